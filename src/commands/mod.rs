@@ -1,0 +1,121 @@
+//! Glue per subcommand: parse the command line, run, print. `main.rs` calls [`main`].
+
+mod quick;
+mod run;
+
+use crate::cli::{Cli, Command, OutputArgs, QuickArgs};
+use anyhow::Context;
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::Write;
+
+/// Parses `argv`, runs the command and returns the exit status: 0 success, 1 failure, 2 usage
+/// error, 130 interrupted.
+pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
+    let cli = match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return Ok(0);
+            }
+            eprintln!("halfpower: {}", one_line(&e.render().to_string()));
+            return Ok(2);
+        }
+    };
+    crate::signal::install();
+    let command: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    match cli.command {
+        Some(Command::Run(args)) => run::run(args, command),
+        Some(Command::Quick(args)) => quick::quick(args, command),
+        None => quick::quick(QuickArgs::default_for_main(), command),
+    }
+}
+
+/// Folds clap's multi-line message into one line: the error and its details, without the
+/// usage block and the `--help` hint.
+fn one_line(msg: &str) -> String {
+    msg.lines()
+        .take_while(|l| !l.starts_with("Usage:"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches("error: ")
+        .to_string()
+}
+
+/// The exit status for an error that reached the top: the library's own classification when
+/// it is a [`crate::Error`], else 1.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<crate::Error>())
+        .map_or(1, crate::Error::exit_code)
+}
+
+/// Writes a JSON document where `--json` says (`-` = stdout) and reports whether stdout got it.
+fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<bool> {
+    let Some(dest) = out.json.as_deref() else {
+        return Ok(false);
+    };
+    let text = serde_json::to_string_pretty(doc).context("encoding the JSON result")?;
+    if dest == "-" {
+        let mut so = std::io::stdout().lock();
+        writeln!(so, "{text}").context("writing JSON to stdout")?;
+        Ok(true)
+    } else {
+        std::fs::write(dest, text + "\n").with_context(|| format!("writing {dest}"))?;
+        Ok(false)
+    }
+}
+
+/// Checks before running that a `--json PATH` can be written (not a directory, parent exists),
+/// so a long run does not end in an unwritable path.
+fn check_json_dest(out: &OutputArgs) -> crate::Result<()> {
+    match out.json.as_deref() {
+        None | Some("-") => Ok(()),
+        Some(p) => {
+            let path = std::path::Path::new(p);
+            let parent = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            if path.is_dir() || !parent.is_dir() {
+                Err(crate::Error::invalid(
+                    "--json",
+                    p,
+                    "a writable file path in an existing directory, or - for stdout",
+                ))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Prints a warning on stderr and keeps it for the JSON record.
+fn warn(list: &mut Vec<String>, msg: String) {
+    eprintln!("halfpower: warning: {msg}");
+    list.push(msg);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clap_messages_become_one_line() {
+        let msg = "error: the following required arguments were not provided:\n  <TARGET>...\n\nUsage: halfpower run <TARGET>...\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            super::one_line(msg),
+            "the following required arguments were not provided: <TARGET>..."
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! The I/O engines behind one trait: io_uring, pread/pwrite and null.
+//!
+//! A worker prepares requests into numbered slots (one aligned buffer per slot), then asks the
+//! engine to submit them and reap completions. The worker, not the engine, stamps each I/O at
+//! submission and at completion, so every engine is timed the same way. All `unsafe` I/O code
+//! of halfpower lives below this module.
+
+mod buffer;
+mod null;
+mod sync;
+mod uring;
+
+pub use buffer::BufferArena;
+pub use null::NullEngine;
+pub use sync::SyncEngine;
+pub use uring::{UringEngine, uring_available};
+
+use std::io;
+
+/// Direction of one I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoDir {
+    /// Read into the slot's buffer.
+    Read,
+    /// Write the slot's buffer.
+    Write,
+}
+
+/// One request: direction, byte offset and the slot whose buffer it uses.
+#[derive(Clone, Copy, Debug)]
+pub struct IoRequest {
+    /// Read or write.
+    pub dir: IoDir,
+    /// Byte offset on the target.
+    pub offset: u64,
+    /// Buffer slot (0..queue depth); also the completion's tag.
+    pub slot: u32,
+}
+
+/// An engine: prepares requests and completes them. Implementations keep at most `depth`
+/// requests outstanding, the worker never asks for more.
+pub trait Engine {
+    /// Queues one request; it is sent to the OS by the next [`Engine::submit_and_reap`].
+    fn prepare(&mut self, req: IoRequest);
+
+    /// Submits everything prepared, waits until at least `min_complete` requests have completed
+    /// (fewer only if none is outstanding), and calls `on_complete(slot, result)` for each
+    /// completion reaped: `result` is bytes transferred, or a negative errno.
+    fn submit_and_reap(
+        &mut self,
+        min_complete: u32,
+        on_complete: impl FnMut(u32, i32),
+    ) -> io::Result<()>;
+
+    /// The buffer of `slot`, to fill before a write or inspect after a read.
+    fn buffer(&mut self, slot: u32) -> &mut [u8];
+}

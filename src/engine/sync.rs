@@ -1,0 +1,77 @@
+//! The sync engine: one pread/pwrite per request, in the worker's own thread.
+
+use super::{BufferArena, Engine, IoDir, IoRequest};
+use std::io;
+use std::os::fd::RawFd;
+
+/// Issues each prepared request as a blocking pread or pwrite.
+pub struct SyncEngine {
+    fd: RawFd,
+    arena: BufferArena,
+    len: u32,
+    queued: Vec<IoRequest>,
+}
+
+impl SyncEngine {
+    /// A sync engine on `fd` (which must outlive it) with requests of `len` bytes.
+    pub fn new(fd: RawFd, arena: BufferArena, len: u32) -> Self {
+        let depth = arena.slots();
+        SyncEngine {
+            fd,
+            arena,
+            len,
+            queued: Vec::with_capacity(depth),
+        }
+    }
+}
+
+impl Engine for SyncEngine {
+    fn prepare(&mut self, req: IoRequest) {
+        self.queued.push(req);
+    }
+
+    fn submit_and_reap(
+        &mut self,
+        _min_complete: u32,
+        mut on_complete: impl FnMut(u32, i32),
+    ) -> io::Result<()> {
+        for i in 0..self.queued.len() {
+            let req = self.queued[i];
+            let buf = self.arena.slot_ptr(req.slot);
+            let res = loop {
+                // SAFETY: buf points to a live slot of at least `len` bytes owned by this
+                // engine; fd is open for the engine's lifetime (the caller's contract).
+                let n = unsafe {
+                    match req.dir {
+                        IoDir::Read => libc::pread(
+                            self.fd,
+                            buf.cast(),
+                            self.len as usize,
+                            req.offset as libc::off_t,
+                        ),
+                        IoDir::Write => libc::pwrite(
+                            self.fd,
+                            buf.cast(),
+                            self.len as usize,
+                            req.offset as libc::off_t,
+                        ),
+                    }
+                };
+                if n >= 0 {
+                    break n as i32;
+                }
+                let err = io::Error::last_os_error();
+                if err.kind() != io::ErrorKind::Interrupted {
+                    break -err.raw_os_error().unwrap_or(libc::EIO);
+                }
+            };
+            on_complete(req.slot, res);
+        }
+        self.queued.clear();
+        Ok(())
+    }
+
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.arena.slot_mut(slot, self.len as usize)
+    }
+}

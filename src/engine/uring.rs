@@ -1,0 +1,151 @@
+//! The io_uring engine: one ring per worker thread, `depth` I/Os in flight.
+//!
+//! The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN where the kernel has them (the worker
+//! is the only submitter and always waits with GETEVENTS), and the target's file descriptor and
+//! the slot buffers are registered so each I/O skips the file lookup and page pinning (READ_FIXED
+//! and WRITE_FIXED). Each step falls back to the plain form when the kernel refuses it.
+
+use super::{BufferArena, Engine, IoDir, IoRequest};
+use io_uring::{IoUring, opcode, squeue, types};
+use std::io;
+use std::os::fd::RawFd;
+
+/// An io_uring ring bound to one target and one buffer arena.
+pub struct UringEngine {
+    ring: IoUring,
+    fd: RawFd,
+    fixed_file: bool,
+    fixed_buffers: bool,
+    // Declared after `ring` so the ring (and its registration of these buffers) is dropped first.
+    arena: BufferArena,
+    len: u32,
+}
+
+/// Whether this kernel lets this process create an io_uring ring (it may be compiled out,
+/// or disabled by `kernel.io_uring_disabled`, or blocked by a seccomp filter).
+pub fn uring_available() -> io::Result<()> {
+    IoUring::new(2).map(|_| ())
+}
+
+impl UringEngine {
+    /// Sets up a ring of `arena.slots()` entries on `fd`, which must stay open for the
+    /// engine's lifetime. Call from the thread that will use it (SINGLE_ISSUER).
+    pub fn new(fd: RawFd, arena: BufferArena, len: u32) -> io::Result<Self> {
+        let entries = (arena.slots() as u32).next_power_of_two().max(2);
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_cqsize(entries * 2)
+            .build(entries)
+            .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))
+            .or_else(|_| IoUring::new(entries))?;
+        let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
+        let iovecs = arena.iovecs(len as usize);
+        // SAFETY: the iovecs point into `arena`, which the engine owns and drops after the ring
+        // (field order), so the registered memory outlives the registration.
+        let fixed_buffers = iovecs.len() <= u16::MAX as usize
+            && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        Ok(UringEngine {
+            ring,
+            fd,
+            fixed_file,
+            fixed_buffers,
+            arena,
+            len,
+        })
+    }
+
+    /// Whether the file descriptor and the buffers are registered (for the record).
+    pub fn registered(&self) -> (bool, bool) {
+        (self.fixed_file, self.fixed_buffers)
+    }
+
+    fn entry(&self, req: IoRequest) -> squeue::Entry {
+        let buf = self.arena.slot_ptr(req.slot);
+        let e = match (req.dir, self.fixed_buffers, self.fixed_file) {
+            (IoDir::Read, true, true) => {
+                opcode::ReadFixed::new(types::Fixed(0), buf, self.len, req.slot as u16)
+                    .offset(req.offset)
+                    .build()
+            }
+            (IoDir::Read, true, false) => {
+                opcode::ReadFixed::new(types::Fd(self.fd), buf, self.len, req.slot as u16)
+                    .offset(req.offset)
+                    .build()
+            }
+            (IoDir::Read, false, true) => opcode::Read::new(types::Fixed(0), buf, self.len)
+                .offset(req.offset)
+                .build(),
+            (IoDir::Read, false, false) => opcode::Read::new(types::Fd(self.fd), buf, self.len)
+                .offset(req.offset)
+                .build(),
+            (IoDir::Write, true, true) => {
+                opcode::WriteFixed::new(types::Fixed(0), buf, self.len, req.slot as u16)
+                    .offset(req.offset)
+                    .build()
+            }
+            (IoDir::Write, true, false) => {
+                opcode::WriteFixed::new(types::Fd(self.fd), buf, self.len, req.slot as u16)
+                    .offset(req.offset)
+                    .build()
+            }
+            (IoDir::Write, false, true) => opcode::Write::new(types::Fixed(0), buf, self.len)
+                .offset(req.offset)
+                .build(),
+            (IoDir::Write, false, false) => opcode::Write::new(types::Fd(self.fd), buf, self.len)
+                .offset(req.offset)
+                .build(),
+        };
+        e.user_data(req.slot as u64)
+    }
+}
+
+impl Engine for UringEngine {
+    #[inline]
+    fn prepare(&mut self, req: IoRequest) {
+        let entry = self.entry(req);
+        // SAFETY: the buffer and fd referenced by the entry stay valid until its completion is
+        // reaped: the arena and fd outlive the ring, and a slot is not reused before completion.
+        let pushed = unsafe { self.ring.submission().push(&entry) };
+        // The ring has at least `slots` entries and the worker never has more outstanding.
+        debug_assert!(pushed.is_ok(), "submission queue full");
+        if pushed.is_err() {
+            // Flush and retry once; with the depth contract this does not happen.
+            let _ = self.ring.submit();
+            // SAFETY: as above.
+            let _ = unsafe { self.ring.submission().push(&entry) };
+        }
+    }
+
+    #[inline]
+    fn submit_and_reap(
+        &mut self,
+        min_complete: u32,
+        mut on_complete: impl FnMut(u32, i32),
+    ) -> io::Result<()> {
+        loop {
+            match self.ring.submit_and_wait(min_complete as usize) {
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {
+                    // A signal (Ctrl-C) woke the wait: reap what is there, the caller decides.
+                    if !self.ring.completion().is_empty() {
+                        break;
+                    }
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                    // Completion queue overflow backlog: reap first, then submit again.
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        for cqe in self.ring.completion() {
+            on_complete(cqe.user_data() as u32, cqe.result());
+        }
+        Ok(())
+    }
+
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.arena.slot_mut(slot, self.len as usize)
+    }
+}

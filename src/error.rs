@@ -1,0 +1,78 @@
+//! The library's typed errors, and which of them are the user's to fix (exit status 2).
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can stop halfpower from producing a result.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A value the user typed is not acceptable; says what would be.
+    #[error("invalid {what} '{value}': {accepted}")]
+    Invalid {
+        /// The option or argument, e.g. `--bs`.
+        what: &'static str,
+        /// The value as given.
+        value: String,
+        /// What would be accepted instead.
+        accepted: String,
+    },
+    /// halfpower refuses to touch a target as asked (safety rules, wrong kind of file).
+    #[error("{}: {reason}", path.display())]
+    Refused {
+        /// The target.
+        path: PathBuf,
+        /// Why, and what to pass to go ahead when that is possible.
+        reason: String,
+    },
+    /// An operating-system call failed where nothing the user typed was wrong.
+    #[error("{context}: {source}")]
+    Io {
+        /// What halfpower was doing.
+        context: String,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// The run was stopped by the user (Ctrl-C) before it could produce anything.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl Error {
+    /// Builds an [`Error::Io`] from the last OS error with the given context.
+    pub fn io(context: impl Into<String>, source: io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// Builds an [`Error::Invalid`].
+    pub fn invalid(what: &'static str, value: impl ToString, accepted: impl Into<String>) -> Self {
+        Error::Invalid {
+            what,
+            value: value.to_string(),
+            accepted: accepted.into(),
+        }
+    }
+
+    /// Builds an [`Error::Refused`].
+    pub fn refused(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Error::Refused {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The process exit status this error maps to: 2 for usage errors, 130 for Ctrl-C, else 1.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Invalid { .. } | Error::Refused { .. } => 2,
+            Error::Interrupted => 130,
+            Error::Io { .. } => 1,
+        }
+    }
+}
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,127 @@
+//! Block devices in sysfs: from a file's `st_dev` or a device node's `st_rdev` to the whole
+//! disk underneath (a partition resolves to its disk), and the disk's queue attributes.
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The disk under a target, as recorded in results.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BlockDevice {
+    /// Kernel name of the whole disk, as in /proc/diskstats (e.g. `nvme0n1`, `loop3`).
+    pub name: String,
+    /// The partition the target lives on, when it is one (e.g. `nvme0n1p2`).
+    pub partition: Option<String>,
+    /// `major:minor` of the whole disk.
+    pub dev: String,
+    /// Whether the kernel considers it rotational (queue/rotational).
+    pub rotational: Option<bool>,
+    /// The active I/O scheduler (queue/scheduler, the bracketed one).
+    pub scheduler: Option<String>,
+    /// Logical block size, bytes.
+    pub logical_block_size: Option<u32>,
+    /// Maximum requests the scheduler queues (queue/nr_requests).
+    pub nr_requests: Option<u32>,
+    /// Capacity, bytes.
+    pub size_bytes: Option<u64>,
+    /// Model string, when the driver reports one.
+    pub model: Option<String>,
+}
+
+fn read_trim(p: &Path) -> Option<String> {
+    fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+}
+
+/// The active scheduler from the text of queue/scheduler, e.g. `none [mq-deadline] kyber`.
+pub fn active_scheduler(text: &str) -> Option<String> {
+    let t = text.trim();
+    if let (Some(a), Some(b)) = (t.find('['), t.find(']')) {
+        if a < b {
+            return Some(t[a + 1..b].to_string());
+        }
+    }
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// Splits a `dev_t` into (major, minor).
+pub fn split_dev(dev: u64) -> (u32, u32) {
+    (libc::major(dev), libc::minor(dev))
+}
+
+/// The sysfs directory of the whole disk holding `dev`, and the partition name if any.
+pub fn disk_dir(dev: u64) -> Option<(PathBuf, Option<String>)> {
+    let (maj, min) = split_dev(dev);
+    let path = fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
+    if path.join("partition").exists() {
+        let part = path.file_name()?.to_string_lossy().into_owned();
+        Some((path.parent()?.to_path_buf(), Some(part)))
+    } else {
+        Some((path, None))
+    }
+}
+
+/// Resolves the disk holding `dev` (`st_dev` of a file or `st_rdev` of a block device node);
+/// `None` when there is none (tmpfs, overlayfs, btrfs' anonymous devices, NFS).
+pub fn resolve(dev: u64) -> Option<BlockDevice> {
+    let (dir, partition) = disk_dir(dev)?;
+    let q = dir.join("queue");
+    let num = |p: PathBuf| read_trim(&p).and_then(|s| s.parse::<u64>().ok());
+    Some(BlockDevice {
+        name: dir.file_name()?.to_string_lossy().into_owned(),
+        partition,
+        dev: read_trim(&dir.join("dev")).unwrap_or_default(),
+        rotational: num(q.join("rotational")).map(|v| v == 1),
+        scheduler: read_trim(&q.join("scheduler")).and_then(|s| active_scheduler(&s)),
+        logical_block_size: num(q.join("logical_block_size")).map(|v| v as u32),
+        nr_requests: num(q.join("nr_requests")).map(|v| v as u32),
+        size_bytes: num(dir.join("size")).map(|s| s * 512),
+        model: read_trim(&dir.join("device/model")).filter(|m| !m.is_empty()),
+    })
+}
+
+/// Names of the partitions of disk `name` (from /sys/block/NAME/*/partition).
+pub fn partitions(name: &str) -> Vec<String> {
+    let Ok(rd) = fs::read_dir(Path::new("/sys/block").join(name)) else {
+        return Vec::new();
+    };
+    rd.filter_map(|e| e.ok())
+        .filter(|e| e.path().join("partition").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Devices stacked on `name` (device mapper, md): /sys/class/block/NAME/holders.
+pub fn holders(name: &str) -> Vec<String> {
+    fs::read_dir(Path::new("/sys/class/block").join(name).join("holders"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheduler_in_brackets() {
+        assert_eq!(
+            active_scheduler("none [mq-deadline] kyber\n").as_deref(),
+            Some("mq-deadline")
+        );
+        assert_eq!(active_scheduler("none").as_deref(), Some("none"));
+        assert_eq!(active_scheduler(""), None);
+    }
+
+    #[test]
+    fn the_root_filesystem_resolves_or_is_virtual() {
+        use std::os::unix::fs::MetadataExt;
+        let dev = fs::metadata("/").unwrap().dev();
+        if let Some(d) = resolve(dev) {
+            assert!(!d.name.is_empty());
+            assert!(d.dev.contains(':'));
+        }
+    }
+}

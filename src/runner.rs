@@ -1,0 +1,364 @@
+//! Runs one workload over opened targets: spawns a worker thread per target and thread, takes
+//! them through warm-up and the measured phase in lock-step (barriers), samples the OS
+//! counters and CPU at the edges of the measured window, and merges what the workers recorded.
+
+use crate::clock::now_ns;
+use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
+use crate::offsets::{OffsetGen, Region};
+use crate::oscounters::diskstats::{self, DeviceDelta};
+use crate::rng::Rng;
+use crate::signal;
+use crate::spec::{EngineKind, Workload};
+use crate::stats::Recorder;
+use crate::stats::cpu::{CpuSnapshot, CpuSummary};
+use crate::stats::recorder::{DirStats, ErrorStats};
+use crate::stats::summary::{TimePoint, merge_series};
+use crate::target::Target;
+use crate::worker::{Limit, Progress, Worker, WorkerPlan};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+/// Raw results of one target: merged over its threads.
+#[derive(Clone, Debug, Default)]
+pub struct TargetMeasurement {
+    /// Reads.
+    pub read: DirStats,
+    /// Writes.
+    pub write: DirStats,
+    /// Failures.
+    pub errors: ErrorStats,
+}
+
+/// Everything one run measured, before formatting.
+#[derive(Debug)]
+pub struct Measurement {
+    /// The engine that ran.
+    pub engine: EngineKind,
+    /// Whether io_uring used a registered file and registered buffers.
+    pub registered: Option<(bool, bool)>,
+    /// Measured window: from the start of the measured phase to the last completion, s.
+    pub seconds: f64,
+    /// Per target, in the order given.
+    pub targets: Vec<TargetMeasurement>,
+    /// All targets together.
+    pub total: TargetMeasurement,
+    /// Per-second series of all targets.
+    pub series: Vec<TimePoint>,
+    /// CPU cost over the window.
+    pub cpu: CpuSummary,
+    /// OS counters of the disks under the targets (each disk once).
+    pub devices: Vec<DeviceDelta>,
+    /// Whether Ctrl-C cut the run short.
+    pub interrupted: bool,
+    /// A failure that stopped a worker (submission error), if any.
+    pub fatal: Option<String>,
+}
+
+struct WorkerOutput {
+    target: usize,
+    rec: Recorder,
+    registered: Option<(bool, bool)>,
+    fatal: Option<String>,
+}
+
+/// Shared state of one run's threads.
+struct Shared {
+    barrier: Barrier,
+    setup_error: Mutex<Option<String>>,
+    budget: Option<AtomicU64>,
+    progress: Vec<Progress>,
+    warmup_ns: u64,
+    time_ns: u64,
+}
+
+fn drive<E: Engine>(
+    eng: &mut E,
+    mut worker: Worker,
+    shared: &Shared,
+    me: usize,
+) -> (Recorder, Option<String>) {
+    let progress = &shared.progress[me];
+    let mut fatal = None;
+    if shared.warmup_ns > 0 {
+        let until = now_ns() + shared.warmup_ns;
+        if let Err(e) = worker.phase(eng, Limit::Until(until), None, progress) {
+            fatal = Some(format!("warm-up: {e}"));
+        }
+    }
+    shared.barrier.wait(); // B1: warm-up drained everywhere
+    shared.barrier.wait(); // B2: counters sampled, go
+    let origin = now_ns();
+    let mut rec = Recorder::new(origin);
+    if fatal.is_none() {
+        let limit = match &shared.budget {
+            Some(b) => Limit::Budget(b),
+            None => Limit::Until(origin + shared.time_ns),
+        };
+        if let Err(e) = worker.phase(eng, limit, Some(&mut rec), progress) {
+            fatal = Some(format!("submitting I/O: {e}"));
+        }
+    }
+    rec.finish();
+    (rec, fatal)
+}
+
+enum AnyEngine {
+    Uring(Box<UringEngine>),
+    Sync(SyncEngine),
+    Null(NullEngine),
+}
+
+fn setup_engine(
+    t: &Target,
+    kind: EngineKind,
+    qd: u32,
+    bs: u32,
+    seed: u64,
+) -> std::io::Result<AnyEngine> {
+    let mut arena = BufferArena::new(qd as usize, bs as usize, t.mem_align as usize)?;
+    // Incompressible write data, different per worker.
+    Rng::new(seed, 0xb0f).fill(arena.all_mut());
+    Ok(match kind {
+        EngineKind::Uring => AnyEngine::Uring(Box::new(UringEngine::new(t.fd(), arena, bs)?)),
+        EngineKind::Sync => AnyEngine::Sync(SyncEngine::new(t.fd(), arena, bs)),
+        EngineKind::Null => AnyEngine::Null(NullEngine::new(arena, bs)),
+    })
+}
+
+fn worker_thread(
+    t: &Target,
+    ti: usize,
+    th: u32,
+    w: &Workload,
+    engine: EngineKind,
+    shared: &Shared,
+    me: usize,
+) -> WorkerOutput {
+    let bs = w.bs.0 as u32;
+    let qd = if engine == EngineKind::Sync { 1 } else { w.qd };
+    let stream = ((ti as u64) << 32) | th as u64;
+    let region = Region::new(t.offset, t.size, w.bs.0);
+    let plan = WorkerPlan {
+        offsets: if w.rw.is_random() {
+            OffsetGen::random(region)
+        } else {
+            OffsetGen::sequential(region, th, w.threads)
+        },
+        rng: Rng::new(w.seed, stream),
+        read_pct: w.read_pct.unwrap_or(w.rw.default_read_pct()),
+        qd,
+        bs,
+    };
+    let engine_result = setup_engine(t, engine, qd, bs, w.seed ^ stream);
+    let mut out = WorkerOutput {
+        target: ti,
+        rec: Recorder::new(0),
+        registered: None,
+        fatal: None,
+    };
+    let mut eng = match engine_result {
+        Ok(e) => Some(e),
+        Err(e) => {
+            let mut slot = shared.setup_error.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| {
+                format!(
+                    "setting up the {} engine on {}: {e}",
+                    engine.name(),
+                    t.path.display()
+                )
+            });
+            None
+        }
+    };
+    shared.barrier.wait(); // B0: every engine set up (or failed)
+    if shared
+        .setup_error
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .is_some()
+    {
+        return out;
+    }
+    let worker = Worker::new(plan);
+    let (rec, fatal) = match eng.as_mut() {
+        Some(AnyEngine::Uring(e)) => {
+            out.registered = Some(e.registered());
+            drive(e.as_mut(), worker, shared, me)
+        }
+        Some(AnyEngine::Sync(e)) => drive(e, worker, shared, me),
+        Some(AnyEngine::Null(e)) => drive(e, worker, shared, me),
+        None => unreachable!("setup errors return above"),
+    };
+    out.rec = rec;
+    out.fatal = fatal;
+    out
+}
+
+fn device_snapshot(names: &[String]) -> Vec<diskstats::DiskStat> {
+    diskstats::read()
+        .into_iter()
+        .filter(|d| names.contains(&d.name))
+        .collect()
+}
+
+fn show_progress(shared: &Shared, started: Instant, w: &Workload, last: &mut (u64, u64, Instant)) {
+    let ios: u64 = shared
+        .progress
+        .iter()
+        .map(|p| p.ios.load(Ordering::Relaxed))
+        .sum();
+    let bytes: u64 = shared
+        .progress
+        .iter()
+        .map(|p| p.bytes.load(Ordering::Relaxed))
+        .sum();
+    let dt = last.2.elapsed().as_secs_f64().max(1e-3);
+    let iops = (ios - last.0) as f64 / dt;
+    let mbs = (bytes - last.1) as f64 / dt / 1e6;
+    *last = (ios, bytes, Instant::now());
+    let of = match (w.time, w.io_budget()) {
+        (Some(t), _) => format!("{:.1}s / {}", started.elapsed().as_secs_f64(), t),
+        (None, Some(b)) => format!("{} / {} I/Os", ios, b),
+        _ => String::new(),
+    };
+    eprint!("\r\x1b[K  {of}   {iops:>10.0} IOPS   {mbs:>9.1} MB/s");
+    let _ = std::io::stderr().flush();
+}
+
+/// Runs workload `w` (validated) with `engine` on `targets`. With `progress`, shows live
+/// figures on stderr when it is a terminal.
+pub fn execute(
+    targets: &[Target],
+    w: &Workload,
+    engine: EngineKind,
+    progress: bool,
+) -> crate::Result<Measurement> {
+    let threads = w.threads as usize;
+    let n = targets.len() * threads;
+    let shared = Shared {
+        barrier: Barrier::new(n + 1),
+        setup_error: Mutex::new(None),
+        budget: w.io_budget().map(AtomicU64::new),
+        progress: (0..n).map(|_| Progress::default()).collect(),
+        warmup_ns: w.warmup.0.as_nanos() as u64,
+        time_ns: w.time.map_or(0, |t| t.0.as_nanos() as u64),
+    };
+    let mut device_names: Vec<String> = targets
+        .iter()
+        .filter_map(|t| t.device.as_ref().map(|d| d.name.clone()))
+        .collect();
+    device_names.sort();
+    device_names.dedup();
+    let progress = progress && std::io::stderr().is_terminal();
+
+    let (outputs, before, after, t0, t1) = std::thread::scope(|s| {
+        let mut handles = Vec::with_capacity(n);
+        for (ti, t) in targets.iter().enumerate() {
+            for th in 0..w.threads {
+                let me = ti * threads + th as usize;
+                let shared = &shared;
+                handles.push(s.spawn(move || worker_thread(t, ti, th, w, engine, shared, me)));
+            }
+        }
+        shared.barrier.wait(); // B0
+        let failed = shared
+            .setup_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        let mut before = None;
+        let mut after = None;
+        let mut t0 = Instant::now();
+        let mut t1 = t0;
+        if !failed {
+            shared.barrier.wait(); // B1
+            before = Some((device_snapshot(&device_names), CpuSnapshot::now()));
+            t0 = Instant::now();
+            shared.barrier.wait(); // B2
+            let mut last = (0, 0, Instant::now());
+            while progress && !handles.iter().all(|h| h.is_finished()) {
+                std::thread::sleep(Duration::from_millis(250));
+                show_progress(&shared, t0, w, &mut last);
+            }
+        }
+        let outputs: Vec<WorkerOutput> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        if !failed {
+            t1 = Instant::now();
+            after = Some((device_snapshot(&device_names), CpuSnapshot::now()));
+            if progress {
+                eprint!("\r\x1b[K");
+            }
+        }
+        (outputs, before, after, t0, t1)
+    });
+    if let Some(msg) = shared
+        .setup_error
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+    {
+        return Err(crate::Error::io(
+            msg,
+            std::io::Error::other("engine setup failed"),
+        ));
+    }
+    let (Some(before), Some(after)) = (before, after) else {
+        return Err(crate::Error::Interrupted);
+    };
+
+    let mut per_target = vec![TargetMeasurement::default(); targets.len()];
+    let mut total = TargetMeasurement::default();
+    let mut fatal = None;
+    let mut registered = None;
+    let origin = outputs.iter().map(|o| o.rec.origin_ns).min().unwrap_or(0);
+    let last = outputs
+        .iter()
+        .map(|o| o.rec.last_ns)
+        .max()
+        .unwrap_or(origin);
+    for o in &outputs {
+        for m in [&mut per_target[o.target], &mut total] {
+            m.read.merge(&o.rec.read);
+            m.write.merge(&o.rec.write);
+            m.errors.merge(&o.rec.errors);
+        }
+        fatal = fatal.or_else(|| o.fatal.clone());
+        registered = registered.or(o.registered);
+    }
+    let window = t1 - t0;
+    let ios = total.read.ios + total.write.ios;
+    // The window of the figures: first measured submission to last measured completion.
+    let seconds = if ios > 0 {
+        (last - origin) as f64 / 1e9
+    } else {
+        window.as_secs_f64()
+    };
+    let series: Vec<&[crate::stats::recorder::SecondSample]> =
+        outputs.iter().map(|o| o.rec.series.as_slice()).collect();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bytes = total.read.bytes + total.write.bytes;
+    let devices = after
+        .0
+        .iter()
+        .filter_map(|a| {
+            let b = before.0.iter().find(|b| b.name == a.name)?;
+            Some(DeviceDelta::between(b, a, window))
+        })
+        .collect();
+    Ok(Measurement {
+        engine,
+        registered,
+        seconds,
+        series: merge_series(&series, seconds),
+        cpu: CpuSummary::between(&before.1, &after.1, window.as_secs_f64(), ios, bytes, cpus),
+        devices,
+        targets: per_target,
+        total,
+        interrupted: signal::interrupted(),
+        fatal,
+    })
+}

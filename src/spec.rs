@@ -1,0 +1,393 @@
+//! The workload: every option of a run as one typed struct, shared by the CLI (clap derive),
+//! job files and the JSON `workload` object (serde), and its validation. No I/O happens here.
+
+use crate::error::{Error, Result};
+use crate::units::{ByteSize, Dur};
+use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Access pattern and direction, named as fio names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Uniform random reads.
+    Randread,
+    /// Uniform random writes.
+    Randwrite,
+    /// Sequential mix of reads and writes (`--read-pct`, default 50).
+    Rw,
+    /// Random mix of reads and writes (`--read-pct`, default 50).
+    Randrw,
+}
+
+impl RwMode {
+    /// Whether offsets are random (else sequential).
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::Randread | RwMode::Randwrite | RwMode::Randrw)
+    }
+
+    /// Whether the mode mixes reads and writes.
+    pub fn is_mixed(self) -> bool {
+        matches!(self, RwMode::Rw | RwMode::Randrw)
+    }
+
+    /// The share of reads in percent that this mode implies when `--read-pct` is not given.
+    pub fn default_read_pct(self) -> u8 {
+        match self {
+            RwMode::Read | RwMode::Randread => 100,
+            RwMode::Write | RwMode::Randwrite => 0,
+            RwMode::Rw | RwMode::Randrw => 50,
+        }
+    }
+
+    /// The name as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::Randread => "randread",
+            RwMode::Randwrite => "randwrite",
+            RwMode::Rw => "rw",
+            RwMode::Randrw => "randrw",
+        }
+    }
+}
+
+/// How I/O is issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// io_uring: one ring per thread, `--qd` I/Os in flight, registered file and buffers.
+    Uring,
+    /// pread/pwrite: one I/O in flight per thread.
+    Sync,
+    /// No I/O at all: measures halfpower's own cost per I/O.
+    Null,
+}
+
+impl EngineKind {
+    /// The name as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Uring => "uring",
+            EngineKind::Sync => "sync",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// Default size of a file halfpower creates, and of the null engine's pretend target.
+pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
+/// Default measured time when neither `--time` nor `--bytes` is given.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
+/// Largest queue depth accepted (io_uring's ring limit).
+pub const MAX_QD: u32 = 32_768;
+/// Largest thread count per target accepted.
+pub const MAX_THREADS: u32 = 1024;
+/// Largest request size accepted.
+pub const MAX_BS: u64 = 256 << 20;
+
+/// Every option of one workload. Sizes are powers of two (4k = 4096 bytes); durations take
+/// ms, s, m or h.
+#[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// Direction and pattern.
+    #[arg(long, value_enum, default_value = "read")]
+    pub rw: RwMode,
+    /// Share of reads in percent for `rw` and `randrw` [default: 50].
+    #[arg(long, value_name = "N")]
+    pub read_pct: Option<u8>,
+    /// Request size (k/m/g = KiB/MiB/GiB).
+    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    pub bs: ByteSize,
+    /// I/Os in flight per thread.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub qd: u32,
+    /// Threads per target, each with its own io_uring ring.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: u32,
+    /// Measured time after the warm-up [default: 10s].
+    #[arg(long, value_name = "DUR", conflicts_with = "bytes")]
+    pub time: Option<Dur>,
+    /// Measure exactly this many bytes (split over all threads and targets) instead of a time.
+    #[arg(long, value_name = "SIZE")]
+    pub bytes: Option<ByteSize>,
+    /// Warm-up before measuring; its I/Os are not counted.
+    #[arg(long, value_name = "DUR", default_value = "1s")]
+    pub warmup: Dur,
+    /// Region size per target; a created file gets this size [default: 1g for a new file, else
+    /// the file or device size minus --offset].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<ByteSize>,
+    /// Start of the region on each target.
+    #[arg(long, value_name = "SIZE", default_value = "0")]
+    pub offset: ByteSize,
+    /// How I/O is issued.
+    #[arg(long, value_enum, default_value = "uring")]
+    pub engine: EngineKind,
+    /// Go through the page cache (default is direct I/O, O_DIRECT).
+    #[arg(long)]
+    pub buffered: bool,
+    /// Open with O_DSYNC: each write returns once it is on stable storage.
+    #[arg(long)]
+    pub write_through: bool,
+    /// Seed of the random offsets and data (same seed, same offsets).
+    #[arg(long, value_name = "N", default_value_t = 0x6861_6c66)]
+    pub seed: u64,
+    /// Allow writes to existing files and block devices.
+    #[arg(long)]
+    pub allow_write: bool,
+    /// With --allow-write: also write to a block device that is mounted or carries a
+    /// filesystem or partition table (destroys it).
+    #[arg(long, requires = "allow_write")]
+    pub destroy_data: bool,
+    /// Keep a file halfpower created instead of removing it at the end.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            rw: RwMode::Read,
+            read_pct: None,
+            bs: ByteSize(4096),
+            qd: 1,
+            threads: 1,
+            time: None,
+            bytes: None,
+            warmup: Dur(Duration::from_secs(1)),
+            size: None,
+            offset: ByteSize(0),
+            engine: EngineKind::Uring,
+            buffered: false,
+            write_through: false,
+            seed: 0x6861_6c66,
+            allow_write: false,
+            destroy_data: false,
+            keep: false,
+        }
+    }
+}
+
+impl Workload {
+    /// Checks the options that do not depend on a target and fills in the defaults that
+    /// depend on other options (`read_pct`, `time`), so the result states every effective value.
+    pub fn validated(&self) -> Result<Workload> {
+        let mut w = self.clone();
+        if w.qd == 0 || w.qd > MAX_QD {
+            return Err(Error::invalid(
+                "--qd",
+                w.qd,
+                format!("a queue depth from 1 to {MAX_QD}"),
+            ));
+        }
+        if w.threads == 0 || w.threads > MAX_THREADS {
+            return Err(Error::invalid(
+                "--threads",
+                w.threads,
+                format!("a thread count from 1 to {MAX_THREADS}"),
+            ));
+        }
+        if w.bs.0 == 0 || w.bs.0 > MAX_BS || w.bs.0 > u32::MAX as u64 {
+            return Err(Error::invalid(
+                "--bs",
+                w.bs,
+                "a request size from 1 byte to 256m (a multiple of the device's block size, e.g. 4k)",
+            ));
+        }
+        if w.engine == EngineKind::Sync && w.qd != 1 {
+            return Err(Error::invalid(
+                "--qd",
+                w.qd,
+                "1 with --engine sync (it has one I/O in flight per thread); use --threads for more, or --engine uring",
+            ));
+        }
+        match (w.read_pct, w.rw.is_mixed()) {
+            (Some(p), _) if p > 100 => {
+                return Err(Error::invalid(
+                    "--read-pct",
+                    p,
+                    "a percentage from 0 to 100",
+                ));
+            }
+            (Some(p), false) if p != w.rw.default_read_pct() => {
+                return Err(Error::invalid(
+                    "--read-pct",
+                    p,
+                    format!(
+                        "no --read-pct with --rw {} (it is {} % reads); use --rw rw or randrw for a mix",
+                        w.rw.name(),
+                        w.rw.default_read_pct()
+                    ),
+                ));
+            }
+            (None, _) => w.read_pct = Some(w.rw.default_read_pct()),
+            _ => {}
+        }
+        if let Some(t) = w.time {
+            if t.0.is_zero() {
+                return Err(Error::invalid(
+                    "--time",
+                    t,
+                    "a duration above zero, e.g. 10s",
+                ));
+            }
+        }
+        match w.bytes {
+            Some(b) if b.0 == 0 || b.0 % w.bs.0 != 0 => {
+                return Err(Error::invalid(
+                    "--bytes",
+                    b,
+                    format!("a positive multiple of --bs {}", w.bs),
+                ));
+            }
+            Some(_) => {}
+            None if w.time.is_none() => w.time = Some(Dur(DEFAULT_TIME)),
+            None => {}
+        }
+        if let Some(s) = w.size {
+            if s.0 < w.bs.0 {
+                return Err(Error::invalid(
+                    "--size",
+                    s,
+                    format!("at least one request (--bs {})", w.bs),
+                ));
+            }
+        }
+        Ok(w)
+    }
+
+    /// Whether this workload issues any writes.
+    pub fn writes(&self) -> bool {
+        self.read_pct.unwrap_or_else(|| self.rw.default_read_pct()) < 100
+    }
+
+    /// Whether this workload issues any reads.
+    pub fn reads(&self) -> bool {
+        self.read_pct.unwrap_or_else(|| self.rw.default_read_pct()) > 0
+    }
+
+    /// The number of measured I/Os in `--bytes` mode.
+    pub fn io_budget(&self) -> Option<u64> {
+        self.bytes.map(|b| b.0 / self.bs.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_filled() {
+        let w = Workload::default().validated().unwrap();
+        assert_eq!(w.read_pct, Some(100));
+        assert_eq!(w.time, Some(Dur(DEFAULT_TIME)));
+        let mixed = Workload {
+            rw: RwMode::Randrw,
+            ..Workload::default()
+        };
+        assert_eq!(mixed.validated().unwrap().read_pct, Some(50));
+    }
+
+    #[test]
+    fn bytes_mode_has_no_default_time_and_counts_ios() {
+        let w = Workload {
+            bytes: Some(ByteSize(64 << 20)),
+            ..Workload::default()
+        }
+        .validated()
+        .unwrap();
+        assert_eq!(w.time, None);
+        assert_eq!(w.io_budget(), Some(16384));
+    }
+
+    #[test]
+    fn refusals_name_the_value() {
+        let cases: Vec<(Workload, &str)> = vec![
+            (
+                Workload {
+                    qd: 0,
+                    ..Default::default()
+                },
+                "--qd '0'",
+            ),
+            (
+                Workload {
+                    threads: 0,
+                    ..Default::default()
+                },
+                "--threads '0'",
+            ),
+            (
+                Workload {
+                    bs: ByteSize(0),
+                    ..Default::default()
+                },
+                "--bs '0'",
+            ),
+            (
+                Workload {
+                    engine: EngineKind::Sync,
+                    qd: 4,
+                    ..Default::default()
+                },
+                "--qd '4'",
+            ),
+            (
+                Workload {
+                    read_pct: Some(101),
+                    rw: RwMode::Rw,
+                    ..Default::default()
+                },
+                "--read-pct '101'",
+            ),
+            (
+                Workload {
+                    read_pct: Some(30),
+                    ..Default::default()
+                },
+                "--read-pct '30'",
+            ),
+            (
+                Workload {
+                    bytes: Some(ByteSize(6000)),
+                    ..Default::default()
+                },
+                "--bytes '6000'",
+            ),
+            (
+                Workload {
+                    size: Some(ByteSize(512)),
+                    ..Default::default()
+                },
+                "--size '512'",
+            ),
+            (
+                Workload {
+                    time: Some(Dur(Duration::ZERO)),
+                    ..Default::default()
+                },
+                "--time '0s'",
+            ),
+        ];
+        for (w, want) in cases {
+            let err = w.validated().unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            assert!(err.to_string().contains(want), "{err} lacks {want}");
+        }
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let w = Workload::default().validated().unwrap();
+        let text = serde_json::to_string(&w).unwrap();
+        let back: Workload = serde_json::from_str(&text).unwrap();
+        assert_eq!(w, back);
+    }
+}

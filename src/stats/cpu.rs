@@ -1,0 +1,172 @@
+//! CPU cost of a run: the process's own user and system time (getrusage) and the system-wide
+//! busy time (/proc/stat, which includes kernel workers such as loop or io-wq threads), turned
+//! into CPU µs per I/O and per MB.
+
+use crate::oscounters::procstat::{self, SystemCpu};
+use serde::{Deserialize, Serialize};
+
+/// CPU time of this process, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProcessCpu {
+    /// User time.
+    pub user_s: f64,
+    /// System (kernel) time spent on the process's behalf.
+    pub sys_s: f64,
+}
+
+impl ProcessCpu {
+    /// getrusage(RUSAGE_SELF) now: all threads of the process.
+    pub fn now() -> Self {
+        // SAFETY: rusage is plain data and getrusage only writes it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: ru is writable.
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        ProcessCpu {
+            user_s: tv(ru.ru_utime),
+            sys_s: tv(ru.ru_stime),
+        }
+    }
+}
+
+/// Both CPU counters at one instant.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuSnapshot {
+    /// This process.
+    pub process: ProcessCpu,
+    /// The whole system (None where /proc/stat is unreadable).
+    pub system: Option<SystemCpu>,
+}
+
+impl CpuSnapshot {
+    /// Reads both now.
+    pub fn now() -> Self {
+        CpuSnapshot {
+            process: ProcessCpu::now(),
+            system: procstat::read(),
+        }
+    }
+}
+
+/// CPU cost over the measured window, as written to JSON under `results.cpu`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CpuSummary {
+    /// Process user time, s.
+    pub process_user_s: f64,
+    /// Process system time, s.
+    pub process_sys_s: f64,
+    /// Process CPU (user + system) as % of one CPU over the window.
+    pub process_pct_of_one_cpu: f64,
+    /// Process CPU µs per I/O (user + system).
+    pub us_per_io: f64,
+    /// Process CPU µs per MB (10^6 bytes) transferred.
+    pub us_per_mb: f64,
+    /// System-wide busy CPU time, s (all CPUs, every process and kernel thread).
+    pub system_busy_s: f64,
+    /// System-wide busy time as % of all CPUs over the window.
+    pub system_busy_pct: f64,
+    /// System-wide busy CPU µs per I/O.
+    pub system_us_per_io: f64,
+    /// System-wide busy CPU µs per MB.
+    pub system_us_per_mb: f64,
+}
+
+impl CpuSummary {
+    /// The cost between two snapshots `seconds` apart for `ios` I/Os moving `bytes`, on a host
+    /// with `cpus` CPUs.
+    pub fn between(
+        before: &CpuSnapshot,
+        after: &CpuSnapshot,
+        seconds: f64,
+        ios: u64,
+        bytes: u64,
+        cpus: usize,
+    ) -> Self {
+        let user = (after.process.user_s - before.process.user_s).max(0.0);
+        let sys = (after.process.sys_s - before.process.sys_s).max(0.0);
+        let busy = match (before.system, after.system) {
+            (Some(b), Some(a)) => (a.busy_s - b.busy_s).max(0.0),
+            _ => 0.0,
+        };
+        let per_io = |cpu_s: f64| {
+            if ios == 0 {
+                0.0
+            } else {
+                cpu_s * 1e6 / ios as f64
+            }
+        };
+        let per_mb = |cpu_s: f64| {
+            if bytes == 0 {
+                0.0
+            } else {
+                cpu_s * 1e6 / (bytes as f64 / 1e6)
+            }
+        };
+        let pct = |cpu_s: f64, n: f64| {
+            if seconds > 0.0 {
+                cpu_s / seconds / n * 100.0
+            } else {
+                0.0
+            }
+        };
+        CpuSummary {
+            process_user_s: user,
+            process_sys_s: sys,
+            process_pct_of_one_cpu: pct(user + sys, 1.0),
+            us_per_io: per_io(user + sys),
+            us_per_mb: per_mb(user + sys),
+            system_busy_s: busy,
+            system_busy_pct: pct(busy, cpus.max(1) as f64),
+            system_us_per_io: per_io(busy),
+            system_us_per_mb: per_mb(busy),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_per_io_and_per_mb() {
+        let before = CpuSnapshot {
+            process: ProcessCpu {
+                user_s: 1.0,
+                sys_s: 2.0,
+            },
+            system: Some(SystemCpu {
+                busy_s: 10.0,
+                idle_s: 0.0,
+            }),
+        };
+        let after = CpuSnapshot {
+            process: ProcessCpu {
+                user_s: 1.5,
+                sys_s: 2.5,
+            },
+            system: Some(SystemCpu {
+                busy_s: 12.0,
+                idle_s: 0.0,
+            }),
+        };
+        // 1 s of process CPU for 100 000 I/Os of 4096 bytes over 2 s on 2 CPUs.
+        let c = CpuSummary::between(&before, &after, 2.0, 100_000, 409_600_000, 2);
+        assert!((c.us_per_io - 10.0).abs() < 1e-9);
+        assert!((c.us_per_mb - 1e6 / 409.6).abs() < 1e-6);
+        assert!((c.system_us_per_io - 20.0).abs() < 1e-9);
+        assert!((c.process_pct_of_one_cpu - 50.0).abs() < 1e-9);
+        assert!((c.system_busy_pct - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_process_clock_moves_when_working() {
+        let a = ProcessCpu::now();
+        let mut x = 0u64;
+        let t = std::time::Instant::now();
+        while t.elapsed().as_millis() < 50 {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        let b = ProcessCpu::now();
+        assert!(b.user_s + b.sys_s > a.user_s + a.sys_s, "{x}");
+    }
+}

@@ -1,0 +1,198 @@
+//! What one worker records during the measured phase: per direction I/O and byte counts and a
+//! latency histogram, errors, and a per-second series (I/Os, bytes, latency buckets).
+//!
+//! Everything here is on the per-I/O hot path: recording a completion is two histogram
+//! increments and a comparison against the next second boundary.
+
+use super::Histogram;
+use crate::engine::IoDir;
+
+/// Counts and latencies of one direction.
+#[derive(Clone, Debug, Default)]
+pub struct DirStats {
+    /// Completed I/Os.
+    pub ios: u64,
+    /// Bytes transferred by them.
+    pub bytes: u64,
+    /// Latency (submission to completion) of each.
+    pub hist: Histogram,
+}
+
+impl DirStats {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &DirStats) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.hist.merge(&other.hist);
+    }
+}
+
+/// Failed I/Os: how many, and the first one.
+#[derive(Clone, Debug, Default)]
+pub struct ErrorStats {
+    /// I/Os that returned an error or transferred fewer bytes than asked.
+    pub count: u64,
+    /// The earliest failure seen: (completion time ns, offset, errno or 0 for a short transfer,
+    /// direction).
+    pub first: Option<(u64, u64, i32, IoDir)>,
+}
+
+impl ErrorStats {
+    /// Adds `other`, keeping the earliest first failure.
+    pub fn merge(&mut self, other: &ErrorStats) {
+        self.count += other.count;
+        self.first = match (self.first, other.first) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// One second of one worker's measured phase.
+#[derive(Clone, Debug, Default)]
+pub struct SecondSample {
+    /// Seconds since the start of the measured phase (0-based).
+    pub second: u32,
+    /// I/Os completed in this second.
+    pub ios: u64,
+    /// Bytes completed in this second.
+    pub bytes: u64,
+    /// Non-empty latency buckets as (bucket index, count).
+    pub buckets: Vec<(u32, u64)>,
+}
+
+/// Per-worker recorder for the measured phase.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    /// Reads.
+    pub read: DirStats,
+    /// Writes.
+    pub write: DirStats,
+    /// Failures.
+    pub errors: ErrorStats,
+    /// The per-second series, in order.
+    pub series: Vec<SecondSample>,
+    /// Start of the measured phase (ns, monotonic).
+    pub origin_ns: u64,
+    /// Completion time of the last I/O counted (ns, monotonic; `origin_ns` if none).
+    pub last_ns: u64,
+    next_boundary_ns: u64,
+    cur_second: u32,
+    cur: Histogram,
+    cur_ios: u64,
+    cur_bytes: u64,
+}
+
+const SECOND: u64 = 1_000_000_000;
+
+impl Recorder {
+    /// A recorder whose measured phase starts at `origin_ns`.
+    pub fn new(origin_ns: u64) -> Self {
+        Recorder {
+            read: DirStats::default(),
+            write: DirStats::default(),
+            errors: ErrorStats::default(),
+            series: Vec::new(),
+            origin_ns,
+            last_ns: origin_ns,
+            next_boundary_ns: origin_ns + SECOND,
+            cur_second: 0,
+            cur: Histogram::new(),
+            cur_ios: 0,
+            cur_bytes: 0,
+        }
+    }
+
+    /// Counts one successful I/O of `bytes` that took `latency_ns` and completed at `now_ns`.
+    #[inline]
+    pub fn complete(&mut self, dir: IoDir, bytes: u64, latency_ns: u64, now_ns: u64) {
+        if now_ns >= self.next_boundary_ns {
+            self.roll(now_ns);
+        }
+        let d = match dir {
+            IoDir::Read => &mut self.read,
+            IoDir::Write => &mut self.write,
+        };
+        d.ios += 1;
+        d.bytes += bytes;
+        d.hist.record(latency_ns);
+        self.cur.record(latency_ns);
+        self.cur_ios += 1;
+        self.cur_bytes += bytes;
+        self.last_ns = now_ns;
+    }
+
+    /// Counts one failed I/O (negative errno, or 0 for a short transfer) at `offset`.
+    pub fn fail(&mut self, dir: IoDir, offset: u64, errno: i32, now_ns: u64) {
+        self.errors.count += 1;
+        if self.errors.first.is_none() {
+            self.errors.first = Some((now_ns, offset, errno, dir));
+        }
+        self.last_ns = self.last_ns.max(now_ns);
+    }
+
+    #[cold]
+    fn roll(&mut self, now_ns: u64) {
+        while now_ns >= self.next_boundary_ns {
+            self.flush_second();
+            self.cur_second += 1;
+            self.next_boundary_ns += SECOND;
+        }
+    }
+
+    fn flush_second(&mut self) {
+        self.series.push(SecondSample {
+            second: self.cur_second,
+            ios: self.cur_ios,
+            bytes: self.cur_bytes,
+            buckets: self.cur.sparse().map(|(i, c)| (i as u32, c)).collect(),
+        });
+        self.cur.clear();
+        self.cur_ios = 0;
+        self.cur_bytes = 0;
+    }
+
+    /// Closes the last (partial) second; call once after the measured phase.
+    pub fn finish(&mut self) {
+        if self.cur_ios > 0 || self.series.is_empty() {
+            self.flush_second();
+        }
+    }
+
+    /// I/Os counted so far (both directions).
+    pub fn ios(&self) -> u64 {
+        self.read.ios + self.write.ios
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_roll_over_and_gaps_are_zero() {
+        let mut r = Recorder::new(1_000);
+        r.complete(IoDir::Read, 4096, 100, 1_000 + 10);
+        r.complete(IoDir::Write, 4096, 200, 1_000 + SECOND / 2);
+        r.complete(IoDir::Read, 4096, 300, 1_000 + 2 * SECOND + 5);
+        r.finish();
+        let ios: Vec<u64> = r.series.iter().map(|s| s.ios).collect();
+        assert_eq!(ios, vec![2, 0, 1]);
+        assert_eq!(r.read.ios, 2);
+        assert_eq!(r.write.bytes, 4096);
+        assert_eq!(r.series[2].second, 2);
+    }
+
+    #[test]
+    fn earliest_error_wins_on_merge() {
+        let mut a = ErrorStats::default();
+        let mut b = ErrorStats::default();
+        a.count = 1;
+        a.first = Some((50, 8192, -5, IoDir::Read));
+        b.count = 2;
+        b.first = Some((20, 4096, -28, IoDir::Write));
+        a.merge(&b);
+        assert_eq!(a.count, 3);
+        assert_eq!(a.first.unwrap().1, 4096);
+    }
+}

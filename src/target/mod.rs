@@ -1,0 +1,337 @@
+//! Targets: resolving what the user named (file, block device, or a name for the null engine),
+//! creating and filling missing files, enforcing the write-safety rules, opening with the
+//! requested flags (O_DIRECT, O_DSYNC) and finding the alignment direct I/O needs.
+
+mod prefill;
+pub mod safety;
+
+pub use prefill::{Scratch, create_filled, free_bytes};
+
+use crate::error::{Error, Result};
+use crate::oscounters::sysfs::{self, BlockDevice};
+use crate::spec::{DEFAULT_FILE_SIZE, EngineKind, Workload};
+use serde::Serialize;
+use std::fs::{File, OpenOptions};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// What a target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetKind {
+    /// A regular file.
+    File,
+    /// A block device node.
+    BlockDevice,
+    /// Only a name: the null engine opens nothing.
+    Null,
+}
+
+/// An opened, checked target, ready for workers.
+#[derive(Debug)]
+pub struct Target {
+    /// The path as given.
+    pub path: PathBuf,
+    /// File, block device or null.
+    pub kind: TargetKind,
+    /// The open file (None for the null engine).
+    pub file: Option<File>,
+    /// Removes a file halfpower created, when dropped.
+    pub scratch: Option<Scratch>,
+    /// Size of the file or device, bytes.
+    pub capacity: u64,
+    /// First byte of the region the workload addresses.
+    pub offset: u64,
+    /// Length of that region, bytes.
+    pub size: u64,
+    /// Whether I/O bypasses the page cache (O_DIRECT).
+    pub direct: bool,
+    /// Why direct I/O was asked for but not used, when that happened.
+    pub direct_fallback: Option<String>,
+    /// Alignment of buffers in memory for direct I/O, bytes.
+    pub mem_align: u32,
+    /// Alignment of offsets and lengths for direct I/O, bytes.
+    pub offset_align: u32,
+    /// The disk underneath, when there is one.
+    pub device: Option<BlockDevice>,
+}
+
+impl Target {
+    /// The raw descriptor (-1 for the null engine).
+    pub fn fd(&self) -> RawFd {
+        self.file.as_ref().map_or(-1, |f| f.as_raw_fd())
+    }
+
+    /// Whether halfpower created this file for the run.
+    pub fn created(&self) -> bool {
+        self.scratch.is_some()
+    }
+}
+
+fn statx_dio_align(file: &File) -> Option<(u32, u32)> {
+    // SAFETY: statx is plain data.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: an empty path with AT_EMPTY_PATH refers to the fd; st is writable.
+    let rc = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut st,
+        )
+    };
+    (rc == 0 && st.stx_mask & libc::STATX_DIOALIGN != 0)
+        .then_some((st.stx_dio_mem_align, st.stx_dio_offset_align))
+}
+
+fn open_with(path: &Path, write: bool, direct: bool, dsync: bool) -> std::io::Result<File> {
+    let mut flags = 0;
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    if dsync {
+        flags |= libc::O_DSYNC;
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(flags)
+        .open(path)
+}
+
+/// Reads one aligned block at offset 0 to learn whether the target really accepts O_DIRECT
+/// (some filesystems accept the flag at open and refuse the I/O).
+fn direct_read_works(file: &File, align: u32) -> bool {
+    let Ok(mut arena) = crate::engine::BufferArena::new(1, align as usize, align as usize) else {
+        return false;
+    };
+    let buf = arena.slot_mut(0, align as usize);
+    // SAFETY: buf is a live, aligned, writable buffer of `align` bytes.
+    let n = unsafe { libc::pread(file.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+    n >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
+}
+
+/// Resolves, creates if needed, checks and opens one target for workload `w` (already
+/// validated). Warnings go to `warn`, each with what to do about it.
+pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<Target> {
+    if w.engine == EngineKind::Null {
+        let size = w.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+        return Ok(Target {
+            path: path.to_path_buf(),
+            kind: TargetKind::Null,
+            file: None,
+            scratch: None,
+            capacity: w.offset.0 + size,
+            offset: w.offset.0,
+            size,
+            direct: !w.buffered,
+            direct_fallback: None,
+            mem_align: 4096,
+            offset_align: 1,
+            device: None,
+        });
+    }
+    let writes = w.writes();
+    let mut scratch = None;
+    let md = match std::fs::metadata(path) {
+        Ok(md) => md,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let size = w.offset.0 + w.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+            scratch = Some(create_filled(path, size, w.seed, w.keep)?);
+            std::fs::metadata(path).map_err(|e| Error::io(format!("{}", path.display()), e))?
+        }
+        Err(e) => {
+            return Err(Error::refused(
+                path,
+                format!("cannot inspect the target: {e}"),
+            ));
+        }
+    };
+    let ft = md.file_type();
+    let kind = if ft.is_file() {
+        TargetKind::File
+    } else if ft.is_block_device() {
+        TargetKind::BlockDevice
+    } else if ft.is_dir() {
+        return Err(Error::invalid(
+            "TARGET",
+            path.display(),
+            "a regular file or a block device, not a directory (`halfpower quick DIR` takes a directory)",
+        ));
+    } else {
+        return Err(Error::invalid(
+            "TARGET",
+            path.display(),
+            "a regular file or a block device (this is a character device, FIFO or socket)",
+        ));
+    };
+    let device = match kind {
+        TargetKind::BlockDevice => sysfs::resolve(md.rdev()),
+        _ => sysfs::resolve(md.dev()),
+    };
+    if writes && scratch.is_none() {
+        check_write_allowed(path, kind, device.as_ref(), w)?;
+    }
+
+    let mut direct = !w.buffered;
+    let mut direct_fallback = None;
+    let file = match open_with(path, writes, direct, w.write_through) {
+        Ok(f) => f,
+        Err(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => {
+            direct = false;
+            direct_fallback = Some(format!("the filesystem refused O_DIRECT at open ({e})"));
+            open_with(path, writes, false, w.write_through)
+                .map_err(|e| Error::io(format!("opening {}", path.display()), e))?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Err(Error::refused(path, format!("cannot open the target: {e}")));
+        }
+        Err(e) => return Err(Error::io(format!("opening {}", path.display()), e)),
+    };
+    let capacity = match kind {
+        TargetKind::BlockDevice => {
+            // SAFETY: lseek on a valid fd has no memory effects.
+            let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
+            if end < 0 { 0 } else { end as u64 }
+        }
+        _ => md.len(),
+    };
+    let lbs = device
+        .as_ref()
+        .and_then(|d| d.logical_block_size)
+        .unwrap_or(512);
+    let (mem_align, offset_align) = match statx_dio_align(&file) {
+        Some((m, o)) if m > 0 && o > 0 => (m, o),
+        Some(_) if direct && kind == TargetKind::File => (0, 0), // filesystem says: no direct I/O
+        _ => (lbs, lbs),
+    };
+    let mut file = file;
+    if direct && (offset_align == 0 || !direct_read_works(&file, offset_align.max(512))) {
+        direct = false;
+        direct_fallback = Some("the filesystem does not support direct I/O for this file".into());
+        file = open_with(path, writes, false, w.write_through)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    }
+    if let Some(why) = &direct_fallback {
+        warn(format!(
+            "{}: direct I/O unavailable ({why}); running buffered, so reads may come from the \
+             page cache. Put the target on a filesystem that supports O_DIRECT (ext4, xfs) or use \
+             a block device.",
+            path.display()
+        ));
+    }
+    let (mem_align, offset_align) = if direct {
+        (mem_align.max(512), offset_align.max(512))
+    } else {
+        (4096, 1)
+    };
+    if direct {
+        for (what, v) in [("--bs", w.bs.0), ("--offset", w.offset.0)] {
+            if v % offset_align as u64 != 0 {
+                return Err(Error::invalid(
+                    what,
+                    crate::units::ByteSize(v),
+                    format!(
+                        "a multiple of {offset_align} bytes, the direct-I/O alignment of {} (or pass --buffered)",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    if w.offset.0 >= capacity {
+        return Err(Error::invalid(
+            "--offset",
+            w.offset,
+            format!(
+                "less than the size of {} ({capacity} bytes)",
+                path.display()
+            ),
+        ));
+    }
+    let size = w.size.map_or(capacity - w.offset.0, |s| s.0);
+    if w.offset.0 + size > capacity || size < w.bs.0 {
+        return Err(Error::invalid(
+            "--size",
+            crate::units::ByteSize(size),
+            format!(
+                "from --bs ({}) to {} bytes: {} holds {capacity} bytes from offset 0",
+                w.bs,
+                capacity - w.offset.0,
+                path.display()
+            ),
+        ));
+    }
+    if kind == TargetKind::File && scratch.is_none() && md.blocks() * 512 < md.len() {
+        warn(format!(
+            "{}: the file is sparse ({} of {} bytes allocated); reads of holes never reach the \
+             disk. Fill it first (e.g. let halfpower create it) or give a block device.",
+            path.display(),
+            md.blocks() * 512,
+            md.len()
+        ));
+    }
+    Ok(Target {
+        path: path.to_path_buf(),
+        kind,
+        file: Some(file),
+        scratch,
+        capacity,
+        offset: w.offset.0,
+        size,
+        direct,
+        direct_fallback,
+        mem_align,
+        offset_align,
+        device,
+    })
+}
+
+fn check_write_allowed(
+    path: &Path,
+    kind: TargetKind,
+    device: Option<&BlockDevice>,
+    w: &Workload,
+) -> Result<()> {
+    let what = match kind {
+        TargetKind::BlockDevice => "a block device",
+        _ => "an existing file",
+    };
+    if !w.allow_write {
+        return Err(Error::refused(
+            path,
+            format!(
+                "is {what} and --rw {} writes to it; pass --allow-write to let halfpower \
+                 overwrite its contents",
+                w.rw.name()
+            ),
+        ));
+    }
+    if kind != TargetKind::BlockDevice || w.destroy_data {
+        return Ok(());
+    }
+    let name = device.map(|d| d.partition.clone().unwrap_or_else(|| d.name.clone()));
+    if let Some(why) = name.as_deref().and_then(safety::in_use) {
+        return Err(Error::refused(
+            path,
+            format!(
+                "{why}; writing would destroy its data. Pass --destroy-data as well if that is intended"
+            ),
+        ));
+    }
+    match safety::probe_signature(path) {
+        Ok(Some(sig)) => Err(Error::refused(
+            path,
+            format!(
+                "carries {sig}; writing would destroy it. Pass --destroy-data as well if that is intended"
+            ),
+        )),
+        Ok(None) => Ok(()),
+        Err(e) => Err(Error::io(
+            format!("reading the head of {}", path.display()),
+            e,
+        )),
+    }
+}

@@ -1,0 +1,259 @@
+//! Parsing and printing of the two units users type: sizes (powers of two) and durations.
+//!
+//! Sizes follow the storage convention of request sizes: `4k` = 4 KiB = 4096 bytes, `1m` = 1 MiB.
+//! Throughput, by contrast, is always printed in MB/s = 10^6 bytes/s (the seeds' MBps); that lives
+//! in [`crate::report`], not here.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A byte count typed as a number with an optional k/m/g/t suffix (powers of 1024).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ByteSize(pub u64);
+
+impl ByteSize {
+    /// The number of bytes.
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let lower = t.to_ascii_lowercase();
+        let digits_end = lower
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(lower.len());
+        let (num, unit) = lower.split_at(digits_end);
+        let accepted = "a whole number with an optional suffix k, m, g or t (powers of 1024), e.g. 4k, 1m, 10g";
+        if num.is_empty() {
+            return Err(format!("'{s}' is not a size: use {accepted}"));
+        }
+        let n: u64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is too large a size: use {accepted}"))?;
+        let shift = match unit.trim_end_matches("ib").trim_end_matches('b') {
+            "" => 0,
+            "k" => 10,
+            "m" => 20,
+            "g" => 30,
+            "t" => 40,
+            _ => {
+                return Err(format!(
+                    "unknown size unit '{unit}' in '{s}': use {accepted}"
+                ));
+            }
+        };
+        n.checked_mul(1u64 << shift)
+            .map(ByteSize)
+            .ok_or_else(|| format!("'{s}' is too large a size: use {accepted}"))
+    }
+}
+
+impl fmt::Display for ByteSize {
+    /// Prints the shortest exact form: `4k`, `1m`, `1536` (bytes when no suffix is exact).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        for (shift, suffix) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
+            if n != 0 && n % (1u64 << shift) == 0 {
+                return write!(f, "{}{}", n >> shift, suffix);
+            }
+        }
+        write!(f, "{n}")
+    }
+}
+
+impl Serialize for ByteSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(ByteSize(n)),
+            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A duration typed as a number with a unit: `ms`, `s`, `m` (minutes) or `h`; a bare number is seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Dur(pub Duration);
+
+impl Dur {
+    /// The duration as [`Duration`].
+    pub fn get(self) -> Duration {
+        self.0
+    }
+}
+
+impl FromStr for Dur {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        let accepted = "a number with unit ms, s, m or h, e.g. 500ms, 10s, 2m";
+        let split = lower
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(lower.len());
+        let (num, unit) = lower.split_at(split);
+        let n: f64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a duration: use {accepted}"))?;
+        let secs = match unit {
+            "ms" => n / 1000.0,
+            "" | "s" => n,
+            "m" | "min" => n * 60.0,
+            "h" => n * 3600.0,
+            _ => {
+                return Err(format!(
+                    "unknown duration unit '{unit}' in '{s}': use {accepted}"
+                ));
+            }
+        };
+        if !secs.is_finite() || !(0.0..=31_536_000.0).contains(&secs) {
+            return Err(format!(
+                "'{s}' is out of range: use {accepted} (at most a year)"
+            ));
+        }
+        Ok(Dur(Duration::from_secs_f64(secs)))
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0.as_millis();
+        if ms % 1000 == 0 {
+            write!(f, "{}s", ms / 1000)
+        } else {
+            write!(f, "{ms}ms")
+        }
+    }
+}
+
+impl Serialize for Dur {
+    /// Durations are serialized as seconds (a float), the unit every JSON figure uses.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.0.as_secs_f64())
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(f64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) if n.is_finite() && n >= 0.0 => Ok(Dur(Duration::from_secs_f64(n))),
+            Raw::N(n) => Err(serde::de::Error::custom(format!(
+                "{n} is not a duration in seconds"
+            ))),
+            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Formats a latency given in nanoseconds with a unit that keeps 3–4 significant digits.
+pub fn fmt_latency_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        "-".to_string()
+    } else if ns < 1_000.0 {
+        format!("{ns:.0}ns")
+    } else if ns < 1_000_000.0 {
+        format!("{:.1}µs", ns / 1e3)
+    } else if ns < 1_000_000_000.0 {
+        format!("{:.2}ms", ns / 1e6)
+    } else {
+        format!("{:.2}s", ns / 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_powers_of_two() {
+        assert_eq!("4k".parse::<ByteSize>().unwrap().0, 4096);
+        assert_eq!("4K".parse::<ByteSize>().unwrap().0, 4096);
+        assert_eq!("1m".parse::<ByteSize>().unwrap().0, 1 << 20);
+        assert_eq!("1MiB".parse::<ByteSize>().unwrap().0, 1 << 20);
+        assert_eq!("2g".parse::<ByteSize>().unwrap().0, 2 << 30);
+        assert_eq!("512".parse::<ByteSize>().unwrap().0, 512);
+        assert_eq!("0".parse::<ByteSize>().unwrap().0, 0);
+    }
+
+    #[test]
+    fn bad_sizes_name_the_value_and_the_accepted_form() {
+        for bad in [
+            "",
+            "k",
+            "4q",
+            "-1",
+            "1.5k",
+            "99999999999999999999",
+            "16777216t",
+        ] {
+            let err = bad.parse::<ByteSize>().unwrap_err();
+            assert!(err.contains("k, m, g or t"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn sizes_print_back_exactly() {
+        for s in ["4k", "1m", "3g", "1536", "1t"] {
+            assert_eq!(s.parse::<ByteSize>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(
+            "500ms".parse::<Dur>().unwrap().0,
+            Duration::from_millis(500)
+        );
+        assert_eq!("10s".parse::<Dur>().unwrap().0, Duration::from_secs(10));
+        assert_eq!("10".parse::<Dur>().unwrap().0, Duration::from_secs(10));
+        assert_eq!("2m".parse::<Dur>().unwrap().0, Duration::from_secs(120));
+        assert_eq!(
+            "1.5s".parse::<Dur>().unwrap().0,
+            Duration::from_millis(1500)
+        );
+        for bad in ["", "s", "10x", "-1s", "1e999s", "nan"] {
+            assert!(bad.parse::<Dur>().is_err(), "{bad}");
+        }
+        assert_eq!("1500ms".parse::<Dur>().unwrap().to_string(), "1500ms");
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let b: ByteSize = serde_json::from_str("\"64k\"").unwrap();
+        assert_eq!(b.0, 65536);
+        assert_eq!(serde_json::to_string(&b).unwrap(), "65536");
+        let d: Dur = serde_json::from_str("2.5").unwrap();
+        assert_eq!(d.0, Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn latency_units() {
+        assert_eq!(fmt_latency_ns(850.0), "850ns");
+        assert_eq!(fmt_latency_ns(12_340.0), "12.3µs");
+        assert_eq!(fmt_latency_ns(2_500_000.0), "2.50ms");
+    }
+}

@@ -1,0 +1,230 @@
+//! One worker thread: keeps `qd` I/Os in flight on one target through one engine, through a
+//! warm-up phase and a measured phase, stamping every I/O at submission and at completion.
+//!
+//! Each phase ends by draining: no new I/O is issued and every outstanding one is reaped. So at
+//! the barrier between warm-up and measurement nothing is in flight, and the OS disk counters
+//! that the runner samples there cover exactly the measured I/Os.
+
+use crate::clock::now_ns;
+use crate::engine::{Engine, IoDir, IoRequest};
+use crate::offsets::OffsetGen;
+use crate::rng::Rng;
+use crate::signal;
+use crate::stats::Recorder;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What one worker does.
+#[derive(Clone, Debug)]
+pub struct WorkerPlan {
+    /// Offsets to use.
+    pub offsets: OffsetGen,
+    /// Random stream of this worker (read/write choice).
+    pub rng: Rng,
+    /// Share of reads in percent.
+    pub read_pct: u8,
+    /// I/Os in flight.
+    pub qd: u32,
+    /// Request size in bytes.
+    pub bs: u32,
+}
+
+/// Live counters of one worker that a progress display may read; one cache line each.
+#[repr(align(64))]
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Measured I/Os completed so far.
+    pub ios: AtomicU64,
+    /// Measured bytes completed so far.
+    pub bytes: AtomicU64,
+}
+
+/// When a phase stops issuing new I/Os.
+#[derive(Clone, Copy, Debug)]
+pub enum Limit<'a> {
+    /// Issue while the clock is before this instant (ns, monotonic).
+    Until(u64),
+    /// Issue while I/Os remain in this budget shared by all workers.
+    Budget(&'a AtomicU64),
+}
+
+/// Takes up to `want` I/Os from the shared budget; 0 when it is spent.
+fn claim(budget: &AtomicU64, want: u64) -> u64 {
+    let mut cur = budget.load(Ordering::Relaxed);
+    loop {
+        if cur == 0 {
+            return 0;
+        }
+        let take = cur.min(want);
+        match budget.compare_exchange_weak(cur, cur - take, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return take,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// The per-slot state of one worker and its generators.
+pub struct Worker {
+    plan: WorkerPlan,
+    start_ns: Vec<u64>,
+    offset: Vec<u64>,
+    dir: Vec<IoDir>,
+}
+
+impl Worker {
+    /// A worker for `plan`.
+    pub fn new(plan: WorkerPlan) -> Self {
+        let qd = plan.qd as usize;
+        Worker {
+            plan,
+            start_ns: vec![0; qd],
+            offset: vec![0; qd],
+            dir: vec![IoDir::Read; qd],
+        }
+    }
+
+    #[inline]
+    fn next_dir(&mut self) -> IoDir {
+        match self.plan.read_pct {
+            100 => IoDir::Read,
+            0 => IoDir::Write,
+            p => {
+                if self.plan.rng.below(100) < p as u64 {
+                    IoDir::Read
+                } else {
+                    IoDir::Write
+                }
+            }
+        }
+    }
+
+    /// Runs one phase to its end and drains it. With `rec`, every completion is counted there
+    /// and published to `progress`; without (warm-up), completions are only reaped.
+    pub fn phase<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        limit: Limit<'_>,
+        mut rec: Option<&mut Recorder>,
+        progress: &Progress,
+    ) -> io::Result<()> {
+        let bs = self.plan.bs;
+        let mut free: Vec<u32> = (0..self.plan.qd).rev().collect();
+        let mut inflight = 0u32;
+        let mut now = now_ns();
+        let mut claimed = 0u64;
+        let chunk = (self.plan.qd as u64).clamp(1, 32);
+        loop {
+            while let Some(&slot) = free.last() {
+                let go = !signal::interrupted()
+                    && match limit {
+                        Limit::Until(deadline) => now < deadline,
+                        Limit::Budget(budget) => {
+                            if claimed == 0 {
+                                claimed = claim(budget, chunk);
+                            }
+                            claimed > 0
+                        }
+                    };
+                if !go {
+                    break;
+                }
+                claimed = claimed.saturating_sub(1);
+                free.pop();
+                let dir = self.next_dir();
+                let offset = self.plan.offsets.next(&mut self.plan.rng);
+                let s = slot as usize;
+                self.dir[s] = dir;
+                self.offset[s] = offset;
+                self.start_ns[s] = now_ns();
+                eng.prepare(IoRequest { dir, offset, slot });
+                inflight += 1;
+            }
+            if inflight == 0 {
+                break;
+            }
+            let (starts, dirs, offsets) = (&self.start_ns, &self.dir, &self.offset);
+            eng.submit_and_reap(1, |slot, res| {
+                let t = now_ns();
+                let s = slot as usize;
+                inflight -= 1;
+                free.push(slot);
+                now = t;
+                if let Some(rec) = rec.as_deref_mut() {
+                    if res == bs as i32 {
+                        rec.complete(dirs[s], bs as u64, t.saturating_sub(starts[s]), t);
+                    } else {
+                        rec.fail(dirs[s], offsets[s], res.min(0), t);
+                    }
+                }
+            })?;
+            if let Some(rec) = rec.as_deref() {
+                progress.ios.store(rec.ios(), Ordering::Relaxed);
+                progress
+                    .bytes
+                    .store(rec.read.bytes + rec.write.bytes, Ordering::Relaxed);
+            }
+        }
+        // A budget claimed but not issued (interrupted) goes back for the record's honesty.
+        if let Limit::Budget(budget) = limit {
+            budget.fetch_add(claimed, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{BufferArena, NullEngine};
+    use crate::offsets::Region;
+
+    fn plan(qd: u32, read_pct: u8) -> WorkerPlan {
+        WorkerPlan {
+            offsets: OffsetGen::random(Region::new(0, 1 << 30, 4096)),
+            rng: Rng::new(1, 0),
+            read_pct,
+            qd,
+            bs: 4096,
+        }
+    }
+
+    #[test]
+    fn a_budget_is_issued_exactly() {
+        let mut w = Worker::new(plan(8, 70));
+        let mut eng = NullEngine::new(BufferArena::new(8, 4096, 4096).unwrap(), 4096);
+        let budget = AtomicU64::new(16_384);
+        let mut rec = Recorder::new(now_ns());
+        let progress = Progress::default();
+        w.phase(&mut eng, Limit::Budget(&budget), Some(&mut rec), &progress)
+            .unwrap();
+        assert_eq!(rec.ios(), 16_384);
+        assert_eq!(rec.read.bytes + rec.write.bytes, 16_384 * 4096);
+        assert_eq!(budget.load(Ordering::Relaxed), 0);
+        let read_share = rec.read.ios as f64 / 16_384.0;
+        assert!((0.66..0.74).contains(&read_share), "{read_share}");
+        assert_eq!(progress.ios.load(Ordering::Relaxed), 16_384);
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_issues_nothing() {
+        let mut w = Worker::new(plan(4, 100));
+        let mut eng = NullEngine::new(BufferArena::new(4, 4096, 4096).unwrap(), 4096);
+        let mut rec = Recorder::new(now_ns());
+        w.phase(
+            &mut eng,
+            Limit::Until(0),
+            Some(&mut rec),
+            &Progress::default(),
+        )
+        .unwrap();
+        assert_eq!(rec.ios(), 0);
+    }
+
+    #[test]
+    fn claim_never_overdraws() {
+        let b = AtomicU64::new(5);
+        assert_eq!(claim(&b, 4), 4);
+        assert_eq!(claim(&b, 4), 1);
+        assert_eq!(claim(&b, 4), 0);
+    }
+}
