@@ -10,8 +10,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-/// Room left free beside a scratch file so the filesystem does not fill to the brim.
-const FREE_SPACE_MARGIN: u64 = 64 << 20;
+/// Room left free beside a scratch file so the filesystem does not fill to the brim:
+/// 1 MiB plus 1/64 of the file, at most 64 MiB.
+fn free_space_margin(size: u64) -> u64 {
+    ((1 << 20) + size / 64).min(64 << 20)
+}
 
 /// Removes a file halfpower created when dropped, unless told to keep it.
 #[derive(Debug)]
@@ -69,7 +72,8 @@ pub fn create_filled(path: &Path, size: u64, seed: u64, keep: bool) -> Result<Sc
         ));
     }
     let free = free_bytes(&dir)?;
-    if free < size.saturating_add(FREE_SPACE_MARGIN) {
+    let margin = free_space_margin(size);
+    if free < size.saturating_add(margin) {
         return Err(Error::refused(
             path,
             format!(
@@ -77,7 +81,7 @@ pub fn create_filled(path: &Path, size: u64, seed: u64, keep: bool) -> Result<Sc
                  use a smaller --size or another directory",
                 path.display(),
                 size / 1_000_000,
-                FREE_SPACE_MARGIN / 1_000_000,
+                margin.div_ceil(1_000_000),
                 dir.display(),
                 free / 1_000_000
             ),

@@ -1,0 +1,517 @@
+//! The command line end to end on temporary files: exact counts, JSON shape, refusals, Ctrl-C.
+
+mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+#[test]
+fn bytes_runs_issue_exactly_the_requested_ios() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let f = f.to_str().unwrap();
+    for (rw, qd, engine) in [
+        ("randread", "16", "uring"),
+        ("write", "4", "uring"),
+        ("randrw", "1", "sync"),
+    ] {
+        let v = run_json(&[
+            "run", f, "--size", "64m", "--bytes", "64m", "--bs", "4k", "--rw", rw, "--qd", qd,
+            "--engine", engine, "--warmup", "100ms",
+        ]);
+        assert_eq!(num(&v, "results.total.ios"), 16384.0, "{rw}");
+        assert_eq!(num(&v, "results.total.bytes"), (64u64 << 20) as f64, "{rw}");
+        assert_eq!(num(&v, "results.errors.count"), 0.0);
+        if rw == "randrw" {
+            let r = num(&v, "results.read.ios");
+            let w = num(&v, "results.write.ios");
+            assert_eq!(r + w, 16384.0);
+            assert!((0.4..0.6).contains(&(r / 16384.0)), "read share {r}");
+        }
+        assert!(!dir.path().join("f").exists(), "created file removed");
+    }
+}
+
+#[test]
+fn threads_and_targets_share_one_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    let v = run_json(&[
+        "run",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--size",
+        "16m",
+        "--bytes",
+        "32m",
+        "--bs",
+        "16k",
+        "--threads",
+        "3",
+        "--qd",
+        "5",
+        "--rw",
+        "randread",
+        "--warmup",
+        "0",
+    ]);
+    assert_eq!(num(&v, "results.total.ios"), 2048.0);
+    let per: f64 = (0..2)
+        .map(|i| num(&v, &format!("results.targets.{i}.total.ios")))
+        .sum();
+    assert_eq!(per, 2048.0);
+    assert_eq!(v["targets"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn json_has_the_keys_scripts_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let v = run_json(&[
+        "run",
+        f.to_str().unwrap(),
+        "--size",
+        "32m",
+        "--rw",
+        "randrw",
+        "--time",
+        "1s",
+        "--warmup",
+        "200ms",
+        "--qd",
+        "4",
+    ]);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "run");
+    for key in [
+        "results.total.iops",
+        "results.total.bytes_per_s",
+        "results.read.latency_us.p50",
+        "results.read.latency_us.p99",
+        "results.read.latency_us.max",
+        "results.write.latency_us.p50",
+        "results.write.latency_us.p99",
+        "results.write.latency_us.max",
+        "results.cpu.us_per_io",
+        "results.cpu.system_us_per_io",
+        "results.cpu.process_user_s",
+        "results.cpu.process_sys_s",
+        "host.cpus",
+        "workload.qd",
+        "workload.read_pct",
+    ] {
+        num(&v, key);
+    }
+    assert_eq!(v["results"]["interrupted"], false);
+    assert!(v["results"]["devices"].is_array());
+    for d in v["results"]["devices"].as_array().unwrap() {
+        for k in ["name", "util_pct", "reads", "writes"] {
+            assert!(!d[k].is_null(), "devices[].{k}");
+        }
+    }
+    assert!(
+        !v["workload"]["time"].is_null(),
+        "effective options are all written"
+    );
+    assert!(!v["host"]["kernel"].as_str().unwrap().is_empty());
+    let lat = &v["results"]["read"]["latency_us"];
+    let order = ["min", "p50", "p90", "p99", "p99.9", "p99.99", "max"];
+    for w in order.windows(2) {
+        assert!(
+            lat[w[0]].as_f64() <= lat[w[1]].as_f64(),
+            "{} <= {}: {lat}",
+            w[0],
+            w[1]
+        );
+    }
+    let buckets = v["results"]["read"]["histogram"].as_array().unwrap();
+    let in_buckets: f64 = buckets.iter().map(|b| b["count"].as_f64().unwrap()).sum();
+    assert_eq!(
+        in_buckets,
+        num(&v, "results.read.ios"),
+        "the histogram holds every I/O"
+    );
+    let series = v["results"]["timeseries"].as_array().unwrap();
+    assert!(
+        !series.is_empty() && series.len() <= 2,
+        "{} seconds",
+        series.len()
+    );
+}
+
+#[test]
+fn littles_law_holds_for_the_reported_latency() {
+    // Mean latency × IOPS = mean I/Os in flight = the queue depth (closed loop, no think time).
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    for (qd, engine) in [(1u32, "sync"), (8, "uring")] {
+        let q = qd.to_string();
+        let v = run_json(&[
+            "run",
+            f.to_str().unwrap(),
+            "--size",
+            "64m",
+            "--rw",
+            "randread",
+            "--qd",
+            &q,
+            "--engine",
+            engine,
+            "--time",
+            "1s",
+            "--warmup",
+            "200ms",
+        ]);
+        let in_flight =
+            num(&v, "results.total.iops") * num(&v, "results.read.latency_us.mean") / 1e6;
+        assert!(
+            in_flight > 0.5 * qd as f64 && in_flight < 1.05 * qd as f64,
+            "QD {qd} ({engine}): Little's law gives {in_flight:.2} in flight"
+        );
+    }
+}
+
+#[test]
+fn keep_keeps_and_existing_files_are_read_without_allow_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("kept");
+    let fs = f.to_str().unwrap();
+    run_json(&[
+        "run", fs, "--size", "8m", "--bytes", "1m", "--keep", "--warmup", "0",
+    ]);
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), 8 << 20);
+    let v = run_json(&[
+        "run", fs, "--rw", "randread", "--bytes", "4m", "--warmup", "0",
+    ]);
+    assert_eq!(num(&v, "results.total.ios"), 1024.0);
+    assert_eq!(v["targets"][0]["created"], false);
+    assert!(f.exists(), "an existing file is never removed");
+    halfpower()
+        .args(["run", fs, "--rw", "write", "--bytes", "1m"])
+        .assert()
+        .code(2);
+    let v = run_json(&[
+        "run",
+        fs,
+        "--rw",
+        "write",
+        "--bytes",
+        "1m",
+        "--allow-write",
+        "--warmup",
+        "0",
+    ]);
+    assert_eq!(num(&v, "results.write.ios"), 256.0);
+}
+
+#[test]
+fn null_engine_opens_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = halfpower()
+        .current_dir(dir.path())
+        .args([
+            "run", "null", "--engine", "null", "--bytes", "400m", "--bs", "4k", "--warmup", "0",
+            "--json", "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(num(&v, "results.total.ios"), 102_400.0);
+    assert_eq!(v["results"]["engine"], "null");
+    assert!(!dir.path().join("null").exists());
+    assert!(
+        num(&v, "results.cpu.us_per_io") < 50.0,
+        "a no-op I/O costs well under 50 µs"
+    );
+}
+
+/// Each bad invocation: exit 2, one line on stderr naming the bad value, nothing on stdout.
+#[test]
+fn bad_invocations_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap().to_string();
+    let existing = filled_file(dir.path(), "existing", 1 << 20);
+    let ex = existing.to_str().unwrap().to_string();
+    let new = format!("{d}/new");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["run".into(), new.clone(), "--bs".into(), "4q".into()],
+            "4q",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--qd".into(), "0".into()],
+            "--qd '0'",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--qd".into(), "-3".into()],
+            "-3",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--threads".into(), "0".into()],
+            "--threads '0'",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--rw".into(), "sideways".into()],
+            "sideways",
+        ),
+        (
+            vec![
+                "run".into(),
+                new.clone(),
+                "--time".into(),
+                "10parsecs".into(),
+            ],
+            "10parsecs",
+        ),
+        (
+            vec![
+                "run".into(),
+                new.clone(),
+                "--time".into(),
+                "1s".into(),
+                "--bytes".into(),
+                "1m".into(),
+            ],
+            "--bytes",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--bytes".into(), "5000".into()],
+            "--bytes '5000'",
+        ),
+        (
+            vec![
+                "run".into(),
+                new.clone(),
+                "--engine".into(),
+                "sync".into(),
+                "--qd".into(),
+                "4".into(),
+            ],
+            "--qd '4'",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--read-pct".into(), "30".into()],
+            "--read-pct '30'",
+        ),
+        (
+            vec![
+                "run".into(),
+                new.clone(),
+                "--rw".into(),
+                "rw".into(),
+                "--read-pct".into(),
+                "130".into(),
+            ],
+            "130",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--engine".into(), "fast".into()],
+            "fast",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--destroy-data".into()],
+            "--allow-write",
+        ),
+        (vec!["run".into(), d.clone()], "directory"),
+        (
+            vec!["run".into(), "/nonexistent-dir/f".into()],
+            "/nonexistent-dir",
+        ),
+        (vec!["run".into(), "/dev/null".into()], "/dev/null"),
+        (
+            vec!["run".into(), new.clone(), "--size".into(), "100t".into()],
+            "not enough free space",
+        ),
+        (
+            vec!["run".into(), ex.clone(), "--bs".into(), "1000".into()],
+            "--bs '1000'",
+        ),
+        (
+            vec!["run".into(), ex.clone(), "--rw".into(), "write".into()],
+            "--allow-write",
+        ),
+        (
+            vec!["run".into(), ex.clone(), "--offset".into(), "2m".into()],
+            "--offset '2m'",
+        ),
+        (
+            vec!["run".into(), ex.clone(), "--size".into(), "4m".into()],
+            "--size",
+        ),
+        (
+            vec![
+                "run".into(),
+                ex.clone(),
+                "--json".into(),
+                "/nonexistent-dir/out.json".into(),
+            ],
+            "/nonexistent-dir/out.json",
+        ),
+        (vec!["run".into()], "TARGET"),
+        (
+            vec!["quick".into(), "/nonexistent-dir".into()],
+            "/nonexistent-dir",
+        ),
+        (
+            vec!["quick".into(), d.clone(), "--size".into(), "0x10".into()],
+            "0x10",
+        ),
+        (vec!["--frobnicate".into()], "--frobnicate"),
+    ];
+    for (args, needle) in cases {
+        let out = halfpower()
+            .args(&args)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: one line, got: {err}"
+        );
+        assert!(err.starts_with("halfpower: "), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("existing")],
+        "nothing created is left behind"
+    );
+}
+
+#[test]
+fn ctrl_c_stops_promptly_and_still_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let json = dir.path().join("out.json");
+    let bin = assert_cmd::cargo::cargo_bin("halfpower");
+    let started = Instant::now();
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "run",
+            f.to_str().unwrap(),
+            "--size",
+            "32m",
+            "--rw",
+            "randread",
+            "--qd",
+            "4",
+            "--time",
+            "60s",
+            "--warmup",
+            "200ms",
+            "--json",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the file exists and the run has had time to measure.
+    while !f.exists() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill with a valid pid and signal.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "stopped promptly"
+    );
+    assert_eq!(status.code(), Some(130));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["results"]["interrupted"], true);
+    assert!(num(&v, "results.total.ios") > 0.0);
+    assert!(num(&v, "results.seconds") < 30.0);
+    assert!(!f.exists(), "the created file is removed after Ctrl-C");
+}
+
+#[test]
+fn quick_suite_runs_eight_tests_and_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = halfpower()
+        .args([
+            "quick", d, "--size", "32m", "--time", "300ms", "--warmup", "100ms", "--json", "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "quick");
+    let tests = v["tests"].as_array().unwrap();
+    let names: Vec<String> = tests
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {}",
+                t["name"].as_str().unwrap(),
+                t["direction"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "SEQ1M Q8T1 read",
+            "SEQ1M Q8T1 write",
+            "SEQ1M Q1T1 read",
+            "SEQ1M Q1T1 write",
+            "RND4K Q32T1 read",
+            "RND4K Q32T1 write",
+            "RND4K Q1T1 read",
+            "RND4K Q1T1 write"
+        ]
+    );
+    for t in tests {
+        assert!(num(t, "results.total.ios") > 0.0, "{t}");
+        assert_eq!(
+            t["workload"]["qd"],
+            t["name"]
+                .as_str()
+                .unwrap()
+                .rsplit('Q')
+                .next()
+                .unwrap()
+                .trim_end_matches("T1")
+                .parse::<u32>()
+                .unwrap()
+        );
+    }
+    assert!(!dir.path().join("halfpower.tst").exists());
+    // A leftover scratch file is never overwritten.
+    std::fs::write(dir.path().join("halfpower.tst"), b"mine").unwrap();
+    let out = halfpower()
+        .args(["quick", d, "--size", "16m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read(dir.path().join("halfpower.tst")).unwrap(),
+        b"mine"
+    );
+}
+
+#[test]
+fn help_states_the_units() {
+    let out = halfpower().args(["run", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("powers of two"), "{text}");
+    assert!(text.contains("MB/s = 10^6 bytes"), "{text}");
+    assert!(text.contains("ms, s, m"), "{text}");
+}

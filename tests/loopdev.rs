@@ -1,0 +1,195 @@
+//! Block-device tests on loop devices over /dev/shm files (root only; always detached).
+
+mod common;
+use common::*;
+
+#[test]
+fn device_counters_move_by_exactly_the_measured_ios() {
+    let Some(lo) = LoopDev::new("count", 64 << 20) else {
+        return;
+    };
+    let v = run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "8",
+        "--bytes",
+        "16m",
+        "--warmup",
+        "300ms",
+    ]);
+    assert_eq!(num(&v, "results.total.ios"), 4096.0);
+    let devs = v["results"]["devices"].as_array().unwrap();
+    let d = devs
+        .iter()
+        .find(|d| d["name"] == lo.name().as_str())
+        .expect("the loop device is reported");
+    // Warm-up I/Os are drained before the window opens, so the kernel saw exactly ours.
+    assert_eq!(num(d, "reads") + num(d, "read_merges"), 4096.0, "{d}");
+    assert_eq!(num(d, "read_bytes"), (16u64 << 20) as f64);
+    assert_eq!(num(d, "writes"), 0.0);
+    assert_eq!(v["targets"][0]["kind"], "block-device");
+    assert_eq!(v["targets"][0]["device"], lo.name().as_str());
+
+    let v = run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randwrite",
+        "--bs",
+        "8k",
+        "--qd",
+        "4",
+        "--bytes",
+        "8m",
+        "--allow-write",
+        "--warmup",
+        "0",
+    ]);
+    let d = &v["results"]["devices"][0];
+    assert_eq!(num(d, "writes") + num(d, "write_merges"), 1024.0, "{d}");
+    assert_eq!(num(d, "write_bytes"), (8u64 << 20) as f64);
+    assert!(num(d, "util_pct") > 0.0 && num(d, "util_pct") <= 100.0);
+}
+
+#[test]
+fn writes_to_a_block_device_need_permission_and_respect_signatures() {
+    let Some(lo) = LoopDev::new("safety", 8 << 20) else {
+        return;
+    };
+    let out = halfpower()
+        .args(["run", lo.path(), "--rw", "write", "--bytes", "1m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-write"));
+
+    // Put an ext4 superblock magic where ext4 keeps it.
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&lo.dev)
+        .unwrap();
+    f.write_all_at(&[0x53, 0xef], 1080).unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    let out = halfpower()
+        .args([
+            "run",
+            lo.path(),
+            "--rw",
+            "write",
+            "--bytes",
+            "1m",
+            "--allow-write",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(lo.path()) && err.contains("ext2/3/4") && err.contains("--destroy-data"),
+        "{err}"
+    );
+    // Reading is always allowed.
+    run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--bytes",
+        "1m",
+        "--warmup",
+        "0",
+    ]);
+    // And the user can insist.
+    let v = run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "write",
+        "--bytes",
+        "1m",
+        "--allow-write",
+        "--destroy-data",
+        "--warmup",
+        "0",
+    ]);
+    assert_eq!(num(&v, "results.write.ios"), 256.0);
+}
+
+#[test]
+fn a_mounted_device_is_refused() {
+    let Some(lo) = LoopDev::new("mounted", 32 << 20) else {
+        return;
+    };
+    if std::process::Command::new("mkfs.ext4")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping: no mkfs.ext4");
+        return;
+    }
+    let ok = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&lo.dev)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let mnt = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .arg(&lo.dev)
+        .arg(mnt.path())
+        .status()
+        .unwrap()
+        .success();
+    if !mounted {
+        eprintln!("skipping: mount not permitted here");
+        return;
+    }
+    struct Unmount<'a>(&'a std::path::Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            retry_until_ok(std::process::Command::new("umount").arg(self.0));
+        }
+    }
+    let _guard = Unmount(mnt.path());
+    let out = halfpower()
+        .args([
+            "run",
+            lo.path(),
+            "--rw",
+            "randwrite",
+            "--bytes",
+            "1m",
+            "--allow-write",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is mounted on"), "{err}");
+    // A file on that filesystem resolves to the loop device underneath.
+    let f = mnt.path().join("f");
+    let v = run_json(&[
+        "run",
+        f.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--rw",
+        "randread",
+        "--bytes",
+        "4m",
+        "--warmup",
+        "0",
+    ]);
+    assert_eq!(v["targets"][0]["device"], lo.name().as_str());
+    let d = &v["results"]["devices"][0];
+    assert_eq!(num(d, "reads") + num(d, "read_merges"), 1024.0, "{d}");
+}
