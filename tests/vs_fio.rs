@@ -1,0 +1,102 @@
+//! Cross-checks of the engine against fio on the same job (fio from Debian's packages; `.ci/run`
+//! installs it). Bounds are generous ratios: these shared machines are noisy, and the point is
+//! to catch a figure that is off by a factor (wrong unit, wrong window, lost I/Os), not speed.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+fn fio_available() -> bool {
+    Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// fio's JSON for one job on `target`: (iops, clat p50 µs, total I/Os).
+fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64) {
+    let out = Command::new("fio")
+        .args([
+            "--name=x",
+            &format!("--filename={target}"),
+            &format!("--rw={rw}"),
+            "--bs=4k",
+        ])
+        .arg(format!("--iodepth={qd}"))
+        .args([
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--size=64m",
+            "--output-format=json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "fio: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["jobs"][0]["read"];
+    (
+        r["iops"].as_f64().unwrap(),
+        r["clat_ns"]["percentile"]["50.000000"].as_f64().unwrap() / 1e3,
+        r["total_ios"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn iops_and_latency_agree_with_fio_on_the_same_job() {
+    if !fio_available() {
+        eprintln!("skipping: fio is not installed (apt-get install fio)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lo = LoopDev::new("fio", 64 << 20);
+    let file = dir.path().join("f");
+    let target = match &lo {
+        Some(lo) => lo.path().to_string(),
+        None => {
+            // Without root: a prefilled file halfpower keeps for fio to read too.
+            run_json(&[
+                "run",
+                file.to_str().unwrap(),
+                "--size",
+                "64m",
+                "--bytes",
+                "4k",
+                "--keep",
+            ]);
+            file.to_str().unwrap().to_string()
+        }
+    };
+    // Same I/O count: fio's io_size and halfpower's --bytes issue exactly 8192 reads.
+    let (_, _, fio_ios) = fio(&target, "randread", 8, &["--io_size=32m"]);
+    let v = run_json(&[
+        "run", &target, "--rw", "randread", "--qd", "8", "--bytes", "32m", "--warmup", "0",
+    ]);
+    assert_eq!(fio_ios, 8192.0);
+    assert_eq!(num(&v, "results.total.ios"), fio_ios);
+
+    for qd in [1u32, 16] {
+        let (fio_iops, fio_p50, _) = fio(
+            &target,
+            "randread",
+            qd,
+            &["--time_based", "--runtime=2", "--ramp_time=1"],
+        );
+        let q = qd.to_string();
+        let v = run_json(&[
+            "run", &target, "--rw", "randread", "--qd", &q, "--time", "2s", "--warmup", "1s",
+        ]);
+        let iops = num(&v, "results.total.iops");
+        let p50 = num(&v, "results.read.latency_us.p50");
+        let (ri, rl) = (iops / fio_iops, p50 / fio_p50);
+        eprintln!(
+            "QD{qd}: IOPS halfpower {iops:.0} fio {fio_iops:.0} ({ri:.2}); p50 µs {p50:.1} vs {fio_p50:.1} ({rl:.2})"
+        );
+        assert!((0.4..2.5).contains(&ri), "QD{qd}: IOPS ratio {ri:.2}");
+        assert!((0.4..2.5).contains(&rl), "QD{qd}: p50 ratio {rl:.2}");
+    }
+}
