@@ -61,12 +61,8 @@ fn writes_to_a_block_device_need_permission_and_respect_signatures() {
     let Some(lo) = LoopDev::new("safety", 8 << 20) else {
         return;
     };
-    let out = halfpower()
-        .args(["run", lo.path(), "--rw", "write", "--bytes", "1m"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-write"));
+    let err = usage_error(&["run", lo.path(), "--rw", "write", "--bytes", "1m"]);
+    assert!(err.contains("--allow-write"), "{err}");
 
     // Put an ext4 superblock magic where ext4 keeps it.
     use std::os::unix::fs::FileExt;
@@ -77,20 +73,15 @@ fn writes_to_a_block_device_need_permission_and_respect_signatures() {
     f.write_all_at(&[0x53, 0xef], 1080).unwrap();
     f.sync_all().unwrap();
     drop(f);
-    let out = halfpower()
-        .args([
-            "run",
-            lo.path(),
-            "--rw",
-            "write",
-            "--bytes",
-            "1m",
-            "--allow-write",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = usage_error(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "write",
+        "--bytes",
+        "1m",
+        "--allow-write",
+    ]);
     assert!(
         err.contains(lo.path()) && err.contains("ext2/3/4") && err.contains("--destroy-data"),
         "{err}"
@@ -160,20 +151,15 @@ fn a_mounted_device_is_refused() {
         }
     }
     let _guard = Unmount(mnt.path());
-    let out = halfpower()
-        .args([
-            "run",
-            lo.path(),
-            "--rw",
-            "randwrite",
-            "--bytes",
-            "1m",
-            "--allow-write",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = usage_error(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randwrite",
+        "--bytes",
+        "1m",
+        "--allow-write",
+    ]);
     assert!(err.contains("is mounted on"), "{err}");
     // A file on that filesystem resolves to the loop device underneath.
     let f = mnt.path().join("f");

@@ -134,3 +134,11 @@ pub fn num(v: &serde_json::Value, path: &str) -> f64 {
     cur.as_f64()
         .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
 }
+
+/// Runs halfpower with `args`, asserts the usage-error exit status 2, and returns stderr.
+pub fn usage_error(args: &[&str]) -> String {
+    let out = halfpower().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "halfpower {args:?}: {err}");
+    err
+}
