@@ -29,8 +29,8 @@ pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
         {
             out.push(format!(
                 "{}: median random-read latency {p50:.1} µs is too low for a rotating disk ({}); \
-                 the reads hit a cache (drive or controller) or a tiny region. Use a larger --size \
-                 than the cache",
+                 the reads hit a cache (drive or controller) or a tiny region, or the disk is not \
+                 really rotational (virtual disks often claim to be). Use a larger --size than the cache",
                 t.path,
                 t.device.as_deref().unwrap_or("?")
             ));
