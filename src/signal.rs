@@ -33,8 +33,3 @@ pub fn install() {
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
-
-/// Sets the flag as a signal would (tests, and stopping on a fatal error).
-pub fn request_stop() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}

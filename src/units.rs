@@ -13,13 +13,6 @@ use std::time::Duration;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct ByteSize(pub u64);
 
-impl ByteSize {
-    /// The number of bytes.
-    pub fn bytes(self) -> u64 {
-        self.0
-    }
-}
-
 impl FromStr for ByteSize {
     type Err = String;
 
@@ -92,13 +85,6 @@ impl<'de> Deserialize<'de> for ByteSize {
 /// A duration typed as a number with a unit: `ms`, `s`, `m` (minutes) or `h`; a bare number is seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Dur(pub Duration);
-
-impl Dur {
-    /// The duration as [`Duration`].
-    pub fn get(self) -> Duration {
-        self.0
-    }
-}
 
 impl FromStr for Dur {
     type Err = String;

@@ -148,15 +148,12 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     if !json_on_stdout {
         print!("{}", table::quick_table(&report));
     }
-    let failed = report
+    // The worst status of any test; an interrupted suite is 130 even if no test was cut.
+    let status = report
         .tests
         .iter()
-        .any(|t| t.results.errors.count > 0 || t.results.fatal.is_some());
-    Ok(if report.interrupted {
-        130
-    } else if failed {
-        1
-    } else {
-        0
-    })
+        .map(|t| t.results.exit_status())
+        .max()
+        .unwrap_or(0);
+    Ok(if report.interrupted { 130 } else { status })
 }

@@ -87,11 +87,5 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         print!("{}", table::run_table(&report));
     }
     drop(targets); // removes created files unless --keep
-    Ok(if report.results.interrupted {
-        130
-    } else if report.results.errors.count > 0 || report.results.fatal.is_some() {
-        1
-    } else {
-        0
-    })
+    Ok(report.results.exit_status())
 }

@@ -215,6 +215,18 @@ pub struct Results {
 }
 
 impl Results {
+    /// The process exit status these results call for: 130 when interrupted, 1 when I/Os
+    /// failed or a worker stopped on an error, else 0.
+    pub fn exit_status(&self) -> u8 {
+        if self.interrupted {
+            130
+        } else if self.errors.count > 0 || self.fatal.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+
     /// Formats a measurement of workload `w` over `targets`.
     pub fn build(
         m: &Measurement,
