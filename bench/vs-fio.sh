@@ -33,7 +33,7 @@ fio_fig() {
 d=json.load(open(sys.argv[1])); j=d["jobs"][0]; k=sys.argv[2]
 r=j[k]; ios=r["total_ios"]; rt=j["job_runtime"]/1000
 cpu=(j["usr_cpu"]+j["sys_cpu"])/100*rt
-p=r["clat_ns"].get("percentile",{})
+p=r["lat_ns"].get("percentile",{})
 print(r["iops"], r["bw_bytes"]/1e6, cpu/ios*1e9 if ios else 0, p.get("50.000000",0)/1e3, p.get("99.000000",0)/1e3)' "$@"
 }
 hp_fig() {
@@ -50,7 +50,7 @@ scenario() {
   case $rw in *write*) allow="--allow-write" ;; esac
   for i in $(seq "$RUNS"); do
     fio --name=job --filename="$target" --rw="$rw" --bs="$bs" --iodepth="$qd" --ioengine="$fio_engine" \
-        --direct=1 --time_based --runtime="$SECS" --ramp_time=1 --size=1g --norandommap --randrepeat=0 \
+        --direct=1 --time_based --runtime="$SECS" --ramp_time=1 --size=1g --norandommap --randrepeat=0 --lat_percentiles=1 \
         "$@" --output-format=json --output="$OUT/fio.json" >/dev/null
     fio_fig "$OUT/fio.json" "$key" >>"$OUT/$name.fio"
     "$HP" run "$target" --rw "$rw" --bs "$bs" --qd "$qd" --engine "$hp_engine" --time "${SECS}s" \

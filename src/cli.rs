@@ -11,6 +11,22 @@ const UNITS: &str = "Units: sizes take k, m, g, t suffixes and are powers of two
 printed in MB/s = 10^6 bytes per second. Latency runs from the submission of each I/O to its \
 completion.";
 
+const MONITOR_HELP: &str = "Figures: r/s w/s are completions per second; MB/s = 10^6 bytes per \
+second; await is the mean time from the start of a request's accounting to its completion (ms); \
+aqu-sz the mean number of requests in the system; %util the share of time with at least one in \
+flight. S (service time) is U/X for a device serving one request at a time, measured by the block \
+tracer with --trace, or estimated from sampled in-flight by Little's law otherwise (src column: \
+util, trace, est). Wq = await - S. Durations take ms, s, m (minutes) or h. Ctrl-C ends monitoring \
+normally (exit 0) after printing the interval so far.";
+
+const DIAGNOSE_HELP: &str = "Inputs: halfpower monitor logs (.csv or JSON lines), `iostat -x -t` \
+text (the first report, averages since boot, is left out), and perfmon CSV from typeperf or relog \
+(English counter names). Service time is taken from the log, or by the Utilization Law S = U/X for \
+devices that serve one request at a time; queue time = response - service. Rules: queue time > \
+service time or busy > 85 % with > 2 queued per disk = overloaded; hard paging > 5 pages/s on a \
+busy disk = memory-bound; service time > 1.5x the profile's expectation (2x the class's typical \
+value without --profile) = slow. Times in ms; MB/s = 10^6 bytes/s.";
+
 /// halfpower: what can this storage really do, how far is a workload from it, and why.
 ///
 /// Without a subcommand, runs the quick suite on a scratch file in the current directory.
@@ -32,6 +48,15 @@ pub enum Command {
     /// queues (CrystalDiskMark's matrix) on a scratch file.
     #[command(after_help = UNITS)]
     Quick(QuickArgs),
+    /// Watch the OS disk counters every interval: iostat's figures per device, response time
+    /// split into service time and queue time, flags for busy, queued and paging systems.
+    #[command(after_help = MONITOR_HELP)]
+    Monitor(MonitorArgs),
+    /// Diagnose monitor logs, `iostat -x -t` output or Windows perfmon CSV: per device a
+    /// verdict (idle, healthy, overloaded, slow, memory-bound, cpu-bound, invalid) with its
+    /// evidence, the rule it comes from and tuning advice.
+    #[command(after_help = DIAGNOSE_HELP)]
+    Diagnose(DiagnoseArgs),
 }
 
 /// Where results go.
@@ -78,4 +103,47 @@ pub struct QuickArgs {
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `halfpower monitor`.
+#[derive(Args, Debug)]
+pub struct MonitorArgs {
+    /// Devices to report every interval: kernel names (sda, nvme0n1), /dev/NAME, or any path on
+    /// a block device. Default: every whole disk that did anything in the interval.
+    #[arg(value_name = "DEVICE")]
+    pub devices: Vec<String>,
+    /// Length of one interval.
+    #[arg(long, value_name = "DUR", default_value = "1s")]
+    pub interval: Dur,
+    /// Stop after this many intervals (default: until Ctrl-C).
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+    /// Also write every record to PATH: CSV for a .csv name, JSON lines for .jsonl/.ndjson/.json.
+    #[arg(long, value_name = "PATH")]
+    pub log: Option<PathBuf>,
+    /// Print JSON lines on stdout (one object per device per interval and one `_system`
+    /// object) instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// With no DEVICE, report partitions as well as whole disks.
+    #[arg(long)]
+    pub partitions: bool,
+    /// Measure OS queue time and device time per request from the kernel's block tracepoints
+    /// (root; mounts tracefs if needed and removes what it creates).
+    #[arg(long)]
+    pub trace: bool,
+}
+
+/// `halfpower diagnose`.
+#[derive(Args, Debug)]
+pub struct DiagnoseArgs {
+    /// Log files: monitor CSV/JSONL, `iostat -x -t` text, perfmon CSV.
+    #[arg(value_name = "LOG", required = true)]
+    pub logs: Vec<PathBuf>,
+    /// Service-time expectations from `halfpower profile` (schema: docs/profile.md).
+    #[arg(long, value_name = "PROFILE.json")]
+    pub profile: Option<PathBuf>,
+    /// Print the diagnosis as one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -1,4 +1,5 @@
-//! Analysis of measured figures: for now, the sanity checks a run applies to its own results
-//! (is this latency possible for this device, did reads come from the page cache?).
+//! Analysis of measured figures: the queueing laws behind service and queue time, and the
+//! sanity checks a run applies to its own results.
 
+pub mod queueing;
 pub mod sanity;

@@ -1,5 +1,7 @@
 //! Glue per subcommand: parse the command line, run, print. `main.rs` calls [`main`].
 
+mod diagnose;
+mod monitor;
 mod quick;
 mod run;
 
@@ -37,6 +39,8 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
     match cli.command {
         Some(Command::Run(args)) => run::run(args, command),
         Some(Command::Quick(args)) => quick::quick(args, command),
+        Some(Command::Monitor(args)) => monitor::monitor(args),
+        Some(Command::Diagnose(args)) => diagnose::diagnose(args),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

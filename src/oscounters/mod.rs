@@ -1,8 +1,11 @@
 //! Readers of the operating system's own counters: /proc/diskstats, block-device sysfs
-//! attributes, /proc/stat and host facts. One reader per source, shared by `run` and (later)
-//! `monitor`.
+//! attributes, /proc/stat, /proc/vmstat, PSI and host facts. One reader per source, shared by
+//! `run` and `monitor`.
 
 pub mod diskstats;
 pub mod host;
+pub mod pressure;
 pub mod procstat;
+pub mod reader;
 pub mod sysfs;
+pub mod vmstat;

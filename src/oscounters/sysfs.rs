@@ -64,10 +64,54 @@ pub fn disk_dir(dev: u64) -> Option<(PathBuf, Option<String>)> {
 /// `None` when there is none (tmpfs, overlayfs, btrfs' anonymous devices, NFS).
 pub fn resolve(dev: u64) -> Option<BlockDevice> {
     let (dir, partition) = disk_dir(dev)?;
+    describe_dir(&dir, partition)
+}
+
+/// The sysfs spelling of a kernel device name: /proc/diskstats writes `cciss/c0d0` where sysfs
+/// has `cciss!c0d0`.
+pub fn sysfs_name(kernel_name: &str) -> String {
+    kernel_name.replace('/', "!")
+}
+
+/// Describes the device `name` as /proc/diskstats spells it. For a partition, the record is
+/// its disk's, with `partition` set; `None` when sysfs does not know the name.
+pub fn describe(name: &str) -> Option<BlockDevice> {
+    let path = fs::canonicalize(Path::new("/sys/class/block").join(sysfs_name(name))).ok()?;
+    if path.join("partition").exists() {
+        describe_dir(path.parent()?, Some(name.to_string()))
+    } else {
+        describe_dir(&path, None)
+    }
+}
+
+/// Whether `name` (diskstats spelling) is a partition.
+pub fn is_partition(name: &str) -> bool {
+    Path::new("/sys/class/block")
+        .join(sysfs_name(name))
+        .join("partition")
+        .exists()
+}
+
+/// Reads and writes in flight right now (/sys/class/block/NAME/inflight).
+pub fn inflight(name: &str) -> Option<(u64, u64)> {
+    parse_inflight(&read_trim(
+        &Path::new("/sys/class/block")
+            .join(sysfs_name(name))
+            .join("inflight"),
+    )?)
+}
+
+/// Parses the text of an `inflight` attribute: reads and writes in flight.
+pub fn parse_inflight(text: &str) -> Option<(u64, u64)> {
+    let mut it = text.split_whitespace().map(|v| v.parse::<u64>().ok());
+    Some((it.next()??, it.next()??))
+}
+
+fn describe_dir(dir: &Path, partition: Option<String>) -> Option<BlockDevice> {
     let q = dir.join("queue");
     let num = |p: PathBuf| read_trim(&p).and_then(|s| s.parse::<u64>().ok());
     Some(BlockDevice {
-        name: dir.file_name()?.to_string_lossy().into_owned(),
+        name: dir.file_name()?.to_string_lossy().replace('!', "/"),
         partition,
         dev: read_trim(&dir.join("dev")).unwrap_or_default(),
         rotational: num(q.join("rotational")).map(|v| v == 1),
@@ -88,6 +132,21 @@ pub fn partitions(name: &str) -> Vec<String> {
         .filter(|e| e.path().join("partition").exists())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect()
+}
+
+/// Devices `name` is built from (md members, dm targets): /sys/class/block/NAME/slaves.
+pub fn slaves(name: &str) -> Vec<String> {
+    fs::read_dir(
+        Path::new("/sys/class/block")
+            .join(sysfs_name(name))
+            .join("slaves"),
+    )
+    .map(|rd| {
+        rd.filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// Devices stacked on `name` (device mapper, md): /sys/class/block/NAME/holders.
@@ -113,6 +172,12 @@ mod tests {
         );
         assert_eq!(active_scheduler("none").as_deref(), Some("none"));
         assert_eq!(active_scheduler(""), None);
+    }
+
+    #[test]
+    fn bang_names() {
+        assert_eq!(sysfs_name("cciss/c0d0"), "cciss!c0d0");
+        assert_eq!(sysfs_name("sda"), "sda");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! tables. Everything here is formatting; nothing measures.
 
 pub mod model;
+pub mod monitor_table;
 pub mod table;
 
 pub use model::{QuickReport, QuickTest, Results, RunReport, SCHEMA_VERSION, TargetInfo};

@@ -1,0 +1,132 @@
+//! `halfpower monitor`: the sampling loop's output to the terminal, JSON lines and the log.
+
+use crate::cli::MonitorArgs;
+use crate::monitor::record::{Record, csv_header, csv_row};
+use crate::monitor::{Monitor, MonitorConfig, resolve_device};
+use crate::report::monitor_table;
+use anyhow::Context;
+use std::io::Write;
+use std::path::Path;
+
+/// The log's format, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LogFormat {
+    Csv,
+    Jsonl,
+}
+
+fn log_format(path: &Path) -> crate::Result<LogFormat> {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("csv") => Ok(LogFormat::Csv),
+        Some("jsonl" | "ndjson" | "json") => Ok(LogFormat::Jsonl),
+        _ => Err(crate::Error::invalid(
+            "--log",
+            path.display(),
+            "a path ending in .csv (CSV) or .jsonl, .ndjson, .json (JSON lines)",
+        )),
+    }
+}
+
+/// Runs `monitor`; returns the exit status.
+pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
+    let interval = args.interval.0;
+    if interval < std::time::Duration::from_millis(100) {
+        return Err(crate::Error::invalid(
+            "--interval",
+            args.interval,
+            "a duration of at least 100ms, e.g. 1s or 500ms",
+        )
+        .into());
+    }
+    if args.count == Some(0) {
+        return Err(crate::Error::invalid("--count", 0, "a number of intervals ≥ 1").into());
+    }
+    let devices = args
+        .devices
+        .iter()
+        .map(|d| resolve_device(d, args.partitions))
+        .collect::<crate::Result<Vec<_>>>()?;
+    let mut log = match &args.log {
+        None => None,
+        Some(path) => {
+            let format = log_format(path)?;
+            let file = std::fs::File::create(path).map_err(|e| {
+                crate::Error::invalid(
+                    "--log",
+                    path.display(),
+                    format!("a writable file path ({e})"),
+                )
+            })?;
+            let mut w = std::io::BufWriter::new(file);
+            if format == LogFormat::Csv {
+                writeln!(w, "{}", csv_header()).context("writing the log")?;
+            }
+            Some((w, format, path.clone()))
+        }
+    };
+    let mut mon = Monitor::start(MonitorConfig {
+        devices,
+        partitions: args.partitions,
+        interval,
+        trace: args.trace,
+    })?;
+    let mut done = 0u64;
+    while args.count.is_none_or(|c| done < c) {
+        let Some(iv) = mon.next_interval() else { break };
+        done += 1;
+        for n in &iv.notes {
+            eprintln!("halfpower: {n}");
+        }
+        let records: Vec<Record> = iv
+            .devices
+            .iter()
+            .cloned()
+            .map(Record::Device)
+            .chain(std::iter::once(Record::System(iv.system.clone())))
+            .collect();
+        {
+            let mut so = std::io::stdout().lock();
+            if args.json {
+                for r in &records {
+                    writeln!(so, "{}", serde_json::to_string(r)?).context("writing to stdout")?;
+                }
+            } else {
+                writeln!(so, "{}", monitor_table::interval(&iv.system, &iv.devices))
+                    .context("writing to stdout")?;
+            }
+            so.flush().context("writing to stdout")?;
+        }
+        if let Some((w, format, path)) = log.as_mut() {
+            for r in &records {
+                let line = match format {
+                    LogFormat::Csv => csv_row(r),
+                    LogFormat::Jsonl => serde_json::to_string(r)?,
+                };
+                writeln!(w, "{line}").with_context(|| format!("writing {}", path.display()))?;
+            }
+            w.flush()
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        if crate::signal::interrupted() {
+            break;
+        }
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_formats_by_extension() {
+        assert_eq!(log_format(Path::new("a.csv")).unwrap(), LogFormat::Csv);
+        assert_eq!(log_format(Path::new("a.JSONL")).unwrap(), LogFormat::Jsonl);
+        assert!(log_format(Path::new("a.txt")).is_err());
+    }
+}

@@ -1,0 +1,307 @@
+//! `halfpower monitor`: samples the OS counters every interval and turns each pair of
+//! snapshots into per-device records (iostat's figures plus service time, queue time and
+//! flags) and one system record.
+//!
+//! Which service time a device gets depends on how it serves requests. A device that serves
+//! one at a time (rotational, or never seen with more than one in flight) obeys the
+//! Utilization Law, S = U / X. A device that serves many at once does not: its %util is only
+//! "at least one request in flight", so U / X is busy time per I/O, not a service time. For
+//! those the monitor measures device time with the block tracer (`--trace`) or estimates it
+//! from the sampled in-flight count by Little's law, and says which in `service_source`.
+
+pub mod derive;
+pub mod record;
+pub mod sample;
+pub mod trace;
+
+use crate::oscounters::sysfs;
+use crate::signal;
+use derive::{DeviceContext, DeviceInfo, device_class, device_record, hard_paging, system_record};
+use record::{DeviceRecord, SystemRecord};
+use sample::{InflightTally, Sample, Sources, rfc3339_ms};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// In-flight samples taken per interval (at least one every 100 ms for long intervals).
+const INFLIGHT_SAMPLES: u32 = 10;
+
+/// What to watch.
+#[derive(Clone, Debug)]
+pub struct MonitorConfig {
+    /// Kernel device names to report every interval; empty = every device that moved.
+    pub devices: Vec<String>,
+    /// With no `devices`, include partitions too.
+    pub partitions: bool,
+    /// Interval length.
+    pub interval: Duration,
+    /// Measure device and OS queue time per request from the block tracepoints.
+    pub trace: bool,
+}
+
+/// One interval's records, and notes about devices that appeared or vanished.
+#[derive(Clone, Debug, Default)]
+pub struct Interval {
+    /// One record per reported device.
+    pub devices: Vec<DeviceRecord>,
+    /// The system record.
+    pub system: SystemRecord,
+    /// Devices that appeared, vanished or were reset in this interval.
+    pub notes: Vec<String>,
+}
+
+struct DeviceState {
+    info: DeviceInfo,
+    max_inflight: u64,
+}
+
+/// The sampling loop's state between intervals.
+pub struct Monitor {
+    cfg: MonitorConfig,
+    prev: Sample,
+    prev_inflight: HashMap<String, u64>,
+    tally: InflightTally,
+    states: HashMap<String, DeviceState>,
+    tracer: Option<trace::Tracer>,
+    cpus: u32,
+    sources: Sources,
+    partition: HashMap<String, bool>,
+    active: std::collections::HashSet<String>,
+}
+
+impl Monitor {
+    /// Takes the first snapshot (and starts the tracer with `cfg.trace`).
+    pub fn start(cfg: MonitorConfig) -> crate::Result<Monitor> {
+        let tracer = if cfg.trace {
+            Some(trace::Tracer::start()?)
+        } else {
+            None
+        };
+        let mut sources = Sources::default();
+        let prev = Sample::take(&mut sources);
+        let prev_inflight = prev
+            .disks
+            .iter()
+            .map(|(n, d)| (n.clone(), d.in_flight))
+            .collect();
+        Ok(Monitor {
+            cfg,
+            prev,
+            prev_inflight,
+            tally: InflightTally::default(),
+            states: HashMap::new(),
+            tracer,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            sources,
+            partition: HashMap::new(),
+            active: Default::default(),
+        })
+    }
+
+    /// The names among `names` this monitor reports, in order.
+    fn watched(&mut self, names: Vec<String>) -> Vec<String> {
+        let cache = &mut self.partition;
+        names
+            .into_iter()
+            .filter(|n| {
+                if self.cfg.devices.is_empty() {
+                    self.cfg.partitions
+                        || !*cache
+                            .entry(n.clone())
+                            .or_insert_with(|| sysfs::is_partition(n))
+                } else {
+                    self.cfg.devices.contains(n)
+                }
+            })
+            .collect()
+    }
+
+    /// Waits one interval (sampling in-flight counts meanwhile) and returns its records. On
+    /// Ctrl-C the interval ends early and is still returned (`interval_s` says how long it
+    /// was); `None` when it was too short to mean anything.
+    pub fn next_interval(&mut self) -> Option<Interval> {
+        let start = self.prev.mono_ns;
+        // In-flight counts are sampled between snapshots only for devices that were busy in
+        // the last interval (or were named): an idle system costs one wake-up per interval.
+        let names: Vec<String> = self
+            .watched(self.prev.disks.keys().cloned().collect())
+            .into_iter()
+            .filter(|n| !self.cfg.devices.is_empty() || self.active.contains(n))
+            .collect();
+        self.tally.clear();
+        let samples = if names.is_empty() {
+            1
+        } else {
+            INFLIGHT_SAMPLES
+        };
+        let step = self.cfg.interval.as_nanos() as u64 / samples as u64;
+        for k in 1..=samples {
+            if !sleep_until(start + step * k as u64) {
+                break;
+            }
+            if k < samples {
+                self.tally.sample(names.iter());
+            }
+        }
+        let now = Sample::take(&mut self.sources);
+        let secs = now.mono_ns.saturating_sub(start) as f64 / 1e9;
+        if secs < 0.05 {
+            return None;
+        }
+        let time = rfc3339_ms(now.unix_ms);
+        let system = system_record(&self.prev, &now, &time, self.cpus);
+        let paging = hard_paging(&system);
+        let traced = self.tracer.as_mut().map(|t| t.drain());
+        let mut out = Interval {
+            system,
+            ..Default::default()
+        };
+        let explicit = !self.cfg.devices.is_empty();
+        let mut active = std::collections::HashSet::new();
+        for name in self.watched(now.disks.keys().cloned().collect()) {
+            let after = &now.disks[&name];
+            let Some(before) = self.prev.disks.get(&name) else {
+                out.notes
+                    .push(format!("{name} appeared; reported from the next interval"));
+                continue;
+            };
+            if !explicit && !derive::moved(before, after) {
+                continue;
+            }
+            self.tally.add(&name, after.in_flight);
+            let state = self.states.entry(name.clone()).or_insert_with(|| {
+                let bd = sysfs::describe(&name);
+                let rotational = bd.as_ref().and_then(|b| b.rotational).unwrap_or(false);
+                let slaves = sysfs::slaves(&name).len();
+                DeviceState {
+                    info: DeviceInfo {
+                        class: device_class(&name, rotational, slaves).to_string(),
+                        rotational,
+                        disks: slaves.max(1) as u32,
+                    },
+                    max_inflight: 0,
+                }
+            });
+            let start_inflight = self.prev_inflight.get(&name).copied().unwrap_or(0);
+            state.max_inflight = state
+                .max_inflight
+                .max(self.tally.max(&name))
+                .max(start_inflight);
+            let cx = DeviceContext {
+                time: &time,
+                secs,
+                info: &state.info,
+                serial: state.info.rotational || state.max_inflight <= 1,
+                inflight_mean: self.tally.mean(&name),
+                inflight_end: after.in_flight,
+                inflight_start: start_inflight,
+                paging,
+                trace: traced
+                    .as_ref()
+                    .and_then(|t| t.get(&(after.major, after.minor)).copied()),
+            };
+            match device_record(before, after, &cx) {
+                Some(r) => {
+                    active.insert(name.clone());
+                    out.devices.push(r)
+                }
+                None => out.notes.push(format!(
+                    "{name} was reset (removed and created again); interval skipped"
+                )),
+            }
+        }
+        for name in self.watched(self.prev.disks.keys().cloned().collect()) {
+            if !now.disks.contains_key(&name) {
+                out.notes.push(format!("{name} vanished"));
+            }
+        }
+        self.prev_inflight = now
+            .disks
+            .iter()
+            .map(|(n, d)| (n.clone(), d.in_flight))
+            .collect();
+        self.prev = now;
+        self.active = active;
+        Some(out)
+    }
+}
+
+/// Sleeps until the monotonic instant `target_ns` (an absolute deadline, so intervals do not
+/// drift); false when Ctrl-C came first.
+fn sleep_until(target_ns: u64) -> bool {
+    let ts = libc::timespec {
+        tv_sec: (target_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (target_ns % 1_000_000_000) as libc::c_long,
+    };
+    loop {
+        if signal::interrupted() {
+            return false;
+        }
+        // SAFETY: `ts` is a valid timespec; a null remainder is allowed with TIMER_ABSTIME.
+        let rc = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc == 0 {
+            return !signal::interrupted();
+        }
+        if rc != libc::EINTR {
+            // Should not happen; fall back to a relative sleep so the loop cannot spin.
+            let now = crate::clock::now_ns();
+            if now >= target_ns {
+                return true;
+            }
+            std::thread::sleep(Duration::from_nanos(target_ns - now));
+        }
+    }
+}
+
+/// Resolves what the user named into the kernel name /proc/diskstats uses: the name itself,
+/// `/dev/NAME` (symlinks such as /dev/mapper/x followed), or any path on a block device (its
+/// whole disk, or its partition with `partitions`).
+pub fn resolve_device(arg: &str, partitions: bool) -> crate::Result<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let known: Vec<String> = crate::oscounters::diskstats::read()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    if known.iter().any(|k| k == arg) {
+        return Ok(arg.to_string());
+    }
+    let by_dev = |dev: u64, whole: bool| -> Option<String> {
+        let (maj, min) = sysfs::split_dev(dev);
+        let path = std::fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
+        let name = path.file_name()?.to_string_lossy().replace('!', "/");
+        if whole && path.join("partition").exists() {
+            Some(
+                path.parent()?
+                    .file_name()?
+                    .to_string_lossy()
+                    .replace('!', "/"),
+            )
+        } else {
+            Some(name)
+        }
+    };
+    let found = std::fs::metadata(arg).ok().and_then(|m| {
+        if m.file_type().is_block_device() {
+            by_dev(m.rdev(), false)
+        } else {
+            by_dev(m.dev(), !partitions)
+        }
+    });
+    match found {
+        Some(n) if known.contains(&n) => Ok(n),
+        _ => Err(crate::Error::invalid(
+            "DEVICE",
+            arg,
+            format!(
+                "a device name from /proc/diskstats, /dev/NAME, or a path on a block device; known: {}",
+                known.join(" ")
+            ),
+        )),
+    }
+}

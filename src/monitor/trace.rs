@@ -1,0 +1,307 @@
+//! `monitor --trace`: per-request OS queue time and device time from the kernel's block
+//! tracepoints, in a private tracefs instance that is removed afterwards.
+//!
+//! A request's OS queue time runs from `block_io_start` (the start of its accounting, the
+//! same instant its await starts from) to `block_rq_issue` (handed to the driver); its device
+//! time from `block_rq_issue` to `block_rq_complete`. Events are matched by device and start
+//! sector. Kernels before 6.5 have no `block_io_start`; there `block_getrq` (request
+//! allocated) stands in for it. The instance's clock is set to `mono`, the monotonic clock.
+
+use super::derive::TraceFigures;
+use std::collections::HashMap;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+const TRACEFS: &str = "/sys/kernel/tracing";
+
+/// (major, minor) of a whole disk.
+pub type DevId = (u32, u32);
+
+/// Which tracepoint a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Accounting start (`block_io_start`, or `block_getrq` on old kernels).
+    Start,
+    /// Issued to the driver.
+    Issue,
+    /// Completed.
+    Complete,
+}
+
+/// One parsed trace line: event, time (ns on the trace clock), device, start sector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceLine {
+    /// The tracepoint.
+    pub event: Event,
+    /// Timestamp, ns.
+    pub t_ns: u64,
+    /// Device.
+    pub dev: DevId,
+    /// Start sector.
+    pub sector: u64,
+}
+
+/// Parses one line of trace_pipe; `None` for other events, flushes (no sectors) and garbage.
+pub fn parse_line(line: &str) -> Option<TraceLine> {
+    let (head, rest) = line.split_once(": block_")?;
+    let (name, body) = rest.split_once(": ")?;
+    let event = match name {
+        "io_start" | "getrq" => Event::Start,
+        "rq_issue" => Event::Issue,
+        "rq_complete" => Event::Complete,
+        _ => return None,
+    };
+    let ts = head.split_whitespace().last()?;
+    let (s, frac) = ts.split_once('.')?;
+    let frac_ns: u64 = format!("{frac:0<9}").get(..9)?.parse().ok()?;
+    let t_ns = s.parse::<u64>().ok()?.checked_mul(1_000_000_000)? + frac_ns;
+    let (maj, after) = body.split_once(',')?;
+    let min = after.split_whitespace().next()?;
+    let (before_plus, after_plus) = body.split_once(" + ")?;
+    let sector = before_plus.split_whitespace().last()?.parse().ok()?;
+    let nr: u64 = after_plus.split_whitespace().next()?.parse().ok()?;
+    if nr == 0 {
+        return None;
+    }
+    Some(TraceLine {
+        event,
+        t_ns,
+        dev: (maj.trim().parse().ok()?, min.parse().ok()?),
+        sector,
+    })
+}
+
+#[derive(Default)]
+struct Acc {
+    requests: u64,
+    os_queue_ns: u64,
+    device_ns: u64,
+}
+
+/// Matches start, issue and completion of requests and sums the two times per device.
+#[derive(Default)]
+pub struct Matcher {
+    started: HashMap<(DevId, u64), u64>,
+    issued: HashMap<(DevId, u64), (u64, Option<u64>)>,
+    acc: HashMap<DevId, Acc>,
+}
+
+impl Matcher {
+    /// Feeds one event.
+    pub fn feed(&mut self, l: TraceLine) {
+        let key = (l.dev, l.sector);
+        match l.event {
+            Event::Start => {
+                self.started.insert(key, l.t_ns);
+            }
+            Event::Issue => {
+                let start = self.started.remove(&key);
+                self.issued.insert(key, (l.t_ns, start));
+            }
+            Event::Complete => {
+                if let Some((issue, start)) = self.issued.remove(&key) {
+                    let a = self.acc.entry(l.dev).or_default();
+                    a.requests += 1;
+                    a.device_ns += l.t_ns.saturating_sub(issue);
+                    a.os_queue_ns += start.map_or(0, |s| issue.saturating_sub(s));
+                }
+            }
+        }
+    }
+
+    /// The figures since the last drain, per device; forgets requests pending for more than
+    /// a minute (their other half was lost).
+    pub fn drain(&mut self, now_ns: u64) -> HashMap<DevId, TraceFigures> {
+        let old = now_ns.saturating_sub(60_000_000_000);
+        self.started.retain(|_, t| *t >= old);
+        self.issued.retain(|_, (t, _)| *t >= old);
+        std::mem::take(&mut self.acc)
+            .into_iter()
+            .filter(|(_, a)| a.requests > 0)
+            .map(|(dev, a)| {
+                let n = a.requests as f64;
+                (
+                    dev,
+                    TraceFigures {
+                        requests: a.requests,
+                        os_queue_ms: a.os_queue_ns as f64 / n / 1e6,
+                        device_ms: a.device_ns as f64 / n / 1e6,
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+/// A running tracer: a tracefs instance, a reader thread and the matcher it feeds.
+pub struct Tracer {
+    instance: PathBuf,
+    mounted: bool,
+    stop: Arc<AtomicBool>,
+    matcher: Arc<Mutex<Matcher>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+fn write(path: &Path, value: &str) -> std::io::Result<()> {
+    fs::write(path, value)
+}
+
+fn trace_err(what: &str, e: std::io::Error) -> crate::Error {
+    crate::Error::io(
+        format!("--trace: {what} (needs root and tracefs at {TRACEFS}; try without --trace)"),
+        e,
+    )
+}
+
+impl Tracer {
+    /// Mounts tracefs if needed, creates the instance, enables the three events and starts
+    /// reading.
+    pub fn start() -> crate::Result<Tracer> {
+        let root = Path::new(TRACEFS);
+        let mut mounted = false;
+        if !root.join("instances").is_dir() {
+            let status = std::process::Command::new("mount")
+                .args(["-t", "tracefs", "nodev", TRACEFS])
+                .status()
+                .map_err(|e| trace_err("running mount", e))?;
+            if !status.success() || !root.join("instances").is_dir() {
+                return Err(trace_err(
+                    "mounting tracefs",
+                    std::io::Error::other("mount failed"),
+                ));
+            }
+            mounted = true;
+        }
+        let instance = root.join(format!("instances/halfpower-{}", std::process::id()));
+        let mut t = Tracer {
+            instance: instance.clone(),
+            mounted,
+            stop: Arc::new(AtomicBool::new(false)),
+            matcher: Arc::new(Mutex::new(Matcher::default())),
+            reader: None,
+        };
+        fs::create_dir(&instance).map_err(|e| trace_err("creating a tracefs instance", e))?;
+        write(&instance.join("trace_clock"), "mono").map_err(|e| trace_err("trace_clock", e))?;
+        let _ = write(&instance.join("buffer_size_kb"), "8192");
+        let ev = instance.join("events/block");
+        let start_event = if ev.join("block_io_start").is_dir() {
+            "block_io_start"
+        } else {
+            "block_getrq"
+        };
+        for e in [start_event, "block_rq_issue", "block_rq_complete"] {
+            write(&ev.join(e).join("enable"), "1").map_err(|err| trace_err(e, err))?;
+        }
+        let pipe = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(instance.join("trace_pipe"))
+            .map_err(|e| trace_err("opening trace_pipe", e))?;
+        let (stop, matcher) = (t.stop.clone(), t.matcher.clone());
+        t.reader = Some(std::thread::spawn(move || read_loop(pipe, &stop, &matcher)));
+        Ok(t)
+    }
+
+    /// The figures of the requests completed since the last call.
+    pub fn drain(&mut self) -> HashMap<DevId, TraceFigures> {
+        let now = crate::clock::now_ns();
+        self.matcher
+            .lock()
+            .map(|mut m| m.drain(now))
+            .unwrap_or_default()
+    }
+}
+
+fn read_loop(mut pipe: fs::File, stop: &AtomicBool, matcher: &Mutex<Matcher>) {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut carry = String::new();
+    while !stop.load(Ordering::Relaxed) {
+        match pipe.read(&mut buf) {
+            Ok(0) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Ok(n) => {
+                carry.push_str(&String::from_utf8_lossy(&buf[..n]));
+                let complete = carry.rfind('\n').map_or(0, |i| i + 1);
+                if let Ok(mut m) = matcher.lock() {
+                    carry[..complete]
+                        .lines()
+                        .filter_map(parse_line)
+                        .for_each(|l| m.feed(l));
+                }
+                carry.drain(..complete);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+}
+
+impl Drop for Tracer {
+    fn drop(&mut self) {
+        let _ = write(&self.instance.join("tracing_on"), "0");
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.reader.take() {
+            let _ = h.join();
+        }
+        // The instance can only go once its trace_pipe is closed (the reader has ended).
+        for _ in 0..50 {
+            if fs::remove_dir(&self.instance).is_ok() || !self.instance.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        if self.mounted {
+            let _ = std::process::Command::new("umount").arg(TRACEFS).status();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINES: &str = "\
+              dd-24832   [001] .....  3126.551607: block_io_start: 254,0 RA 16384 () 12580504 + 32 be,0,4 [bash]
+              dd-24832   [001] .....  3126.551634: block_rq_issue: 254,0 RA 16384 () 12580504 + 32 be,0,4 [bash]
+          <idle>-0       [001] ..s1.  3126.552883: block_rq_complete: 254,0 RA () 12580504 + 32 be,0,4 [0]
+     kworker/1:1-99      [001] .....  3126.552900: block_rq_issue: 254,0 FF 0 () 0 + 0 none,0,0 [kworker/1:1]
+   my prog [x]-7         [000] .....  3126.553000: block_rq_issue: 7,0 W 4096 () 8 + 8 be,0,4 [my prog]
+          <idle>-0       [000] ..s1.  3126.553500: block_rq_complete: 7,0 W () 8 + 8 be,0,4 [0]
+";
+
+    #[test]
+    fn lines_parse() {
+        let v: Vec<TraceLine> = LINES.lines().filter_map(parse_line).collect();
+        assert_eq!(v.len(), 5, "the flush (0 sectors) is skipped");
+        assert_eq!(v[0].event, Event::Start);
+        assert_eq!(v[0].t_ns, 3_126_551_607_000);
+        assert_eq!(v[0].dev, (254, 0));
+        assert_eq!(v[0].sector, 12_580_504);
+        assert_eq!(v[3].dev, (7, 0));
+        assert!(parse_line("garbage").is_none());
+        assert!(parse_line("x: block_rq_issue: 1,2 R 3 () nope + 8").is_none());
+    }
+
+    #[test]
+    fn matching_splits_queue_and_device_time() {
+        let mut m = Matcher::default();
+        LINES.lines().filter_map(parse_line).for_each(|l| m.feed(l));
+        let f = m.drain(3_126_600_000_000);
+        let vda = f[&(254, 0)];
+        assert_eq!(vda.requests, 1);
+        assert!((vda.os_queue_ms - 0.027).abs() < 1e-9);
+        assert!((vda.device_ms - 1.249).abs() < 1e-9);
+        let loop0 = f[&(7, 0)];
+        assert_eq!(loop0.requests, 1);
+        assert_eq!(loop0.os_queue_ms, 0.0);
+        assert!((loop0.device_ms - 0.5).abs() < 1e-9);
+        assert!(m.drain(0).is_empty());
+    }
+}
