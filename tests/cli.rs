@@ -440,18 +440,9 @@ fn ctrl_c_stops_promptly_and_still_reports() {
 fn quick_suite_runs_eight_tests_and_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let out = halfpower()
-        .args([
-            "quick", d, "--size", "32m", "--time", "300ms", "--warmup", "100ms", "--json", "-",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = stdout_json(&[
+        "quick", d, "--size", "32m", "--time", "300ms", "--warmup", "100ms", "--json", "-",
+    ]);
     assert_eq!(v["kind"], "quick");
     let tests = v["tests"].as_array().unwrap();
     let names: Vec<String> = tests

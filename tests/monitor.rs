@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{LoopDev, halfpower, usage_error};
+use common::{LoopDev, halfpower, stdout_json, usage_error};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -31,7 +31,7 @@ fn agrees_with_iostat_and_counts_dd_requests() {
     let name = lo.name();
     std::thread::sleep(Duration::from_millis(300)); // let udev's probe of the new device pass
     let iostat = Command::new("iostat")
-        .args(["-x", "-d", "-y", &name, "2", "1"])
+        .args(["-x", "-y", &name, "2", "1"])
         .env("LC_ALL", "C")
         .stdout(Stdio::piped())
         .spawn()
@@ -121,6 +121,44 @@ fn agrees_with_iostat_and_counts_dd_requests() {
     agree("w_await", f("w_await_ms"), col("w_await"));
     agree("aqu-sz", f("aqu_sz"), col("aqu-sz"));
     agree("%util", f("util_pct"), col("%util"));
+
+    // The system record's CPU split against iostat's avg-cpu over the same window (iostat's
+    // %system includes hard and soft interrupt time), to 2 percentage points.
+    let sys: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["device"] == "_system")
+        .unwrap();
+    let s = |k: &str| {
+        sys[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{k} missing: {sys}"))
+    };
+    let cpu: Vec<f64> = io
+        .lines()
+        .skip_while(|l| !l.starts_with("avg-cpu:"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no avg-cpu in {io}"))
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    for (what, ours, theirs) in [
+        ("%user+%nice", s("cpu_user_pct"), cpu[0] + cpu[1]),
+        (
+            "%system",
+            s("cpu_system_pct") + s("cpu_irq_pct") + s("cpu_softirq_pct"),
+            cpu[2],
+        ),
+        ("%iowait", s("cpu_iowait_pct"), cpu[3]),
+        ("%steal", s("cpu_steal_pct"), cpu[4]),
+        ("%idle", s("cpu_idle_pct"), cpu[5]),
+    ] {
+        eprintln!("{what}: halfpower {ours:.2} iostat {theirs}");
+        assert!(
+            (ours - theirs).abs() <= 2.0,
+            "{what}: halfpower {ours:.2} vs iostat {theirs}\n{io}\n{sys}"
+        );
+    }
 }
 
 /// A JSON-lines and a CSV log from a real run read back into `diagnose`, which gives the loop
@@ -188,18 +226,11 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
     let jsonl = dir.path().join("m.jsonl");
     std::fs::write(&jsonl, &text).unwrap();
     for log in [&csv, &jsonl] {
-        let out = halfpower()
-            .arg("diagnose")
-            .arg(log)
-            .arg("--json")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let d = stdout_json(&[
+            std::ffi::OsStr::new("diagnose"),
+            log.as_os_str(),
+            "--json".as_ref(),
+        ]);
         assert_eq!(d["kind"], "diagnose");
         let dev = d["devices"]
             .as_array()

@@ -277,6 +277,7 @@ fn figures(
             paging_s: sys.and_then(|s| s.paging_s),
             cpu_pct: sys.and_then(|s| s.cpu_pct),
             interrupt_pct: sys.and_then(|s| s.interrupt_pct),
+            interval_ios: iv.interval_s.map(|t| t * iv.iops()),
             expected_ms: expectation(profile, class, iv),
         },
         source,

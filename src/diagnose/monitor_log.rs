@@ -63,6 +63,7 @@ pub fn parse_csv(path: &str, text: &str) -> Log {
                     Ok(f) if k != "device" && k != "time" => {
                         serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
                     }
+                    _ if v == "true" || v == "false" => Value::Bool(v == "true"),
                     _ if k == "flags" => {
                         Value::Array(v.split(';').map(|s| Value::String(s.into())).collect())
                     }
@@ -119,8 +120,12 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         return;
     };
     let source = text("service_source");
-    let parallel = matches!(source.as_deref(), Some("inflight-estimate" | "trace"))
-        || (source.as_deref() == Some("none") && r_s + w_s > 0.0);
+    // Logs before the `serial` field: infer it from how the service time was obtained.
+    let serial = m.get("serial").and_then(Value::as_bool).or_else(|| {
+        let parallel = matches!(source.as_deref(), Some("inflight-estimate" | "trace"))
+            || (source.as_deref() == Some("none") && r_s + w_s > 0.0);
+        source.as_ref().map(|_| !parallel)
+    });
     log.disks.push(DiskInterval {
         time,
         interval_s: interval,
@@ -135,9 +140,9 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         util_pct: num("util_pct"),
         queue_length: num("aqu_sz"),
         service_ms: num("service_ms"),
-        service_source: source.clone(),
+        service_source: source,
         split_io_s: None,
-        serial: source.map(|_| !parallel),
+        serial,
     });
 }
 
@@ -162,6 +167,7 @@ mod tests {
                 service_ms: Some(8.0),
                 queue_ms: Some(12.0),
                 service_source: crate::monitor::record::ServiceSource::UtilizationLaw,
+                serial: true,
                 flags: vec!["busy>85%".into()],
                 ..Default::default()
             }),

@@ -3,12 +3,9 @@
 
 use serde::Serialize;
 
-/// Busy share above which a serial disk with a queue is overloaded (003).
-pub const BUSY_PCT: f64 = 85.0;
-/// Mean queue per disk above which a busy disk is overloaded (003).
-pub const QUEUE_PER_DISK: f64 = 2.0;
-/// Hard paging rate that makes a busy disk a memory problem (003).
-pub const PAGING_PER_S: f64 = 5.0;
+pub use crate::analysis::limits::{BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK};
+use crate::analysis::limits::{busy_beyond_population, service_beyond_response};
+
 /// Disk busy enough for the paging rule to apply, %.
 pub const PAGING_BUSY_PCT: f64 = 50.0;
 /// Processor time that counts as saturated, %.
@@ -150,6 +147,9 @@ pub struct Figures {
     pub cpu_pct: Option<f64>,
     /// Interrupt time, %.
     pub interrupt_pct: Option<f64>,
+    /// Completions in the interval (for the whole-ms rounding allowance of S > R), when the
+    /// interval length is known.
+    pub interval_ios: Option<f64>,
     /// Expected service time, ms, and where the expectation comes from.
     pub expected_ms: Option<(f64, f64, String)>,
 }
@@ -168,7 +168,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
             });
         }
         if let Some(n) = f.queue_length {
-            if u / 100.0 > n + 0.05 && u > 5.0 {
+            if busy_beyond_population(u / 100.0, n) {
                 ev.push(Evidence {
                     figure: "queue_length",
                     value: n,
@@ -181,7 +181,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
         }
     }
     if let (Some(s), Some(r)) = (f.service_ms, f.response_ms) {
-        if s > r * 1.05 + 0.01 && f.iops > 0.0 {
+        if f.iops > 0.0 && service_beyond_response(s, r, f.interval_ios) {
             ev.push(Evidence {
                 figure: "service_ms",
                 value: s,

@@ -5,16 +5,11 @@ use super::record::{
     DeviceRecord, MONITOR_SCHEMA_VERSION, SYSTEM_DEVICE, ServiceSource, SystemRecord,
 };
 use super::sample::Sample;
+use crate::analysis::limits::{
+    BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK, busy_beyond_population, service_beyond_response,
+};
 use crate::analysis::queueing::{littles_law_ms, queue_time_ms, utilization_law_ms};
-use crate::oscounters::diskstats::{DiskStat, counter_delta};
-
-/// Hard paging above this many pages per second rules the disks out (003: "paging … remains at
-/// less than 5 per second").
-pub const PAGING_PAGES_PER_S: f64 = 5.0;
-/// Busy share above which a disk is a bottleneck candidate (003: "above 85 %").
-pub const BUSY_PCT: f64 = 85.0;
-/// Queue per disk above which a disk is a bottleneck candidate (003: "greater than 2 per disk").
-pub const QUEUE_PER_DISK: f64 = 2.0;
+use crate::oscounters::diskstats::{DeviceDelta, DiskStat, counter_delta};
 
 /// What the monitor knows about a device besides its counters.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,33 +107,30 @@ pub fn device_record(
     if counters_reset(before, after) || cx.secs <= 0.0 {
         return None;
     }
+    // The figures `run` also reports come from the one definition in DeviceDelta; discards,
+    // flushes and the combined response time are added here.
+    let dd = DeviceDelta::between(before, after, std::time::Duration::from_secs_f64(cx.secs));
     let d = counter_delta;
-    let secs = cx.secs;
-    let ms = secs * 1000.0;
-    let reads = after.reads - before.reads;
-    let writes = after.writes - before.writes;
+    let secs = dd.seconds;
     let discards = after.discards - before.discards;
     let flushes = after.flushes - before.flushes;
     let rate = |n: u64| n as f64 / secs;
     let per = |t: u64, n: u64| if n == 0 { 0.0 } else { t as f64 / n as f64 };
-    let rb = (after.read_sectors - before.read_sectors) * 512;
-    let wb = (after.write_sectors - before.write_sectors) * 512;
     let db = d(before.discard_sectors, after.discard_sectors) * 512;
-    let (rt, wt, dt) = (
-        d(before.read_ms, after.read_ms),
-        d(before.write_ms, after.write_ms),
-        d(before.discard_ms, after.discard_ms),
+    let dt = d(before.discard_ms, after.discard_ms);
+    let ios = dd.reads + dd.writes + discards;
+    let util = dd.util_pct / 100.0;
+    let aqu = dd.aqu_sz;
+    let response = per(
+        d(before.read_ms, after.read_ms) + d(before.write_ms, after.write_ms) + dt,
+        ios,
     );
-    let ios = reads + writes + discards;
-    let util = d(before.io_ticks_ms, after.io_ticks_ms) as f64 / ms;
-    let aqu = d(before.time_in_queue_ms, after.time_in_queue_ms) as f64 / ms;
-    let response = per(rt + wt + dt, ios);
     let iops = rate(ios);
     let (service, source) = match (cx.trace, cx.serial) {
         (Some(t), _) if t.requests > 0 => (Some(t.device_ms), ServiceSource::Trace),
         _ if ios == 0 => (None, ServiceSource::None),
         (_, true) => (
-            utilization_law_ms(util.min(1.0), iops),
+            utilization_law_ms(util, iops),
             ServiceSource::UtilizationLaw,
         ),
         (_, false) => match cx.inflight_mean.and_then(|n| littles_law_ms(n, iops)) {
@@ -151,8 +143,7 @@ pub fn device_record(
         _ => service.map(|s| queue_time_ms(response, s)),
     };
     let mut flags = Vec::new();
-    let util_pct = (util * 100.0).min(100.0);
-    if util_pct > BUSY_PCT {
+    if dd.util_pct > BUSY_PCT {
         flags.push("busy>85%".to_string());
     }
     if aqu / cx.info.disks.max(1) as f64 > QUEUE_PER_DISK {
@@ -162,15 +153,11 @@ pub fn device_record(
         flags.push("paging".to_string());
     }
     // Counters that contradict each other (Friedman's consistency checks).
-    if util > aqu + 0.05 && util > 0.05 {
+    if busy_beyond_population(util, aqu) {
         flags.push("U>N".to_string());
     }
-    if let Some(s) = service {
-        // diskstats keeps each time sum in whole ms, so the mean response is short by up to
-        // 1 ms spread over the interval's I/Os.
-        if ios > 0 && s > response * 1.05 + 0.01 + 1.0 / ios as f64 {
-            flags.push("S>R".to_string());
-        }
+    if service.is_some_and(|s| ios > 0 && service_beyond_response(s, response, Some(ios as f64))) {
+        flags.push("S>R".to_string());
     }
     let drift = cx.inflight_end.abs_diff(cx.inflight_start) as f64;
     if drift > 2.0f64.max(aqu) {
@@ -183,24 +170,25 @@ pub fn device_record(
         device: after.name.clone(),
         class: cx.info.class.clone(),
         disks: cx.info.disks,
-        r_s: rate(reads),
-        w_s: rate(writes),
+        r_s: dd.r_s,
+        w_s: dd.w_s,
         d_s: rate(discards),
         f_s: rate(flushes),
-        r_bytes_s: rb as f64 / secs,
-        w_bytes_s: wb as f64 / secs,
+        r_bytes_s: dd.read_bytes as f64 / secs,
+        w_bytes_s: dd.write_bytes as f64 / secs,
         d_bytes_s: db as f64 / secs,
-        rrqm_s: rate(d(before.read_merges, after.read_merges)),
-        wrqm_s: rate(d(before.write_merges, after.write_merges)),
-        rareq_bytes: per(rb, reads),
-        wareq_bytes: per(wb, writes),
-        r_await_ms: per(rt, reads),
-        w_await_ms: per(wt, writes),
+        rrqm_s: rate(dd.read_merges),
+        wrqm_s: rate(dd.write_merges),
+        rareq_bytes: per(dd.read_bytes, dd.reads),
+        wareq_bytes: per(dd.write_bytes, dd.writes),
+        r_await_ms: dd.r_await_ms,
+        w_await_ms: dd.w_await_ms,
         d_await_ms: per(dt, discards),
         f_await_ms: per(d(before.flush_ms, after.flush_ms), flushes),
         response_ms: response,
         aqu_sz: aqu,
-        util_pct,
+        util_pct: dd.util_pct,
+        serial: cx.serial,
         inflight: cx.inflight_end,
         inflight_mean: cx.inflight_mean.unwrap_or(cx.inflight_end as f64),
         service_ms: service,
@@ -283,9 +271,9 @@ pub fn system_record(a: &Sample, b: &Sample, time: &str, cpus: u32) -> SystemRec
     r
 }
 
-/// Swap traffic above [`PAGING_PAGES_PER_S`].
+/// Swap traffic above [`PAGING_PER_S`].
 pub fn hard_paging(r: &SystemRecord) -> bool {
-    r.swap_in_pages_s + r.swap_out_pages_s > PAGING_PAGES_PER_S
+    r.swap_in_pages_s + r.swap_out_pages_s > PAGING_PER_S
 }
 
 #[cfg(test)]

@@ -271,26 +271,19 @@ pub fn resolve_device(arg: &str, partitions: bool) -> crate::Result<String> {
     if known.iter().any(|k| k == arg) {
         return Ok(arg.to_string());
     }
-    let by_dev = |dev: u64, whole: bool| -> Option<String> {
-        let (maj, min) = sysfs::split_dev(dev);
-        let path = std::fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
-        let name = path.file_name()?.to_string_lossy().replace('!', "/");
-        if whole && path.join("partition").exists() {
-            Some(
-                path.parent()?
-                    .file_name()?
-                    .to_string_lossy()
-                    .replace('!', "/"),
-            )
-        } else {
-            Some(name)
-        }
+    // The kernel name of a sysfs block directory.
+    let name_of = |dir: &std::path::Path| {
+        dir.file_name()
+            .map(|n| n.to_string_lossy().replace('!', "/"))
     };
     let found = std::fs::metadata(arg).ok().and_then(|m| {
-        if m.file_type().is_block_device() {
-            by_dev(m.rdev(), false)
-        } else {
-            by_dev(m.dev(), !partitions)
+        let named_node = m.file_type().is_block_device();
+        let (disk, partition) = sysfs::disk_dir(if named_node { m.rdev() } else { m.dev() })?;
+        // A device node names itself; a path on a filesystem names its whole disk unless
+        // partitions were asked for.
+        match partition {
+            Some(p) if named_node || partitions => Some(p.replace('!', "/")),
+            _ => name_of(&disk),
         }
     });
     match found {

@@ -77,6 +77,9 @@ pub struct DeviceRecord {
     pub aqu_sz: f64,
     /// Share of the interval with at least one request in flight, %.
     pub util_pct: f64,
+    /// Serves one request at a time (rotational, or never seen with more than one in flight):
+    /// the Utilization Law and the busy/queue rule apply.
+    pub serial: bool,
     /// Requests at the driver at the end of the interval (reads + writes, sampled).
     pub inflight: u64,
     /// Mean of the in-flight samples taken during the interval.
@@ -187,6 +190,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "response_ms",
     "aqu_sz",
     "util_pct",
+    "serial",
     "inflight",
     "inflight_mean",
     "service_ms",

@@ -92,15 +92,6 @@ pub fn is_partition(name: &str) -> bool {
         .exists()
 }
 
-/// Reads and writes in flight right now (/sys/class/block/NAME/inflight).
-pub fn inflight(name: &str) -> Option<(u64, u64)> {
-    parse_inflight(&read_trim(
-        &Path::new("/sys/class/block")
-            .join(sysfs_name(name))
-            .join("inflight"),
-    )?)
-}
-
 /// Parses the text of an `inflight` attribute: reads and writes in flight.
 pub fn parse_inflight(text: &str) -> Option<(u64, u64)> {
     let mut it = text.split_whitespace().map(|v| v.parse::<u64>().ok());

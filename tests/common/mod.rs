@@ -12,11 +12,14 @@ pub fn halfpower() -> assert_cmd::Command {
 
 /// Runs halfpower with `args` plus `--json -` and parses stdout as the whole JSON document.
 pub fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = halfpower()
-        .args(args)
-        .args(["--json", "-", "--quiet"])
-        .output()
-        .unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--json", "-", "--quiet"]);
+    stdout_json(&all)
+}
+
+/// Runs halfpower with exactly `args`, asserts success and parses stdout as one JSON document.
+pub fn stdout_json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> serde_json::Value {
+    let out = halfpower().args(args).output().unwrap();
     assert!(
         out.status.success(),
         "halfpower {args:?} failed: {}",
