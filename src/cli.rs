@@ -1,8 +1,8 @@
 //! The command line: clap derive structs and nothing else. Workload options come from
 //! [`crate::spec::Workload`], so flags, job files and JSON share one definition.
 
-use crate::spec::Workload;
-use crate::units::{ByteSize, Dur};
+use crate::spec::{RwMode, Setup, Workload};
+use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -26,6 +26,22 @@ devices that serve one request at a time; queue time = response - service. Rules
 service time or busy > 85 % with > 2 queued per disk = overloaded; hard paging > 5 pages/s on a \
 busy disk = memory-bound; service time > 1.5x the profile's expectation (2x the class's typical \
 value without --profile) = slow. Times in ms; MB/s = 10^6 bytes/s.";
+
+const SWEEP_HELP: &str = "Each point is one run (same engine and figures as `halfpower run`) on \
+one prepared target; points run in the order rw, threads, request size, queue depth. The \
+plateau is the mean of the points within 5 % of the best; the half-power point is the smallest \
+request size (per queue depth) and the smallest depth (per size) reaching 50 % of the reference \
+(--pap, else the plateau); the knee is where each doubling adds < 10 % throughput while p99 \
+rises. Sizes take k, m, g suffixes (powers of two); throughput is MB/s = 10^6 bytes/s; \
+durations take ms, s, m or h.";
+
+const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
+random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
+1m (4k 16k 64k with --quick); sequential and cache-hit at QD1, random at QD1 and QD4. Service \
+time S = 1/IOPS from the QD1 runs (Utilization Law, the device 100 % busy); per column a \
+least-squares line S = overhead + ms_per_KiB x size fitted from the smallest sizes up, with the \
+points off the line (> 15 % from it) left out and marked. Sizes are powers of two (KiB); MB/s \
+= 10^6 bytes/s.";
 
 /// halfpower: what can this storage really do, how far is a workload from it, and why.
 ///
@@ -57,6 +73,14 @@ pub enum Command {
     /// evidence, the rule it comes from and tuning advice.
     #[command(after_help = DIAGNOSE_HELP)]
     Diagnose(DiagnoseArgs),
+    /// Sweep request size x queue depth (x threads) and find the plateau, the half-power point
+    /// and the knee for each rw mode.
+    #[command(after_help = SWEEP_HELP)]
+    Sweep(SweepArgs),
+    /// Friedman's characterization matrix: service time per read/write x sequential/random/
+    /// cache-hit x request size, fitted lines, and the expectations file diagnose reads.
+    #[command(after_help = PROFILE_HELP)]
+    Profile(ProfileArgs),
 }
 
 /// Where results go.
@@ -146,4 +170,90 @@ pub struct DiagnoseArgs {
     /// Print the diagnosis as one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options shared by `sweep` and `profile`: how each point is run and stopped.
+#[derive(Args, Debug, Clone)]
+pub struct PointArgs {
+    /// End a point once its throughput over the last three 1-s windows stays within +-PCT %
+    /// of their mean (default 2), or at --time, whichever comes first.
+    #[arg(long, value_name = "PCT", num_args = 0..=1, default_missing_value = "2",
+          require_equals = true)]
+    pub steady: Option<f64>,
+    /// Timing, region, engine, open flags and write permissions of every point.
+    #[command(flatten)]
+    pub setup: Setup,
+}
+
+/// `halfpower sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Files or block devices (a missing file is created and filled once for all points).
+    #[arg(value_name = "TARGET", required_unless_present = "from")]
+    pub targets: Vec<PathBuf>,
+    /// Re-analyse a sweep instead of running one: a sweep JSON, or a CSV with the columns
+    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional).
+    #[arg(long, value_name = "FILE", conflicts_with = "targets")]
+    pub from: Option<PathBuf>,
+    /// rw modes, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "read,randread,write,randwrite"
+    )]
+    pub rw: Vec<RwMode>,
+    /// Request sizes, comma-separated (k/m = KiB/MiB).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "4k,16k,64k,256k,1m"
+    )]
+    pub bs: Vec<ByteSize>,
+    /// Queue depths (I/Os in flight per thread), comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "1,4,16,64"
+    )]
+    pub qd: Vec<u32>,
+    /// Threads per target, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "1")]
+    pub threads: Vec<u32>,
+    /// Peak advertised performance: half-power is half of this instead of the measured
+    /// plateau, and real/advertised is reported (e.g. 550MB/s; a bare number is MB/s).
+    #[arg(long, value_name = "RATE")]
+    pub pap: Option<Rate>,
+    /// How each point runs.
+    #[command(flatten)]
+    pub point: PointArgs,
+    /// Also write one CSV row per point to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `halfpower profile`.
+#[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// A file or block device (a missing file is created and filled once).
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+    /// Request sizes 4k, 16k, 64k only (else also 256k and 1m).
+    #[arg(long)]
+    pub quick: bool,
+    /// Reads only: profile a device without writing to it.
+    #[arg(long)]
+    pub reads_only: bool,
+    /// How each point runs.
+    #[command(flatten)]
+    pub point: PointArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }

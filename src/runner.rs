@@ -2,6 +2,7 @@
 //! them through warm-up and the measured phase in lock-step (barriers), samples the OS
 //! counters and CPU at the edges of the measured window, and merges what the workers recorded.
 
+use crate::analysis::steady::SteadyRule;
 use crate::clock::now_ns;
 use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
 use crate::offsets::{OffsetGen, Region};
@@ -16,7 +17,7 @@ use crate::stats::summary::{TimePoint, merge_series};
 use crate::target::Target;
 use crate::worker::{Limit, Progress, Worker, WorkerPlan};
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
@@ -52,6 +53,8 @@ pub struct Measurement {
     pub devices: Vec<DeviceDelta>,
     /// Whether Ctrl-C cut the run short.
     pub interrupted: bool,
+    /// With a steady-state rule: whether the run ended because it held (else at `--time`).
+    pub steady: Option<bool>,
     /// A failure that stopped a worker (submission error), if any.
     pub fatal: Option<String>,
 }
@@ -69,6 +72,7 @@ struct Shared {
     setup_error: Mutex<Option<String>>,
     budget: Option<AtomicU64>,
     progress: Vec<Progress>,
+    stop: AtomicBool,
     warmup_ns: u64,
     time_ns: u64,
 }
@@ -83,7 +87,7 @@ fn drive<E: Engine>(
     let mut fatal = None;
     if shared.warmup_ns > 0 {
         let until = now_ns() + shared.warmup_ns;
-        if let Err(e) = worker.phase(eng, Limit::Until(until), None, progress) {
+        if let Err(e) = worker.phase(eng, Limit::Until(until), None, progress, &shared.stop) {
             fatal = Some(format!("warm-up: {e}"));
         }
     }
@@ -96,7 +100,7 @@ fn drive<E: Engine>(
             Some(b) => Limit::Budget(b),
             None => Limit::Until(origin + shared.time_ns),
         };
-        if let Err(e) = worker.phase(eng, limit, Some(&mut rec), progress) {
+        if let Err(e) = worker.phase(eng, limit, Some(&mut rec), progress, &shared.stop) {
             fatal = Some(format!("submitting I/O: {e}"));
         }
     }
@@ -139,19 +143,21 @@ fn worker_thread(
     let bs = w.bs.0 as u32;
     let qd = if engine == EngineKind::Sync { 1 } else { w.qd };
     let stream = ((ti as u64) << 32) | th as u64;
-    let region = Region::new(t.offset, t.size, w.bs.0);
+    // A workload may address less than the opened region (profile's cache-hit cells).
+    let size = w.setup.size.map_or(t.size, |s| s.0.min(t.size));
+    let region = Region::new(t.offset, size, w.bs.0);
     let plan = WorkerPlan {
         offsets: if w.rw.is_random() {
             OffsetGen::random(region)
         } else {
             OffsetGen::sequential(region, th, w.threads)
         },
-        rng: Rng::new(w.seed, stream),
+        rng: Rng::new(w.setup.seed, stream),
         read_pct: w.read_pct.unwrap_or(w.rw.default_read_pct()),
         qd,
         bs,
     };
-    let engine_result = setup_engine(t, engine, qd, bs, w.seed ^ stream);
+    let engine_result = setup_engine(t, engine, qd, bs, w.setup.seed ^ stream);
     let mut out = WorkerOutput {
         target: ti,
         rec: Recorder::new(0),
@@ -203,22 +209,23 @@ fn device_snapshot(names: &[String]) -> Vec<diskstats::DiskStat> {
         .collect()
 }
 
+/// Measured I/Os and bytes completed so far, all workers together.
+fn completed(shared: &Shared) -> (u64, u64) {
+    shared.progress.iter().fold((0, 0), |(i, b), p| {
+        (
+            i + p.ios.load(Ordering::Relaxed),
+            b + p.bytes.load(Ordering::Relaxed),
+        )
+    })
+}
+
 fn show_progress(shared: &Shared, started: Instant, w: &Workload, last: &mut (u64, u64, Instant)) {
-    let ios: u64 = shared
-        .progress
-        .iter()
-        .map(|p| p.ios.load(Ordering::Relaxed))
-        .sum();
-    let bytes: u64 = shared
-        .progress
-        .iter()
-        .map(|p| p.bytes.load(Ordering::Relaxed))
-        .sum();
+    let (ios, bytes) = completed(shared);
     let dt = last.2.elapsed().as_secs_f64().max(1e-3);
     let iops = (ios - last.0) as f64 / dt;
     let mbs = (bytes - last.1) as f64 / dt / 1e6;
     *last = (ios, bytes, Instant::now());
-    let of = match (w.time, w.io_budget()) {
+    let of = match (w.setup.time, w.io_budget()) {
         (Some(t), _) => format!("{:.1}s / {}", started.elapsed().as_secs_f64(), t),
         (None, Some(b)) => format!("{} / {} I/Os", ios, b),
         _ => String::new(),
@@ -227,13 +234,77 @@ fn show_progress(shared: &Shared, started: Instant, w: &Workload, last: &mut (u6
     let _ = std::io::stderr().flush();
 }
 
-/// Runs workload `w` (validated) with `engine` on `targets`. With `progress`, shows live
-/// figures on stderr when it is a terminal.
+/// How the runner watches a run while it goes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Control {
+    /// Show live figures on stderr when it is a terminal.
+    pub progress: bool,
+    /// End the measured phase once this rule holds (else it runs its full time).
+    pub steady: Option<SteadyRule>,
+}
+
+impl Control {
+    /// Progress as asked, no steady-state rule: what `run` and `quick` use.
+    pub fn progress(progress: bool) -> Self {
+        Control {
+            progress,
+            steady: None,
+        }
+    }
+}
+
+/// Watches the measured phase until every worker is done: redraws the progress line every
+/// 250 ms, and with a steady-state rule, closes a window every `rule.window` and raises
+/// `shared.stop` once the rule holds. Returns whether it did.
+fn watch(
+    shared: &Shared,
+    handles: &[std::thread::ScopedJoinHandle<'_, WorkerOutput>],
+    t0: Instant,
+    w: &Workload,
+    control: Control,
+    progress: bool,
+) -> bool {
+    let tick = Duration::from_millis(250);
+    let mut last = (0, 0, Instant::now());
+    let mut next_tick = t0 + tick;
+    let mut windows: Vec<u64> = Vec::new();
+    let mut window_start_bytes = 0;
+    let mut next_window = control.steady.map(|r| t0 + r.window);
+    let mut reached = false;
+    while (progress || next_window.is_some()) && !handles.iter().all(|h| h.is_finished()) {
+        let wake = match next_window {
+            Some(nw) if !progress || nw < next_tick => nw,
+            _ => next_tick,
+        };
+        std::thread::sleep(wake.saturating_duration_since(Instant::now()).min(tick));
+        let now = Instant::now();
+        if progress && now >= next_tick {
+            show_progress(shared, t0, w, &mut last);
+            next_tick += tick;
+        }
+        if let (Some(nw), Some(rule)) = (next_window, control.steady) {
+            if now >= nw {
+                let bytes = completed(shared).1;
+                windows.push(bytes - window_start_bytes);
+                window_start_bytes = bytes;
+                next_window = Some(nw + rule.window);
+                if rule.holds(&windows) {
+                    shared.stop.store(true, Ordering::Relaxed);
+                    reached = true;
+                    next_window = None;
+                }
+            }
+        }
+    }
+    reached
+}
+
+/// Runs workload `w` (validated) with `engine` on `targets`, watched as `control` says.
 pub fn execute(
     targets: &[Target],
     w: &Workload,
     engine: EngineKind,
-    progress: bool,
+    control: Control,
 ) -> crate::Result<Measurement> {
     let threads = w.threads as usize;
     let n = targets.len() * threads;
@@ -242,8 +313,9 @@ pub fn execute(
         setup_error: Mutex::new(None),
         budget: w.io_budget().map(AtomicU64::new),
         progress: (0..n).map(|_| Progress::default()).collect(),
-        warmup_ns: w.warmup.0.as_nanos() as u64,
-        time_ns: w.time.map_or(0, |t| t.0.as_nanos() as u64),
+        stop: AtomicBool::new(false),
+        warmup_ns: w.setup.warmup.0.as_nanos() as u64,
+        time_ns: w.setup.time.map_or(0, |t| t.0.as_nanos() as u64),
     };
     let mut device_names: Vec<String> = targets
         .iter()
@@ -251,9 +323,9 @@ pub fn execute(
         .collect();
     device_names.sort();
     device_names.dedup();
-    let progress = progress && std::io::stderr().is_terminal();
+    let progress = control.progress && std::io::stderr().is_terminal();
 
-    let (outputs, before, after, t0, t1) = std::thread::scope(|s| {
+    let (outputs, before, after, t0, t1, reached) = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(n);
         for (ti, t) in targets.iter().enumerate() {
             for th in 0..w.threads {
@@ -272,16 +344,13 @@ pub fn execute(
         let mut after = None;
         let mut t0 = Instant::now();
         let mut t1 = t0;
+        let mut reached = false;
         if !failed {
             shared.barrier.wait(); // B1
             before = Some((device_snapshot(&device_names), CpuSnapshot::now()));
             t0 = Instant::now();
             shared.barrier.wait(); // B2
-            let mut last = (0, 0, Instant::now());
-            while progress && !handles.iter().all(|h| h.is_finished()) {
-                std::thread::sleep(Duration::from_millis(250));
-                show_progress(&shared, t0, w, &mut last);
-            }
+            reached = watch(&shared, &handles, t0, w, control, progress);
         }
         let outputs: Vec<WorkerOutput> = handles
             .into_iter()
@@ -294,7 +363,7 @@ pub fn execute(
                 eprint!("\r\x1b[K");
             }
         }
-        (outputs, before, after, t0, t1)
+        (outputs, before, after, t0, t1, reached)
     });
     if let Some(msg) = shared
         .setup_error
@@ -359,6 +428,7 @@ pub fn execute(
         targets: per_target,
         total,
         interrupted: signal::interrupted(),
+        steady: control.steady.map(|_| reached),
         fatal,
     })
 }

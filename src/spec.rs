@@ -92,8 +92,8 @@ pub const MAX_THREADS: u32 = 1024;
 /// Largest request size accepted.
 pub const MAX_BS: u64 = 256 << 20;
 
-/// Every option of one workload. Sizes are powers of two (4k = 4096 bytes); durations take
-/// ms, s, m or h.
+/// Every option of one workload: its shape (direction, request size, queue depth, threads)
+/// and its [`Setup`]. Sizes are powers of two (4k = 4096 bytes); durations take ms, s, m or h.
 #[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     /// Direction and pattern.
@@ -111,6 +111,16 @@ pub struct Workload {
     /// Threads per target, each with its own io_uring ring.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: u32,
+    /// How the run is timed, where it goes and what it may touch.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub setup: Setup,
+}
+
+/// The options of a run besides its shape: timing, region, engine, open flags and the write
+/// permissions. `run` takes them with one shape; `sweep` and `profile` with many shapes.
+#[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Setup {
     /// Measured time after the warm-up [default: 10s].
     #[arg(long, value_name = "DUR", conflicts_with = "bytes")]
     pub time: Option<Dur>,
@@ -151,14 +161,9 @@ pub struct Workload {
     pub keep: bool,
 }
 
-impl Default for Workload {
+impl Default for Setup {
     fn default() -> Self {
-        Workload {
-            rw: RwMode::Read,
-            read_pct: None,
-            bs: ByteSize(4096),
-            qd: 1,
-            threads: 1,
+        Setup {
             time: None,
             bytes: None,
             warmup: Dur(Duration::from_secs(1)),
@@ -171,6 +176,19 @@ impl Default for Workload {
             allow_write: false,
             destroy_data: false,
             keep: false,
+        }
+    }
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            rw: RwMode::Read,
+            read_pct: None,
+            bs: ByteSize(4096),
+            qd: 1,
+            threads: 1,
+            setup: Setup::default(),
         }
     }
 }
@@ -201,7 +219,7 @@ impl Workload {
                 "a request size from 1 byte to 256m (a multiple of the device's block size, e.g. 4k)",
             ));
         }
-        if w.engine == EngineKind::Sync && w.qd != 1 {
+        if w.setup.engine == EngineKind::Sync && w.qd != 1 {
             return Err(Error::invalid(
                 "--qd",
                 w.qd,
@@ -230,7 +248,7 @@ impl Workload {
             (None, _) => w.read_pct = Some(w.rw.default_read_pct()),
             _ => {}
         }
-        if let Some(t) = w.time {
+        if let Some(t) = w.setup.time {
             if t.0.is_zero() {
                 return Err(Error::invalid(
                     "--time",
@@ -239,7 +257,7 @@ impl Workload {
                 ));
             }
         }
-        match w.bytes {
+        match w.setup.bytes {
             Some(b) if b.0 == 0 || b.0 % w.bs.0 != 0 => {
                 return Err(Error::invalid(
                     "--bytes",
@@ -248,10 +266,10 @@ impl Workload {
                 ));
             }
             Some(_) => {}
-            None if w.time.is_none() => w.time = Some(Dur(DEFAULT_TIME)),
+            None if w.setup.time.is_none() => w.setup.time = Some(Dur(DEFAULT_TIME)),
             None => {}
         }
-        if let Some(s) = w.size {
+        if let Some(s) = w.setup.size {
             if s.0 < w.bs.0 {
                 return Err(Error::invalid(
                     "--size",
@@ -275,7 +293,7 @@ impl Workload {
 
     /// The number of measured I/Os in `--bytes` mode.
     pub fn io_budget(&self) -> Option<u64> {
-        self.bytes.map(|b| b.0 / self.bs.0)
+        self.setup.bytes.map(|b| b.0 / self.bs.0)
     }
 }
 
@@ -287,7 +305,7 @@ mod tests {
     fn defaults_are_filled() {
         let w = Workload::default().validated().unwrap();
         assert_eq!(w.read_pct, Some(100));
-        assert_eq!(w.time, Some(Dur(DEFAULT_TIME)));
+        assert_eq!(w.setup.time, Some(Dur(DEFAULT_TIME)));
         let mixed = Workload {
             rw: RwMode::Randrw,
             ..Workload::default()
@@ -298,12 +316,15 @@ mod tests {
     #[test]
     fn bytes_mode_has_no_default_time_and_counts_ios() {
         let w = Workload {
-            bytes: Some(ByteSize(64 << 20)),
+            setup: Setup {
+                bytes: Some(ByteSize(64 << 20)),
+                ..Setup::default()
+            },
             ..Workload::default()
         }
         .validated()
         .unwrap();
-        assert_eq!(w.time, None);
+        assert_eq!(w.setup.time, None);
         assert_eq!(w.io_budget(), Some(16384));
     }
 
@@ -333,7 +354,10 @@ mod tests {
             ),
             (
                 Workload {
-                    engine: EngineKind::Sync,
+                    setup: Setup {
+                        engine: EngineKind::Sync,
+                        ..Setup::default()
+                    },
                     qd: 4,
                     ..Default::default()
                 },
@@ -356,21 +380,30 @@ mod tests {
             ),
             (
                 Workload {
-                    bytes: Some(ByteSize(6000)),
+                    setup: Setup {
+                        bytes: Some(ByteSize(6000)),
+                        ..Setup::default()
+                    },
                     ..Default::default()
                 },
                 "--bytes '6000'",
             ),
             (
                 Workload {
-                    size: Some(ByteSize(512)),
+                    setup: Setup {
+                        size: Some(ByteSize(512)),
+                        ..Setup::default()
+                    },
                     ..Default::default()
                 },
                 "--size '512'",
             ),
             (
                 Workload {
-                    time: Some(Dur(Duration::ZERO)),
+                    setup: Setup {
+                        time: Some(Dur(Duration::ZERO)),
+                        ..Setup::default()
+                    },
                     ..Default::default()
                 },
                 "--time '0s'",

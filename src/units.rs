@@ -155,6 +155,50 @@ impl<'de> Deserialize<'de> for Dur {
     }
 }
 
+/// A throughput typed as a number with an optional unit: `550MB/s`, `1.2GB/s`, `800MiB/s`,
+/// `550` (MB/s). Decimal units (kB, MB, GB) are powers of 1000, as the seeds' MBps; binary
+/// units (KiB, MiB, GiB) powers of 1024. Holds bytes per second.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct Rate(pub f64);
+
+impl FromStr for Rate {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let accepted = "a throughput above zero such as 550MB/s, 1.2GB/s or 800MiB/s (a bare number is MB/s = 10^6 bytes/s)";
+        let t = s.trim();
+        let end = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(end);
+        let n: f64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a throughput: use {accepted}"))?;
+        let unit = unit.trim().trim_end_matches("/s").trim_end_matches("ps");
+        let scale = match unit.to_ascii_lowercase().as_str() {
+            "" | "mb" | "m" => 1e6,
+            "b" => 1.0,
+            "kb" | "k" => 1e3,
+            "gb" | "g" => 1e9,
+            "kib" => 1024.0,
+            "mib" => 1048576.0,
+            "gib" => 1073741824.0,
+            _ => return Err(format!("unknown throughput unit in '{s}': use {accepted}")),
+        };
+        if n <= 0.0 || !n.is_finite() {
+            return Err(format!("'{s}' is not a throughput: use {accepted}"));
+        }
+        Ok(Rate(n * scale))
+    }
+}
+
+impl fmt::Display for Rate {
+    /// Prints MB/s (10^6 bytes per second).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}MB/s", self.0 / 1e6)
+    }
+}
+
 /// Formats a latency given in nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn fmt_latency_ns(ns: f64) -> String {
     if !ns.is_finite() {
@@ -173,6 +217,19 @@ pub fn fmt_latency_ns(ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_are_decimal_unless_binary() {
+        assert_eq!("550MB/s".parse::<Rate>().unwrap().0, 550e6);
+        assert_eq!("550".parse::<Rate>().unwrap().0, 550e6);
+        assert_eq!("8.5MBps".parse::<Rate>().unwrap().0, 8.5e6);
+        assert_eq!("1.2 GB/s".parse::<Rate>().unwrap().0, 1.2e9);
+        assert_eq!("800MiB/s".parse::<Rate>().unwrap().0, 800.0 * 1048576.0);
+        for bad in ["", "fast", "0", "-5MB/s", "5 furlongs/s", "1.2.3"] {
+            let err = bad.parse::<Rate>().unwrap_err();
+            assert!(err.contains("550MB/s"), "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn sizes_are_powers_of_two() {

@@ -12,7 +12,7 @@ use crate::rng::Rng;
 use crate::signal;
 use crate::stats::Recorder;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What one worker does.
 #[derive(Clone, Debug)]
@@ -99,13 +99,15 @@ impl Worker {
     }
 
     /// Runs one phase to its end and drains it. With `rec`, every completion is counted there
-    /// and published to `progress`; without (warm-up), completions are only reaped.
+    /// and published to `progress`; without (warm-up), completions are only reaped. `stop`
+    /// ends the phase early (steady state reached).
     pub fn phase<E: Engine>(
         &mut self,
         eng: &mut E,
         limit: Limit<'_>,
         mut rec: Option<&mut Recorder>,
         progress: &Progress,
+        stop: &AtomicBool,
     ) -> io::Result<()> {
         let bs = self.plan.bs;
         let mut free: Vec<u32> = (0..self.plan.qd).rev().collect();
@@ -116,6 +118,7 @@ impl Worker {
         loop {
             while let Some(&slot) = free.last() {
                 let go = !signal::interrupted()
+                    && !stop.load(Ordering::Relaxed)
                     && match limit {
                         Limit::Until(deadline) => now < deadline,
                         Limit::Budget(budget) => {
@@ -195,8 +198,14 @@ mod tests {
         let budget = AtomicU64::new(16_384);
         let mut rec = Recorder::new(now_ns());
         let progress = Progress::default();
-        w.phase(&mut eng, Limit::Budget(&budget), Some(&mut rec), &progress)
-            .unwrap();
+        w.phase(
+            &mut eng,
+            Limit::Budget(&budget),
+            Some(&mut rec),
+            &progress,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
         assert_eq!(rec.ios(), 16_384);
         assert_eq!(rec.read.bytes + rec.write.bytes, 16_384 * 4096);
         assert_eq!(budget.load(Ordering::Relaxed), 0);
@@ -215,6 +224,7 @@ mod tests {
             Limit::Until(0),
             Some(&mut rec),
             &Progress::default(),
+            &AtomicBool::new(false),
         )
         .unwrap();
         assert_eq!(rec.ios(), 0);

@@ -2,8 +2,11 @@
 
 mod diagnose;
 mod monitor;
+mod points;
+mod profile;
 mod quick;
 mod run;
+mod sweep;
 
 use crate::cli::{Cli, Command, OutputArgs, QuickArgs};
 use anyhow::Context;
@@ -41,6 +44,8 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         Some(Command::Quick(args)) => quick::quick(args, command),
         Some(Command::Monitor(args)) => monitor::monitor(args),
         Some(Command::Diagnose(args)) => diagnose::diagnose(args),
+        Some(Command::Sweep(args)) => sweep::sweep(args, command),
+        Some(Command::Profile(args)) => profile::profile(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }
@@ -87,22 +92,33 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
 fn check_json_dest(out: &OutputArgs) -> crate::Result<()> {
     match out.json.as_deref() {
         None | Some("-") => Ok(()),
-        Some(p) => {
-            let path = std::path::Path::new(p);
-            let parent = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            if path.is_dir() || !parent.is_dir() {
-                Err(crate::Error::invalid(
-                    "--json",
-                    p,
-                    "a writable file path in an existing directory, or - for stdout",
-                ))
-            } else {
-                Ok(())
-            }
-        }
+        Some(p) => check_dest("--json", Some(std::path::Path::new(p))),
+    }
+}
+
+/// Checks that an output file named by flag `what` can be created: not a directory, in an
+/// existing directory.
+fn check_dest(what: &'static str, path: Option<&std::path::Path>) -> crate::Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if path.is_dir() || !parent.is_dir() {
+        let stdout = if what == "--json" {
+            ", or - for stdout"
+        } else {
+            ""
+        };
+        Err(crate::Error::invalid(
+            what,
+            path.display(),
+            format!("a writable file path in an existing directory{stdout}"),
+        ))
+    } else {
+        Ok(())
     }
 }
 

@@ -6,8 +6,8 @@ use crate::cli::QuickArgs;
 use crate::oscounters::host;
 use crate::report::model::{QuickReport, QuickTest, Results, TargetInfo, Tool};
 use crate::report::{SCHEMA_VERSION, table, utc_now};
-use crate::runner;
-use crate::spec::{RwMode, Workload};
+use crate::runner::{self, Control};
+use crate::spec::{RwMode, Setup, Workload};
 use crate::target;
 use crate::units::{ByteSize, Dur};
 use crate::{Error, signal};
@@ -63,9 +63,12 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let base = Workload {
         rw: RwMode::Randrw,
         bs: ByteSize(4096),
-        size: Some(args.size),
-        time: Some(args.time),
-        warmup: args.warmup,
+        setup: Setup {
+            size: Some(args.size),
+            time: Some(args.time),
+            warmup: args.warmup,
+            ..Setup::default()
+        },
         ..Workload::default()
     }
     .validated()?;
@@ -94,7 +97,10 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 read_pct: None,
                 bs: ByteSize(bs),
                 qd,
-                size: None,
+                setup: Setup {
+                    size: None,
+                    ..base.setup.clone()
+                },
                 ..base.clone()
             }
             .validated()?;
@@ -106,7 +112,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 std::slice::from_ref(&scratch),
                 &w,
                 engine,
-                !args.output.quiet,
+                Control::progress(!args.output.quiet),
             );
             let m = match m {
                 Ok(m) => m,

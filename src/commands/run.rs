@@ -7,7 +7,7 @@ use crate::engine::uring_available;
 use crate::oscounters::host;
 use crate::report::model::{Results, RunReport, TargetInfo, Tool};
 use crate::report::{SCHEMA_VERSION, table, utc_now};
-use crate::runner;
+use crate::runner::{self, Control};
 use crate::spec::{EngineKind, Workload};
 use crate::target::{self, Target};
 
@@ -17,8 +17,8 @@ pub(super) fn effective_engine(
     w: &Workload,
     warnings: &mut Vec<String>,
 ) -> (EngineKind, Option<String>) {
-    if w.engine != EngineKind::Uring {
-        return (w.engine, None);
+    if w.setup.engine != EngineKind::Uring {
+        return (w.setup.engine, None);
     }
     match uring_available() {
         Ok(()) => (EngineKind::Uring, None),
@@ -64,7 +64,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut warnings = Vec::new();
     let (engine, engine_fallback) = effective_engine(&w, &mut warnings);
     let targets = open_targets(&args.targets, &w, &mut warnings)?;
-    let m = runner::execute(&targets, &w, engine, !args.output.quiet)?;
+    let m = runner::execute(&targets, &w, engine, Control::progress(!args.output.quiet))?;
     let infos: Vec<TargetInfo> = targets.iter().map(TargetInfo::of).collect();
     let results = Results::build(&m, &w, &targets, engine_fallback);
     for msg in sanity::check(&w, &infos, &results) {

@@ -1,5 +1,6 @@
 //! The expectations file `halfpower profile` writes and `diagnose --profile` reads (schema in
-//! docs/profile.md), and the typical service times by device class used without one.
+//! docs/profile.md): the fitted lines as both sides see them, and the typical service times by
+//! device class used without a profile.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,18 @@ pub struct Fit {
     /// Goodness of fit.
     #[serde(default)]
     pub r2: Option<f64>,
+    /// The transfer rate the slope implies, MB/s (10^6 bytes/s).
+    #[serde(default)]
+    pub transfer_mb_per_s: Option<f64>,
+    /// The line's projection at 32 KiB, ms.
+    #[serde(default)]
+    pub projected_32k_ms: Option<f64>,
+    /// Request sizes (bytes) the line was fitted to.
+    #[serde(default)]
+    pub fitted_bs_bytes: Vec<u64>,
+    /// Request sizes (bytes) whose service time fell off the line (left out of the fit).
+    #[serde(default)]
+    pub off_line_bs_bytes: Vec<u64>,
 }
 
 impl Fit {

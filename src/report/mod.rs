@@ -3,6 +3,9 @@
 
 pub mod model;
 pub mod monitor_table;
+pub mod profile;
+pub mod sweep;
+pub mod sweep_table;
 pub mod table;
 
 pub use model::{QuickReport, QuickTest, Results, RunReport, SCHEMA_VERSION, TargetInfo};

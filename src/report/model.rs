@@ -235,7 +235,7 @@ impl Results {
         engine_fallback: Option<String>,
     ) -> Self {
         let all = TargetResult::of("*".into(), &m.total, w, m.seconds);
-        Results {
+        let mut r = Results {
             engine: m.engine.name().into(),
             engine_fallback,
             registered_file: m.registered.map(|r| r.0),
@@ -255,6 +255,35 @@ impl Results {
             cpu: m.cpu.clone(),
             devices: m.devices.clone(),
             timeseries: m.series.clone(),
+        };
+        r.drop_repeated_histograms();
+        r
+    }
+
+    /// Keeps each histogram once: a one-direction workload's total is that direction's, and
+    /// a single target's entries are the run's. Their `histogram` is left empty.
+    fn drop_repeated_histograms(&mut self) {
+        let one_direction = self.read.is_some() != self.write.is_some();
+        if one_direction {
+            self.total.histogram.clear();
+        }
+        if let [only] = self.targets.as_mut_slice() {
+            for d in [
+                Some(&mut only.total),
+                only.read.as_mut(),
+                only.write.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                d.histogram.clear();
+            }
+        } else {
+            for t in &mut self.targets {
+                if one_direction {
+                    t.total.histogram.clear();
+                }
+            }
         }
     }
 }

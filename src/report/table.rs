@@ -153,7 +153,7 @@ pub fn run_table(r: &RunReport) -> String {
         } else {
             "buffered"
         },
-        if w.write_through {
+        if w.setup.write_through {
             " write-through"
         } else {
             ""

@@ -116,17 +116,17 @@ fn direct_read_works(file: &File, align: u32) -> bool {
 /// Resolves, creates if needed, checks and opens one target for workload `w` (already
 /// validated). Warnings go to `warn`, each with what to do about it.
 pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<Target> {
-    if w.engine == EngineKind::Null {
-        let size = w.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+    if w.setup.engine == EngineKind::Null {
+        let size = w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
         return Ok(Target {
             path: path.to_path_buf(),
             kind: TargetKind::Null,
             file: None,
             scratch: None,
-            capacity: w.offset.0 + size,
-            offset: w.offset.0,
+            capacity: w.setup.offset.0 + size,
+            offset: w.setup.offset.0,
             size,
-            direct: !w.buffered,
+            direct: !w.setup.buffered,
             direct_fallback: None,
             mem_align: 4096,
             offset_align: 1,
@@ -138,8 +138,8 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
     let md = match std::fs::metadata(path) {
         Ok(md) => md,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let size = w.offset.0 + w.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
-            scratch = Some(create_filled(path, size, w.seed, w.keep)?);
+            let size = w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+            scratch = Some(create_filled(path, size, w.setup.seed, w.setup.keep)?);
             std::fs::metadata(path).map_err(|e| Error::io(format!("{}", path.display()), e))?
         }
         Err(e) => {
@@ -175,14 +175,14 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         check_write_allowed(path, kind, device.as_ref(), w)?;
     }
 
-    let mut direct = !w.buffered;
+    let mut direct = !w.setup.buffered;
     let mut direct_fallback = None;
-    let file = match open_with(path, writes, direct, w.write_through) {
+    let file = match open_with(path, writes, direct, w.setup.write_through) {
         Ok(f) => f,
         Err(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => {
             direct = false;
             direct_fallback = Some(format!("the filesystem refused O_DIRECT at open ({e})"));
-            open_with(path, writes, false, w.write_through)
+            open_with(path, writes, false, w.setup.write_through)
                 .map_err(|e| Error::io(format!("opening {}", path.display()), e))?
         }
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
@@ -211,7 +211,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
     if direct && (offset_align == 0 || !direct_read_works(&file, offset_align.max(512))) {
         direct = false;
         direct_fallback = Some("the filesystem does not support direct I/O for this file".into());
-        file = open_with(path, writes, false, w.write_through)
+        file = open_with(path, writes, false, w.setup.write_through)
             .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
     }
     if let Some(why) = &direct_fallback {
@@ -228,38 +228,29 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         (4096, 1)
     };
     if direct {
-        for (what, v) in [("--bs", w.bs.0), ("--offset", w.offset.0)] {
-            if v % offset_align as u64 != 0 {
-                return Err(Error::invalid(
-                    what,
-                    crate::units::ByteSize(v),
-                    format!(
-                        "a multiple of {offset_align} bytes, the direct-I/O alignment of {} (or pass --buffered)",
-                        path.display()
-                    ),
-                ));
-            }
+        for (what, v) in [("--bs", w.bs.0), ("--offset", w.setup.offset.0)] {
+            check_aligned(what, v, offset_align, path)?;
         }
     }
-    if w.offset.0 >= capacity {
+    if w.setup.offset.0 >= capacity {
         return Err(Error::invalid(
             "--offset",
-            w.offset,
+            w.setup.offset,
             format!(
                 "less than the size of {} ({capacity} bytes)",
                 path.display()
             ),
         ));
     }
-    let size = w.size.map_or(capacity - w.offset.0, |s| s.0);
-    if w.offset.0 + size > capacity || size < w.bs.0 {
+    let size = w.setup.size.map_or(capacity - w.setup.offset.0, |s| s.0);
+    if w.setup.offset.0 + size > capacity || size < w.bs.0 {
         return Err(Error::invalid(
             "--size",
             crate::units::ByteSize(size),
             format!(
                 "from --bs ({}) to {} bytes: {} holds {capacity} bytes from offset 0",
                 w.bs,
-                capacity - w.offset.0,
+                capacity - w.setup.offset.0,
                 path.display()
             ),
         ));
@@ -279,7 +270,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         file: Some(file),
         scratch,
         capacity,
-        offset: w.offset.0,
+        offset: w.setup.offset.0,
         size,
         direct,
         direct_fallback,
@@ -287,6 +278,43 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         offset_align,
         device,
     })
+}
+
+/// Refuses a size or offset that direct I/O on `path` cannot use.
+fn check_aligned(what: &'static str, v: u64, align: u32, path: &Path) -> Result<()> {
+    if v % align as u64 == 0 {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        what,
+        crate::units::ByteSize(v),
+        format!(
+            "a multiple of {align} bytes, the direct-I/O alignment of {} (or pass --buffered)",
+            path.display()
+        ),
+    ))
+}
+
+impl Target {
+    /// Checks that requests of `bs` bytes fit this opened target: aligned for direct I/O and
+    /// no larger than its region. `sweep` and `profile` open a target once for many sizes.
+    pub fn check_request_size(&self, bs: u64) -> Result<()> {
+        if self.direct {
+            check_aligned("--bs", bs, self.offset_align, &self.path)?;
+        }
+        if bs > self.size {
+            return Err(Error::invalid(
+                "--bs",
+                crate::units::ByteSize(bs),
+                format!(
+                    "at most the region size ({} bytes) of {}",
+                    self.size,
+                    self.path.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn check_write_allowed(
@@ -299,7 +327,7 @@ fn check_write_allowed(
         TargetKind::BlockDevice => "a block device",
         _ => "an existing file",
     };
-    if !w.allow_write {
+    if !w.setup.allow_write {
         return Err(Error::refused(
             path,
             format!(
@@ -309,7 +337,7 @@ fn check_write_allowed(
             ),
         ));
     }
-    if kind != TargetKind::BlockDevice || w.destroy_data {
+    if kind != TargetKind::BlockDevice || w.setup.destroy_data {
         return Ok(());
     }
     let name = device.map(|d| d.partition.clone().unwrap_or_else(|| d.name.clone()));

@@ -1,0 +1,170 @@
+//! What `sweep` and `profile` share: many workloads run one after another on targets opened
+//! (and, when missing, created and filled) once, each point an independent `run`.
+
+use super::run::{effective_engine, open_targets};
+use super::warn;
+use crate::analysis::steady::SteadyRule;
+use crate::cli::PointArgs;
+use crate::error::Error;
+use crate::report::model::{Results, TargetInfo};
+use crate::runner::{self, Control};
+use crate::spec::{EngineKind, RwMode, Workload};
+use crate::target::Target;
+use crate::units::ByteSize;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Targets opened once and the way every point runs on them.
+pub(super) struct PointRunner {
+    /// The opened targets; dropping them removes files halfpower created.
+    pub targets: Vec<Target>,
+    engine: EngineKind,
+    engine_fallback: Option<String>,
+    control: Control,
+    quiet: bool,
+    total: usize,
+    done: usize,
+}
+
+/// The steady-state rule of `--steady[=PCT]`, checked against the other options.
+pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
+    let Some(pct) = p.steady else {
+        return Ok(None);
+    };
+    if !(pct.is_finite() && pct > 0.0 && pct < 100.0) {
+        return Err(Error::invalid(
+            "--steady",
+            pct,
+            "a spread in percent above 0 and below 100, e.g. --steady=2",
+        ));
+    }
+    if p.setup.bytes.is_some() {
+        return Err(Error::invalid(
+            "--steady",
+            pct,
+            "no --steady with --bytes (a point of a fixed byte count has no time to shorten)",
+        ));
+    }
+    Ok(Some(SteadyRule::new(pct)))
+}
+
+/// Refuses an empty list or one that names a value twice.
+pub(super) fn distinct<T: PartialEq + std::fmt::Display>(
+    what: &'static str,
+    list: &[T],
+) -> crate::Result<()> {
+    let shown = || {
+        list.iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if list.is_empty() {
+        return Err(Error::invalid(
+            what,
+            "",
+            "a comma-separated list of at least one value",
+        ));
+    }
+    for (i, v) in list.iter().enumerate() {
+        if list[..i].contains(v) {
+            return Err(Error::invalid(
+                what,
+                shown(),
+                format!("each value once ({v} appears twice)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl PointRunner {
+    /// Opens `paths` for every workload in `shapes` (validated): for writing when any of them
+    /// writes, with the largest request size as the smallest region, and checks every request
+    /// size against the targets' direct-I/O alignment before anything runs.
+    pub fn open(
+        paths: &[PathBuf],
+        shapes: &[Workload],
+        steady: Option<SteadyRule>,
+        quiet: bool,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Self> {
+        let Some(first) = shapes.first() else {
+            return Err(Error::invalid("--rw", "", "at least one point to run"));
+        };
+        let opening = Workload {
+            rw: if shapes.iter().any(Workload::writes) {
+                RwMode::Write
+            } else {
+                RwMode::Read
+            },
+            read_pct: None,
+            bs: ByteSize(shapes.iter().map(|w| w.bs.0).max().unwrap_or(first.bs.0)),
+            qd: 1,
+            threads: 1,
+            setup: first.setup.clone(),
+        }
+        .validated()?;
+        let (engine, engine_fallback) = effective_engine(first, warnings);
+        let targets = open_targets(paths, &opening, warnings)?;
+        for w in shapes {
+            for t in &targets {
+                t.check_request_size(w.bs.0)?;
+            }
+        }
+        Ok(PointRunner {
+            targets,
+            engine,
+            engine_fallback,
+            control: Control {
+                progress: !quiet,
+                steady,
+            },
+            quiet,
+            total: shapes.len(),
+            done: 0,
+        })
+    }
+
+    /// The targets as the JSON describes them.
+    pub fn infos(&self) -> Vec<TargetInfo> {
+        self.targets.iter().map(TargetInfo::of).collect()
+    }
+
+    /// Runs one point. None when Ctrl-C came before it measured anything; else its results
+    /// and whether it ended on the steady-state rule. Without io_uring the sync engine runs
+    /// it with one I/O in flight per thread, as `run` does (recorded in `engine_fallback`).
+    pub fn run(&mut self, w: &Workload, label: &str) -> crate::Result<Option<(Results, bool)>> {
+        self.done += 1;
+        if !self.quiet && std::io::stderr().is_terminal() {
+            eprintln!("[{}/{}] {label}", self.done, self.total);
+        }
+        match runner::execute(&self.targets, w, self.engine, self.control) {
+            Ok(m) => {
+                let steady = m.steady.unwrap_or(false);
+                let r = Results::build(&m, w, &self.targets, self.engine_fallback.clone());
+                Ok(Some((r, steady)))
+            }
+            Err(Error::Interrupted) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Warns on stderr and into `warnings` about a point that failed I/Os, so a sweep does not
+    /// silently analyse broken points.
+    pub fn check_point(r: &Results, label: &str, warnings: &mut Vec<String>) {
+        if r.errors.count > 0 || r.fatal.is_some() {
+            warn(
+                warnings,
+                format!(
+                    "{label}: {} I/O errors{}; its figures cover the I/Os that completed. Check \
+                     the device (dmesg) before trusting this point",
+                    r.errors.count,
+                    r.fatal
+                        .as_deref()
+                        .map_or(String::new(), |f| format!(", stopped: {f}"))
+                ),
+            );
+        }
+    }
+}
