@@ -175,11 +175,14 @@ pub struct DiagnoseArgs {
 /// Options shared by `sweep` and `profile`: how each point is run and stopped.
 #[derive(Args, Debug, Clone)]
 pub struct PointArgs {
-    /// End a point once its throughput over the last three 1-s windows stays within +-PCT %
-    /// of their mean (default 2), or at --time, whichever comes first.
+    /// End a point once its throughput in each of the last three windows (--steady-window,
+    /// 1 s) lies within +-PCT % of their mean (default 2), or at --time, whichever comes first.
     #[arg(long, value_name = "PCT", num_args = 0..=1, default_missing_value = "2",
           require_equals = true)]
     pub steady: Option<f64>,
+    /// Length of each of the three windows --steady compares (fio's ss_dur / 3).
+    #[arg(long, value_name = "DUR", default_value = "1s", requires = "steady")]
+    pub steady_window: Dur,
     /// Timing, region, engine, open flags and write permissions of every point.
     #[command(flatten)]
     pub setup: Setup,

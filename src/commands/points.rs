@@ -8,7 +8,7 @@ use crate::cli::PointArgs;
 use crate::error::Error;
 use crate::report::model::{Results, TargetInfo};
 use crate::runner::{self, Control};
-use crate::spec::{EngineKind, RwMode, Workload};
+use crate::spec::{EngineKind, RwMode, Setup, Workload};
 use crate::target::Target;
 use crate::units::ByteSize;
 use std::io::IsTerminal;
@@ -45,7 +45,17 @@ pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
             "no --steady with --bytes (a point of a fixed byte count has no time to shorten)",
         ));
     }
-    Ok(Some(SteadyRule::new(pct)))
+    if p.steady_window.0 < std::time::Duration::from_millis(100) {
+        return Err(Error::invalid(
+            "--steady-window",
+            p.steady_window,
+            "a window of at least 100ms (default 1s)",
+        ));
+    }
+    Ok(Some(SteadyRule {
+        window: p.steady_window.0,
+        ..SteadyRule::new(pct)
+    }))
 }
 
 /// Refuses an empty list or one that names a value twice.
@@ -102,9 +112,25 @@ impl PointRunner {
             bs: ByteSize(shapes.iter().map(|w| w.bs.0).max().unwrap_or(first.bs.0)),
             qd: 1,
             threads: 1,
-            setup: first.setup.clone(),
+            setup: Setup {
+                // The widest region any point addresses (none given: the whole target).
+                size: shapes
+                    .iter()
+                    .map(|w| w.setup.size)
+                    .try_fold(ByteSize(0), |acc, s| s.map(|s| acc.max(s))),
+                ..first.setup.clone()
+            },
         }
         .validated()?;
+        if first.setup.buffered {
+            warn(
+                warnings,
+                "points run buffered (--buffered): the page cache carries one point's data into \
+                 the next, so reads may be cache hits rather than device I/O. Leave out \
+                 --buffered for independent points"
+                    .into(),
+            );
+        }
         let (engine, engine_fallback) = effective_engine(first, warnings);
         let targets = open_targets(paths, &opening, warnings)?;
         for w in shapes {

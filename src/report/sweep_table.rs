@@ -161,3 +161,79 @@ pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::Tool;
+    use crate::report::sweep::{LatencyBrief, analyse};
+
+    fn point(bs: u64, qd: u32, mb: f64) -> Point {
+        Point {
+            rw: "randread".into(),
+            bs_bytes: bs,
+            qd,
+            threads: 1,
+            iops: mb * 1e6 / bs as f64,
+            bytes_per_s: mb * 1e6,
+            latency_us: Some(LatencyBrief {
+                p50: 100.0,
+                p99: 100.0 * qd as f64,
+                max: 1000.0,
+            }),
+            cpu_us_per_io: None,
+            steady: false,
+            seconds: 1.0,
+            workload: None,
+            results: None,
+        }
+    }
+
+    #[test]
+    fn matrix_marks_and_shades_cells() {
+        let points = vec![
+            point(4096, 1, 40.0),
+            point(4096, 4, 150.0),
+            point(65536, 1, 300.0),
+            point(65536, 4, 310.0),
+        ];
+        let r = SweepReport {
+            schema_version: 1,
+            kind: "sweep".into(),
+            tool: Tool::default(),
+            command: vec![],
+            date: String::new(),
+            host: None,
+            targets: vec![],
+            source: None,
+            steady_pct: None,
+            pap_bytes_per_s: None,
+            analysis: analyse(&points, None),
+            points,
+            interrupted: false,
+            warnings: vec![],
+        };
+        let plain = sweep_table(&r, false);
+        assert!(!plain.contains("\x1b["));
+        // Half of the 305 MB/s plateau is 152.5: 4k × QD4 (150) falls just short. 64k × QD4
+        // is the best; 64k × QD1 is on the plateau, half-power along both axes, and the knee
+        // along depth (QD4 adds 3 % while p99 quadruples).
+        let row = plain
+            .lines()
+            .find(|l| l.trim_start().starts_with("64k"))
+            .unwrap();
+        assert!(row.contains("310.0 *PH"), "{plain}");
+        assert!(row.contains("300.0 PHhk"), "{plain}");
+        assert!(plain.contains("half-power along request size"));
+        let coloured = sweep_table(&r, true);
+        assert_eq!(
+            coloured.matches("\x1b[48;5;").count(),
+            8,
+            "two lines per cell"
+        );
+        assert!(
+            coloured.contains("\x1b[48;5;226"),
+            "the peak in the brightest shade"
+        );
+    }
+}

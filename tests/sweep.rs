@@ -1,0 +1,301 @@
+//! `halfpower sweep` and `halfpower profile` end to end on temporary files: point records,
+//! analysis, CSV and `--from` round trips, the steady-state stop, the expectations file that
+//! diagnose reads, and every refusal.
+
+mod common;
+
+use common::{filled_file, num, stdout_json, usage_error};
+
+fn sweep_args<'a>(file: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "sweep", file, "--size", "16m", "--time", "300ms", "--warmup", "100ms", "--quiet",
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn sweep_runs_the_product_and_analyses_each_rw_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.tst");
+    let csv = dir.path().join("s.csv");
+    let fs = f.to_str().unwrap();
+    let cs = csv.to_str().unwrap();
+    let v = stdout_json(&sweep_args(
+        fs,
+        &[
+            "--rw",
+            "randread,write",
+            "--bs",
+            "4k,16k",
+            "--qd",
+            "1,2",
+            "--csv",
+            cs,
+            "--json",
+            "-",
+        ],
+    ));
+    assert_eq!(v["kind"], "sweep");
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8, "2 rw × 2 sizes × 2 depths");
+    // Order: rw, threads, size, depth.
+    let coords: Vec<(String, u64, u64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p["rw"].as_str().unwrap().to_string(),
+                p["bs_bytes"].as_u64().unwrap(),
+                p["qd"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(coords[0], ("randread".into(), 4096, 1));
+    assert_eq!(coords[1], ("randread".into(), 4096, 2));
+    assert_eq!(coords[2], ("randread".into(), 16384, 1));
+    assert_eq!(coords[7], ("write".into(), 16384, 2));
+    for p in points {
+        // The headline figures are the run record's own.
+        assert!(num(p, "results.total.ios") > 0.0);
+        assert_eq!(num(p, "iops"), num(p, "results.total.iops"));
+        assert_eq!(num(p, "bytes_per_s"), num(p, "results.total.bytes_per_s"));
+        assert_eq!(
+            num(p, "latency_us.p99"),
+            num(p, "results.total.latency_us.p99")
+        );
+        assert_eq!(p["steady"], false);
+        assert_eq!(p["workload"]["bs"], p["bs_bytes"].as_u64().unwrap());
+        assert!(num(p, "seconds") > 0.2 && num(p, "seconds") < 1.0);
+    }
+    let analysis = v["analysis"].as_array().unwrap();
+    assert_eq!(analysis.len(), 2);
+    for a in analysis {
+        let rw = a["rw"].as_str().unwrap();
+        let best = points
+            .iter()
+            .filter(|p| p["rw"] == rw)
+            .map(|p| num(p, "bytes_per_s"))
+            .fold(0.0, f64::max);
+        let peak = num(a, "peak_bytes_per_s");
+        assert!(peak <= best && peak >= 0.95 * best, "{peak} vs {best}");
+        assert_eq!(
+            a["half_power"].as_array().unwrap().len(),
+            2,
+            "one per depth"
+        );
+        assert_eq!(
+            a["half_power_qd"].as_array().unwrap().len(),
+            2,
+            "one per size"
+        );
+        assert!(a["verdict"].as_str().unwrap().starts_with(rw));
+    }
+    assert!(!f.exists(), "the created target is removed");
+
+    // The CSV has one row per point and re-analyses to the same plateau.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 9);
+    assert!(text.starts_with("rw,bs,qd,threads,mb_per_s,"));
+    let again = stdout_json(&["sweep", "--from", cs, "--json", "-"]);
+    for (a, b) in analysis.iter().zip(again["analysis"].as_array().unwrap()) {
+        let (pa, pb) = (num(a, "peak_bytes_per_s"), num(b, "peak_bytes_per_s"));
+        assert!((pa - pb).abs() <= 1e-3 * pa + 1000.0, "{pa} vs {pb}");
+    }
+    // The JSON re-analyses to exactly the same analysis; --pap adds real/advertised.
+    let json = dir.path().join("s.json");
+    std::fs::write(&json, serde_json::to_string(&v).unwrap()).unwrap();
+    let js = json.to_str().unwrap();
+    let same = stdout_json(&["sweep", "--from", js, "--json", "-"]);
+    assert_eq!(same["analysis"], v["analysis"]);
+    let pap = stdout_json(&["sweep", "--from", js, "--pap", "100GB/s", "--json", "-"]);
+    let a0 = &pap["analysis"][0];
+    assert_eq!(num(a0, "reference_bytes_per_s"), 100e9);
+    let ratio = num(a0, "rap_pap");
+    assert!((ratio - num(a0, "peak_bytes_per_s") / 100e9).abs() < 1e-12);
+    // Half of 100 GB/s is out of reach of a small file's sweep: no half-power cell.
+    assert!(
+        a0["half_power"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["bs_bytes"].is_null())
+    );
+    // The table names the modes and marks the best cell.
+    let out = common::halfpower()
+        .args(["sweep", "--from", js])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("randread: MB/s") && table.contains("write: MB/s"));
+    assert!(table.contains('*') && table.contains("half-power"));
+    assert!(
+        !table.contains("\x1b["),
+        "no colour when stdout is not a terminal"
+    );
+}
+
+#[test]
+fn steady_state_ends_a_point_early() {
+    // The null engine is as steady as anything gets; a loose 20 % rule must end each point
+    // after three 1-s windows, far before the 30-s maximum.
+    let v = stdout_json(&[
+        "sweep",
+        "null",
+        "--engine",
+        "null",
+        "--rw",
+        "read",
+        "--bs",
+        "4k",
+        "--qd",
+        "1,8",
+        "--time",
+        "30s",
+        "--warmup",
+        "100ms",
+        "--steady=20",
+        "--quiet",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(v["steady_pct"], 20.0);
+    for p in v["points"].as_array().unwrap() {
+        assert_eq!(p["steady"], true, "{p}");
+        let s = num(p, "seconds");
+        assert!((2.9..15.0).contains(&s), "ended after {s} s");
+    }
+}
+
+#[test]
+fn profile_writes_the_expectations_diagnose_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("p.tst");
+    let json = dir.path().join("profile.json");
+    let out = common::halfpower()
+        .args([
+            "profile",
+            f.to_str().unwrap(),
+            "--quick",
+            "--size",
+            "16m",
+            "--time",
+            "200ms",
+            "--warmup",
+            "50ms",
+            "--quiet",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!f.exists(), "the created target is removed");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["kind"], "profile");
+    let cells = v["cells"].as_array().unwrap();
+    // 2 directions × (sequential + cache-hit + random QD1 + random QD4) × 3 sizes.
+    assert_eq!(cells.len(), 24);
+    for c in cells {
+        let iops = num(c, "iops");
+        assert!(iops > 0.0);
+        if c["qd"] == 1 {
+            // The Utilization Law at 100 % busy: S = 1/X.
+            assert!((num(c, "service_ms") - 1000.0 / iops).abs() < 1e-9);
+        } else {
+            assert!(c["service_ms"].is_null(), "no S = 1/X at QD4");
+        }
+    }
+    let fits = v["fits"].as_array().unwrap();
+    assert!(!fits.is_empty() && fits.len() <= 6);
+    for f in fits {
+        assert!(num(f, "r2") <= 1.0 + 1e-9);
+        let used = f["fitted_bs_bytes"].as_array().unwrap().len();
+        let off = f["off_line_bs_bytes"].as_array().unwrap().len();
+        assert_eq!(used + off, 3);
+        assert!(used >= 2);
+        let at32 = num(f, "projected_32k_ms");
+        assert!((at32 - (num(f, "overhead_ms") + 32.0 * num(f, "ms_per_kib"))).abs() < 1e-9);
+    }
+    // diagnose takes it as the expectation.
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/monitor.csv");
+    let d = stdout_json(&[
+        "diagnose",
+        corpus,
+        "--profile",
+        json.to_str().unwrap(),
+        "--json",
+    ]);
+    let expectation = d["devices"][0]["expectation"].as_str().unwrap();
+    assert!(expectation.starts_with("profile"), "{d}");
+    assert!(num(&d["devices"][0], "expected_service_ms") > 0.0);
+}
+
+#[test]
+fn profile_reads_only_leaves_an_existing_file_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = filled_file(dir.path(), "existing", 4 << 20);
+    let before = std::fs::read(&f).unwrap();
+    let fs = f.to_str().unwrap();
+    let err = usage_error(&["profile", fs, "--quick", "--time", "100ms"]);
+    assert!(err.contains("--allow-write"), "{err}");
+    let v = stdout_json(&[
+        "profile",
+        fs,
+        "--quick",
+        "--reads-only",
+        "--time",
+        "100ms",
+        "--warmup",
+        "20ms",
+        "--quiet",
+        "--json",
+        "-",
+    ]);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 12);
+    assert!(cells.iter().all(|c| c["rw"] == "read"));
+    assert_eq!(std::fs::read(&f).unwrap(), before, "not a byte changed");
+}
+
+#[test]
+fn bad_sweeps_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("n.tst");
+    let ns = new.to_str().unwrap();
+    let missing_cols = dir.path().join("m.csv");
+    std::fs::write(&missing_cols, "rw,bs,qd,mb_per_s\nread,4k,1,10\n").unwrap();
+    let mc = missing_cols.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["sweep", ns, "--bs", "4k,4k"], "4k appears twice"),
+        (vec!["sweep", ns, "--qd", "1,4,1"], "1 appears twice"),
+        (vec!["sweep", ns, "--rw", "read,read"], "read appears twice"),
+        (vec!["sweep", ns, "--bs", ""], "size"),
+        (vec!["sweep", ns, "--qd", "0"], "--qd '0'"),
+        (vec!["sweep", ns, "--bs", "4k,1000"], "--bs '1000'"),
+        (vec!["sweep", ns, "--steady=0"], "--steady '0'"),
+        (
+            vec!["sweep", ns, "--steady", "--bytes", "1m"],
+            "no --steady with --bytes",
+        ),
+        (vec!["sweep", ns, "--pap", "fast"], "550MB/s"),
+        (vec!["sweep", "--from", mc], "missing: threads"),
+        (vec!["sweep", "--from", "/nonexistent/x.csv"], "readable"),
+        (vec!["sweep"], "required"),
+        (vec!["sweep", "--from", mc, ns], "cannot be used with"),
+        (
+            vec!["sweep", ns, "--csv", "/nonexistent/dir/x.csv"],
+            "--csv",
+        ),
+        (vec!["profile", ns, "--steady=150"], "--steady '150'"),
+    ];
+    for (args, want) in cases {
+        let err = usage_error(&args);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    assert!(!new.exists(), "a refused sweep creates nothing");
+}
