@@ -16,21 +16,9 @@ WARMUP=${2:-1s}
 shift $(( $# > 2 ? 2 : $# )) || true
 WINDOWS=("$@")
 [ ${#WINDOWS[@]} -eq 0 ] && WINDOWS=(1s 500ms)
-cargo build --release -q
-HP=$PWD/target/release/halfpower
-OUT=$(mktemp -d)
-IMG=/dev/shm/halfpower-sweep-speed.img
-FILE=${BENCH_DIR:-$PWD}/halfpower-sweep-speed.dat
-LOOP=""
-cleanup() {
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-  rm -f "$IMG" "$FILE"
-  rm -rf "$OUT"
-}
-trap cleanup EXIT
-dd if=/dev/urandom of="$IMG" bs=1M count=1024 status=none
-LOOP=$(losetup -f --show "$IMG")
-"$HP" run "$FILE" --size 1g --bytes 4k --warmup 0 --keep --quiet >/dev/null
+# shellcheck source=bench/targets.sh
+source bench/targets.sh
+bench_targets sweep-speed 1g
 
 # profile NAME TARGET [flags...]: runs the default matrix, records wall seconds and the JSON.
 profile() {

@@ -7,24 +7,9 @@ cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 SECS=${2:-5}
 command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio >/dev/null; }
-cargo build --release -q
-HP=$PWD/target/release/halfpower
-OUT=$(mktemp -d)
-IMG=/dev/shm/halfpower-bench.img
-FILE=${BENCH_DIR:-$PWD}/halfpower-bench.dat
-LOOP=""
-cleanup() {
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
-  rm -f "$IMG" "$FILE"
-  rm -rf "$OUT"
-}
-trap cleanup EXIT
-
-# A 1 GiB loop device over RAM, filled so no read hits a hole.
-dd if=/dev/urandom of="$IMG" bs=1M count=1024 status=none
-LOOP=$(losetup -f --show "$IMG")
-# A 2 GiB prefilled file on the filesystem of BENCH_DIR (default: here).
-"$HP" run "$FILE" --size 2g --bytes 4k --warmup 0 --keep --quiet >/dev/null
+# shellcheck source=bench/targets.sh
+source bench/targets.sh
+bench_targets bench 2g
 
 py() { python3 -c "$1" "${@:2}"; }
 # fio's figures from its JSON: iops, MB/s, CPU ns per I/O, clat p50/p99 in µs.
