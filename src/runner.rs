@@ -261,7 +261,7 @@ fn watch(
     handles: &[std::thread::ScopedJoinHandle<'_, WorkerOutput>],
     t0: Instant,
     w: &Workload,
-    control: Control,
+    steady: Option<SteadyRule>,
     progress: bool,
 ) -> bool {
     let tick = Duration::from_millis(250);
@@ -269,7 +269,7 @@ fn watch(
     let mut next_tick = t0 + tick;
     let mut windows: Vec<u64> = Vec::new();
     let mut window_start_bytes = 0;
-    let mut next_window = control.steady.map(|r| t0 + r.window);
+    let mut next_window = steady.map(|r| t0 + r.window);
     let mut reached = false;
     while (progress || next_window.is_some()) && !handles.iter().all(|h| h.is_finished()) {
         let wake = match next_window {
@@ -282,7 +282,7 @@ fn watch(
             show_progress(shared, t0, w, &mut last);
             next_tick += tick;
         }
-        if let (Some(nw), Some(rule)) = (next_window, control.steady) {
+        if let (Some(nw), Some(rule)) = (next_window, steady) {
             if now >= nw {
                 let bytes = completed(shared).1;
                 windows.push(bytes - window_start_bytes);
@@ -350,7 +350,7 @@ pub fn execute(
             before = Some((device_snapshot(&device_names), CpuSnapshot::now()));
             t0 = Instant::now();
             shared.barrier.wait(); // B2
-            reached = watch(&shared, &handles, t0, w, control, progress);
+            reached = watch(&shared, &handles, t0, w, control.steady, progress);
         }
         let outputs: Vec<WorkerOutput> = handles
             .into_iter()

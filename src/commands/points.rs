@@ -8,6 +8,7 @@ use crate::cli::PointArgs;
 use crate::error::Error;
 use crate::report::model::{Results, TargetInfo};
 use crate::runner::{self, Control};
+use crate::signal;
 use crate::spec::{EngineKind, RwMode, Setup, Workload};
 use crate::target::Target;
 use crate::units::ByteSize;
@@ -17,13 +18,14 @@ use std::path::PathBuf;
 /// Targets opened once and the way every point runs on them.
 pub(super) struct PointRunner {
     /// The opened targets; dropping them removes files halfpower created.
-    pub targets: Vec<Target>,
+    targets: Vec<Target>,
     engine: EngineKind,
     engine_fallback: Option<String>,
     control: Control,
     quiet: bool,
     total: usize,
     done: usize,
+    status: u8,
 }
 
 /// The steady-state rule of `--steady[=PCT]`, checked against the other options.
@@ -149,6 +151,7 @@ impl PointRunner {
             quiet,
             total: shapes.len(),
             done: 0,
+            status: 0,
         })
     }
 
@@ -157,28 +160,29 @@ impl PointRunner {
         self.targets.iter().map(TargetInfo::of).collect()
     }
 
-    /// Runs one point. None when Ctrl-C came before it measured anything; else its results
-    /// and whether it ended on the steady-state rule. Without io_uring the sync engine runs
-    /// it with one I/O in flight per thread, as `run` does (recorded in `engine_fallback`).
-    pub fn run(&mut self, w: &Workload, label: &str) -> crate::Result<Option<(Results, bool)>> {
+    /// Runs one point. None once Ctrl-C has come (before or during it, when it measured
+    /// nothing); else its results and whether it ended on the steady-state rule. A point with
+    /// failed I/Os is warned about in `warnings`. Without io_uring the sync engine runs it with
+    /// one I/O in flight per thread, as `run` does (recorded in `engine_fallback`).
+    pub fn run(
+        &mut self,
+        w: &Workload,
+        label: &str,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Option<(Results, bool)>> {
+        if signal::interrupted() {
+            return Ok(None);
+        }
         self.done += 1;
         if !self.quiet && std::io::stderr().is_terminal() {
             eprintln!("[{}/{}] {label}", self.done, self.total);
         }
-        match runner::execute(&self.targets, w, self.engine, self.control) {
-            Ok(m) => {
-                let steady = m.steady.unwrap_or(false);
-                let r = Results::build(&m, w, &self.targets, self.engine_fallback.clone());
-                Ok(Some((r, steady)))
-            }
-            Err(Error::Interrupted) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Warns on stderr and into `warnings` about a point that failed I/Os, so a sweep does not
-    /// silently analyse broken points.
-    pub fn check_point(r: &Results, label: &str, warnings: &mut Vec<String>) {
+        let m = match runner::execute(&self.targets, w, self.engine, self.control) {
+            Ok(m) => m,
+            Err(Error::Interrupted) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let r = Results::build(&m, w, &self.targets, self.engine_fallback.clone());
         if r.errors.count > 0 || r.fatal.is_some() {
             warn(
                 warnings,
@@ -191,6 +195,18 @@ impl PointRunner {
                         .map_or(String::new(), |f| format!(", stopped: {f}"))
                 ),
             );
+        }
+        self.status = self.status.max(r.exit_status());
+        Ok(Some((r, m.steady.unwrap_or(false))))
+    }
+
+    /// The exit status the points call for: 130 after Ctrl-C, 1 when any point failed I/Os,
+    /// else 0.
+    pub fn exit_status(&self) -> u8 {
+        if signal::interrupted() {
+            130
+        } else {
+            self.status
         }
     }
 }

@@ -124,20 +124,15 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     )?;
     let target_info = runner.infos().remove(0);
     let mut cells = Vec::new();
-    let mut status = 0;
     for p in &plans {
         let w = &p.workload;
         let name = format!("{} {} {} QD{}", p.rw, p.pattern, w.bs, w.qd);
-        let Some((r, reached)) = runner.run(w, &name)? else {
+        let Some((r, reached)) = runner.run(w, &name, &mut warnings)? else {
             break;
         };
-        PointRunner::check_point(&r, &name, &mut warnings);
-        status = status.max(r.exit_status());
         cells.push(cell(p, &r, reached));
-        if signal::interrupted() {
-            break;
-        }
     }
+    let status = runner.exit_status();
     drop(runner); // removes a file the profile created, also after Ctrl-C
     busy_warning(&cells, &mut warnings);
     let report = ProfileReport {
@@ -157,7 +152,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     if !write_json(&args.output, &report)? {
         print!("{}", profile_table(&report));
     }
-    Ok(if report.interrupted { 130 } else { status })
+    Ok(status)
 }
 
 /// S = 1/IOPS assumes the device is busy all the time at QD1. When the disk's %util says

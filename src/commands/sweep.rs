@@ -105,27 +105,17 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &mut report.warnings,
     )?;
     report.targets = runner.infos();
-    let mut status = 0;
     for w in &shapes {
-        let name = label(w);
-        let Some((results, reached)) = runner.run(w, &name)? else {
+        let Some((results, reached)) = runner.run(w, &label(w), &mut report.warnings)? else {
             break;
         };
-        PointRunner::check_point(&results, &name, &mut report.warnings);
-        status = status.max(results.exit_status());
         report.points.push(Point::of(w, results, reached));
-        if signal::interrupted() {
-            break;
-        }
     }
+    let status = runner.exit_status();
     drop(runner); // removes a file the sweep created, also after Ctrl-C
     report.interrupted = signal::interrupted();
     report.analysis = sweep::analyse(&report.points, pap);
     report.host = Some(host::read());
     report.date = utc_now();
-    finish(
-        &args,
-        &report,
-        if report.interrupted { 130 } else { status },
-    )
+    finish(&args, &report, status)
 }
