@@ -299,3 +299,48 @@ fn bad_sweeps_exit_2_with_one_line() {
     }
     assert!(!new.exists(), "a refused sweep creates nothing");
 }
+
+#[test]
+fn ctrl_c_keeps_the_points_measured_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("int.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("halfpower"))
+        .args([
+            "sweep",
+            "null",
+            "--engine",
+            "null",
+            "--rw",
+            "read",
+            "--bs",
+            "4k",
+            "--qd",
+            "1,2,4,8,16,32",
+            "--time",
+            "1s",
+            "--warmup",
+            "10ms",
+            "--json",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: kill with a valid pid and signal.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    let n = v["points"].as_array().unwrap().len();
+    assert!(
+        (1..6).contains(&n),
+        "{n} of 6 points measured before Ctrl-C"
+    );
+    assert_eq!(
+        v["analysis"].as_array().unwrap().len(),
+        1,
+        "the points so far are analysed"
+    );
+}
