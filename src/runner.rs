@@ -13,7 +13,7 @@ use crate::spec::{EngineKind, Workload};
 use crate::stats::Recorder;
 use crate::stats::cpu::{CpuSnapshot, CpuSummary};
 use crate::stats::recorder::{DirStats, ErrorStats};
-use crate::stats::summary::{TimePoint, merge_series};
+use crate::stats::summary::{DeviceSecond, TimePoint, merge_series};
 use crate::target::Target;
 use crate::worker::{Limit, Progress, Worker, WorkerPlan};
 use std::io::{IsTerminal, Write};
@@ -51,6 +51,8 @@ pub struct Measurement {
     pub cpu: CpuSummary,
     /// OS counters of the disks under the targets (each disk once).
     pub devices: Vec<DeviceDelta>,
+    /// The same disks second by second (whole seconds of the measured phase).
+    pub device_series: Vec<DeviceSecond>,
     /// Whether Ctrl-C cut the run short.
     pub interrupted: bool,
     /// With a steady-state rule: whether the run ended because it held (else at `--time`).
@@ -209,6 +211,85 @@ fn device_snapshot(names: &[String]) -> Vec<diskstats::DiskStat> {
         .collect()
 }
 
+/// Samples /proc/diskstats for the disks under the targets once a second of the measured
+/// phase, for the per-second %util and queue size beside the I/O series.
+struct DeviceSampler {
+    names: Vec<String>,
+    /// When to sample next (None: no disks, or not started).
+    next: Option<Instant>,
+    last: Option<(Instant, Vec<diskstats::DiskStat>)>,
+    second: u32,
+    /// Each sample with the instant its second began.
+    out: Vec<(Instant, DeviceSecond)>,
+}
+
+impl DeviceSampler {
+    fn new(names: Vec<String>) -> Self {
+        DeviceSampler {
+            names,
+            next: None,
+            last: None,
+            second: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Takes the first sample at `at` (the start of the measured phase), when there are disks.
+    fn start(&mut self, at: Instant) {
+        if !self.names.is_empty() {
+            self.next = Some(at);
+        }
+    }
+
+    /// Samples the last part-second once the workers are done, when it is long enough
+    /// (≥ 200 ms) to say something; [`DeviceSampler::series`] drops it if it was idle tail.
+    fn finish(&mut self) {
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|(then, _)| then.elapsed() >= Duration::from_millis(200))
+        {
+            self.sample();
+        }
+        self.next = None;
+    }
+
+    /// The seconds that began at least 200 ms before the end of the measured window
+    /// (`t0` + `seconds`): a second that began later would show the workers' teardown.
+    fn series(self, t0: Instant, seconds: f64) -> Vec<DeviceSecond> {
+        let end = seconds - 0.2;
+        self.out
+            .into_iter()
+            .filter(|(began, _)| (*began - t0).as_secs_f64() < end)
+            .map(|(_, d)| d)
+            .collect()
+    }
+
+    fn sample(&mut self) {
+        let now = Instant::now();
+        let snap = device_snapshot(&self.names);
+        if let Some((then, before)) = &self.last {
+            for a in &snap {
+                if let Some(b) = before.iter().find(|b| b.name == a.name) {
+                    let d = DeviceDelta::between(b, a, now - *then);
+                    self.out.push((
+                        *then,
+                        DeviceSecond {
+                            t_s: self.second,
+                            device: d.name,
+                            util_pct: d.util_pct,
+                            aqu_sz: d.aqu_sz,
+                        },
+                    ));
+                }
+            }
+            self.second += 1;
+        }
+        self.last = Some((now, snap));
+        self.next = self.next.map(|n| n + Duration::from_secs(1));
+    }
+}
+
 /// Measured I/Os and bytes completed so far, all workers together.
 fn completed(shared: &Shared) -> (u64, u64) {
     shared.progress.iter().fold((0, 0), |(i, b), p| {
@@ -263,24 +344,34 @@ fn watch(
     w: &Workload,
     steady: Option<SteadyRule>,
     progress: bool,
+    sampler: &mut DeviceSampler,
 ) -> bool {
     let tick = Duration::from_millis(250);
     let mut last = (0, 0, Instant::now());
-    let mut next_tick = t0 + tick;
+    let mut next_tick = progress.then_some(t0 + tick);
     let mut windows: Vec<u64> = Vec::new();
     let mut window_start_bytes = 0;
     let mut next_window = steady.map(|r| t0 + r.window);
     let mut reached = false;
-    while (progress || next_window.is_some()) && !handles.iter().all(|h| h.is_finished()) {
-        let wake = match next_window {
-            Some(nw) if !progress || nw < next_tick => nw,
-            _ => next_tick,
+    loop {
+        let Some(wake) = [next_tick, next_window, sampler.next]
+            .into_iter()
+            .flatten()
+            .min()
+        else {
+            break;
         };
+        if handles.iter().all(|h| h.is_finished()) {
+            break;
+        }
         std::thread::sleep(wake.saturating_duration_since(Instant::now()).min(tick));
         let now = Instant::now();
-        if progress && now >= next_tick {
+        if let Some(nt) = next_tick.filter(|&nt| now >= nt) {
             show_progress(shared, t0, w, &mut last);
-            next_tick += tick;
+            next_tick = Some(nt + tick);
+        }
+        if sampler.next.is_some_and(|ns| now >= ns) {
+            sampler.sample();
         }
         if let (Some(nw), Some(rule)) = (next_window, steady) {
             if now >= nw {
@@ -324,6 +415,7 @@ pub fn execute(
     device_names.sort();
     device_names.dedup();
     let progress = control.progress && std::io::stderr().is_terminal();
+    let mut sampler = DeviceSampler::new(device_names.clone());
 
     let (outputs, before, after, t0, t1, reached) = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(n);
@@ -349,14 +441,24 @@ pub fn execute(
             shared.barrier.wait(); // B1
             before = Some((device_snapshot(&device_names), CpuSnapshot::now()));
             t0 = Instant::now();
+            sampler.start(t0);
             shared.barrier.wait(); // B2
-            reached = watch(&shared, &handles, t0, w, control.steady, progress);
+            reached = watch(
+                &shared,
+                &handles,
+                t0,
+                w,
+                control.steady,
+                progress,
+                &mut sampler,
+            );
         }
         let outputs: Vec<WorkerOutput> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect();
         if !failed {
+            sampler.finish();
             t1 = Instant::now();
             after = Some((device_snapshot(&device_names), CpuSnapshot::now()));
             if progress {
@@ -425,6 +527,7 @@ pub fn execute(
         series: merge_series(&series, seconds),
         cpu: CpuSummary::between(&before.1, &after.1, window.as_secs_f64(), ios, bytes, cpus),
         devices,
+        device_series: sampler.series(t0, seconds),
         targets: per_target,
         total,
         interrupted: signal::interrupted(),

@@ -9,7 +9,7 @@ use crate::runner::{Measurement, TargetMeasurement};
 use crate::spec::Workload;
 use crate::stats::cpu::CpuSummary;
 use crate::stats::recorder::DirStats;
-use crate::stats::summary::{DirSummary, TimePoint};
+use crate::stats::summary::{DeviceSecond, DirSummary, TimePoint};
 use crate::target::{Target, TargetKind};
 use serde::{Deserialize, Serialize};
 
@@ -212,6 +212,9 @@ pub struct Results {
     pub devices: Vec<DeviceDelta>,
     /// Per-second series.
     pub timeseries: Vec<TimePoint>,
+    /// Per-second %util and queue size of the disks underneath (absent in older files).
+    #[serde(default)]
+    pub device_timeseries: Vec<DeviceSecond>,
 }
 
 impl Results {
@@ -255,6 +258,7 @@ impl Results {
             cpu: m.cpu.clone(),
             devices: m.devices.clone(),
             timeseries: m.series.clone(),
+            device_timeseries: m.device_series.clone(),
         };
         r.drop_repeated_histograms();
         r

@@ -100,6 +100,20 @@ pub struct TimePoint {
     pub p99_us: f64,
 }
 
+/// One second of one disk under the targets, sampled by the runner's watch thread at whole
+/// seconds of the measured phase (so within a few ms of the I/O series' seconds).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct DeviceSecond {
+    /// Second since the start of the measured phase (0-based), as [`TimePoint::t_s`].
+    pub t_s: u32,
+    /// Kernel device name.
+    pub device: String,
+    /// Busy time in that second, % (iostat %util).
+    pub util_pct: f64,
+    /// Mean number of I/Os in progress in it (iostat aqu-sz).
+    pub aqu_sz: f64,
+}
+
 /// Merges per-worker second samples by second index; the last second is scaled by its real
 /// length `last_second_s` (a run of 2.5 s has a half last second).
 pub fn merge_series(samples: &[&[SecondSample]], total_seconds: f64) -> Vec<TimePoint> {
