@@ -43,6 +43,15 @@ least-squares line S = overhead + ms_per_KiB x size fitted from the smallest siz
 points off the line (> 15 % from it) left out and marked. Sizes are powers of two (KiB); MB/s \
 = 10^6 bytes/s.";
 
+const REPORT_HELP: &str = "Charts per kind: run/quick: MB/s and IOPS per test, latency \
+percentiles on a nines axis, the latency histogram, per-second IOPS, MB/s and p99 with the \
+disk's %util and queue size, CPU us per I/O. sweep: MB/s against request size (one line per \
+queue depth) and against depth, with the half-power line and the H(alf-power), K(nee), \
+P(lateau) and best (*) points; the size x depth heatmap; p99 against MB/s. profile: 004 Table 4 \
+and service time against request size with the fitted line. monitor/diagnose: utilization, IOPS \
+and response time = service + queue time over time per device, paging and CPU, verdicts and \
+advice. MB/s = 10^6 bytes/s; sizes 4k, 1m are KiB, MiB.";
+
 /// halfpower: what can this storage really do, how far is a workload from it, and why.
 ///
 /// Without a subcommand, runs the quick suite on a scratch file in the current directory.
@@ -81,6 +90,11 @@ pub enum Command {
     /// cache-hit x request size, fitted lines, and the expectations file diagnose reads.
     #[command(after_help = PROFILE_HELP)]
     Profile(ProfileArgs),
+    /// Draw results as one self-contained HTML file (inline SVG charts, no scripts, light and
+    /// dark schemes): run, quick, sweep, profile or diagnose JSON, or monitor logs. Several
+    /// files of one kind share the axes, one series each.
+    #[command(after_help = REPORT_HELP)]
+    Report(ReportArgs),
 }
 
 /// Where results go.
@@ -89,6 +103,10 @@ pub struct OutputArgs {
     /// Write the results as one JSON document to PATH, or to stdout with `-` (then no table).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<String>,
+    /// Also write a self-contained HTML report with charts to PATH (as `halfpower report`
+    /// draws it); an existing file is refused before anything runs.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
@@ -259,4 +277,19 @@ pub struct ProfileArgs {
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `halfpower report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Result files, all of one kind: JSON from run, quick, sweep, profile or diagnose; a
+    /// monitor log (JSON lines or CSV), `iostat -x -t` text or perfmon CSV.
+    #[arg(value_name = "RESULT", required = true)]
+    pub results: Vec<PathBuf>,
+    /// Where to write the report [default: halfpower-report.html next to the first RESULT].
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Replace the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
 }

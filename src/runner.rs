@@ -353,14 +353,11 @@ fn watch(
     let mut window_start_bytes = 0;
     let mut next_window = steady.map(|r| t0 + r.window);
     let mut reached = false;
-    loop {
-        let Some(wake) = [next_tick, next_window, sampler.next]
-            .into_iter()
-            .flatten()
-            .min()
-        else {
-            break;
-        };
+    while let Some(wake) = [next_tick, next_window, sampler.next]
+        .into_iter()
+        .flatten()
+        .min()
+    {
         if handles.iter().all(|h| h.is_finished()) {
             break;
         }

@@ -113,7 +113,7 @@ fn text(d: &Diagnosis) -> String {
                 })
                 .collect();
             let _ = writeln!(out, "  M/M/1 projection: {}", cells.join("; "));
-            if let Some(n) = dev.projection_note {
+            if let Some(n) = &dev.projection_note {
                 let _ = writeln!(out, "    ({n})");
             }
         }

@@ -5,6 +5,7 @@ mod monitor;
 mod points;
 mod profile;
 mod quick;
+mod report;
 mod run;
 mod sweep;
 
@@ -46,6 +47,7 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         Some(Command::Diagnose(args)) => diagnose::diagnose(args),
         Some(Command::Sweep(args)) => sweep::sweep(args, command),
         Some(Command::Profile(args)) => profile::profile(args, command),
+        Some(Command::Report(args)) => report::report(args),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }
@@ -87,13 +89,39 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
     }
 }
 
-/// Checks before running that a `--json PATH` can be written (not a directory, parent exists),
-/// so a long run does not end in an unwritable path.
+/// Checks before running that a `--json PATH` and an `--html PATH` can be written (not a
+/// directory, parent exists; the HTML report not already there), so a long run does not end
+/// in an unwritable path.
 fn check_json_dest(out: &OutputArgs) -> crate::Result<()> {
+    if let Some(html) = &out.html {
+        check_dest("--html", Some(html))?;
+        if html.exists() {
+            return Err(crate::Error::refused(
+                html,
+                "exists; --html does not replace a file: remove it or name another",
+            ));
+        }
+    }
     match out.json.as_deref() {
         None | Some("-") => Ok(()),
         Some(p) => check_dest("--json", Some(std::path::Path::new(p))),
     }
+}
+
+/// Writes the `--html` report of a document just measured, when one was asked for.
+fn write_html(out: &OutputArgs, doc: crate::report::html::input::Document) -> anyhow::Result<()> {
+    let Some(path) = &out.html else {
+        return Ok(());
+    };
+    let source = match out.json.as_deref() {
+        Some(j) if j != "-" => j.to_string(),
+        _ => "(this run; its JSON was not saved)".to_string(),
+    };
+    let input = crate::report::html::input::Input { path: source, doc };
+    crate::report::html::write_inputs(std::slice::from_ref(&input), path, false)
+        .with_context(|| format!("writing the HTML report {}", path.display()))?;
+    eprintln!("halfpower: report written to {}", path.display());
+    Ok(())
 }
 
 /// Checks that an output file named by flag `what` can be created: not a directory, in an

@@ -2,11 +2,12 @@
 //! turned into service-time expectations that `diagnose --profile` reads.
 
 use super::points::{PointRunner, steady_rule};
-use super::{check_json_dest, warn, write_json};
+use super::{check_json_dest, warn, write_html, write_json};
 use crate::analysis::queueing::utilization_law_ms;
 use crate::cli::ProfileArgs;
 use crate::diagnose::profile::PROFILE_SCHEMA_VERSION;
 use crate::oscounters::host;
+use crate::report::html::input::Document;
 use crate::report::model::{Results, Tool};
 use crate::report::profile::{ProfileCell, ProfileReport, fits_of, profile_table};
 use crate::report::utc_now;
@@ -151,6 +152,13 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     };
     if !write_json(&args.output, &report)? {
         print!("{}", profile_table(&report));
+    }
+    if report.cells.is_empty() {
+        if args.output.html.is_some() {
+            eprintln!("halfpower: no cells were measured, so no HTML report was written");
+        }
+    } else {
+        write_html(&args.output, Document::Profile(Box::new(report)))?;
     }
     Ok(status)
 }

@@ -1,9 +1,10 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
 use super::run::effective_engine;
-use super::{check_json_dest, warn, write_json};
+use super::{check_json_dest, warn, write_html, write_json};
 use crate::cli::QuickArgs;
 use crate::oscounters::host;
+use crate::report::html::input::Document;
 use crate::report::model::{QuickReport, QuickTest, Results, TargetInfo, Tool};
 use crate::report::{SCHEMA_VERSION, table, utc_now};
 use crate::runner::{self, Control};
@@ -153,6 +154,9 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let json_on_stdout = write_json(&args.output, &report)?;
     if !json_on_stdout {
         print!("{}", table::quick_table(&report));
+    }
+    if !report.tests.is_empty() {
+        write_html(&args.output, Document::Quick(Box::new(report.clone())))?;
     }
     // The worst status of any test; an interrupted suite is 130 even if no test was cut.
     let status = report

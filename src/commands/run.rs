@@ -1,10 +1,11 @@
 //! `halfpower run`: open the targets, run the workload, report.
 
-use super::{check_json_dest, warn, write_json};
+use super::{check_json_dest, warn, write_html, write_json};
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::engine::uring_available;
 use crate::oscounters::host;
+use crate::report::html::input::Document;
 use crate::report::model::{Results, RunReport, TargetInfo, Tool};
 use crate::report::{SCHEMA_VERSION, table, utc_now};
 use crate::runner::{self, Control};
@@ -87,5 +88,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         print!("{}", table::run_table(&report));
     }
     drop(targets); // removes created files unless --keep
-    Ok(report.results.exit_status())
+    let status = report.results.exit_status();
+    write_html(&args.output, Document::Run(Box::new(report)))?;
+    Ok(status)
 }

@@ -2,9 +2,10 @@
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
 use super::points::{PointRunner, distinct, steady_rule};
-use super::{check_dest, check_json_dest, write_json};
+use super::{check_dest, check_json_dest, write_html, write_json};
 use crate::cli::SweepArgs;
 use crate::oscounters::host;
+use crate::report::html::input::Document;
 use crate::report::model::Tool;
 use crate::report::sweep::{self, Point, SweepReport};
 use crate::report::sweep_table::sweep_table;
@@ -62,6 +63,13 @@ fn finish(args: &SweepArgs, report: &SweepReport, status: u8) -> anyhow::Result<
     }
     if !write_json(&args.output, report)? {
         print!("{}", sweep_table(report, colour()));
+    }
+    if report.points.is_empty() {
+        if args.output.html.is_some() {
+            eprintln!("halfpower: no points were measured, so no HTML report was written");
+        }
+    } else {
+        write_html(&args.output, Document::Sweep(Box::new(report.clone())))?;
     }
     Ok(status)
 }

@@ -1,7 +1,7 @@
 //! What diagnose reads, whatever the source: per-device and system intervals in one common
 //! shape, with the warnings the parser raised on the way.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One device over one interval, as any of the input formats gives it. Figures a format lacks
 /// are `None`, and the rules that need them are skipped with a warning.
@@ -93,12 +93,12 @@ pub struct Log {
 }
 
 /// The input summary recorded in diagnose's JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct InputInfo {
     /// Path.
     pub path: String,
     /// `monitor-csv`, `monitor-jsonl`, `iostat`, `perfmon-csv`.
-    pub format: &'static str,
+    pub format: String,
     /// Device intervals read.
     pub device_intervals: usize,
     /// System intervals read.
@@ -112,7 +112,7 @@ impl Log {
     pub fn info(&self) -> InputInfo {
         InputInfo {
             path: self.path.clone(),
-            format: self.format,
+            format: self.format.into(),
             device_intervals: self.disks.len(),
             system_intervals: self.system.len(),
             warnings: self.warnings.clone(),

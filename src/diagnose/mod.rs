@@ -14,7 +14,7 @@ use crate::analysis::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms}
 use log::{DiskInterval, InputInfo, Log, SystemInterval};
 use profile::Profile;
 use rules::{Evidence, Figures, Verdict, judge};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the diagnose JSON layout.
@@ -70,7 +70,7 @@ fn serial(iv: &DiskInterval, class: &str) -> bool {
 }
 
 /// One interval's diagnosis.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct IntervalDiagnosis {
     /// End of the interval.
     pub time: String,
@@ -93,7 +93,7 @@ pub struct IntervalDiagnosis {
 }
 
 /// Queue time at a higher load by M/M/1.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Projection {
     /// Load relative to the observed (1.0 = as observed).
     pub load_factor: f64,
@@ -106,7 +106,7 @@ pub struct Projection {
 }
 
 /// One device over the whole input.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DeviceDiagnosis {
     /// Device or instance name.
     pub device: String,
@@ -115,7 +115,7 @@ pub struct DeviceDiagnosis {
     /// The whole log's verdict.
     pub verdict: Verdict,
     /// The rule and its source.
-    pub rule: &'static str,
+    pub rule: String,
     /// Mean utilization, % (time-weighted).
     pub utilization_pct: Option<f64>,
     /// Mean I/Os per second.
@@ -135,23 +135,23 @@ pub struct DeviceDiagnosis {
     /// `profile` or `typical for CLASS`.
     pub expectation: Option<String>,
     /// Intervals per verdict.
-    pub verdict_counts: BTreeMap<&'static str, usize>,
+    pub verdict_counts: BTreeMap<String, usize>,
     /// The figures behind the verdict.
     pub evidence: Vec<Evidence>,
     /// Strategies that address it.
-    pub advice: Vec<&'static str>,
+    pub advice: Vec<String>,
     /// M/M/1 queue time at more load (serial devices only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub projection: Option<Vec<Projection>>,
     /// A note on the projection's validity.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub projection_note: Option<&'static str>,
+    pub projection_note: Option<String>,
     /// Every interval.
     pub intervals: Vec<IntervalDiagnosis>,
 }
 
 /// System figures over the whole input.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SystemSummary {
     /// System intervals read.
     pub intervals: usize,
@@ -166,12 +166,12 @@ pub struct SystemSummary {
 }
 
 /// The whole result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Diagnosis {
     /// Layout version.
     pub schema_version: u32,
     /// Always `diagnose`.
-    pub kind: &'static str,
+    pub kind: String,
     /// The files read.
     pub inputs: Vec<InputInfo>,
     /// One entry per device.
@@ -207,7 +207,7 @@ pub fn diagnose(logs: &[Log], profile: Option<&Profile>) -> Diagnosis {
         .collect();
     Diagnosis {
         schema_version: DIAGNOSE_SCHEMA_VERSION,
-        kind: "diagnose",
+        kind: "diagnose".into(),
         inputs: logs.iter().map(Log::info).collect(),
         devices,
         system: SystemSummary {
@@ -333,9 +333,9 @@ fn diagnose_device(
     } else {
         0.0
     };
-    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for i in &intervals {
-        *counts.entry(i.verdict.name()).or_default() += 1;
+        *counts.entry(i.verdict.name().into()).or_default() += 1;
     }
     let active: Vec<&IntervalDiagnosis> = intervals
         .iter()
@@ -365,7 +365,7 @@ fn diagnose_device(
     let n = active.iter().filter(|i| i.verdict == verdict).count();
     if verdict != Verdict::Idle {
         evidence.push(Evidence {
-            figure: "intervals",
+            figure: "intervals".into(),
             value: n as f64,
             text: format!(
                 "{n} of {} active intervals are {}",
@@ -385,7 +385,7 @@ fn diagnose_device(
     {
         for e in &worst.evidence {
             evidence.push(Evidence {
-                figure: e.figure,
+                figure: e.figure.clone(),
                 value: e.value,
                 text: format!("at {}: {}", worst.time, e.text),
             });
@@ -418,7 +418,7 @@ fn diagnose_device(
         device: name.to_string(),
         class,
         verdict,
-        rule: verdict.rule(),
+        rule: verdict.rule().into(),
         utilization_pct: util,
         iops,
         response_ms: wmean(&|f| f.response_ms, true),
@@ -430,8 +430,8 @@ fn diagnose_device(
         expectation: exp.map(|e| e.2),
         verdict_counts: counts,
         evidence,
-        advice: verdict.advice().to_vec(),
-        projection_note: projection.as_ref().map(|_| "M/M/1: valid for open arrivals only (requests arrive independently of completions); a closed workload with a fixed number of outstanding requests queues less"),
+        advice: verdict.advice().iter().map(|a| a.to_string()).collect(),
+        projection_note: projection.as_ref().map(|_| "M/M/1: valid for open arrivals only (requests arrive independently of completions); a closed workload with a fixed number of outstanding requests queues less".into()),
         projection,
         intervals,
     }

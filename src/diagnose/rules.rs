@@ -1,7 +1,7 @@
 //! The seeds' rules as verdicts: each with the figures that triggered it, where the rule comes
 //! from, and the tuning strategies (004 Table 6, 000) that address it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::analysis::limits::{BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK};
 use crate::analysis::limits::{busy_beyond_population, service_beyond_response};
@@ -18,7 +18,7 @@ pub const PROFILE_FACTOR: f64 = 1.5;
 pub const TYPICAL_FACTOR: f64 = 2.0;
 
 /// The one-word diagnosis of a device over an interval or a whole log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Counters contradict each other.
@@ -112,10 +112,10 @@ impl Verdict {
 }
 
 /// One figure behind a verdict.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// Figure name, as in the JSON (`util_pct`, `queue_ms`, …).
-    pub figure: &'static str,
+    pub figure: String,
     /// Its value.
     pub value: f64,
     /// The comparison in words.
@@ -162,7 +162,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
     if let Some(u) = f.util_pct {
         if !(-0.5..=100.5).contains(&u) {
             ev.push(Evidence {
-                figure: "util_pct",
+                figure: "util_pct".into(),
                 value: u,
                 text: format!("utilization {u:.1} % outside 0..100 %"),
             });
@@ -170,7 +170,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
         if let Some(n) = f.queue_length {
             if busy_beyond_population(u / 100.0, n) {
                 ev.push(Evidence {
-                    figure: "queue_length",
+                    figure: "queue_length".into(),
                     value: n,
                     text: format!(
                         "busy {:.2} of the time but only {n:.2} in the system on average (U > N)",
@@ -183,7 +183,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
     if let (Some(s), Some(r)) = (f.service_ms, f.response_ms) {
         if f.iops > 0.0 && service_beyond_response(s, r, f.interval_ios) {
             ev.push(Evidence {
-                figure: "service_ms",
+                figure: "service_ms".into(),
                 value: s,
                 text: format!("service time {s:.3} ms above response time {r:.3} ms (S > R)"),
             });
@@ -196,7 +196,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
         return (
             Verdict::Idle,
             vec![Evidence {
-                figure: "iops",
+                figure: "iops".into(),
                 value: f.iops,
                 text: format!("{:.2} I/O per second", f.iops),
             }],
@@ -210,12 +210,12 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
                 Verdict::MemoryBound,
                 vec![
                     Evidence {
-                        figure: "paging_s",
+                        figure: "paging_s".into(),
                         value: p,
                         text: format!("hard paging {p:.1} pages/s > {PAGING_PER_S}"),
                     },
                     Evidence {
-                        figure: "util_pct",
+                        figure: "util_pct".into(),
                         value: util,
                         text: format!("disk busy {util:.1} %"),
                     },
@@ -226,7 +226,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
     if let (Some(s), Some(q)) = (f.service_ms, f.queue_ms) {
         if q > s && q >= 0.05 {
             ev.push(Evidence {
-                figure: "queue_ms",
+                figure: "queue_ms".into(),
                 value: q,
                 text: format!("queue time {q:.3} ms > service time {s:.3} ms"),
             });
@@ -235,12 +235,12 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
     if f.serial && util > BUSY_PCT && per_disk.is_some_and(|q| q > QUEUE_PER_DISK) {
         let q = per_disk.unwrap_or(0.0);
         ev.push(Evidence {
-            figure: "util_pct",
+            figure: "util_pct".into(),
             value: util,
             text: format!("busy {util:.1} % > {BUSY_PCT} %"),
         });
         ev.push(Evidence {
-            figure: "queue_length",
+            figure: "queue_length".into(),
             value: q,
             text: format!("{q:.2} in the system per disk > {QUEUE_PER_DISK}"),
         });
@@ -250,14 +250,14 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
     }
     if let Some(i) = f.interrupt_pct.filter(|i| *i >= INTERRUPT_PCT) {
         ev.push(Evidence {
-            figure: "interrupt_pct",
+            figure: "interrupt_pct".into(),
             value: i,
             text: format!("interrupt time {i:.1} % ≥ {INTERRUPT_PCT} %"),
         });
     }
     if let Some(c) = f.cpu_pct.filter(|c| *c >= CPU_PCT) {
         ev.push(Evidence {
-            figure: "cpu_pct",
+            figure: "cpu_pct".into(),
             value: c,
             text: format!("processor busy {c:.1} % ≥ {CPU_PCT} %"),
         });
@@ -270,7 +270,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
             return (
                 Verdict::Slow,
                 vec![Evidence {
-                    figure: "service_ms",
+                    figure: "service_ms".into(),
                     value: s,
                     text: format!(
                         "service time {s:.3} ms > {factor} × {exp:.3} ms expected ({from})"
@@ -280,13 +280,13 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
         }
     }
     let mut healthy = vec![Evidence {
-        figure: "iops",
+        figure: "iops".into(),
         value: f.iops,
         text: format!("{:.1} I/O per second at {util:.1} % busy", f.iops),
     }];
     if let (Some(s), Some((exp, _, from))) = (f.service_ms, f.expected_ms.as_ref()) {
         healthy.push(Evidence {
-            figure: "service_ms",
+            figure: "service_ms".into(),
             value: s,
             text: format!("service time {s:.3} ms, expected {exp:.3} ms ({from})"),
         });

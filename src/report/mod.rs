@@ -1,6 +1,7 @@
 //! Results as people and scripts read them: the versioned JSON documents and the terminal
 //! tables. Everything here is formatting; nothing measures.
 
+pub mod html;
 pub mod model;
 pub mod monitor_table;
 pub mod profile;

@@ -1,0 +1,241 @@
+//! What `halfpower report` reads: recognizes each file's kind (run, quick, sweep, profile or
+//! diagnose JSON; a monitor log as JSON lines or CSV, or any log `diagnose` reads), checks its
+//! schema version, and refuses files it cannot draw with one line naming the file and why.
+
+use crate::diagnose::log::Log;
+use crate::diagnose::{self, DIAGNOSE_SCHEMA_VERSION, Diagnosis};
+use crate::error::Error;
+use crate::monitor::record::MONITOR_SCHEMA_VERSION;
+use crate::report::model::{QuickReport, RunReport, SCHEMA_VERSION};
+use crate::report::profile::ProfileReport;
+use crate::report::sweep::SweepReport;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::path::Path;
+
+/// A monitor log with the diagnosis `diagnose` would give it.
+#[derive(Clone, Debug)]
+pub struct MonitorInput {
+    /// The intervals as read.
+    pub log: Log,
+    /// Verdicts, evidence and advice.
+    pub diagnosis: Diagnosis,
+}
+
+/// One parsed input of a known kind.
+#[derive(Clone, Debug)]
+pub enum Document {
+    /// `run --json`.
+    Run(Box<RunReport>),
+    /// `quick --json`.
+    Quick(Box<QuickReport>),
+    /// `sweep --json`.
+    Sweep(Box<SweepReport>),
+    /// `profile --json`.
+    Profile(Box<ProfileReport>),
+    /// A monitor log (or iostat / perfmon log).
+    Monitor(Box<MonitorInput>),
+    /// `diagnose --json`.
+    Diagnose(Box<Diagnosis>),
+}
+
+impl Document {
+    /// The kind's name, as in the documents' `kind` field (`monitor` for logs).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Document::Run(_) => "run",
+            Document::Quick(_) => "quick",
+            Document::Sweep(_) => "sweep",
+            Document::Profile(_) => "profile",
+            Document::Monitor(_) => "monitor",
+            Document::Diagnose(_) => "diagnose",
+        }
+    }
+}
+
+/// One input file and what it holds.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// The path as given.
+    pub path: String,
+    /// Its content.
+    pub doc: Document,
+}
+
+const KINDS: &str = "a run, quick, sweep, profile or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
+
+fn refuse(path: &str, why: impl Into<String>) -> Error {
+    Error::refused(path, why.into())
+}
+
+fn typed<T: DeserializeOwned>(path: &str, kind: &str, v: Value) -> crate::Result<T> {
+    serde_json::from_value(v).map_err(|e| refuse(path, format!("not a valid {kind} document: {e}")))
+}
+
+/// Parses the text of `path` as one of the kinds the report draws.
+pub fn parse(path: &str, text: &str) -> crate::Result<Input> {
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() {
+        return Err(refuse(path, format!("the file is empty; expected {KINDS}")));
+    }
+    let doc = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) if map.contains_key("kind") => {
+            let kind = map
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let version = map.get("schema_version").and_then(Value::as_u64);
+            let supported = match kind.as_str() {
+                "run" | "quick" | "sweep" | "profile" => u64::from(SCHEMA_VERSION),
+                "diagnose" => u64::from(DIAGNOSE_SCHEMA_VERSION),
+                other => {
+                    return Err(refuse(
+                        path,
+                        format!("unknown kind '{other}'; expected {KINDS}"),
+                    ));
+                }
+            };
+            match version {
+                Some(v) if v > supported => {
+                    return Err(refuse(
+                        path,
+                        format!(
+                            "schema_version {v} is newer than this halfpower ({}) reads (up to {supported}); use a newer halfpower",
+                            env!("CARGO_PKG_VERSION")
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(refuse(
+                        path,
+                        "no schema_version: not a document halfpower wrote",
+                    ));
+                }
+                _ => {}
+            }
+            let v = Value::Object(map);
+            match kind.as_str() {
+                "run" => Document::Run(Box::new(typed(path, "run", v)?)),
+                "quick" => Document::Quick(Box::new(typed(path, "quick", v)?)),
+                "sweep" => Document::Sweep(Box::new(typed(path, "sweep", v)?)),
+                "profile" => Document::Profile(Box::new(typed(path, "profile", v)?)),
+                _ => Document::Diagnose(Box::new(typed(path, "diagnose", v)?)),
+            }
+        }
+        Ok(Value::Object(map)) if !map.contains_key("device") => {
+            return Err(refuse(
+                path,
+                format!("a JSON object without 'kind': not a halfpower result; expected {KINDS}"),
+            ));
+        }
+        Ok(Value::Object(_)) | Err(_) if text.trim_start().starts_with('{') => monitor(path, text)?,
+        Ok(_) => {
+            return Err(refuse(
+                path,
+                format!("JSON, but not an object; expected {KINDS}"),
+            ));
+        }
+        Err(_) => monitor(path, text)?,
+    };
+    let empty = match &doc {
+        Document::Sweep(s) if s.points.is_empty() => Some("the sweep has no points"),
+        Document::Quick(q) if q.tests.is_empty() => Some("the quick suite has no tests"),
+        Document::Profile(p) if p.cells.is_empty() => Some("the profile has no cells"),
+        Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
+        _ => None,
+    };
+    if let Some(why) = empty {
+        return Err(refuse(path, format!("{why}: nothing to draw")));
+    }
+    Ok(Input {
+        path: path.to_string(),
+        doc,
+    })
+}
+
+fn monitor(path: &str, text: &str) -> crate::Result<Document> {
+    if text.trim_start().starts_with('{') {
+        for line in text.lines().filter(|l| !l.trim().is_empty()).take(1) {
+            let v: Value = serde_json::from_str(line)
+                .map_err(|e| refuse(path, format!("line 1 is not JSON ({e}); expected {KINDS}")))?;
+            if let Some(n) = v.get("schema_version").and_then(Value::as_u64)
+                && n > u64::from(MONITOR_SCHEMA_VERSION)
+            {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "monitor schema_version {n} is newer than this halfpower reads (up to {MONITOR_SCHEMA_VERSION}); use a newer halfpower"
+                    ),
+                ));
+            }
+        }
+    }
+    let log = diagnose::parse_log(path, text).map_err(|why| refuse(path, why))?;
+    if log.disks.is_empty() {
+        return Err(refuse(
+            path,
+            "no device intervals in the log: nothing to draw",
+        ));
+    }
+    let diagnosis = diagnose::diagnose(std::slice::from_ref(&log), None);
+    Ok(Document::Monitor(Box::new(MonitorInput { log, diagnosis })))
+}
+
+/// Reads and parses every file; all must be of one kind.
+pub fn read_all(paths: &[impl AsRef<Path>]) -> crate::Result<Vec<Input>> {
+    let mut inputs: Vec<Input> = Vec::new();
+    for p in paths {
+        let path = p.as_ref().display().to_string();
+        let text = std::fs::read(p.as_ref())
+            .map_err(|e| refuse(&path, format!("cannot read it ({e})")))?;
+        let text = String::from_utf8(text)
+            .map_err(|_| refuse(&path, format!("not UTF-8 text; expected {KINDS}")))?;
+        let input = parse(&path, &text)?;
+        if let Some(first) = inputs.first()
+            && first.doc.kind() != input.doc.kind()
+        {
+            return Err(refuse(
+                &path,
+                format!(
+                    "a {} result, but {} is a {} result; one report draws one kind, so make one report per kind",
+                    input.doc.kind(),
+                    first.path,
+                    first.doc.kind()
+                ),
+            ));
+        }
+        inputs.push(input);
+    }
+    Ok(inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(text: &str) -> String {
+        parse("f.json", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_draw_naming_the_file() {
+        assert!(why("").starts_with("f.json: the file is empty"));
+        assert!(why(r#"{"kind":"tea","schema_version":1}"#).contains("unknown kind 'tea'"));
+        assert!(
+            why(r#"{"kind":"run","schema_version":99}"#).contains("schema_version 99 is newer")
+        );
+        assert!(why(r#"{"kind":"run"}"#).contains("no schema_version"));
+        assert!(why(r#"{"kind":"run","schema_version":1}"#).contains("not a valid run document"));
+        assert!(why(r#"{"name":"x"}"#).contains("without 'kind'"));
+        assert!(why("[1,2]").contains("not an object"));
+        assert!(why("hello world\n").contains("not a monitor log"));
+        assert!(
+            why(r#"{"schema_version":7,"device":"sda","time":"x"}"#)
+                .contains("monitor schema_version 7")
+        );
+        for e in [why(""), why("[1]"), why("x")] {
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+}
