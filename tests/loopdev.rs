@@ -179,3 +179,53 @@ fn a_mounted_device_is_refused() {
     let d = &v["results"]["devices"][0];
     assert_eq!(num(d, "reads") + num(d, "read_merges"), 1024.0, "{d}");
 }
+
+/// The per-second %util and queue size (`results.device_timeseries`) add up to the window's
+/// figures from the same device's before/after counters, and cover the measured seconds.
+#[test]
+fn per_second_device_figures_agree_with_the_window() {
+    let Some(lo) = LoopDev::new("perSecond", 64 << 20) else {
+        return;
+    };
+    let v = run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "8",
+        "--time",
+        "3s",
+        "--warmup",
+        "200ms",
+    ]);
+    let name = lo.name();
+    let window = v["results"]["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == name.as_str())
+        .expect("the loop device is reported")
+        .clone();
+    let seconds: Vec<&serde_json::Value> = v["results"]["device_timeseries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["device"] == name.as_str())
+        .collect();
+    assert!((2..=4).contains(&seconds.len()), "{seconds:?}");
+    for (i, s) in seconds.iter().enumerate() {
+        assert_eq!(num(s, "t_s"), i as f64);
+    }
+    let mean = |k: &str| seconds.iter().map(|s| num(s, k)).sum::<f64>() / seconds.len() as f64;
+    for k in ["util_pct", "aqu_sz"] {
+        let (per_second, whole) = (mean(k), num(&window, k));
+        assert!(whole > 0.0, "{k}: {window}");
+        assert!(
+            (per_second / whole - 1.0).abs() < 0.25,
+            "{k}: per-second mean {per_second:.2} vs window {whole:.2}"
+        );
+    }
+}
