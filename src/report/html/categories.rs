@@ -1,14 +1,14 @@
 //! Charts over categories rather than a numeric x axis: grouped bars (one group per test, one
 //! bar per input file) and heatmaps (request size × queue depth, coloured by throughput).
 
+use super::axis::nice_step;
 use super::esc;
-use super::svg::{Fmt, LegendEntry, Swatch, WIDTH, fmt, legend};
+use super::svg::{CHAR_W, Fmt, LegendEntry, Swatch, WIDTH, c, figure, fmt, legend};
 use std::fmt::Write;
 
 const LEFT: f64 = 64.0;
 const RIGHT: f64 = 18.0;
 const TOP: f64 = 14.0;
-const CHAR_W: f64 = 6.4;
 
 /// One bar per category, for one input.
 #[derive(Clone, Debug, Default)]
@@ -40,40 +40,13 @@ pub struct Bars {
     pub note: String,
 }
 
-fn c(v: f64) -> String {
-    format!("{v:.1}")
-}
-
+/// The top of a bar chart's axis: a round number at or above `max`, and the tick step.
 fn nice_max(max: f64) -> (f64, f64) {
     if max <= 0.0 || !max.is_finite() {
         return (1.0, 0.2);
     }
-    let raw = max / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let n = raw / mag;
-    let step = mag
-        * if n <= 1.0 {
-            1.0
-        } else if n <= 2.0 {
-            2.0
-        } else if n <= 5.0 {
-            5.0
-        } else {
-            10.0
-        };
+    let step = nice_step(max, 5);
     ((max / step).ceil() * step, step)
-}
-
-fn wrap(title: &str, svg: &str, legend: &str, note: &str) -> String {
-    let note = if note.is_empty() {
-        String::new()
-    } else {
-        format!("<p class=\"note\">{}</p>\n", esc(note))
-    };
-    format!(
-        "<figure class=\"chart\">\n<figcaption>{}</figcaption>\n{svg}{legend}{note}</figure>\n",
-        esc(title)
-    )
 }
 
 /// Renders grouped bars as a `<figure>`.
@@ -185,7 +158,7 @@ pub fn bars(b: &Bars) -> String {
     } else {
         Vec::new()
     };
-    wrap(&b.title, &svg, &legend(&entries), &b.note)
+    figure(&b.title, &svg, &legend(&entries), &b.note)
 }
 
 /// A grid of coloured cells: rows down, columns across.
@@ -346,5 +319,5 @@ pub fn heatmap(h: &Heatmap) -> String {
         );
     }
     svg.push_str("</svg>\n");
-    wrap(&h.title, &svg, "", &h.note)
+    figure(&h.title, &svg, "", &h.note)
 }

@@ -8,8 +8,10 @@
 //! them in the page: header (host, kernel, version, command, date per input), the sections,
 //! and a footer defining every figure drawn. The same inputs always give the same bytes.
 
+mod axis;
 pub mod categories;
 pub mod input;
+mod marks;
 mod monitor;
 mod profile;
 mod run;

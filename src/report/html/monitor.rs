@@ -257,7 +257,11 @@ fn split(name: &str, dev: &DeviceDiagnosis, label: Option<&String>) -> String {
             .zip(&x)
             .map(|(iv, x)| (*x, iv.response_ms.unwrap_or(f64::NAN)))
             .collect(),
-        tips: Vec::new(),
+        tips: dev
+            .intervals
+            .iter()
+            .map(|iv| format!("{}: response {} ms", iv.time, opt(iv.response_ms, 3)))
+            .collect(),
         colour: 7,
         dash: 0,
         line: true,

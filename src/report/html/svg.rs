@@ -7,8 +7,9 @@
 //! Colours come from CSS classes (`s0`…`s7`, dashes `d0`…`d3`) so that the page's light and
 //! dark schemes restyle the charts; only heatmap cells carry their own fill.
 
+pub use super::axis::{Axis, Fmt, Scale, fmt, si};
+use super::axis::{Domain, domain};
 use super::esc;
-use crate::units::{ByteSize, fmt_latency_ns};
 use std::fmt::Write;
 
 /// Width of every chart's drawing, SVG user units.
@@ -24,123 +25,7 @@ pub const COLOURS: usize = 8;
 /// Dash patterns (the first is solid); a series' dash index wraps around.
 pub const DASHES: usize = 4;
 /// Rough width of one character of tick text (11 px sans-serif), for spacing labels.
-const CHAR_W: f64 = 6.4;
-
-/// How an axis maps values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scale {
-    /// Even steps; starts at 0 unless the data go below it.
-    Linear,
-    /// Powers of two evenly spaced (request sizes, queue depths); values ≤ 0 are not drawn.
-    Log2,
-    /// Decades evenly spaced (latencies); values ≤ 0 are not drawn.
-    Log10,
-}
-
-/// How tick labels and hover figures print a value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Fmt {
-    /// Plain number with k/M/G for thousands (IOPS, MB/s, counts).
-    #[default]
-    Si,
-    /// Bytes as request sizes print (`4k`, `1m`).
-    Bytes,
-    /// A latency given in µs (`78.6µs`, `1.20ms`).
-    Micros,
-    /// A plain number (queue depth, seconds).
-    Plain,
-}
-
-/// Formats `v` as `f` says.
-pub fn fmt(f: Fmt, v: f64) -> String {
-    match f {
-        Fmt::Si => si(v),
-        Fmt::Bytes if v >= 1.0 && v.fract() == 0.0 => ByteSize(v as u64).to_string(),
-        Fmt::Bytes => si(v),
-        Fmt::Micros => latency(v),
-        Fmt::Plain => trim(v, 2),
-    }
-}
-
-/// A latency given in µs with its unit and no trailing zeros (`500µs`, `1ms`, `2.5ms`).
-fn latency(us: f64) -> String {
-    let s = fmt_latency_ns(us * 1e3);
-    let unit_at = s.find(|c: char| c.is_alphabetic()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(unit_at);
-    let num = if num.contains('.') {
-        num.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        num
-    };
-    format!("{num}{unit}")
-}
-
-/// A number with up to `decimals` decimals and no trailing zeros.
-fn trim(v: f64, decimals: usize) -> String {
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// Thousands as k, millions as M, billions as G, with 3 significant digits at most.
-pub fn si(v: f64) -> String {
-    let a = v.abs();
-    let (x, suffix) = if a >= 1e9 {
-        (v / 1e9, "G")
-    } else if a >= 1e6 {
-        (v / 1e6, "M")
-    } else if a >= 1e4 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
-    let decimals = match x.abs() {
-        a if a >= 100.0 => 0,
-        a if a >= 10.0 => 1,
-        _ => 2,
-    };
-    format!("{}{suffix}", trim(x, decimals))
-}
-
-/// One axis of a plot.
-#[derive(Clone, Debug)]
-pub struct Axis {
-    /// Title with its unit, e.g. `request size (KiB = 1024 bytes)`.
-    pub title: String,
-    /// The mapping.
-    pub scale: Scale,
-    /// How values print.
-    pub fmt: Fmt,
-    /// Ticks to use instead of the computed ones: (value, label).
-    pub ticks: Option<Vec<(f64, String)>>,
-}
-
-impl Axis {
-    /// An axis with computed ticks.
-    pub fn new(title: impl Into<String>, scale: Scale, fmt: Fmt) -> Self {
-        Axis {
-            title: title.into(),
-            scale,
-            fmt,
-            ticks: None,
-        }
-    }
-
-    fn t(&self, v: f64) -> f64 {
-        match self.scale {
-            Scale::Linear => v,
-            Scale::Log2 => v.log2(),
-            Scale::Log10 => v.log10(),
-        }
-    }
-
-    fn drawable(&self, v: f64) -> bool {
-        v.is_finite() && (self.scale == Scale::Linear || v > 0.0)
-    }
-}
+pub(super) const CHAR_W: f64 = 6.4;
 
 /// One line (or set of points) on a plot.
 #[derive(Clone, Debug, Default)]
@@ -237,114 +122,8 @@ impl Plot {
     }
 }
 
-/// The range an axis shows, in transformed units, and its ticks.
-struct Domain {
-    lo: f64,
-    hi: f64,
-    ticks: Vec<(f64, String)>,
-}
-
-fn nice_step(span: f64, target: usize) -> f64 {
-    let raw = span / target as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let n = raw / mag;
-    mag * if n <= 1.0 {
-        1.0
-    } else if n <= 2.0 {
-        2.0
-    } else if n <= 5.0 {
-        5.0
-    } else {
-        10.0
-    }
-}
-
-fn domain(axis: &Axis, values: &[f64]) -> Domain {
-    let vals: Vec<f64> = values
-        .iter()
-        .copied()
-        .filter(|&v| axis.drawable(v))
-        .collect();
-    if let Some(ticks) = &axis.ticks {
-        let ts: Vec<f64> = ticks.iter().map(|t| axis.t(t.0)).collect();
-        let all = ts
-            .iter()
-            .chain(vals.iter().map(|&v| axis.t(v)).collect::<Vec<_>>().iter())
-            .copied()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            });
-        let pad = ((all.1 - all.0) * 0.04).max(0.1);
-        return Domain {
-            lo: all.0 - pad,
-            hi: all.1 + pad,
-            ticks: {
-                let mut t: Vec<(f64, String)> =
-                    ticks.iter().map(|(v, l)| (axis.t(*v), l.clone())).collect();
-                t.sort_by(|a, b| a.0.total_cmp(&b.0));
-                t
-            },
-        };
-    }
-    let (min, max) = vals
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    let (min, max) = if vals.is_empty() {
-        (1.0, 2.0)
-    } else {
-        (min, max)
-    };
-    match axis.scale {
-        Scale::Linear => {
-            let lo = min.min(0.0);
-            let hi = if max > lo { max } else { lo + 1.0 };
-            let step = nice_step(hi - lo, 5);
-            let lo = (lo / step).floor() * step;
-            let hi = (hi / step).ceil() * step;
-            let n = ((hi - lo) / step).round() as usize;
-            let ticks = (0..=n)
-                .map(|i| {
-                    let v = lo + step * i as f64;
-                    (v, fmt(axis.fmt, v))
-                })
-                .collect();
-            Domain { lo, hi, ticks }
-        }
-        Scale::Log2 | Scale::Log10 => {
-            let base = if axis.scale == Scale::Log2 {
-                2f64
-            } else {
-                10f64
-            };
-            let lo = axis.t(min).floor();
-            let hi = axis.t(max).ceil().max(lo + 1.0);
-            let span = (hi - lo) as usize;
-            let every = span.div_ceil(10).max(1);
-            let mut ticks: Vec<(f64, String)> = (0..=span)
-                .step_by(every)
-                .map(|i| {
-                    let e = lo + i as f64;
-                    (e, fmt(axis.fmt, base.powf(e)))
-                })
-                .collect();
-            if axis.scale == Scale::Log10 && span <= 2 {
-                for e in lo as i64..hi as i64 {
-                    for m in [2.0, 5.0] {
-                        let v = m * 10f64.powi(e as i32);
-                        ticks.push((v.log10(), fmt(axis.fmt, v)));
-                    }
-                }
-                ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
-            }
-            Domain { lo, hi, ticks }
-        }
-    }
-}
-
 /// Formats a coordinate with one decimal (stable output).
-fn c(v: f64) -> String {
+pub(super) fn c(v: f64) -> String {
     format!("{v:.1}")
 }
 
@@ -502,7 +281,8 @@ pub fn legend(entries: &[LegendEntry]) -> String {
     out
 }
 
-fn figure(title: &str, svg: &str, legend: &str, note: &str) -> String {
+/// Wraps a chart's SVG, legend and note in a `<figure>` with its caption.
+pub(super) fn figure(title: &str, svg: &str, legend: &str, note: &str) -> String {
     let note = if note.is_empty() {
         String::new()
     } else {
@@ -577,6 +357,20 @@ pub fn plot(p: &Plot) -> String {
                 f.ok(x, h) && (p.y.scale == Scale::Linear || l > 0.0) && l.is_finite()
             })
             .collect();
+        if let [(x, l, h)] = pts.as_slice() {
+            // One step: a short bar from low to high.
+            let (top, bottom) = (f.py(*h), f.py(*l));
+            let _ = writeln!(
+                svg,
+                r#"<rect class="band s{}" x="{}" y="{}" width="14" height="{}"><title>{}</title></rect>"#,
+                b.colour % COLOURS,
+                c(f.px(*x) - 7.0),
+                c(top),
+                c((bottom - top).max(0.0)),
+                esc(&b.name)
+            );
+            continue;
+        }
         if pts.len() < 2 {
             continue;
         }
@@ -652,41 +446,17 @@ pub fn plot(p: &Plot) -> String {
         }
         svg.push_str("</g>\n");
     }
-    // Marks on the same spot (a half-power point that is also the knee) share one ring.
-    let mut spots: Vec<(f64, f64, Vec<&str>, Vec<&str>)> = Vec::new();
-    for m in p.marks.iter().filter(|m| f.ok(m.x, m.y)) {
-        let (x, y) = (f.px(m.x), f.py(m.y));
-        match spots
-            .iter_mut()
-            .find(|s| (s.0 - x).abs() < 1.0 && (s.1 - y).abs() < 1.0)
-        {
-            Some(s) => {
-                if !s.2.contains(&m.label.as_str()) {
-                    s.2.push(&m.label);
-                }
-                s.3.push(&m.tip);
-            }
-            None => spots.push((x, y, vec![&m.label], vec![&m.tip])),
-        }
-    }
-    for (x, y, labels, tips) in spots {
-        // Near the right edge the letters go to the left of the ring.
-        let (lx, anchor) = if x > WIDTH - RIGHT - 40.0 {
-            (x - 9.0, "end")
-        } else {
-            (x + 8.0, "start")
-        };
-        let _ = writeln!(
-            svg,
-            r#"<g class="mark"><circle cx="{}" cy="{}" r="7"/><text x="{}" y="{}" text-anchor="{anchor}">{}</text><title>{}</title></g>"#,
-            c(x),
-            c(y),
-            c(lx),
-            c(y - 8.0),
-            esc(&labels.join("")),
-            esc(&tips.join("\n"))
-        );
-    }
+    let marks: Vec<(f64, f64, &str, &str)> = p
+        .marks
+        .iter()
+        .filter(|m| f.ok(m.x, m.y))
+        .map(|m| (f.px(m.x), f.py(m.y), m.label.as_str(), m.tip.as_str()))
+        .collect();
+    super::marks::draw(
+        &mut svg,
+        &marks,
+        (LEFT, TOP, WIDTH - RIGHT, HEIGHT - BOTTOM),
+    );
     let w = (WIDTH - LEFT - RIGHT) / p.columns.len().max(1) as f64;
     for (x, tip) in &p.columns {
         if !p.x.drawable(*x) {
@@ -718,37 +488,6 @@ pub fn plot(p: &Plot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_print_short_and_exact_enough() {
-        assert_eq!(si(4544.2), "4544");
-        assert_eq!(si(12.34), "12.3");
-        assert_eq!(si(101_377.0), "101k");
-        assert_eq!(si(12_345.0), "12.3k");
-        assert_eq!(si(2.5e6), "2.5M");
-        assert_eq!(fmt(Fmt::Bytes, 4096.0), "4k");
-        assert_eq!(fmt(Fmt::Bytes, 1_048_576.0), "1m");
-        assert_eq!(fmt(Fmt::Micros, 1000.0), "1ms");
-        assert_eq!(fmt(Fmt::Micros, 216.6), "216.6µs");
-        assert_eq!(fmt(Fmt::Micros, 0.5), "500ns");
-        assert_eq!(fmt(Fmt::Plain, 0.5), "0.5");
-    }
-
-    #[test]
-    fn log_axes_tick_at_powers() {
-        let d = domain(
-            &Axis::new("", Scale::Log2, Fmt::Bytes),
-            &[4096.0, 262_144.0],
-        );
-        let labels: Vec<&str> = d.ticks.iter().map(|t| t.1.as_str()).collect();
-        assert_eq!(labels, ["4k", "8k", "16k", "32k", "64k", "128k", "256k"]);
-        let d = domain(&Axis::new("", Scale::Log10, Fmt::Micros), &[150.0, 9000.0]);
-        assert_eq!(d.lo, 2.0);
-        assert_eq!(d.hi, 4.0);
-        // A linear axis starts at 0 and ends on a round tick above the data.
-        let d = domain(&Axis::new("", Scale::Linear, Fmt::Si), &[120.0, 4617.0]);
-        assert_eq!((d.lo, d.hi), (0.0, 5000.0));
-    }
 
     #[test]
     fn points_an_axis_cannot_show_are_left_out_never_drawn_as_nan() {
