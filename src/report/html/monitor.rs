@@ -286,10 +286,14 @@ fn split(name: &str, dev: &DeviceDiagnosis, label: Option<&String>) -> String {
             )
         })
         .collect();
-    p.note = format!(
-        "Service time from {} (a parallel device without a trace has none: only its response time is drawn).",
-        dev.service_source
-    );
+    p.note = if dev.service_ms.is_some() {
+        format!(
+            "Service time from {}; queue time = response time − service time.",
+            dev.service_source
+        )
+    } else {
+        "No service time: a parallel device (SSD, NVMe, RAID) without `monitor --trace` has none, so only its response time is drawn.".into()
+    };
     plot(&p)
 }
 
