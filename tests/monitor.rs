@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{LoopDev, halfpower, stdout_json, usage_error};
+use common::{LoopDev, halfpower, halfpower_spawnable, stdout_json, usage_error};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -36,7 +36,7 @@ fn agrees_with_iostat_and_counts_dd_requests() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mon = Command::cargo_bin_path()
+    let mon = halfpower_spawnable()
         .args([
             "monitor",
             &name,
@@ -171,7 +171,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
     let name = lo.name();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("m.csv");
-    let mon = Command::cargo_bin_path()
+    let mon = halfpower_spawnable()
         .args([
             "monitor",
             &name,
@@ -314,14 +314,4 @@ fn malformed_lines_are_skipped_and_named() {
         "{err}"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("verdict"));
-}
-
-trait BinPath {
-    fn cargo_bin_path() -> Command;
-}
-
-impl BinPath for Command {
-    fn cargo_bin_path() -> Command {
-        Command::new(assert_cmd::cargo::cargo_bin("halfpower"))
-    }
 }

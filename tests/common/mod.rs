@@ -10,6 +10,12 @@ pub fn halfpower() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("halfpower").unwrap()
 }
 
+/// The halfpower binary as a plain `std::process::Command`, for runs that go on in the
+/// background while the test does something else.
+pub fn halfpower_spawnable() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("halfpower"))
+}
+
 /// Runs halfpower with `args` plus `--json -` and parses stdout as the whole JSON document.
 pub fn run_json(args: &[&str]) -> serde_json::Value {
     let mut all = args.to_vec();
