@@ -275,6 +275,15 @@ fn bad_input_is_one_line_naming_the_file_exit_2() {
     );
     assert!(!dir.path().join("r.html").exists());
     halfpower().arg("report").assert().code(2);
+    let out = halfpower()
+        .arg("report")
+        .arg(fixture("sweep.json"))
+        .arg("-o")
+        .arg(dir.path().join("no/such/dir/r.html"))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("an existing directory"), "{err}");
 }
 
 #[test]

@@ -73,6 +73,23 @@ pub struct ProfileReport {
     pub warnings: Vec<String>,
 }
 
+impl ProfileReport {
+    /// 004 Table 4's cell: the QD1 service time (ms) of `rw` × `pattern` × `bs_bytes`, and
+    /// whether that size fell off its column's fitted line.
+    pub fn service_cell(&self, rw: &str, pattern: &str, bs_bytes: u64) -> (Option<f64>, bool) {
+        let service = self
+            .cells
+            .iter()
+            .find(|c| c.rw == rw && c.pattern == pattern && c.qd == 1 && c.bs_bytes == bs_bytes)
+            .and_then(|c| c.service_ms);
+        let off = self
+            .fits
+            .iter()
+            .any(|f| f.rw == rw && f.pattern == pattern && f.off_line_bs_bytes.contains(&bs_bytes));
+        (service, off)
+    }
+}
+
 const KIB: f64 = 1024.0;
 
 /// Fits `service_ms = overhead_ms + ms_per_kib × size_kib` per column through the QD1 cells
@@ -152,15 +169,8 @@ fn service_table(out: &mut String, r: &ProfileReport) {
     for bs in &sizes {
         let _ = write!(out, "{:>6}", ByteSize(*bs).to_string());
         for (rw, p) in &cols {
-            let cell = r
-                .cells
-                .iter()
-                .find(|c| c.rw == *rw && c.pattern == *p && c.qd == 1 && c.bs_bytes == *bs);
-            let off = r
-                .fits
-                .iter()
-                .any(|f| f.rw == *rw && f.pattern == *p && f.off_line_bs_bytes.contains(bs));
-            let v = ms(cell.and_then(|c| c.service_ms));
+            let (service, off) = r.service_cell(rw, p, *bs);
+            let v = ms(service);
             let _ = write!(out, " {:>16}", if off { format!("{v}~") } else { v });
         }
         out.push('\n');

@@ -129,18 +129,8 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                         )
                     })
                     .collect();
-                p.series.push(Series {
-                    name: if multi {
-                        (*label).clone()
-                    } else {
-                        String::new()
-                    },
-                    points: pts,
-                    tips,
-                    colour: k,
-                    dash: 0,
-                    line: true,
-                });
+                let name = if multi { label.as_str() } else { "" };
+                p.series.push(Series::line(name, pts, tips, k));
             }
             plot(&p)
         };
@@ -249,23 +239,19 @@ fn split(name: &str, dev: &DeviceDiagnosis, label: Option<&String>) -> String {
         low: service.clone(),
         high: service.iter().zip(&queue).map(|(s, q)| s + q).collect(),
     });
-    p.series.push(Series {
-        name: "response time".into(),
-        points: dev
-            .intervals
+    p.series.push(Series::line(
+        "response time",
+        dev.intervals
             .iter()
             .zip(&x)
             .map(|(iv, x)| (*x, iv.response_ms.unwrap_or(f64::NAN)))
             .collect(),
-        tips: dev
-            .intervals
+        dev.intervals
             .iter()
             .map(|iv| format!("{}: response {} ms", iv.time, opt(iv.response_ms, 3)))
             .collect(),
-        colour: 7,
-        dash: 0,
-        line: true,
-    });
+        7,
+    ));
     p.columns = dev
         .intervals
         .iter()
@@ -356,18 +342,8 @@ fn system(
             .zip(&pts)
             .map(|(s, (_, v))| format!("{label}: {}: {v:.2}", s.time))
             .collect();
-        p.series.push(Series {
-            name: if logs.len() > 1 {
-                (*label).clone()
-            } else {
-                String::new()
-            },
-            points: pts,
-            tips,
-            colour: k,
-            dash: 0,
-            line: true,
-        });
+        let name = if logs.len() > 1 { label.as_str() } else { "" };
+        p.series.push(Series::line(name, pts, tips, k));
     }
     plot(&p)
 }

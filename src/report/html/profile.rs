@@ -37,15 +37,8 @@ fn table4(r: &ProfileReport, cols: &[(&str, &str)]) -> String {
         .map(|bs| {
             let mut row = vec![ByteSize(*bs).to_string()];
             for (rw, p) in cols {
-                let cell = r
-                    .cells
-                    .iter()
-                    .find(|c| c.rw == *rw && c.pattern == *p && c.qd == 1 && c.bs_bytes == *bs);
-                let off = r
-                    .fits
-                    .iter()
-                    .any(|f| f.rw == *rw && f.pattern == *p && f.off_line_bs_bytes.contains(bs));
-                let v = ms(cell.and_then(|c| c.service_ms));
+                let (service, off) = r.service_cell(rw, p, *bs);
+                let v = ms(service);
                 row.push(if off {
                     format!("{v} (off the line)")
                 } else {

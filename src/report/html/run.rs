@@ -8,7 +8,7 @@ use super::input::{Document, Input};
 use super::svg::{Axis, Fmt, Plot, Scale, Series, fmt, plot};
 use super::{Definition, esc, table};
 use crate::report::model::Results;
-use crate::stats::summary::{DirSummary, TimePoint};
+use crate::stats::summary::{DeviceSecond, DirSummary, TimePoint};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
 
@@ -240,14 +240,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                     format!("{name}: {n} = {}", fmt_latency_ns(y * 1e3))
                 })
                 .collect();
-            p.series.push(Series {
-                name,
-                points: pts,
-                tips,
-                colour: k,
-                dash: 0,
-                line: true,
-            });
+            p.series.push(Series::line(name, pts, tips, k));
             k += 1;
         }
     }
@@ -274,14 +267,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                     )
                 })
                 .collect();
-            h.series.push(Series {
-                name,
-                points: bins,
-                tips,
-                colour: k,
-                dash: 0,
-                line: true,
-            });
+            h.series.push(Series::line(name, bins, tips, k));
             k += 1;
         }
     }
@@ -308,7 +294,32 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     (out, definitions())
 }
 
+/// Each input's runs, once each, named for the legend: a run's directions share one series, a
+/// quick suite has one run per test.
+fn runs<'a>(
+    all: &[Vec<Test<'a>>],
+    labels: &[String],
+    one_test: bool,
+) -> Vec<(String, &'a Results)> {
+    let mut out: Vec<(String, &Results)> = Vec::new();
+    for (tests, label) in all.iter().zip(labels) {
+        for t in tests {
+            if out.iter().any(|(_, r)| std::ptr::eq(*r, t.results)) {
+                continue;
+            }
+            let name = if matches!(t.name.as_str(), "read" | "write" | "total") {
+                label.clone()
+            } else {
+                series_name(label, &t.name, one_test)
+            };
+            out.push((name, t.results));
+        }
+    }
+    out
+}
+
 fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_test: bool) {
+    let runs = runs(all, labels, one_test);
     let x = || Axis::new("second of the measured window", Scale::Linear, Fmt::Plain);
     type Pick = fn(&TimePoint) -> f64;
     let charts: [(&str, &str, Scale, Fmt, Pick); 3] = [
@@ -332,102 +343,53 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
     ];
     for (title, y_title, scale, f, get) in charts {
         let mut p = Plot::new(title, x(), Axis::new(y_title, scale, f));
-        let mut k = 0;
-        for (tests, label) in all.iter().zip(labels) {
-            let mut seen: Vec<*const Results> = Vec::new();
-            for t in tests {
-                // A mixed run's directions share one series: draw it once.
-                if seen.contains(&(t.results as *const Results)) {
-                    continue;
-                }
-                seen.push(t.results);
-                let name = if tests.len() > 1 && matches!(t.name.as_str(), "read" | "write") {
-                    label.clone()
-                } else {
-                    series_name(label, &t.name, one_test)
-                };
-                let pts: Vec<(f64, f64)> = whole_seconds(t.results)
-                    .map(|tp| (tp.t_s as f64 + 0.5, get(tp)))
-                    .collect();
-                let tips = pts
-                    .iter()
-                    .map(|(x, y)| format!("{name}: second {:.0}: {}", x - 0.5, fmt(f, *y)))
-                    .collect();
-                p.series.push(Series {
-                    name,
-                    points: pts,
-                    tips,
-                    colour: k,
-                    dash: 0,
-                    line: true,
-                });
-                k += 1;
-            }
+        for (k, (name, r)) in runs.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = whole_seconds(r)
+                .map(|tp| (tp.t_s as f64 + 0.5, get(tp)))
+                .collect();
+            let tips = pts
+                .iter()
+                .map(|(x, y)| format!("{name}: second {:.0}: {}", x - 0.5, fmt(f, *y)))
+                .collect();
+            p.series.push(Series::line(name.clone(), pts, tips, k));
         }
         out.push_str(&plot(&p));
     }
-    for (title, y_title, get) in [
-        ("Disk %util per second", "%util (busy time share)", 0),
+    type PickDevice = fn(&DeviceSecond) -> f64;
+    let device_charts: [(&str, &str, PickDevice); 2] = [
+        ("Disk %util per second", "%util (busy time share)", |d| {
+            d.util_pct
+        }),
         (
             "Disk queue size per second",
             "aqu-sz (mean I/Os in the OS and device)",
-            1,
+            |d| d.aqu_sz,
         ),
-    ] {
+    ];
+    for (title, y_title, get) in device_charts {
         let mut p = Plot::new(title, x(), Axis::new(y_title, Scale::Linear, Fmt::Plain));
-        let mut k = 0;
-        for (tests, label) in all.iter().zip(labels) {
-            let mut seen: Vec<*const Results> = Vec::new();
-            for t in tests {
-                if seen.contains(&(t.results as *const Results)) {
-                    continue;
-                }
-                seen.push(t.results);
-                let mut devices: Vec<&str> = t
-                    .results
+        for (name, r) in &runs {
+            let mut devices: Vec<&str> = r
+                .device_timeseries
+                .iter()
+                .map(|d| d.device.as_str())
+                .collect();
+            devices.sort_unstable();
+            devices.dedup();
+            for dev in devices {
+                let name = format!("{name} — {dev}");
+                let pts: Vec<(f64, f64)> = r
                     .device_timeseries
                     .iter()
-                    .map(|d| d.device.as_str())
+                    .filter(|d| d.device == dev)
+                    .map(|d| (d.t_s as f64 + 0.5, get(d)))
                     .collect();
-                devices.dedup();
-                for dev in devices {
-                    let name = format!(
-                        "{} — {dev}",
-                        if tests.len() > 1
-                            && !one_test
-                            && !matches!(t.name.as_str(), "read" | "write")
-                        {
-                            format!("{label} — {}", t.name)
-                        } else {
-                            label.clone()
-                        }
-                    );
-                    let pts: Vec<(f64, f64)> = t
-                        .results
-                        .device_timeseries
-                        .iter()
-                        .filter(|d| d.device == dev)
-                        .map(|d| {
-                            (
-                                d.t_s as f64 + 0.5,
-                                if get == 0 { d.util_pct } else { d.aqu_sz },
-                            )
-                        })
-                        .collect();
-                    let tips = pts
-                        .iter()
-                        .map(|(x, y)| format!("{name}: second {:.0}: {y:.2}", x - 0.5))
-                        .collect();
-                    p.series.push(Series {
-                        name,
-                        points: pts,
-                        tips,
-                        colour: k,
-                        dash: 0,
-                        line: true,
-                    });
-                    k += 1;
-                }
+                let tips = pts
+                    .iter()
+                    .map(|(x, y)| format!("{name}: second {:.0}: {y:.2}", x - 0.5))
+                    .collect();
+                let colour = p.series.len();
+                p.series.push(Series::line(name, pts, tips, colour));
             }
         }
         p.note = "From /proc/diskstats, sampled once a second beside the I/O series (no disk: a null target or a file system without one).".into();

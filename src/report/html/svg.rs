@@ -45,6 +45,25 @@ pub struct Series {
     pub line: bool,
 }
 
+impl Series {
+    /// A solid line through `points` with a dot and hover text per point.
+    pub fn line(
+        name: impl Into<String>,
+        points: Vec<(f64, f64)>,
+        tips: Vec<String>,
+        colour: usize,
+    ) -> Self {
+        Series {
+            name: name.into(),
+            points,
+            tips,
+            colour,
+            dash: 0,
+            line: true,
+        }
+    }
+}
+
 /// A labelled point drawn over the series (half-power, knee, plateau, off-line points).
 #[derive(Clone, Debug)]
 pub struct Mark {

@@ -139,6 +139,43 @@ fn suffix(label: &str, multi: bool) -> String {
     }
 }
 
+/// What a family of lines is drawn along: one line per value of `key` (its colour) and input
+/// (its dash), through the points ordered by `order`, each at `at` (None: left out).
+struct Lines {
+    key: fn(&Point) -> u64,
+    name: fn(u64) -> String,
+    order: fn(&Point) -> u64,
+    at: fn(&Point) -> Option<(f64, f64)>,
+}
+
+fn lines(pts: &[Vec<&Point>], labels: &[String], multi: bool, how: Lines) -> Vec<Series> {
+    let keys = sorted(pts.iter().flatten().map(|p| (how.key)(p)));
+    let mut out = Vec::new();
+    for (f, (points, label)) in pts.iter().zip(labels).enumerate() {
+        for (ci, k) in keys.iter().enumerate() {
+            let mut line: Vec<(&Point, (f64, f64))> = points
+                .iter()
+                .filter(|p| (how.key)(p) == *k)
+                .filter_map(|p| (how.at)(p).map(|xy| (*p, xy)))
+                .collect();
+            line.sort_by_key(|(p, _)| (how.order)(p));
+            if line.is_empty() {
+                continue;
+            }
+            out.push(Series {
+                dash: f,
+                ..Series::line(
+                    format!("{}{}", (how.name)(*k), suffix(label, multi)),
+                    line.iter().map(|(_, xy)| *xy).collect(),
+                    line.iter().map(|(q, _)| tip(label, q)).collect(),
+                    ci,
+                )
+            });
+        }
+    }
+    out
+}
+
 fn by_size(
     rw: &str,
     pts: &[Vec<&Point>],
@@ -151,23 +188,18 @@ fn by_size(
         Axis::new("request size (log 2; k = KiB)", Scale::Log2, Fmt::Bytes),
         Axis::new("MB/s (10^6 bytes/s)", Scale::Linear, Fmt::Si),
     );
-    let depths = sorted(pts.iter().flatten().map(|p| p.qd));
+    p.series = lines(
+        pts,
+        labels,
+        multi,
+        Lines {
+            key: |p| u64::from(p.qd),
+            name: |qd| format!("QD{qd}"),
+            order: |p| p.bs_bytes,
+            at: |p| Some((p.bs_bytes as f64, mb(p))),
+        },
+    );
     for (f, (points, label)) in pts.iter().zip(labels).enumerate() {
-        for (ci, qd) in depths.iter().enumerate() {
-            let mut line: Vec<&&Point> = points.iter().filter(|p| p.qd == *qd).collect();
-            line.sort_by_key(|p| p.bs_bytes);
-            if line.is_empty() {
-                continue;
-            }
-            p.series.push(Series {
-                name: format!("QD{qd}{}", suffix(label, multi)),
-                points: line.iter().map(|q| (q.bs_bytes as f64, mb(q))).collect(),
-                tips: line.iter().map(|q| tip(label, q)).collect(),
-                colour: ci,
-                dash: f,
-                line: true,
-            });
-        }
         let Some(a) = analyses[f] else { continue };
         p.rules.push(Rule {
             y: a.reference_bytes_per_s / 2e6,
@@ -229,23 +261,18 @@ fn by_depth(
         ),
         Axis::new("MB/s (10^6 bytes/s)", Scale::Linear, Fmt::Si),
     );
-    let sizes = sorted(pts.iter().flatten().map(|p| p.bs_bytes));
+    p.series = lines(
+        pts,
+        labels,
+        multi,
+        Lines {
+            key: |p| p.bs_bytes,
+            name: |bs| ByteSize(bs).to_string(),
+            order: |p| u64::from(p.qd),
+            at: |p| Some((f64::from(p.qd), mb(p))),
+        },
+    );
     for (f, (points, label)) in pts.iter().zip(labels).enumerate() {
-        for (ci, bs) in sizes.iter().enumerate() {
-            let mut line: Vec<&&Point> = points.iter().filter(|p| p.bs_bytes == *bs).collect();
-            line.sort_by_key(|p| p.qd);
-            if line.is_empty() {
-                continue;
-            }
-            p.series.push(Series {
-                name: format!("{}{}", ByteSize(*bs), suffix(label, multi)),
-                points: line.iter().map(|q| (f64::from(q.qd), mb(q))).collect(),
-                tips: line.iter().map(|q| tip(label, q)).collect(),
-                colour: ci,
-                dash: f,
-                line: true,
-            });
-        }
         let Some(a) = analyses[f] else { continue };
         p.rules.push(Rule {
             y: a.reference_bytes_per_s / 2e6,
@@ -311,30 +338,17 @@ fn latency_cost(rw: &str, pts: &[Vec<&Point>], labels: &[String], multi: bool) -
         Axis::new("MB/s (10^6 bytes/s)", Scale::Linear, Fmt::Si),
         Axis::new("p99 latency (log scale)", Scale::Log10, Fmt::Micros),
     );
-    let sizes = sorted(pts.iter().flatten().map(|p| p.bs_bytes));
-    for (f, (points, label)) in pts.iter().zip(labels).enumerate() {
-        for (ci, bs) in sizes.iter().enumerate() {
-            let mut line: Vec<&&Point> = points
-                .iter()
-                .filter(|p| p.bs_bytes == *bs && p.latency_us.is_some())
-                .collect();
-            line.sort_by_key(|p| p.qd);
-            if line.is_empty() {
-                continue;
-            }
-            p.series.push(Series {
-                name: format!("{}{}", ByteSize(*bs), suffix(label, multi)),
-                points: line
-                    .iter()
-                    .map(|q| (mb(q), q.latency_us.as_ref().map_or(f64::NAN, |l| l.p99)))
-                    .collect(),
-                tips: line.iter().map(|q| tip(label, q)).collect(),
-                colour: ci,
-                dash: f,
-                line: true,
-            });
-        }
-    }
+    p.series = lines(
+        pts,
+        labels,
+        multi,
+        Lines {
+            key: |p| p.bs_bytes,
+            name: |bs| ByteSize(bs).to_string(),
+            order: |p| u64::from(p.qd),
+            at: |p| p.latency_us.as_ref().map(|l| (mb(p), l.p99)),
+        },
+    );
     p.note = "Each step along a line doubles the queue depth: a step that moves up more than right buys little throughput for much latency.".into();
     plot(&p)
 }
