@@ -92,7 +92,7 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
 /// Checks before running that a `--json PATH` and an `--html PATH` can be written (not a
 /// directory, parent exists; the HTML report not already there), so a long run does not end
 /// in an unwritable path.
-fn check_json_dest(out: &OutputArgs) -> crate::Result<()> {
+fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
     if let Some(html) = &out.html {
         check_dest("--html", Some(html))?;
         if html.exists() {
@@ -124,30 +124,9 @@ fn write_html(out: &OutputArgs, doc: crate::report::html::input::Document) -> an
     Ok(())
 }
 
-/// Checks that an output file named by flag `what` can be created: not a directory, in an
-/// existing directory.
+/// [`crate::report::check_output`] for an optional flag.
 fn check_dest(what: &'static str, path: Option<&std::path::Path>) -> crate::Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if path.is_dir() || !parent.is_dir() {
-        let stdout = if what == "--json" {
-            ", or - for stdout"
-        } else {
-            ""
-        };
-        Err(crate::Error::invalid(
-            what,
-            path.display(),
-            format!("a writable file path in an existing directory{stdout}"),
-        ))
-    } else {
-        Ok(())
-    }
+    path.map_or(Ok(()), |p| crate::report::check_output(what, p))
 }
 
 /// Prints a warning on stderr and keeps it for the JSON record.

@@ -2,7 +2,7 @@
 //! turned into service-time expectations that `diagnose --profile` reads.
 
 use super::points::{PointRunner, steady_rule};
-use super::{check_json_dest, warn, write_html, write_json};
+use super::{check_output_dests, warn, write_html, write_json};
 use crate::analysis::queueing::utilization_law_ms;
 use crate::cli::ProfileArgs;
 use crate::diagnose::profile::PROFILE_SCHEMA_VERSION;
@@ -111,7 +111,7 @@ fn cell(p: &Plan, r: &Results, steady: bool) -> ProfileCell {
 
 /// Runs `halfpower profile`.
 pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_json_dest(&args.output)?;
+    check_output_dests(&args.output)?;
     let steady = steady_rule(&args.point)?;
     let plans = plans(&args)?;
     let shapes: Vec<Workload> = plans.iter().map(|p| p.workload.clone()).collect();

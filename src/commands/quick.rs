@@ -1,7 +1,7 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
 use super::run::effective_engine;
-use super::{check_json_dest, warn, write_html, write_json};
+use super::{check_output_dests, warn, write_html, write_json};
 use crate::cli::QuickArgs;
 use crate::oscounters::host;
 use crate::report::html::input::Document;
@@ -51,7 +51,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         )
         .into());
     }
-    check_json_dest(&args.output)?;
+    check_output_dests(&args.output)?;
     let path = dir.join(SCRATCH_NAME);
     if path.exists() {
         return Err(Error::refused(

@@ -1,6 +1,6 @@
 //! `halfpower run`: open the targets, run the workload, report.
 
-use super::{check_json_dest, warn, write_html, write_json};
+use super::{check_output_dests, warn, write_html, write_json};
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::engine::uring_available;
@@ -61,7 +61,7 @@ pub(super) fn open_targets(
 /// Runs `halfpower run`.
 pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let w = args.workload.validated()?;
-    check_json_dest(&args.output)?;
+    check_output_dests(&args.output)?;
     let mut warnings = Vec::new();
     let (engine, engine_fallback) = effective_engine(&w, &mut warnings);
     let targets = open_targets(&args.targets, &w, &mut warnings)?;

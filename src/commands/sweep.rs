@@ -2,7 +2,7 @@
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
 use super::points::{PointRunner, distinct, steady_rule};
-use super::{check_dest, check_json_dest, write_html, write_json};
+use super::{check_dest, check_output_dests, write_html, write_json};
 use crate::cli::SweepArgs;
 use crate::oscounters::host;
 use crate::report::html::input::Document;
@@ -76,7 +76,7 @@ fn finish(args: &SweepArgs, report: &SweepReport, status: u8) -> anyhow::Result<
 
 /// Runs `halfpower sweep`.
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_json_dest(&args.output)?;
+    check_output_dests(&args.output)?;
     check_dest("--csv", args.csv.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {

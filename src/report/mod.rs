@@ -11,6 +11,30 @@ pub mod table;
 
 pub use model::{QuickReport, QuickTest, Results, RunReport, SCHEMA_VERSION, TargetInfo};
 
+/// Checks that an output file named by flag `what` can be created: not a directory, in an
+/// existing directory. Checked before a run starts, so a long run does not end in an
+/// unwritable path.
+pub fn check_output(what: &'static str, path: &std::path::Path) -> crate::Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if path.is_dir() || !parent.is_dir() {
+        let stdout = if what == "--json" {
+            ", or - for stdout"
+        } else {
+            ""
+        };
+        Err(crate::Error::invalid(
+            what,
+            path.display(),
+            format!("a writable file path in an existing directory{stdout}"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// The current time as RFC 3339 UTC (`2026-11-21T17:02:03Z`).
 pub fn utc_now() -> String {
     let secs = std::time::SystemTime::now()

@@ -129,14 +129,14 @@ pub fn parse(path: &str, text: &str) -> crate::Result<Input> {
                 format!("a JSON object without 'kind': not a halfpower result; expected {KINDS}"),
             ));
         }
-        Ok(Value::Object(_)) | Err(_) if text.trim_start().starts_with('{') => monitor(path, text)?,
+        // A monitor record (JSON lines of one line), several lines of them, or any other log.
+        Ok(Value::Object(_)) | Err(_) => monitor(path, text)?,
         Ok(_) => {
             return Err(refuse(
                 path,
                 format!("JSON, but not an object; expected {KINDS}"),
             ));
         }
-        Err(_) => monitor(path, text)?,
     };
     let empty = match &doc {
         Document::Sweep(s) if s.points.is_empty() => Some("the sweep has no points"),

@@ -272,17 +272,7 @@ pub fn write_report(
 
 /// Renders already parsed inputs to `out` (what `--html` uses); returns the bytes written.
 pub fn write_inputs(inputs: &[Input], out: &std::path::Path, force: bool) -> crate::Result<usize> {
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if out.is_dir() || !parent.is_dir() {
-        return Err(crate::Error::invalid(
-            "report output",
-            out.display(),
-            "a file path in an existing directory",
-        ));
-    }
+    crate::report::check_output("-o", out)?;
     if !force && out.exists() {
         return Err(crate::Error::refused(
             out,

@@ -54,10 +54,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                 dev.device.clone(),
                 label.clone(),
                 dev.class.clone(),
-                serde_json::to_value(dev.verdict)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                dev.verdict.name().to_string(),
                 opt(dev.utilization_pct, 1),
                 format!("{:.1}", dev.iops),
                 opt(dev.response_ms, 3),

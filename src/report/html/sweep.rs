@@ -115,14 +115,9 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         out.push_str("<div class=\"charts\">\n");
         out.push_str(&by_size(&rw, &pts, &analyses, labels, multi));
         out.push_str(&by_depth(&rw, &pts, &analyses, labels, multi));
-        for (k, (p, label)) in pts.iter().zip(labels).enumerate() {
+        for (p, label) in pts.iter().zip(labels) {
             if !p.is_empty() {
-                out.push_str(&surface(
-                    &rw,
-                    p,
-                    if multi { Some(label.as_str()) } else { None },
-                    k,
-                ));
+                out.push_str(&surface(&rw, p, multi.then_some(label.as_str())));
             }
         }
         out.push_str(&latency_cost(&rw, &pts, labels, multi));
@@ -300,7 +295,7 @@ fn by_depth(
     plot(&p)
 }
 
-fn surface(rw: &str, points: &[&Point], label: Option<&str>, _k: usize) -> String {
+fn surface(rw: &str, points: &[&Point], label: Option<&str>) -> String {
     let sizes = sorted(points.iter().map(|p| p.bs_bytes));
     let depths = sorted(points.iter().map(|p| p.qd));
     let cells = sizes
