@@ -20,8 +20,6 @@ pub struct BufferArena {
     map_len: usize,
     /// First slot: `map` rounded up to 2 MiB.
     ptr: *mut u8,
-    /// Bytes from `ptr` that belong to the slots.
-    len: usize,
     slot_size: usize,
     slots: usize,
 }
@@ -73,7 +71,6 @@ impl BufferArena {
             map,
             map_len,
             ptr,
-            len: total,
             slot_size: stride,
             slots: slots.max(1),
         })
@@ -102,7 +99,7 @@ impl BufferArena {
     /// The whole allocation as one slice.
     pub fn all_mut(&mut self) -> &mut [u8] {
         // SAFETY: as in slot_mut, for the whole allocation.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.slot_size * self.slots) }
     }
 
     /// (address, length) of each slot, for registering with io_uring.
