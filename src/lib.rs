@@ -4,6 +4,7 @@
 //! is `spec` (validated workload) → `target` (open, create, check) → `runner` (threads and
 //! phases) → `worker` + `engine` (the I/O loop) → `stats` (histograms, CPU) → `report`.
 
+pub mod affinity;
 pub mod analysis;
 pub mod cli;
 pub mod clock;

@@ -39,6 +39,8 @@ pub struct Measurement {
     pub engine: EngineKind,
     /// Whether io_uring used a registered file and registered buffers.
     pub registered: Option<(bool, bool)>,
+    /// The CPU each worker was pinned to, in worker order (empty: not pinned).
+    pub worker_cpus: Vec<usize>,
     /// Measured window: from the start of the measured phase to the last completion, s.
     pub seconds: f64,
     /// Per target, in the order given.
@@ -133,15 +135,29 @@ fn setup_engine(
     })
 }
 
+/// Which worker a thread is: its target, its thread number there, its index over all
+/// workers, and the CPU it is pinned to.
+#[derive(Clone, Copy)]
+struct WorkerId {
+    target: usize,
+    thread: u32,
+    index: usize,
+    cpu: Option<usize>,
+}
+
 fn worker_thread(
     t: &Target,
-    ti: usize,
-    th: u32,
+    id: WorkerId,
     w: &Workload,
     engine: EngineKind,
     shared: &Shared,
-    me: usize,
 ) -> WorkerOutput {
+    let WorkerId {
+        target: ti,
+        thread: th,
+        index: me,
+        cpu,
+    } = id;
     let bs = w.bs.0 as u32;
     let qd = if engine == EngineKind::Sync { 1 } else { w.qd };
     let stream = ((ti as u64) << 32) | th as u64;
@@ -159,7 +175,20 @@ fn worker_thread(
         qd,
         bs,
     };
-    let engine_result = setup_engine(t, engine, qd, bs, w.setup.seed ^ stream);
+    let pinned = match cpu {
+        Some(c) => crate::affinity::pin_current_thread(c)
+            .map_err(|e| format!("pinning worker {me} to CPU {c} (--affinity): {e}")),
+        None => Ok(()),
+    };
+    let engine_result = pinned.and_then(|()| {
+        setup_engine(t, engine, qd, bs, w.setup.seed ^ stream).map_err(|e| {
+            format!(
+                "setting up the {} engine on {}: {e}",
+                engine.name(),
+                t.path.display()
+            )
+        })
+    });
     let mut out = WorkerOutput {
         target: ti,
         rec: Recorder::new(0),
@@ -170,13 +199,7 @@ fn worker_thread(
         Ok(e) => Some(e),
         Err(e) => {
             let mut slot = shared.setup_error.lock().unwrap_or_else(|p| p.into_inner());
-            slot.get_or_insert_with(|| {
-                format!(
-                    "setting up the {} engine on {}: {e}",
-                    engine.name(),
-                    t.path.display()
-                )
-            });
+            slot.get_or_insert(e);
             None
         }
     };
@@ -413,14 +436,23 @@ pub fn execute(
     device_names.dedup();
     let progress = control.progress && std::io::stderr().is_terminal();
     let mut sampler = DeviceSampler::new(device_names.clone());
+    // A process whose affinity cannot be read runs unpinned.
+    let allowed = crate::affinity::allowed_cpus().unwrap_or_default();
+    let placement = w.setup.affinity.plan(n, &allowed)?;
 
     let (outputs, before, after, t0, t1, reached) = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(n);
         for (ti, t) in targets.iter().enumerate() {
             for th in 0..w.threads {
-                let me = ti * threads + th as usize;
+                let index = ti * threads + th as usize;
+                let id = WorkerId {
+                    target: ti,
+                    thread: th,
+                    index,
+                    cpu: placement[index],
+                };
                 let shared = &shared;
-                handles.push(s.spawn(move || worker_thread(t, ti, th, w, engine, shared, me)));
+                handles.push(s.spawn(move || worker_thread(t, id, w, engine, shared)));
             }
         }
         shared.barrier.wait(); // B0
@@ -520,6 +552,7 @@ pub fn execute(
     Ok(Measurement {
         engine,
         registered,
+        worker_cpus: placement.iter().flatten().copied().collect(),
         seconds,
         series: merge_series(&series, seconds),
         cpu: CpuSummary::between(&before.1, &after.1, window.as_secs_f64(), ios, bytes, cpus),

@@ -1,6 +1,7 @@
 //! The workload: every option of a run as one typed struct, shared by the CLI (clap derive),
 //! job files and the JSON `workload` object (serde), and its validation. No I/O happens here.
 
+use crate::affinity::Affinity;
 use crate::error::{Error, Result};
 use crate::units::{ByteSize, Dur};
 use clap::{Args, ValueEnum};
@@ -159,6 +160,16 @@ pub struct Setup {
     /// Keep a file halfpower created instead of removing it at the end.
     #[arg(long)]
     pub keep: bool,
+    /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
+    /// robin), none (the scheduler places them) or a CPU list such as 0-3,8.
+    #[arg(long, value_name = "spread|none|LIST", default_value = "spread")]
+    #[serde(default = "unpinned")]
+    pub affinity: Affinity,
+}
+
+/// Files written before `--affinity` existed ran unpinned.
+fn unpinned() -> Affinity {
+    Affinity::None
 }
 
 impl Default for Setup {
@@ -176,6 +187,7 @@ impl Default for Setup {
             allow_write: false,
             destroy_data: false,
             keep: false,
+            affinity: Affinity::Spread,
         }
     }
 }

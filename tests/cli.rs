@@ -172,6 +172,54 @@ fn littles_law_holds_for_the_reported_latency() {
 }
 
 #[test]
+fn workers_are_pinned_as_affinity_says() {
+    let cpus = |extra: &[&str]| -> Vec<u64> {
+        let mut args = vec![
+            "run",
+            "null",
+            "--engine",
+            "null",
+            "--threads",
+            "3",
+            "--bytes",
+            "1m",
+            "--warmup",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        let v = run_json(&args);
+        assert_eq!(
+            v["workload"]["affinity"],
+            extra.get(1).copied().unwrap_or("spread")
+        );
+        v["results"]["worker_cpus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(cpus(&["--affinity", "0"]), [0, 0, 0]);
+    assert_eq!(cpus(&["--affinity", "none"]), Vec::<u64>::new());
+    let spread = cpus(&[]);
+    assert_eq!(spread.len(), 3);
+    let n = std::thread::available_parallelism().unwrap().get() as u64;
+    if n >= 3 {
+        assert_eq!(
+            spread,
+            [spread[0], spread[0] + 1, spread[0] + 2],
+            "round robin"
+        );
+    } else {
+        assert_eq!(
+            spread[0],
+            spread[2 % n as usize],
+            "round robin over {n} CPUs"
+        );
+    }
+}
+
+#[test]
 fn keep_keeps_and_existing_files_are_read_without_allow_write() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("kept");
@@ -254,6 +302,19 @@ fn bad_invocations_exit_2_with_one_line() {
         (
             vec!["run".into(), new.clone(), "--rw".into(), "sideways".into()],
             "sideways",
+        ),
+        (
+            vec!["run".into(), new.clone(), "--affinity".into(), "3-1".into()],
+            "3-1",
+        ),
+        (
+            vec![
+                "run".into(),
+                new.clone(),
+                "--affinity".into(),
+                "1023".into(),
+            ],
+            "--affinity '1023'",
         ),
         (
             vec![

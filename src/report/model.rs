@@ -190,6 +190,10 @@ pub struct Results {
     pub registered_file: Option<bool>,
     /// io_uring: whether the buffers were registered (READ_FIXED/WRITE_FIXED).
     pub registered_buffers: Option<bool>,
+    /// The CPU each worker thread was pinned to, in worker order (targets × threads); empty
+    /// when the workers were not pinned (`--affinity none`, or files older than the option).
+    #[serde(default)]
+    pub worker_cpus: Vec<usize>,
     /// Length of the measured window, s.
     pub seconds: f64,
     /// Whether Ctrl-C cut the run short (figures cover what was measured until then).
@@ -243,6 +247,7 @@ impl Results {
             engine_fallback,
             registered_file: m.registered.map(|r| r.0),
             registered_buffers: m.registered.map(|r| r.1),
+            worker_cpus: m.worker_cpus.clone(),
             seconds: m.seconds,
             interrupted: m.interrupted,
             fatal: m.fatal.clone(),

@@ -113,13 +113,14 @@ pub fn results_table(r: &Results) -> String {
     );
     let _ = write!(
         out,
-        "engine {}{}, {:.2} s measured",
+        "engine {}{}, {}, {:.2} s measured",
         r.engine,
         match (r.registered_file, r.registered_buffers) {
             (Some(true), Some(true)) => " (registered file and buffers)",
             (Some(_), Some(_)) => " (not all registered)",
             _ => "",
         },
+        placement(&r.worker_cpus),
         r.seconds
     );
     if r.interrupted {
@@ -203,4 +204,16 @@ pub fn quick_table(q: &QuickReport) -> String {
         );
     }
     out
+}
+
+/// Where the workers ran: `worker on CPU 0`, `workers on CPUs 0,1,0` or `workers not pinned`.
+fn placement(cpus: &[usize]) -> String {
+    match cpus {
+        [] => "workers not pinned".into(),
+        [c] => format!("worker on CPU {c}"),
+        _ => {
+            let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+            format!("workers on CPUs {}", list.join(","))
+        }
+    }
 }
