@@ -26,6 +26,9 @@ hp_fig() {
 d=json.load(open(sys.argv[1])); r=d["results"]; k=sys.argv[2]
 x=r[k]; print(x["iops"], x["mb_per_s"], r["cpu"]["us_per_io"]*1000, x["latency_us"]["p50"], x["latency_us"]["p99"])' "$@"
 }
+# halfpower pins its one worker to the first CPU it may use (--affinity spread); the
+# "pinned like hp" lines give fio the same CPU, the others compare both tools' defaults.
+FIRST_CPU=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 # scenario NAME TARGET RW BS QD ENGINE_FIO ENGINE_HP DIRKEY [fio extra...]
@@ -57,4 +60,6 @@ scenario "loop 4k randread QD32 uring (fio fixedbufs+registerfiles)" "$LOOP" ran
 scenario "null 4k read QD1" "$LOOP" randread 4k 1 null null read
 scenario "file 1m read QD8 uring" "$FILE" read 1m 8 io_uring uring read
 scenario "file 1m write QD8 uring" "$FILE" write 1m 8 io_uring uring write
+scenario "loop 4k randread QD32 uring (fio pinned like hp)" "$LOOP" randread 4k 32 io_uring uring read --cpus_allowed="$FIRST_CPU"
 scenario "loop 4k randread QD1 uring" "$LOOP" randread 4k 1 io_uring uring read
+scenario "loop 4k randread QD1 uring (fio pinned like hp)" "$LOOP" randread 4k 1 io_uring uring read --cpus_allowed="$FIRST_CPU"
