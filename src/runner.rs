@@ -121,15 +121,21 @@ enum AnyEngine {
 fn setup_engine(
     t: &Target,
     kind: EngineKind,
+    w: &Workload,
     qd: u32,
-    bs: u32,
     seed: u64,
 ) -> std::io::Result<AnyEngine> {
+    let bs = w.bs.0 as u32;
     let mut arena = BufferArena::new(qd as usize, bs as usize, t.mem_align as usize)?;
     // Incompressible write data, different per worker.
     Rng::new(seed, 0xb0f).fill(arena.all_mut());
     Ok(match kind {
-        EngineKind::Uring => AnyEngine::Uring(Box::new(UringEngine::new(t.fd(), arena, bs)?)),
+        EngineKind::Uring => AnyEngine::Uring(Box::new(UringEngine::new(
+            t.fd(),
+            arena,
+            bs,
+            w.setup.spin.0,
+        )?)),
         EngineKind::Sync => AnyEngine::Sync(SyncEngine::new(t.fd(), arena, bs)),
         EngineKind::Null => AnyEngine::Null(NullEngine::new(arena, bs)),
     })
@@ -181,7 +187,7 @@ fn worker_thread(
         None => Ok(()),
     };
     let engine_result = pinned.and_then(|()| {
-        setup_engine(t, engine, qd, bs, w.setup.seed ^ stream).map_err(|e| {
+        setup_engine(t, engine, w, qd, w.setup.seed ^ stream).map_err(|e| {
             format!(
                 "setting up the {} engine on {}: {e}",
                 engine.name(),

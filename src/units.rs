@@ -91,7 +91,7 @@ impl FromStr for Dur {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
-        let accepted = "a number with unit ms, s, m or h, e.g. 500ms, 10s, 2m";
+        let accepted = "a number with unit us, ms, s, m or h, e.g. 20us, 500ms, 10s, 2m";
         let split = lower
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(lower.len());
@@ -100,6 +100,7 @@ impl FromStr for Dur {
             .parse()
             .map_err(|_| format!("'{s}' is not a duration: use {accepted}"))?;
         let secs = match unit {
+            "us" | "µs" => n / 1e6,
             "ms" => n / 1000.0,
             "" | "s" => n,
             "m" | "min" => n * 60.0,
@@ -120,12 +121,15 @@ impl FromStr for Dur {
 }
 
 impl fmt::Display for Dur {
+    /// The largest unit that prints the duration whole: `10s`, `1500ms`, `20us` (to the µs).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ms = self.0.as_millis();
-        if ms % 1000 == 0 {
-            write!(f, "{}s", ms / 1000)
+        let us = self.0.as_micros();
+        if us % 1_000_000 == 0 {
+            write!(f, "{}s", us / 1_000_000)
+        } else if us % 1000 == 0 {
+            write!(f, "{}ms", us / 1000)
         } else {
-            write!(f, "{ms}ms")
+            write!(f, "{us}us")
         }
     }
 }
@@ -282,6 +286,9 @@ mod tests {
             assert!(bad.parse::<Dur>().is_err(), "{bad}");
         }
         assert_eq!("1500ms".parse::<Dur>().unwrap().to_string(), "1500ms");
+        assert_eq!("20us".parse::<Dur>().unwrap().0, Duration::from_micros(20));
+        assert_eq!("20µs".parse::<Dur>().unwrap().to_string(), "20us");
+        assert_eq!("0".parse::<Dur>().unwrap().to_string(), "0s");
     }
 
     #[test]

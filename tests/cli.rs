@@ -311,6 +311,17 @@ fn bad_invocations_exit_2_with_one_line() {
             vec![
                 "run".into(),
                 new.clone(),
+                "--engine".into(),
+                "sync".into(),
+                "--spin".into(),
+                "20us".into(),
+            ],
+            "--spin '20us'",
+        ),
+        (
+            vec![
+                "run".into(),
+                new.clone(),
                 "--affinity".into(),
                 "1023".into(),
             ],

@@ -87,8 +87,13 @@ fn uring_writes_what_sync_reads_back_and_vice_versa() {
         let f = open(&path, direct);
         let fd = f.as_raw_fd();
         let qd = 8;
-        let mut uring =
-            UringEngine::new(fd, BufferArena::new(qd, BS, 4096).unwrap(), BS as u32).unwrap();
+        let mut uring = UringEngine::new(
+            fd,
+            BufferArena::new(qd, BS, 4096).unwrap(),
+            BS as u32,
+            std::time::Duration::ZERO,
+        )
+        .unwrap();
         write_all(&mut uring, qd as u32);
         let mut sync = SyncEngine::new(fd, BufferArena::new(1, BS, 4096).unwrap(), BS as u32);
         read_and_check(&mut sync, 1);

@@ -163,6 +163,9 @@ pub fn run_table(r: &RunReport) -> String {
     if w.rw.is_mixed() {
         let _ = write!(head, " {}% reads", w.read_pct.unwrap_or(50));
     }
+    if !w.setup.spin.0.is_zero() {
+        let _ = write!(head, " spin {}", w.setup.spin);
+    }
     format!("{head}\n{}", results_table(&r.results))
 }
 
