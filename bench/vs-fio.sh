@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # halfpower next to fio on identical jobs, alternating runs, medians and ratios.
 #   bench/vs-fio.sh [RUNS] [SECONDS]      (default 3 runs of 5 s each; needs root for the loop device)
+#   ONLY=PATTERN bench/vs-fio.sh ...      runs only the scenarios whose name contains PATTERN
+# A scenario called as HP_ARGS="..." scenario ... passes those options to halfpower only.
 # Prints one line per scenario; docs/performance.md records a run of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +36,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 # scenario NAME TARGET RW BS QD ENGINE_FIO ENGINE_HP DIRKEY [fio extra...]
 scenario() {
   local name=$1 target=$2 rw=$3 bs=$4 qd=$5 fio_engine=$6 hp_engine=$7 key=$8; shift 8
+  [[ $name == *"${ONLY:-}"* ]] || return 0
   local allow=""
   case $rw in *write*) allow="--allow-write" ;; esac
   for i in $(seq "$RUNS"); do
@@ -42,7 +45,7 @@ scenario() {
         "$@" --output-format=json --output="$OUT/fio.json" >/dev/null
     fio_fig "$OUT/fio.json" "$key" >>"$OUT/$name.fio"
     "$HP" run "$target" --rw "$rw" --bs "$bs" --qd "$qd" --engine "$hp_engine" --time "${SECS}s" \
-        --warmup 1s --size 1g $allow --quiet --json "$OUT/hp.json" >/dev/null
+        --warmup 1s --size 1g $allow ${HP_ARGS:-} --quiet --json "$OUT/hp.json" >/dev/null
     hp_fig "$OUT/hp.json" "$key" >>"$OUT/$name.hp"
   done
   local col
@@ -57,9 +60,11 @@ scenario() {
 echo "halfpower $("$HP" --version | cut -d' ' -f2) vs $(fio --version); $RUNS runs of ${SECS}s each, medians; kernel $(uname -r), $(nproc) CPUs"
 scenario "loop 4k randread QD32 uring" "$LOOP" randread 4k 32 io_uring uring read
 scenario "loop 4k randread QD32 uring (fio fixedbufs+registerfiles)" "$LOOP" randread 4k 32 io_uring uring read --fixedbufs --registerfiles
+HP_ARGS="--spin 2us" scenario "loop 4k randread QD32 uring (hp --spin 2us)" "$LOOP" randread 4k 32 io_uring uring read
 scenario "null 4k read QD1" "$LOOP" randread 4k 1 null null read
 scenario "file 1m read QD8 uring" "$FILE" read 1m 8 io_uring uring read
 scenario "file 1m write QD8 uring" "$FILE" write 1m 8 io_uring uring write
 scenario "loop 4k randread QD32 uring (fio pinned like hp)" "$LOOP" randread 4k 32 io_uring uring read --cpus_allowed="$FIRST_CPU"
 scenario "loop 4k randread QD1 uring" "$LOOP" randread 4k 1 io_uring uring read
 scenario "loop 4k randread QD1 uring (fio pinned like hp)" "$LOOP" randread 4k 1 io_uring uring read --cpus_allowed="$FIRST_CPU"
+HP_ARGS="--spin 2us" scenario "loop 4k randread QD1 uring (hp --spin 2us)" "$LOOP" randread 4k 1 io_uring uring read

@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 const UNITS: &str = "Units: sizes take k, m, g, t suffixes and are powers of two (4k = 4096 bytes, \
-1m = 1 MiB). Durations take ms, s, m (minutes) or h (a bare number is seconds). Throughput is \
+1m = 1 MiB). Durations take us, ms, s, m (minutes) or h (a bare number is seconds). Throughput is \
 printed in MB/s = 10^6 bytes per second. Latency runs from the submission of each I/O to its \
 completion.";
 
@@ -16,7 +16,7 @@ second; await is the mean time from the start of a request's accounting to its c
 aqu-sz the mean number of requests in the system; %util the share of time with at least one in \
 flight. S (service time) is U/X for a device serving one request at a time, measured by the block \
 tracer with --trace, or estimated from sampled in-flight by Little's law otherwise (src column: \
-util, trace, est). Wq = await - S. Durations take ms, s, m (minutes) or h. Ctrl-C ends monitoring \
+util, trace, est). Wq = await - S. Durations take us, ms, s, m (minutes) or h. Ctrl-C ends monitoring \
 normally (exit 0) after printing the interval so far.";
 
 const DIAGNOSE_HELP: &str = "Inputs: halfpower monitor logs (.csv or JSON lines), `iostat -x -t` \
@@ -33,7 +33,7 @@ plateau is the mean of the points within 5 % of the best; the half-power point i
 request size (per queue depth) and the smallest depth (per size) reaching 50 % of the reference \
 (--pap, else the plateau); the knee is where each doubling adds < 10 % throughput while p99 \
 rises. Sizes take k, m, g suffixes (powers of two); throughput is MB/s = 10^6 bytes/s; \
-durations take ms, s, m or h.";
+durations take us, ms, s, m or h.";
 
 const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
 random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
