@@ -79,8 +79,9 @@ impl UringEngine {
         (self.fixed_file, self.fixed_buffers)
     }
 
-    /// Polls for up to `spin_ns` until `want` completions are in the completion queue.
-    fn poll(&mut self, want: usize) {
+    /// Polls for up to `spin_ns` until `want` completions are in the completion queue; returns
+    /// whether they are (else the caller sleeps for them).
+    fn poll(&mut self, want: usize) -> bool {
         let start = crate::clock::now_ns();
         loop {
             // SAFETY: no argument is passed, so no pointer is read by the kernel.
@@ -89,14 +90,33 @@ impl UringEngine {
                     .submitter()
                     .enter::<libc::sigset_t>(0, 0, ENTER_GETEVENTS, None)
             };
-            if ran.is_err()
-                || self.ring.completion().len() >= want
-                || crate::clock::now_ns().saturating_sub(start) >= self.spin_ns
-            {
-                return;
+            if self.ring.completion().len() >= want {
+                return true;
+            }
+            if ran.is_err() || crate::clock::now_ns().saturating_sub(start) >= self.spin_ns {
+                return false;
             }
             // SAFETY: sched_yield takes no arguments and cannot fail on Linux.
             unsafe { libc::sched_yield() };
+        }
+    }
+
+    /// Sleeps until `want` completions are in the completion queue, or a signal or a completion
+    /// backlog ends the wait early (the caller reaps what is there).
+    fn sleep_for(&mut self, want: usize) -> io::Result<()> {
+        loop {
+            match self.ring.submit_and_wait(want) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {
+                    // A signal (Ctrl-C) woke the wait: reap what is there, the caller decides.
+                    if !self.ring.completion().is_empty() {
+                        return Ok(());
+                    }
+                }
+                // Completion queue overflow backlog: reap first, then submit again.
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => return Ok(()),
+                Err(e) => return Err(e),
+            }
         }
     }
 
@@ -171,27 +191,8 @@ impl Engine for UringEngine {
                 Err(e) => return Err(e),
             }
         }
-        if self.spin_ns > 0 {
-            self.poll(min_complete as usize);
-        }
-        loop {
-            if self.ring.completion().len() >= min_complete as usize {
-                break;
-            }
-            match self.ring.submit_and_wait(min_complete as usize) {
-                Ok(_) => break,
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {
-                    // A signal (Ctrl-C) woke the wait: reap what is there, the caller decides.
-                    if !self.ring.completion().is_empty() {
-                        break;
-                    }
-                }
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-                    // Completion queue overflow backlog: reap first, then submit again.
-                    break;
-                }
-                Err(e) => return Err(e),
-            }
+        if !(self.spin_ns > 0 && self.poll(min_complete as usize)) {
+            self.sleep_for(min_complete as usize)?;
         }
         for cqe in self.ring.completion() {
             on_complete(cqe.user_data() as u32, cqe.result());
