@@ -1,62 +1,82 @@
 #!/usr/bin/env bash
-# How much time --steady saves, and what it costs in accuracy: the default `profile` matrix
-# (40 cells) at fixed points vs the same matrix with --steady, on a loop device over RAM and on
-# a file on the filesystem of BENCH_DIR (default: here).
-#   bench/sweep-speed.sh [FIXED_SECONDS] [WARMUP] [STEADY_WINDOW...]
-#   defaults: 10 s fixed points, 1s warm-up, windows 1s (the --steady default) and 500ms
-# For each target and window it prints the total time ratio steady/fixed and how many cells
-# lie within ±3 % of their fixed-time IOPS (plus the worst deviation). With NOISE=1 it first
-# runs the fixed matrix twice and prints the same comparison between the two fixed runs: the
-# run-to-run noise that any ±3 % claim must be read against. TARGETS (default "loop file")
-# picks the targets. Needs root.
+# How much time --steady saves, and whether its points are right (issue 15).
+#   bench/sweep-speed.sh [FIXED_SECONDS] [IOPS_CAP] [BYTES_CAP]
+#   defaults: 5-s fixed points (1-s warm-up), a cap of 3000 IOPS and 150 MB/s
+#
+# 1. Capped: a loop device over RAM limited by blkio throttling (cgroup v1) to IOPS_CAP and
+#    BYTES_CAP, where every point's true throughput is known: min(IOPS_CAP x bs, BYTES_CAP).
+#    A 12-point sweep (randread 4k,16k,64k,256k x QD 1,4,16) at fixed points, then with
+#    --steady. Prints the time ratio steady/fixed and each steady point's distance from its
+#    known value.
+# 2. Uncapped: the same loop device without limits, two fixed sweeps and one --steady sweep.
+#    Prints the time ratio, how often the steady point lies between the two fixed ones, and
+#    how far the two fixed sweeps are apart (run-to-run noise).
+# Needs root. Removes the loop device, the cgroup and its files on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FIXED=${1:-10}
-WARMUP=${2:-1s}
-shift $(( $# > 2 ? 2 : $# )) || true
-WINDOWS=("$@")
-[ ${#WINDOWS[@]} -eq 0 ] && WINDOWS=(1s 500ms)
+FIXED=${1:-5}
+IOPS=${2:-3000}
+BYTES=${3:-150000000}
 # shellcheck source=bench/targets.sh
 source bench/targets.sh
-bench_targets sweep-speed 1g
+bench_targets sweep-speed 16m
+CG=/sys/fs/cgroup/blkio/halfpower-bench-$$
+mkdir -p "$CG"
+trap 'bench_cleanup; rmdir "$CG" 2>/dev/null || true' EXIT
+NUM=$(lsblk -no MAJ:MIN "$LOOP" | tr -d ' ')
 
-# profile NAME TARGET [flags...]: runs the default matrix, records wall seconds and the JSON.
-profile() {
-  local name=$1 target=$2; shift 2
+limit() { # IOPS BYTES (0 0: none)
+  for f in read_iops_device write_iops_device; do echo "$NUM $1" >"$CG/blkio.throttle.$f"; done
+  for f in read_bps_device write_bps_device; do echo "$NUM $2" >"$CG/blkio.throttle.$f"; done
+}
+
+# sweep NAME [flags...]: the 12 points in the cgroup; records wall seconds and the JSON.
+sweep() {
+  local name=$1; shift
   local t0 t1
   t0=$(date +%s.%N)
-  "$HP" profile "$target" --allow-write --destroy-data --warmup "$WARMUP" --quiet "$@" \
-      --json "$OUT/$name.json" >/dev/null 2>"$OUT/$name.err"
+  sh -c "echo \$\$ > $CG/cgroup.procs && exec \"\$0\" \"\$@\"" "$HP" sweep "$LOOP" \
+    --rw randread --bs 4k,16k,64k,256k --qd 1,4,16 --quiet "$@" \
+    --json "$OUT/$name.json" >/dev/null 2>"$OUT/$name.err"
   t1=$(date +%s.%N)
   python3 -c "print($t1 - $t0)" >"$OUT/$name.secs"
 }
 
-compare() {
-  python3 - "$OUT/$1.json" "$OUT/$2.json" "$(cat "$OUT/$1.secs")" "$(cat "$OUT/$2.secs")" "$3" <<'EOF'
+limit "$IOPS" "$BYTES"
+sweep capped-fixed --time "${FIXED}s" --warmup 1s
+sweep capped-steady --time "${FIXED}s" --steady
+python3 - "$OUT" "$IOPS" "$BYTES" <<'EOF'
 import json, sys
-fixed, steady = (json.load(open(p))["cells"] for p in sys.argv[1:3])
-tf, ts, label = float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-key = lambda c: (c["rw"], c["pattern"], c["bs_bytes"], c["qd"])
-f = {key(c): c for c in fixed}
-devs = [(abs(c["iops"] / f[key(c)]["iops"] - 1), key(c)) for c in steady if key(c) in f]
-within = sum(d <= 0.03 for d, _ in devs)
-reached = sum(c["steady"] for c in steady)
-worst = max(devs)
-print(f"{label:<34} time {ts:7.1f}s / {tf:7.1f}s = {ts / tf:.3f}   "
-      f"within ±3 %: {within}/{len(devs)}   steady {reached}/{len(steady)}   "
-      f"worst {worst[0] * 100:.1f} % ({' '.join(map(str, worst[1]))})")
+out, iops, cap = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+secs = lambda n: float(open(f"{out}/{n}.secs").read())
+pts = json.load(open(f"{out}/capped-steady.json"))["points"]
+devs = []
+for p in pts:
+    known = min(iops * p["bs_bytes"], cap)
+    devs.append((abs(p["bytes_per_s"] / known - 1), p["bs_bytes"], p["qd"], p["steady"], p.get("ci95_pct")))
+tf, ts = secs("capped-fixed"), secs("capped-steady")
+print(f"capped ({iops:.0f} IOPS, {cap/1e6:.0f} MB/s): time {ts:.1f}s / {tf:.1f}s = {ts/tf:.3f}; "
+      f"steady {sum(d[3] for d in devs)}/{len(devs)}; within 3 % of the known value: "
+      f"{sum(d[0] <= 0.03 for d in devs)}/{len(devs)}; worst {max(devs)[0]*100:.1f} % "
+      f"(bs {max(devs)[1]} QD{max(devs)[2]})")
 EOF
-}
 
-for name in ${TARGETS:-loop file}; do
-  case $name in loop) target=$LOOP ;; file) target=$FILE ;; *) echo "unknown target $name" >&2; exit 2 ;; esac
-  profile "$name-fixed" "$target" --time "${FIXED}s"
-  if [ "${NOISE:-0}" = 1 ]; then
-    profile "$name-fixed-again" "$target" --time "${FIXED}s"
-    compare "$name-fixed" "$name-fixed-again" "$name fixed again (noise floor)"
-  fi
-  for w in "${WINDOWS[@]}"; do
-    profile "$name-steady-$w" "$target" --time "${FIXED}s" --steady --steady-window "$w"
-    compare "$name-fixed" "$name-steady-$w" "$name --steady (windows $w)"
-  done
-done
+limit 0 0
+sweep uncapped-fixed --time "${FIXED}s" --warmup 1s
+sweep uncapped-fixed-again --time "${FIXED}s" --warmup 1s
+sweep uncapped-steady --time "${FIXED}s" --steady
+python3 - "$OUT" <<'EOF'
+import json, sys
+out = sys.argv[1]
+secs = lambda n: float(open(f"{out}/{n}.secs").read())
+load = lambda n: {(p["bs_bytes"], p["qd"]): p for p in json.load(open(f"{out}/{n}.json"))["points"]}
+a, b, s = load("uncapped-fixed"), load("uncapped-fixed-again"), load("uncapped-steady")
+between = sum(min(a[k]["bytes_per_s"], b[k]["bytes_per_s"]) <= s[k]["bytes_per_s"]
+              <= max(a[k]["bytes_per_s"], b[k]["bytes_per_s"]) for k in s)
+apart = sorted(abs(a[k]["bytes_per_s"] / b[k]["bytes_per_s"] - 1) for k in a)
+ci = sorted(p.get("ci95_pct") or 0 for p in s.values())
+print(f"uncapped: time {secs('uncapped-steady'):.1f}s / {secs('uncapped-fixed'):.1f}s = "
+      f"{secs('uncapped-steady')/secs('uncapped-fixed'):.3f}; steady point between the two fixed "
+      f"ones: {between}/{len(s)}; the fixed sweeps apart by median {apart[len(apart)//2]*100:.1f} %, "
+      f"worst {apart[-1]*100:.1f} %; steady points' within-run intervals median ±{ci[len(ci)//2]:.1f} %")
+EOF

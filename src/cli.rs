@@ -35,6 +35,34 @@ request size (per queue depth) and the smallest depth (per size) reaching 50 % o
 rises. Sizes take k, m, g suffixes (powers of two); throughput is MB/s = 10^6 bytes/s; \
 durations take us, ms, s, m or h.";
 
+const SCALE_HELP: &str = "Each target runs the same workload alone, then the first 2..N run \
+together (step 1 is the first target's run alone). Efficiency is a step's MB/s over the sum of \
+its targets alone; the total saturates at the first step below 90 %, and the limit is the mean \
+of the steps from there. Shared components are block devices beneath more than one target (the \
+disk under partitions, a loop device's backing device, dm/md members) with their MB/s and %util \
+at the limit, and the CPUs when busy at least 90 %. Sequential large requests show a bus best, \
+e.g. --rw read --bs 1m --qd 8. Sizes take k, m, g (powers of two); MB/s = 10^6 bytes/s; \
+durations take us, ms, s, m or h.";
+
+const EXPERIMENT_HELP: &str = "buffering: direct vs buffered sequential reads and writes at 4k..1m, \
+QD1: MB/s and CPU per MB (the page cache of the file is dropped before each buffered point, never \
+the system's). allocation (TARGET a directory): sequential writes of --bs through --size bytes into \
+a written file, an empty file extended by each write and a sparse one, at QD1 and QD8. alignment: \
+random reads of --bs at QD4 at aligned offsets and shifted by 512, 4k and half of --bs (buffered \
+when direct I/O refuses 512-byte offsets). cache: re-reads of the first 1 MiB, sequential and \
+random reads at 4k..64k, then random 4k reads over regions of 256k, 1m, 4m... up to --size: the \
+cache size is where latency jumps past 2x. writecache: sequential writes with and without O_DSYNC \
+at QD1 and QD8, 4k..1m, with the device's queue/write_cache. A directory TARGET gets a scratch \
+file, removed at the end; a file or device needs --allow-write for the writing experiments. \
+Sizes are powers of two (KiB, MiB); MB/s = 10^6 bytes/s; durations take us, ms, s, m or h.";
+
+const COMPARE_HELP: &str = "Figures: total.iops, total.bytes_per_s, read/write.latency_us.p50 \
+and .p99, cpu.us_per_io. With repetitions on both sides (run --repeat N), the interval of B/A is \
+Welch's; with one run each, the delta method on each run's within-run interval (throughput from \
+100-ms windows, percentiles from order statistics), which says nothing about run-to-run \
+variation: repeat runs to compare them honestly. Significant: the interval excludes 1 and the \
+change exceeds --threshold.";
+
 const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
 random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
 1m (4k 16k 64k with --quick); sequential and cache-hit at QD1, random at QD1 and QD4. Service \
@@ -86,10 +114,22 @@ pub enum Command {
     /// and the knee for each rw mode.
     #[command(after_help = SWEEP_HELP)]
     Sweep(SweepArgs),
+    /// Add targets one by one until the total stops growing (000: "3 disks saturate a bus"):
+    /// each target alone, then the first 1..N together, and what they share that caps them.
+    #[command(after_help = SCALE_HELP)]
+    Scale(ScaleArgs),
+    /// One of 000's pitfalls measured on a target, with its verdict: buffering, allocation,
+    /// alignment, cache or writecache.
+    #[command(after_help = EXPERIMENT_HELP)]
+    Experiment(ExperimentArgs),
     /// Friedman's characterization matrix: service time per read/write x sequential/random/
     /// cache-hit x request size, fitted lines, and the expectations file diagnose reads.
     #[command(after_help = PROFILE_HELP)]
     Profile(ProfileArgs),
+    /// Compare two run results figure by figure: the ratio B/A with its 95 % interval and
+    /// whether the difference is significant.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
     /// Draw results as one self-contained HTML file (inline SVG charts, no scripts, light and
     /// dark schemes): run, quick, sweep, profile or diagnose JSON, or monitor logs. Several
     /// files of one kind share the axes, one series each.
@@ -98,7 +138,7 @@ pub enum Command {
 }
 
 /// Where results go.
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct OutputArgs {
     /// Write the results as one JSON document to PATH, or to stdout with `-` (then no table).
     #[arg(long, value_name = "PATH|-")]
@@ -122,13 +162,17 @@ pub struct RunArgs {
     /// The workload.
     #[command(flatten)]
     pub workload: Workload,
+    /// Run the workload N times, each on targets opened (and a created file filled) afresh, and
+    /// report each figure's mean, spread and t-based 95 % interval over them.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
 }
 
 /// `halfpower quick`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, PartialEq)]
 pub struct QuickArgs {
     /// Directory for the scratch file `halfpower.tst` [default: .]
     #[arg(value_name = "DIR")]
@@ -142,6 +186,10 @@ pub struct QuickArgs {
     /// Warm-up before each test; its I/Os are not counted.
     #[arg(long, value_name = "DUR", default_value = "1s")]
     pub warmup: Dur,
+    /// Run the suite N times, interleaved, and give each test the mean and t-based 95 %
+    /// interval of its repetitions.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -193,14 +241,12 @@ pub struct DiagnoseArgs {
 /// Options shared by `sweep` and `profile`: how each point is run and stopped.
 #[derive(Args, Debug, Clone)]
 pub struct PointArgs {
-    /// End a point once its throughput in each of the last three windows (--steady-window,
-    /// 1 s) lies within +-PCT % of their mean (default 2), or at --time, whichever comes first.
+    /// Steady state: warm each point up until its transient is over (MSER on 100-ms windows,
+    /// at least 0.5 s) instead of for --warmup, and end it once the 95 % interval of its mean
+    /// throughput is within +-PCT % (default 2), after at least 1 s, or at --time.
     #[arg(long, value_name = "PCT", num_args = 0..=1, default_missing_value = "2",
           require_equals = true)]
     pub steady: Option<f64>,
-    /// Length of each of the three windows --steady compares (fio's ss_dur / 3).
-    #[arg(long, value_name = "DUR", default_value = "1s", requires = "steady")]
-    pub steady_window: Dur,
     /// Timing, region, engine, open flags and write permissions of every point.
     #[command(flatten)]
     pub setup: Setup,
@@ -251,9 +297,64 @@ pub struct SweepArgs {
     /// How each point runs.
     #[command(flatten)]
     pub point: PointArgs,
+    /// Run the whole sweep N times, interleaved (every point once, then every point again), and
+    /// give each point the mean and t-based 95 % interval of its repetitions.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
     /// Also write one CSV row per point to PATH.
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `halfpower scale`.
+#[derive(Args, Debug)]
+pub struct ScaleArgs {
+    /// Two or more files or block devices, in the order they are added.
+    #[arg(value_name = "TARGET", required = true, num_args = 2..)]
+    pub targets: Vec<PathBuf>,
+    /// Run each step as one logical target striped across its targets in chunks of SIZE (000's
+    /// stripe sets, RAID 0), instead of the targets side by side; a multiple of --bs.
+    #[arg(long, value_name = "SIZE")]
+    pub stripe: Option<ByteSize>,
+    /// The workload each target runs.
+    #[command(flatten)]
+    pub workload: Workload,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `halfpower experiment`.
+#[derive(Args, Debug)]
+pub struct ExperimentArgs {
+    /// Which experiment.
+    #[arg(value_enum, value_name = "NAME")]
+    pub name: crate::model::experiment::ExperimentKind,
+    /// A directory (a scratch file is made there and removed at the end), a file or a block
+    /// device.
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+    /// Size of the scratch file (and of the region a file or device is used over).
+    #[arg(long, value_name = "SIZE", default_value = "256m")]
+    pub size: ByteSize,
+    /// Request size of `alignment` and `allocation`.
+    #[arg(long, value_name = "SIZE", default_value = "64k")]
+    pub bs: ByteSize,
+    /// Measured time per point.
+    #[arg(long, value_name = "DUR", default_value = "2s")]
+    pub time: Dur,
+    /// Warm-up before each point; its I/Os are not counted.
+    #[arg(long, value_name = "DUR", default_value = "500ms")]
+    pub warmup: Dur,
+    /// Allow writes to an existing file or block device.
+    #[arg(long)]
+    pub allow_write: bool,
+    /// With --allow-write: also write to a block device that carries a filesystem or is in use.
+    #[arg(long, requires = "allow_write")]
+    pub destroy_data: bool,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -279,6 +380,23 @@ pub struct ProfileArgs {
     pub output: OutputArgs,
 }
 
+/// `halfpower compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The baseline: a `run --json` document.
+    #[arg(value_name = "A.json")]
+    pub a: PathBuf,
+    /// The one compared with it.
+    #[arg(value_name = "B.json")]
+    pub b: PathBuf,
+    /// The smallest change that counts as significant, % (default 2).
+    #[arg(long, value_name = "PCT", default_value_t = 2.0)]
+    pub threshold: f64,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// `halfpower report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -292,4 +410,46 @@ pub struct ReportArgs {
     /// Replace the output file if it exists.
     #[arg(long)]
     pub force: bool,
+}
+
+impl QuickArgs {
+    /// What `halfpower` without arguments runs: `halfpower quick` with the flags' own defaults
+    /// (so each default is defined once, in the flag).
+    pub fn default_for_main() -> Self {
+        match Cli::try_parse_from(["halfpower", "quick"]) {
+            Ok(Cli {
+                command: Some(Command::Quick(q)),
+            }) => q,
+            // `halfpower quick` has no required argument; the unit test below proves it parses.
+            other => unreachable!("`halfpower quick` did not parse: {other:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Setup;
+
+    fn command(args: &[&str]) -> Command {
+        Cli::try_parse_from(args).unwrap().command.unwrap()
+    }
+
+    /// Each default is defined once: the flags' defaults are the `Default` impls that library
+    /// callers and JSON readers get.
+    #[test]
+    fn flag_defaults_are_the_default_impls() {
+        let Command::Run(run) = command(&["halfpower", "run", "x"]) else {
+            panic!("not run");
+        };
+        assert_eq!(run.workload, Workload::default());
+        let Command::Sweep(sweep) = command(&["halfpower", "sweep", "x"]) else {
+            panic!("not sweep");
+        };
+        assert_eq!(sweep.point.setup, Setup::default());
+        let q = QuickArgs::default_for_main();
+        assert_eq!(q.size.0, 1 << 30);
+        assert_eq!(q.time.0, std::time::Duration::from_secs(5));
+        assert_eq!(q.warmup, Setup::default().warmup);
+    }
 }

@@ -1,21 +1,35 @@
 //! halfpower: what can this storage really do, how far is a workload from it, and why.
 //!
-//! The library holds everything; `main.rs` only calls [`commands::main`]. The measurement path
-//! is `spec` (validated workload) → `target` (open, create, check) → `runner` (threads and
-//! phases) → `worker` + `engine` (the I/O loop) → `stats` (histograms, CPU) → `report`.
+//! The library holds everything; `main.rs` only calls [`commands::main`]. Layers, each using
+//! only those below it (docs/architecture.md):
+//!
+//! 1. base: [`error`], [`units`], [`clock`], [`signal`], [`rng`], [`output`]
+//! 2. the machine: [`oscounters`] (/proc and sysfs), [`engine`] (io_uring, sync, null),
+//!    [`affinity`], [`offsets`]
+//! 3. measured figures: [`stats`] (histograms, recorders, CPU, windows), [`spec`] (workload)
+//! 4. typed documents: [`model`] (the JSON schema)
+//! 5. computation and reading: [`analysis`] (pure figures from figures), [`input`] (parsers
+//!    into documents)
+//! 6. output: [`render`] (text, CSV, HTML)
+//! 7. measuring: [`target`], [`worker`], [`runner`], [`monitor`]
+//! 8. [`cli`] and [`commands`] on top.
+
+#![warn(missing_docs)]
 
 pub mod affinity;
 pub mod analysis;
 pub mod cli;
 pub mod clock;
 pub mod commands;
-pub mod diagnose;
 pub mod engine;
 pub mod error;
+pub mod input;
+pub mod model;
 pub mod monitor;
 pub mod offsets;
 pub mod oscounters;
-pub mod report;
+pub mod output;
+pub mod render;
 pub mod rng;
 pub mod runner;
 pub mod signal;

@@ -25,6 +25,45 @@ impl Region {
     }
 }
 
+/// A stripe set (000's ftdisk stripe sets, RAID 0): one logical address space laid over several
+/// files in chunks, round robin. A request never crosses a chunk (the chunk is a multiple of
+/// the request size, checked before a run).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stripe {
+    chunk: u64,
+    /// Where each member's region starts, bytes.
+    starts: Vec<u64>,
+}
+
+impl Stripe {
+    /// A stripe of `chunk` bytes over members whose regions start at `starts`.
+    pub fn new(chunk: u64, starts: Vec<u64>) -> Self {
+        Stripe {
+            chunk: chunk.max(1),
+            starts,
+        }
+    }
+
+    /// The logical size of a stripe of `chunk` over members of region sizes `sizes`: as many
+    /// whole chunks as the smallest holds, on every member.
+    pub fn logical_size(chunk: u64, sizes: &[u64]) -> u64 {
+        let per = sizes.iter().copied().min().unwrap_or(0) / chunk.max(1);
+        per * chunk * sizes.len() as u64
+    }
+
+    /// The member and its byte offset holding logical offset `logical`.
+    #[inline]
+    pub fn map(&self, logical: u64) -> (u32, u64) {
+        let n = self.starts.len().max(1) as u64;
+        let c = logical / self.chunk;
+        let member = (c % n) as usize;
+        (
+            member as u32,
+            self.starts[member] + (c / n) * self.chunk + logical % self.chunk,
+        )
+    }
+}
+
 /// Produces the offsets of one worker.
 #[derive(Clone, Debug)]
 pub enum OffsetGen {
@@ -75,6 +114,16 @@ impl OffsetGen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stripes_go_round_robin_in_chunks() {
+        let s = Stripe::new(65536, vec![0, 4096, 0]);
+        assert_eq!(s.map(0), (0, 0));
+        assert_eq!(s.map(65536), (1, 4096));
+        assert_eq!(s.map(2 * 65536 + 100), (2, 100));
+        assert_eq!(s.map(3 * 65536), (0, 65536));
+        assert_eq!(Stripe::logical_size(65536, &[1 << 20, 3 << 20]), 2 << 20);
+    }
 
     #[test]
     fn random_offsets_are_aligned_inside_and_reproducible() {

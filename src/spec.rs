@@ -59,11 +59,18 @@ impl RwMode {
     }
 }
 
+impl std::fmt::Display for RwMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How I/O is issued.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// io_uring: one ring per thread, `--qd` I/Os in flight, registered file and buffers.
+    #[default]
     Uring,
     /// pread/pwrite: one I/O in flight per thread.
     Sync,
@@ -82,8 +89,42 @@ impl EngineKind {
     }
 }
 
+/// How halfpower creates a missing file (`--create`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Create {
+    /// Written with incompressible data before any I/O (every block is allocated and holds
+    /// data, so reads reach the device).
+    #[default]
+    Filled,
+    /// Its size set without writing (a sparse file: the filesystem allocates blocks as they
+    /// are first written). Write-only workloads.
+    Sparse,
+    /// Zero length: every write extends it (appending). Write-only workloads.
+    Empty,
+}
+
+impl Create {
+    /// The name as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Create::Filled => "filled",
+            Create::Sparse => "sparse",
+            Create::Empty => "empty",
+        }
+    }
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Default size of a file halfpower creates, and of the null engine's pretend target.
 pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
+/// Default seed of the random offsets (`--seed`): "half" in ASCII.
+pub const DEFAULT_SEED: u64 = 0x6861_6c66;
 /// Default measured time when neither `--time` nor `--bytes` is given.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
 /// Largest queue depth accepted (io_uring's ring limit).
@@ -150,7 +191,7 @@ pub struct Setup {
     #[arg(long)]
     pub write_through: bool,
     /// Seed of the random offsets and data (same seed, same offsets).
-    #[arg(long, value_name = "N", default_value_t = 0x6861_6c66)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Allow writes to existing files and block devices.
     #[arg(long)]
@@ -162,6 +203,12 @@ pub struct Setup {
     /// Keep a file halfpower created instead of removing it at the end.
     #[arg(long)]
     pub keep: bool,
+    /// How a missing file is created: filled (written with incompressible data first), sparse
+    /// (size set, blocks allocated as written) or empty (every write extends it); the last two
+    /// only for workloads that only write.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "filled")]
+    #[serde(default)]
+    pub create: Create,
     /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
     /// robin), none (the scheduler places them) or a CPU list such as 0-3,8.
     #[arg(long, value_name = "spread|none|LIST", default_value = "spread")]
@@ -190,10 +237,11 @@ impl Default for Setup {
             engine: EngineKind::Uring,
             buffered: false,
             write_through: false,
-            seed: 0x6861_6c66,
+            seed: DEFAULT_SEED,
             allow_write: false,
             destroy_data: false,
             keep: false,
+            create: Create::Filled,
             affinity: Affinity::Spread,
             spin: Dur(Duration::ZERO),
         }
@@ -299,6 +347,14 @@ impl Workload {
             None if w.setup.time.is_none() => w.setup.time = Some(Dur(DEFAULT_TIME)),
             None => {}
         }
+        if w.setup.create != Create::Filled && w.reads() {
+            return Err(Error::invalid(
+                "--create",
+                w.setup.create.name(),
+                "filled with a workload that reads: never-written blocks read as zeros without \
+                 reaching the disk (sparse and empty are for write-only workloads)",
+            ));
+        }
         if let Some(s) = w.setup.size {
             if s.0 < w.bs.0 {
                 return Err(Error::invalid(
@@ -319,6 +375,18 @@ impl Workload {
     /// Whether this workload issues any reads.
     pub fn reads(&self) -> bool {
         self.read_pct.unwrap_or_else(|| self.rw.default_read_pct()) > 0
+    }
+
+    /// This workload as `engine` really runs it: the sync engine keeps one I/O in flight per
+    /// thread, so its queue depth is 1 whatever was asked.
+    pub fn run_by(&self, engine: EngineKind) -> Workload {
+        let mut w = self.clone();
+        w.setup.engine = engine;
+        if engine == EngineKind::Sync {
+            w.qd = 1;
+            w.setup.spin = Dur(Duration::ZERO);
+        }
+        w
     }
 
     /// The number of measured I/Os in `--bytes` mode.

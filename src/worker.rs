@@ -6,8 +6,9 @@
 //! that the runner samples there cover exactly the measured I/Os.
 
 use crate::clock::now_ns;
+use crate::engine::payload::stamp;
 use crate::engine::{Engine, IoDir, IoRequest};
-use crate::offsets::OffsetGen;
+use crate::offsets::{OffsetGen, Stripe};
 use crate::rng::Rng;
 use crate::signal;
 use crate::stats::Recorder;
@@ -27,16 +28,49 @@ pub struct WorkerPlan {
     pub qd: u32,
     /// Request size in bytes.
     pub bs: u32,
+    /// Where this worker's write numbers start: each write is stamped with this plus its
+    /// count, so no two writes of a run carry the same data (`engine::payload`).
+    pub write_tag: u64,
+    /// With a stripe set, how the offsets map onto the engine's files (else all go to file 0).
+    pub stripe: Option<Stripe>,
 }
 
 /// Live counters of one worker that a progress display may read; one cache line each.
 #[repr(align(64))]
 #[derive(Debug, Default)]
 pub struct Progress {
-    /// Measured I/Os completed so far.
+    /// I/Os completed so far in the current phase (warm-up, then measured).
     pub ios: AtomicU64,
-    /// Measured bytes completed so far.
+    /// Bytes completed so far in the current phase.
     pub bytes: AtomicU64,
+    /// Of those, reads.
+    pub read_ios: AtomicU64,
+    /// Of those, bytes read.
+    pub read_bytes: AtomicU64,
+}
+
+impl Progress {
+    /// Zeroes the counts before a phase (while no worker runs).
+    pub fn reset(&self) {
+        self.publish(&PhaseCounts::default());
+    }
+
+    /// Publishes the phase's counts so far.
+    fn publish(&self, c: &PhaseCounts) {
+        self.ios.store(c.ios, Ordering::Relaxed);
+        self.bytes.store(c.bytes, Ordering::Relaxed);
+        self.read_ios.store(c.read_ios, Ordering::Relaxed);
+        self.read_bytes.store(c.read_bytes, Ordering::Relaxed);
+    }
+}
+
+/// Successful completions of one phase, for the progress counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct PhaseCounts {
+    ios: u64,
+    bytes: u64,
+    read_ios: u64,
+    read_bytes: u64,
 }
 
 /// When a phase stops issuing new I/Os.
@@ -69,6 +103,7 @@ pub struct Worker {
     start_ns: Vec<u64>,
     offset: Vec<u64>,
     dir: Vec<IoDir>,
+    writes: u64,
 }
 
 impl Worker {
@@ -80,6 +115,7 @@ impl Worker {
             start_ns: vec![0; qd],
             offset: vec![0; qd],
             dir: vec![IoDir::Read; qd],
+            writes: 0,
         }
     }
 
@@ -98,9 +134,10 @@ impl Worker {
         }
     }
 
-    /// Runs one phase to its end and drains it. With `rec`, every completion is counted there
-    /// and published to `progress`; without (warm-up), completions are only reaped. `stop`
-    /// ends the phase early (steady state reached).
+    /// Runs one phase to its end and drains it. With `rec` (the measured phase), every
+    /// completion is recorded there. Either way the phase's successful completions are
+    /// published to `progress` after each reap, for the progress line, the within-run windows
+    /// and the adaptive warm-up. `stop` ends the phase early (steady state reached).
     pub fn phase<E: Engine>(
         &mut self,
         eng: &mut E,
@@ -115,6 +152,8 @@ impl Worker {
         let mut now = now_ns();
         let mut claimed = 0u64;
         let chunk = (self.plan.qd as u64).clamp(1, 32);
+        let mut counts = PhaseCounts::default();
+        progress.publish(&counts);
         loop {
             while let Some(&slot) = free.last() {
                 let go = !signal::interrupted()
@@ -134,12 +173,29 @@ impl Worker {
                 claimed = claimed.saturating_sub(1);
                 free.pop();
                 let dir = self.next_dir();
-                let offset = self.plan.offsets.next(&mut self.plan.rng);
+                let logical = self.plan.offsets.next(&mut self.plan.rng);
+                let (file, offset) = match &self.plan.stripe {
+                    Some(s) => s.map(logical),
+                    None => (0, logical),
+                };
                 let s = slot as usize;
                 self.dir[s] = dir;
                 self.offset[s] = offset;
+                if dir == IoDir::Write {
+                    stamp(
+                        &mut eng.buffer(slot)[..bs as usize],
+                        logical,
+                        self.plan.write_tag.wrapping_add(self.writes),
+                    );
+                    self.writes += 1;
+                }
                 self.start_ns[s] = now_ns();
-                eng.prepare(IoRequest { dir, offset, slot });
+                eng.prepare(IoRequest {
+                    dir,
+                    file,
+                    offset,
+                    slot,
+                });
                 inflight += 1;
             }
             if inflight == 0 {
@@ -152,6 +208,14 @@ impl Worker {
                 inflight -= 1;
                 free.push(slot);
                 now = t;
+                if res == bs as i32 {
+                    counts.ios += 1;
+                    counts.bytes += bs as u64;
+                    if dirs[s] == IoDir::Read {
+                        counts.read_ios += 1;
+                        counts.read_bytes += bs as u64;
+                    }
+                }
                 if let Some(rec) = rec.as_deref_mut() {
                     if res == bs as i32 {
                         rec.complete(dirs[s], bs as u64, t.saturating_sub(starts[s]), t);
@@ -160,12 +224,7 @@ impl Worker {
                     }
                 }
             })?;
-            if let Some(rec) = rec.as_deref() {
-                progress.ios.store(rec.ios(), Ordering::Relaxed);
-                progress
-                    .bytes
-                    .store(rec.read.bytes + rec.write.bytes, Ordering::Relaxed);
-            }
+            progress.publish(&counts);
         }
         // A budget claimed but not issued (interrupted) goes back for the record's honesty.
         if let Limit::Budget(budget) = limit {
@@ -188,6 +247,8 @@ mod tests {
             read_pct,
             qd,
             bs: 4096,
+            write_tag: 0,
+            stripe: None,
         }
     }
 

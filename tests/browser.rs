@@ -25,6 +25,9 @@ fn chromium() -> Option<PathBuf> {
     if found.is_none() && std::env::var("HALFPOWER_BROWSER_TEST").as_deref() == Ok("require") {
         panic!("HALFPOWER_BROWSER_TEST=require but no chromium in PATH");
     }
+    if found.is_none() {
+        common::unavailable("chromium (set HALFPOWER_BROWSER_TEST=require to fail instead)");
+    }
     found
 }
 
@@ -114,9 +117,6 @@ fn ink(r: &Rendered) -> (f64, usize) {
 #[test]
 fn every_report_renders_in_chromium_without_console_messages() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "skipped: no chromium in PATH (set HALFPOWER_BROWSER_TEST=require to fail instead)"
-        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -148,6 +148,8 @@ fn every_report_renders_in_chromium_without_console_messages() {
         "profile.json",
         "monitor.jsonl",
         "diagnose.json",
+        "scale.json",
+        "experiment.json",
     ] {
         let page = dir.path().join(format!("{kind}.html"));
         halfpower()

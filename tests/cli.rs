@@ -141,7 +141,9 @@ fn json_has_the_keys_scripts_read() {
 
 #[test]
 fn littles_law_holds_for_the_reported_latency() {
-    // Mean latency × IOPS = mean I/Os in flight = the queue depth (closed loop, no think time).
+    // Mean latency × IOPS = mean I/Os in flight = the queue depth (closed loop, no think time),
+    // within 10 %: the host's time between a completion and the next submission is the only
+    // gap, and on a file of the root disk (latency ~100 µs here) it is a few µs.
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("f");
     for (qd, engine) in [(1u32, "sync"), (8, "uring")] {
@@ -165,7 +167,7 @@ fn littles_law_holds_for_the_reported_latency() {
         let in_flight =
             num(&v, "results.total.iops") * num(&v, "results.read.latency_us.mean") / 1e6;
         assert!(
-            in_flight > 0.5 * qd as f64 && in_flight < 1.05 * qd as f64,
+            (in_flight - qd as f64).abs() <= 0.1 * qd as f64,
             "QD {qd} ({engine}): Little's law gives {in_flight:.2} in flight"
         );
     }
@@ -540,6 +542,15 @@ fn quick_suite_runs_eight_tests_and_cleans_up() {
             "RND4K Q1T1 write"
         ]
     );
+    // Issue 13: the suite's verdict in words, with the half-power view of QD1 against QD32.
+    let verdict = v["verdict"].as_str().unwrap();
+    let share = 100.0 * num(&tests[6], "results.total.iops") / num(&tests[4], "results.total.iops");
+    assert!(
+        verdict.contains(&format!("QD1 reach {share:.0} % of QD32"))
+            || verdict.contains(&format!("QD1 already reach {share:.0} % of QD32")),
+        "{verdict}"
+    );
+    assert!(verdict.contains("halfpower sweep"), "{verdict}");
     for t in tests {
         assert!(num(t, "results.total.ios") > 0.0, "{t}");
         assert_eq!(

@@ -20,6 +20,7 @@ fn write_all<E: Engine>(eng: &mut E, qd: u32) {
         for (slot, &block) in chunk.iter().enumerate() {
             pattern(block, eng.buffer(slot as u32));
             eng.prepare(IoRequest {
+                file: 0,
                 dir: IoDir::Write,
                 offset: block * BS as u64,
                 slot: slot as u32,
@@ -43,6 +44,7 @@ fn read_and_check<E: Engine>(eng: &mut E, qd: u32) {
         for (slot, &block) in blocks.iter().enumerate() {
             eng.buffer(slot as u32).fill(0);
             eng.prepare(IoRequest {
+                file: 0,
                 dir: IoDir::Read,
                 offset: block * BS as u64,
                 slot: slot as u32,
@@ -88,14 +90,14 @@ fn uring_writes_what_sync_reads_back_and_vice_versa() {
         let fd = f.as_raw_fd();
         let qd = 8;
         let mut uring = UringEngine::new(
-            fd,
+            &[fd],
             BufferArena::new(qd, BS, 4096).unwrap(),
             BS as u32,
             std::time::Duration::ZERO,
         )
         .unwrap();
         write_all(&mut uring, qd as u32);
-        let mut sync = SyncEngine::new(fd, BufferArena::new(1, BS, 4096).unwrap(), BS as u32);
+        let mut sync = SyncEngine::new(&[fd], BufferArena::new(1, BS, 4096).unwrap(), BS as u32);
         read_and_check(&mut sync, 1);
         // Now the other way round, after clearing the file.
         f.set_len(0).unwrap();

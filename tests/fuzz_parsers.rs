@@ -2,7 +2,8 @@
 //! random or a mangled corpus file, makes them panic. The corpus lives in tests/corpus; proptest
 //! keeps any failing case in proptest-regressions/.
 
-use halfpower::diagnose::{diagnose, parse_log};
+use halfpower::analysis::diagnose::diagnose;
+use halfpower::input::parse_log;
 use proptest::prelude::*;
 
 const CORPUS: &[&str] = &[

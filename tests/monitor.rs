@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{LoopDev, halfpower, halfpower_spawnable, stdout_json, usage_error};
+use common::{LoopDev, halfpower, halfpower_spawnable, num, stdout_json, usage_error};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -314,4 +314,71 @@ fn malformed_lines_are_skipped_and_named() {
         "{err}"
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("verdict"));
+}
+
+/// Issue 12: a device that serves requests in parallel (a loop device) is never taken as
+/// serial, not even in its first busy interval (when in-flight counts were not yet sampled):
+/// no interval with more than one request at a time gets a service time from U/X, and no
+/// busy/queue flag is raised on %util.
+#[test]
+fn a_parallel_device_is_never_serial_in_its_first_busy_interval() {
+    let Some(lo) = LoopDev::new("firstbusy", 64 << 20) else {
+        return;
+    };
+    let name = lo.name();
+    let mon = halfpower_spawnable()
+        .args([
+            "monitor",
+            &name,
+            "--interval",
+            "500ms",
+            "--count",
+            "4",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let load = halfpower_spawnable()
+        .args([
+            "run",
+            lo.path(),
+            "--rw",
+            "randread",
+            "--qd",
+            "32",
+            "--time",
+            "1s",
+        ])
+        .args(["--warmup", "0", "--quiet", "--json", "-"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(load.success());
+    let out = mon.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["device"] == name.as_str())
+        .collect();
+    assert!(
+        records.iter().any(|r| num(r, "aqu_sz") > 4.0),
+        "the load showed a queue: {text}"
+    );
+    for r in &records {
+        assert_eq!(r["serving"], "parallel", "{r}");
+        assert_eq!(r["class"], "loop", "{r}");
+        let (util, aqu) = (num(r, "util_pct") / 100.0, num(r, "aqu_sz"));
+        if aqu > util * 1.1 + 0.05 {
+            assert_ne!(r["service_source"], "utilization-law", "{r}");
+        }
+        let flags = r["flags"].as_array().unwrap();
+        assert!(
+            !flags.iter().any(|f| f == "busy>85%" || f == "queue>2/disk"),
+            "{r}"
+        );
+    }
 }

@@ -6,7 +6,10 @@
 mod common;
 
 use common::halfpower;
-use halfpower::report::html::{input, render};
+use halfpower::input::document as input;
+use halfpower::model::Input;
+use halfpower::model::log::Log;
+use halfpower::render::html::render;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -17,11 +20,13 @@ fn fixture(name: &str) -> PathBuf {
 
 fn report_of(names: &[&str]) -> String {
     // Inputs are named by file name so the output does not depend on the checkout's location.
-    let inputs: Vec<input::Input> = names
+    let diagnose =
+        |log: &Log| halfpower::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
+    let inputs: Vec<Input> = names
         .iter()
         .map(|n| {
             let text = std::fs::read_to_string(fixture(n)).unwrap();
-            input::parse(n, &text).expect("fixtures parse")
+            input::parse(n, &text, &diagnose).expect("fixtures parse")
         })
         .collect();
     render(&inputs)
@@ -165,6 +170,30 @@ fn monitor_and_diagnose_reports_split_response_time() {
 }
 
 #[test]
+fn scale_report_draws_total_against_perfect_scaling_and_the_bars_per_step() {
+    let html = report_of(&["scale.json"]);
+    check_page(&html);
+    assert_eq!(charts(&html), 2, "total line chart and per-target bars");
+    assert!(html.contains("perfect scaling"));
+    assert!(html.contains("3 targets together"));
+    assert!(html.contains("the targets scale linearly up to 2"));
+    assert!(
+        html.contains("<td>loop0</td>"),
+        "the shared bus in the table"
+    );
+}
+
+#[test]
+fn experiment_report_draws_its_variants_and_says_its_verdict() {
+    let html = report_of(&["experiment.json"]);
+    check_page(&html);
+    assert_eq!(charts(&html), 1);
+    assert!(html.contains("write-through") && html.contains("write-back"));
+    assert!(html.contains("write-through runs at"), "the verdict");
+    assert!(html.contains("queue/write_cache"), "the device's setting");
+}
+
+#[test]
 fn snapshots_pin_the_bytes() {
     for (name, files) in [
         ("run", &["run-loop.json"][..]),
@@ -173,6 +202,8 @@ fn snapshots_pin_the_bytes() {
         ("profile", &["profile.json"]),
         ("monitor", &["monitor.jsonl"]),
         ("diagnose", &["diagnose.json"]),
+        ("scale", &["scale.json"]),
+        ("experiment", &["experiment.json"]),
     ] {
         let html = report_of(files);
         assert_eq!(html, report_of(files), "{name}: same input, same bytes");

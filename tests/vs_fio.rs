@@ -53,7 +53,7 @@ fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64) {
 #[test]
 fn iops_and_latency_agree_with_fio_on_the_same_job() {
     if !fio_available() {
-        eprintln!("skipping: fio is not installed (apt-get install fio)");
+        common::unavailable("fio (apt-get install fio)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

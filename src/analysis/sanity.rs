@@ -1,6 +1,6 @@
 //! Warnings about results that cannot be what the user meant to measure, each with what to do.
 
-use crate::report::model::{Results, TargetInfo};
+use crate::model::{DeviceClass, Results, TargetInfo, TargetKind};
 use crate::spec::Workload;
 
 /// Median latency below which random reads cannot have come from a rotating disk's platters
@@ -17,24 +17,24 @@ pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
             continue;
         };
         let p50 = read.latency_us.p50;
-        if !t.direct && t.kind != "null" {
+        if !t.direct && t.kind != TargetKind::Null {
             out.push(format!(
                 "{}: buffered reads (median {p50:.1} µs) may come from the page cache and then \
                  measure memory, not the device; drop --buffered to measure the device",
                 t.path
             ));
-        } else if t.rotational == Some(true)
+        } else if t.class == Some(DeviceClass::Hdd)
             && w.rw.is_random()
             && p50 < ROTATIONAL_MIN_RANDOM_READ_US
         {
             out.push(format!(
                 "{}: median random-read latency {p50:.1} µs is too low for a rotating disk ({}); \
                  the reads hit a cache (drive or controller) or a tiny region, or the disk is not \
-                 really rotational (virtual disks often claim to be). Use a larger --size than the cache",
+                 really rotational. Use a larger --size than the cache",
                 t.path,
                 t.device.as_deref().unwrap_or("?")
             ));
-        } else if t.kind != "null" && t.direct && p50 < DEVICE_MIN_READ_US {
+        } else if t.kind != TargetKind::Null && t.direct && p50 < DEVICE_MIN_READ_US {
             out.push(format!(
                 "{}: median read latency {p50:.2} µs is below what any block device does; the \
                  target is memory-backed (tmpfs, a loop device over RAM) or a cache answers. \

@@ -2,8 +2,10 @@
 //! the smallest request or depth that delivers half of the peak), the knee (where doubling
 //! stops paying and only adds latency), and a verdict in words. Pure: points in, figures out.
 
+use crate::model::sweep::Point;
+pub use crate::model::sweep::{Analysis, Cell, DepthCell};
+use crate::spec::RwMode;
 use crate::units::ByteSize;
-use serde::{Deserialize, Serialize};
 
 /// Points within this share of the best one form the plateau.
 pub const PLATEAU_SHARE: f64 = 0.05;
@@ -23,55 +25,6 @@ pub struct Sample {
     pub bytes_per_s: f64,
     /// 99th percentile latency, µs, when known (CSV input may lack it).
     pub p99_us: Option<f64>,
-}
-
-/// A point on the request size × queue depth grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cell {
-    /// I/Os in flight per thread.
-    pub qd: u32,
-    /// Request size, bytes; None where no size reaches the mark at this depth.
-    pub bs_bytes: Option<u64>,
-}
-
-/// Per request size: the queue depth where a mark is reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DepthCell {
-    /// Request size, bytes.
-    pub bs_bytes: u64,
-    /// I/Os in flight per thread; None where no depth reaches the mark at this size.
-    pub qd: Option<u32>,
-}
-
-/// The analysis of one rw mode (and thread count) of a sweep.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Analysis {
-    /// The rw mode.
-    pub rw: String,
-    /// Threads per target of these points.
-    pub threads: u32,
-    /// The plateau: mean throughput of the points within 5 % of the best, bytes/s.
-    pub peak_bytes_per_s: f64,
-    /// The best point.
-    pub best: Cell,
-    /// The points on the plateau.
-    pub plateau: Vec<Cell>,
-    /// What half-power is half of: `--pap` when given, else the peak, bytes/s.
-    pub reference_bytes_per_s: f64,
-    /// Peak advertised performance (`--pap`), bytes/s.
-    pub pap_bytes_per_s: Option<f64>,
-    /// Real over advertised: peak / PAP.
-    pub rap_pap: Option<f64>,
-    /// Per queue depth, the smallest request size reaching half of the reference.
-    pub half_power: Vec<Cell>,
-    /// Per request size, the smallest queue depth reaching half of the reference.
-    pub half_power_qd: Vec<DepthCell>,
-    /// Per queue depth, the request size after which doubling adds < 10 % while p99 rises.
-    pub knee: Vec<Cell>,
-    /// Per request size, the queue depth after which doubling adds < 10 % while p99 rises.
-    pub knee_qd: Vec<DepthCell>,
-    /// The reading in words.
-    pub verdict: String,
 }
 
 /// Whether `x` → `next` (throughput `t` → `t_next`) adds less than [`KNEE_GAIN`] per
@@ -123,7 +76,7 @@ fn mb(bytes_per_s: f64) -> String {
 
 /// Analyses the points of one rw mode and thread count. `pap` is the advertised peak,
 /// bytes/s. None when there are no points.
-pub fn analyse(rw: &str, threads: u32, samples: &[Sample], pap: Option<f64>) -> Option<Analysis> {
+pub fn analyse(rw: RwMode, threads: u32, samples: &[Sample], pap: Option<f64>) -> Option<Analysis> {
     // The best point; among equals the one with the smallest depth, then size (the cheapest).
     let best = samples.iter().reduce(|a, b| {
         let better = b.bytes_per_s > a.bytes_per_s
@@ -179,7 +132,7 @@ pub fn analyse(rw: &str, threads: u32, samples: &[Sample], pap: Option<f64>) -> 
         });
     }
     let mut a = Analysis {
-        rw: rw.to_string(),
+        rw,
         threads,
         peak_bytes_per_s: peak,
         best: Cell {
@@ -320,6 +273,33 @@ fn verdict(a: &Analysis) -> String {
         );
     }
     s
+}
+
+/// Groups points by (rw, threads) in order of first appearance and analyses each group.
+pub fn analyse_points(points: &[Point], pap: Option<f64>) -> Vec<Analysis> {
+    let mut groups: Vec<(RwMode, u32)> = Vec::new();
+    for p in points {
+        let key = (p.rw, p.threads);
+        if !groups.contains(&key) {
+            groups.push(key);
+        }
+    }
+    groups
+        .iter()
+        .filter_map(|(rw, threads)| {
+            let samples: Vec<Sample> = points
+                .iter()
+                .filter(|p| p.rw == *rw && p.threads == *threads)
+                .map(|p| Sample {
+                    bs_bytes: p.bs_bytes,
+                    qd: p.qd,
+                    bytes_per_s: p.bytes_per_s,
+                    p99_us: p.latency_us.as_ref().map(|l| l.p99),
+                })
+                .collect();
+            analyse(*rw, *threads, &samples, pap)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ fn device(sizes: &[u64], depths: &[u32]) -> Vec<Sample> {
 fn synthetic_device_half_power_and_knee() {
     let sizes = [4 * K, 16 * K, 64 * K, 256 * K, 1024 * K];
     let depths = [1, 4, 16, 64];
-    let a = analyse("randread", 1, &device(&sizes, &depths), None).unwrap();
+    let a = analyse(RwMode::Randread, 1, &device(&sizes, &depths), None).unwrap();
     // The plateau: every point within 5 % of 500 MB/s, QD1 × 1m (476 MB/s) included.
     assert!(
         (a.peak_bytes_per_s - 497.76e6).abs() < 0.01e6,
@@ -140,7 +140,7 @@ fn gray_unbuffered_writes_reach_half_of_the_media_limit_at_128k() {
         .iter()
         .map(|&(kb, mb)| pt(kb * K, 1, mb, 1000.0 * kb as f64))
         .collect();
-    let a = analyse("write", 1, &pts, Some(8.5e6)).unwrap();
+    let a = analyse(RwMode::Write, 1, &pts, Some(8.5e6)).unwrap();
     assert_eq!(
         a.half_power,
         vec![Cell {
@@ -151,7 +151,7 @@ fn gray_unbuffered_writes_reach_half_of_the_media_limit_at_128k() {
     assert_eq!(a.reference_bytes_per_s, 8.5e6);
     assert!((a.rap_pap.unwrap() - 6.4 / 8.5).abs() < 1e-9);
     // Without --pap the reference is the measured peak, 6.4 MB/s: half (3.2) is reached at 64 KB.
-    let own = analyse("write", 1, &pts, None).unwrap();
+    let own = analyse(RwMode::Write, 1, &pts, None).unwrap();
     assert_eq!(own.half_power[0].bs_bytes, Some(64 * K));
     assert!(a.verdict.contains("advertised 8.5 MB/s"), "{}", a.verdict);
     assert!(a.verdict.contains("128k with QD1"), "{}", a.verdict);
@@ -175,7 +175,7 @@ fn gray_deep_writes_reach_half_power_sooner() {
             pts.push(pt(kb * K, qd, row[i], 100.0 * qd as f64));
         }
     }
-    let a = analyse("write", 1, &pts, Some(8.5e6)).unwrap();
+    let a = analyse(RwMode::Write, 1, &pts, Some(8.5e6)).unwrap();
     let at_qd = |qd| a.half_power.iter().find(|c| c.qd == qd).unwrap().bs_bytes;
     assert_eq!(at_qd(3), Some(16 * K));
     assert_eq!(at_qd(8), Some(8 * K));
@@ -200,22 +200,22 @@ fn no_knee_while_latency_does_not_rise() {
         pt(4 * K, 2, 100.0, 40.0),
         pt(4 * K, 4, 100.0, 30.0),
     ];
-    let a = analyse("read", 1, &pts, None).unwrap();
+    let a = analyse(RwMode::Read, 1, &pts, None).unwrap();
     assert_eq!(a.knee_qd[0].qd, None);
     // Without p99 (CSV from another tool) flat throughput alone marks the knee.
     let no_p99: Vec<Sample> = pts
         .into_iter()
         .map(|s| Sample { p99_us: None, ..s })
         .collect();
-    let b = analyse("read", 1, &no_p99, None).unwrap();
+    let b = analyse(RwMode::Read, 1, &no_p99, None).unwrap();
     assert_eq!(b.knee_qd[0].qd, Some(1));
 }
 
 #[test]
 fn empty_and_idle_inputs() {
-    assert!(analyse("read", 1, &[], None).is_none());
+    assert!(analyse(RwMode::Read, 1, &[], None).is_none());
     let idle = vec![pt(4 * K, 1, 0.0, 0.0), pt(8 * K, 1, 0.0, 0.0)];
-    let a = analyse("read", 1, &idle, None).unwrap();
+    let a = analyse(RwMode::Read, 1, &idle, None).unwrap();
     assert_eq!(a.peak_bytes_per_s, 0.0);
     assert!(
         a.verdict.contains("read peaks at 0.0 MB/s"),
@@ -223,7 +223,7 @@ fn empty_and_idle_inputs() {
         a.verdict
     );
     assert!(
-        analyse("read", 1, &idle, Some(0.0))
+        analyse(RwMode::Read, 1, &idle, Some(0.0))
             .unwrap()
             .rap_pap
             .is_none()

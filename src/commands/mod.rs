@@ -1,12 +1,15 @@
 //! Glue per subcommand: parse the command line, run, print. `main.rs` calls [`main`].
 
+mod compare;
 mod diagnose;
+mod experiment;
 mod monitor;
 mod points;
 mod profile;
 mod quick;
 mod report;
 mod run;
+mod scale;
 mod sweep;
 
 use crate::cli::{Cli, Command, OutputArgs, QuickArgs};
@@ -46,8 +49,11 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         Some(Command::Monitor(args)) => monitor::monitor(args),
         Some(Command::Diagnose(args)) => diagnose::diagnose(args),
         Some(Command::Sweep(args)) => sweep::sweep(args, command),
+        Some(Command::Scale(args)) => scale::scale(args, command),
+        Some(Command::Experiment(args)) => experiment::experiment(args, command),
         Some(Command::Profile(args)) => profile::profile(args, command),
         Some(Command::Report(args)) => report::report(args),
+        Some(Command::Compare(args)) => compare::compare(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }
@@ -73,7 +79,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         .map_or(1, crate::Error::exit_code)
 }
 
-/// Writes a JSON document where `--json` says (`-` = stdout) and reports whether stdout got it.
+/// Writes a JSON document where `--json` says (`-` = stdout; a file atomically) and reports
+/// whether stdout got it.
 fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<bool> {
     let Some(dest) = out.json.as_deref() else {
         return Ok(false);
@@ -84,7 +91,8 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
         writeln!(so, "{text}").context("writing JSON to stdout")?;
         Ok(true)
     } else {
-        std::fs::write(dest, text + "\n").with_context(|| format!("writing {dest}"))?;
+        crate::output::write_atomic(std::path::Path::new(dest), (text + "\n").as_bytes())
+            .with_context(|| format!("writing {dest}"))?;
         Ok(false)
     }
 }
@@ -109,7 +117,7 @@ fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
 }
 
 /// Writes the `--html` report of a document just measured, when one was asked for.
-fn write_html(out: &OutputArgs, doc: crate::report::html::input::Document) -> anyhow::Result<()> {
+fn write_html(out: &OutputArgs, doc: crate::model::Document) -> anyhow::Result<()> {
     let Some(path) = &out.html else {
         return Ok(());
     };
@@ -117,16 +125,16 @@ fn write_html(out: &OutputArgs, doc: crate::report::html::input::Document) -> an
         Some(j) if j != "-" => j.to_string(),
         _ => "(this run; its JSON was not saved)".to_string(),
     };
-    let input = crate::report::html::input::Input { path: source, doc };
-    crate::report::html::write_inputs(std::slice::from_ref(&input), path, false)
+    let input = crate::model::Input { path: source, doc };
+    crate::render::html::write_inputs(std::slice::from_ref(&input), path, false)
         .with_context(|| format!("writing the HTML report {}", path.display()))?;
     eprintln!("halfpower: report written to {}", path.display());
     Ok(())
 }
 
-/// [`crate::report::check_output`] for an optional flag.
+/// [`crate::output::check_output`] for an optional flag.
 fn check_dest(what: &'static str, path: Option<&std::path::Path>) -> crate::Result<()> {
-    path.map_or(Ok(()), |p| crate::report::check_output(what, p))
+    path.map_or(Ok(()), |p| crate::output::check_output(what, p))
 }
 
 /// Prints a warning on stderr and keeps it for the JSON record.

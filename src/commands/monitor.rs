@@ -1,9 +1,10 @@
 //! `halfpower monitor`: the sampling loop's output to the terminal, JSON lines and the log.
 
 use crate::cli::MonitorArgs;
-use crate::monitor::record::{Record, csv_header, csv_row};
+use crate::model::monitor::Record;
 use crate::monitor::{Monitor, MonitorConfig, resolve_device};
-use crate::report::monitor_table;
+use crate::render::csv::{monitor_header, monitor_row};
+use crate::render::text::monitor as monitor_table;
 use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
@@ -64,7 +65,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
             })?;
             let mut w = std::io::BufWriter::new(file);
             if format == LogFormat::Csv {
-                writeln!(w, "{}", csv_header()).context("writing the log")?;
+                writeln!(w, "{}", monitor_header()).context("writing the log")?;
             }
             Some((w, format, path.clone()))
         }
@@ -104,7 +105,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         if let Some((w, format, path)) = log.as_mut() {
             for r in &records {
                 let line = match format {
-                    LogFormat::Csv => csv_row(r),
+                    LogFormat::Csv => monitor_row(r),
                     LogFormat::Jsonl => serde_json::to_string(r)?,
                 };
                 writeln!(w, "{line}").with_context(|| format!("writing {}", path.display()))?;

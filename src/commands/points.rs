@@ -1,13 +1,13 @@
 //! What `sweep` and `profile` share: many workloads run one after another on targets opened
 //! (and, when missing, created and filled) once, each point an independent `run`.
 
-use super::run::{effective_engine, open_targets};
+use super::run::open_targets;
 use super::warn;
 use crate::analysis::steady::SteadyRule;
 use crate::cli::PointArgs;
 use crate::error::Error;
-use crate::report::model::{Results, TargetInfo};
-use crate::runner::{self, Control};
+use crate::model::{Results, TargetInfo};
+use crate::runner::{self, Control, Layout};
 use crate::signal;
 use crate::spec::{EngineKind, RwMode, Setup, Workload};
 use crate::target::Target;
@@ -47,17 +47,7 @@ pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
             "no --steady with --bytes (a point of a fixed byte count has no time to shorten)",
         ));
     }
-    if p.steady_window.0 < std::time::Duration::from_millis(100) {
-        return Err(Error::invalid(
-            "--steady-window",
-            p.steady_window,
-            "a window of at least 100ms (default 1s)",
-        ));
-    }
-    Ok(Some(SteadyRule {
-        window: p.steady_window.0,
-        ..SteadyRule::new(pct)
-    }))
+    Ok(Some(SteadyRule::new(pct)))
 }
 
 /// Refuses an empty list or one that names a value twice.
@@ -91,12 +81,14 @@ pub(super) fn distinct<T: PartialEq + std::fmt::Display>(
 }
 
 impl PointRunner {
-    /// Opens `paths` for every workload in `shapes` (validated): for writing when any of them
+    /// Opens `paths` for every workload in `shapes` (validated, each as `engine` will run it,
+    /// `engine_fallback` saying why that is not io_uring): for writing when any of them
     /// writes, with the largest request size as the smallest region, and checks every request
     /// size against the targets' direct-I/O alignment before anything runs.
     pub fn open(
         paths: &[PathBuf],
         shapes: &[Workload],
+        (engine, engine_fallback): (EngineKind, Option<String>),
         steady: Option<SteadyRule>,
         quiet: bool,
         warnings: &mut Vec<String>,
@@ -133,7 +125,12 @@ impl PointRunner {
                     .into(),
             );
         }
-        let (engine, engine_fallback) = effective_engine(first, warnings);
+        if let Some(why) = &engine_fallback {
+            warn(
+                warnings,
+                format!("{why}; every point runs on the sync engine, one I/O in flight per thread"),
+            );
+        }
         let targets = open_targets(paths, &opening, warnings)?;
         for w in shapes {
             for t in &targets {
@@ -157,19 +154,38 @@ impl PointRunner {
 
     /// The targets as the JSON describes them.
     pub fn infos(&self) -> Vec<TargetInfo> {
-        self.targets.iter().map(TargetInfo::of).collect()
+        self.targets.iter().map(Target::info).collect()
     }
 
-    /// Runs one point. None once Ctrl-C has come (before or during it, when it measured
-    /// nothing); else its results and whether it ended on the steady-state rule. A point with
-    /// failed I/Os is warned about in `warnings`. Without io_uring the sync engine runs it with
-    /// one I/O in flight per thread, as `run` does (recorded in `engine_fallback`).
+    /// The opened targets.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// Runs one point, `w` as given (the caller has made it one the engine can run, see
+    /// [`Workload::run_by`]). None once Ctrl-C has come (before or during it, when it
+    /// measured nothing); else its results (with how a steady point ended in `steady`). A
+    /// point with failed I/Os is warned about in `warnings`.
     pub fn run(
         &mut self,
         w: &Workload,
         label: &str,
         warnings: &mut Vec<String>,
-    ) -> crate::Result<Option<(Results, bool)>> {
+    ) -> crate::Result<Option<Results>> {
+        self.run_on(0..self.targets.len(), Layout::Separate, w, label, warnings)
+    }
+
+    /// [`PointRunner::run`] on the targets `which` only, laid out as `layout` says (`scale`
+    /// runs subsets, and stripe sets).
+    pub fn run_on(
+        &mut self,
+        which: std::ops::Range<usize>,
+        layout: Layout,
+        w: &Workload,
+        label: &str,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Option<Results>> {
+        let targets = &self.targets[which];
         if signal::interrupted() {
             return Ok(None);
         }
@@ -177,12 +193,13 @@ impl PointRunner {
         if !self.quiet && std::io::stderr().is_terminal() {
             eprintln!("[{}/{}] {label}", self.done, self.total);
         }
-        let m = match runner::execute(&self.targets, w, self.engine, self.control) {
+        debug_assert_eq!(w.setup.engine, self.engine);
+        let m = match runner::execute_laid(targets, layout, w, self.control) {
             Ok(m) => m,
             Err(Error::Interrupted) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let r = Results::build(&m, w, &self.targets, self.engine_fallback.clone());
+        let r = runner::results(&m, w, targets, self.engine_fallback.clone());
         if r.errors.count > 0 || r.fatal.is_some() {
             warn(
                 warnings,
@@ -197,7 +214,7 @@ impl PointRunner {
             );
         }
         self.status = self.status.max(r.exit_status());
-        Ok(Some((r, m.steady.unwrap_or(false))))
+        Ok(Some(r))
     }
 
     /// The exit status the points call for: 130 after Ctrl-C, 1 when any point failed I/Os,

@@ -2,17 +2,17 @@
 //! turned into service-time expectations that `diagnose --profile` reads.
 
 use super::points::{PointRunner, steady_rule};
+use super::run::available_engine;
 use super::{check_output_dests, warn, write_html, write_json};
-use crate::analysis::queueing::utilization_law_ms;
+use crate::analysis::profile::{cell, fits_of};
 use crate::cli::ProfileArgs;
-use crate::diagnose::profile::PROFILE_SCHEMA_VERSION;
+use crate::clock::utc_now;
+use crate::model::profile::{PROFILE_SCHEMA_VERSION, Pattern, ProfileCell, ProfileReport};
+use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
-use crate::report::html::input::Document;
-use crate::report::model::{Results, Tool};
-use crate::report::profile::{ProfileCell, ProfileReport, fits_of, profile_table};
-use crate::report::utc_now;
+use crate::render::text::profile::profile_table;
 use crate::signal;
-use crate::spec::{RwMode, Setup, Workload};
+use crate::spec::{EngineKind, RwMode, Setup, Workload};
 use crate::units::ByteSize;
 
 /// The cache-hit region: small enough to stay in a device's cache (004's "100 % hit").
@@ -20,37 +20,40 @@ pub const CACHE_HIT_BYTES: u64 = 1 << 20;
 
 /// One cell to run: its place in the matrix and its workload.
 struct Plan {
-    rw: &'static str,
-    pattern: &'static str,
+    rw: Direction,
+    pattern: Pattern,
     workload: Workload,
 }
 
-fn plans(args: &ProfileArgs) -> crate::Result<Vec<Plan>> {
+/// The cells in the order they run, each as `engine` runs it. The sync engine (standing in for
+/// io_uring) keeps one I/O in flight per thread, so the QD4 cells run as 4 threads at QD1:
+/// four in flight all the same, and recorded so.
+fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
     let sizes: &[u64] = if args.quick {
         &[4 << 10, 16 << 10, 64 << 10]
     } else {
         &[4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20]
     };
-    let dirs: &[&str] = if args.reads_only {
-        &["read"]
+    let dirs: &[Direction] = if args.reads_only {
+        &[Direction::Read]
     } else {
-        &["read", "write"]
+        &[Direction::Read, Direction::Write]
     };
     let mut out = Vec::new();
     for &rw in dirs {
-        let write = rw == "write";
-        for pattern in crate::report::profile::PATTERNS {
+        let write = rw == Direction::Write;
+        for pattern in Pattern::ALL {
             let (mode, depths): (RwMode, &[u32]) = match (pattern, write) {
-                ("sequential", false) => (RwMode::Read, &[1]),
-                ("sequential", true) => (RwMode::Write, &[1]),
-                ("random", false) => (RwMode::Randread, &[1, 4]),
-                ("random", true) => (RwMode::Randwrite, &[1, 4]),
-                (_, false) => (RwMode::Randread, &[1]),
-                (_, true) => (RwMode::Randwrite, &[1]),
+                (Pattern::Sequential, false) => (RwMode::Read, &[1]),
+                (Pattern::Sequential, true) => (RwMode::Write, &[1]),
+                (Pattern::Random, false) => (RwMode::Randread, &[1, 4]),
+                (Pattern::Random, true) => (RwMode::Randwrite, &[1, 4]),
+                (Pattern::CacheHit, false) => (RwMode::Randread, &[1]),
+                (Pattern::CacheHit, true) => (RwMode::Randwrite, &[1]),
             };
             for &qd in depths {
                 for &bs in sizes {
-                    let setup = if pattern == "cache-hit" {
+                    let setup = if pattern == Pattern::CacheHit {
                         Setup {
                             size: Some(ByteSize(CACHE_HIT_BYTES.max(bs))),
                             ..args.point.setup.clone()
@@ -58,15 +61,21 @@ fn plans(args: &ProfileArgs) -> crate::Result<Vec<Plan>> {
                     } else {
                         args.point.setup.clone()
                     };
+                    let (qd, threads) = if engine == EngineKind::Sync {
+                        (1, qd)
+                    } else {
+                        (qd, 1)
+                    };
                     let workload = Workload {
                         rw: mode,
                         read_pct: None,
                         bs: ByteSize(bs),
                         qd,
-                        threads: 1,
+                        threads,
                         setup,
                     }
-                    .validated()?;
+                    .validated()?
+                    .run_by(engine);
                     out.push(Plan {
                         rw,
                         pattern,
@@ -79,46 +88,21 @@ fn plans(args: &ProfileArgs) -> crate::Result<Vec<Plan>> {
     Ok(out)
 }
 
-fn cell(p: &Plan, r: &Results, steady: bool) -> ProfileCell {
-    let d = if p.rw == "read" { &r.read } else { &r.write };
-    let d = d.as_ref().unwrap_or(&r.total);
-    // The disk's own view, when exactly one disk is underneath.
-    let (util, dev_s) = match r.devices.as_slice() {
-        [dev] => (
-            Some(dev.util_pct),
-            utilization_law_ms(dev.util_pct / 100.0, dev.r_s + dev.w_s),
-        ),
-        _ => (None, None),
-    };
-    ProfileCell {
-        rw: p.rw.into(),
-        pattern: p.pattern.into(),
-        bs_bytes: p.workload.bs.0,
-        qd: p.workload.qd,
-        iops: d.iops,
-        bytes_per_s: d.bytes_per_s,
-        service_ms: (p.workload.qd == 1)
-            .then(|| utilization_law_ms(1.0, d.iops))
-            .flatten(),
-        mean_latency_ms: d.latency_us.mean / 1000.0,
-        p99_ms: d.latency_us.p99 / 1000.0,
-        device_util_pct: util,
-        device_service_ms: dev_s,
-        steady,
-        seconds: r.seconds,
-    }
-}
-
 /// Runs `halfpower profile`.
 pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
     let steady = steady_rule(&args.point)?;
-    let plans = plans(&args)?;
+    let (engine, fallback) = available_engine(&Workload {
+        setup: args.point.setup.clone(),
+        ..Workload::default()
+    });
+    let plans = plans(&args, engine)?;
     let shapes: Vec<Workload> = plans.iter().map(|p| p.workload.clone()).collect();
     let mut warnings = Vec::new();
     let mut runner = PointRunner::open(
         std::slice::from_ref(&args.target),
         &shapes,
+        (engine, fallback),
         steady,
         args.output.quiet,
         &mut warnings,
@@ -127,21 +111,28 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut cells = Vec::new();
     for p in &plans {
         let w = &p.workload;
-        let name = format!("{} {} {} QD{}", p.rw, p.pattern, w.bs, w.qd);
-        let Some((r, reached)) = runner.run(w, &name, &mut warnings)? else {
+        let name = format!(
+            "{} {} {} QD{} T{}",
+            p.rw.name(),
+            p.pattern.name(),
+            w.bs,
+            w.qd,
+            w.threads
+        );
+        let Some(r) = runner.run(w, &name, &mut warnings)? else {
             break;
         };
-        cells.push(cell(p, &r, reached));
+        cells.push(cell(p.rw, p.pattern, w, &r, target_info.device.as_deref()));
     }
     let status = runner.exit_status();
     drop(runner); // removes a file the profile created, also after Ctrl-C
     busy_warning(&cells, &mut warnings);
     let report = ProfileReport {
-        schema_version: PROFILE_SCHEMA_VERSION,
-        kind: "profile".into(),
-        tool: Tool::default(),
-        command,
-        date: utc_now(),
+        header: Header {
+            schema_version: PROFILE_SCHEMA_VERSION,
+
+            ..Header::new(Kind::Profile, command, utc_now())
+        },
         host: host::read(),
         target: args.target.display().to_string(),
         target_info,
@@ -168,7 +159,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
 fn busy_warning(cells: &[ProfileCell], warnings: &mut Vec<String>) {
     let idle: Vec<&ProfileCell> = cells
         .iter()
-        .filter(|c| c.qd == 1 && c.device_util_pct.is_some_and(|u| u < 90.0))
+        .filter(|c| c.qd == 1 && c.threads == 1 && c.device_util_pct.is_some_and(|u| u < 90.0))
         .collect();
     if let Some(worst) = idle.iter().min_by(|a, b| {
         a.device_util_pct
@@ -183,8 +174,8 @@ fn busy_warning(cells: &[ProfileCell], warnings: &mut Vec<String>) {
                  dev S column (JSON device_service_ms). A virtual or stacked device may not report \
                  %util faithfully",
                 idle.len(),
-                worst.rw,
-                worst.pattern,
+                worst.rw.name(),
+                worst.pattern.name(),
                 ByteSize(worst.bs_bytes),
                 worst.device_util_pct.unwrap_or(0.0)
             ),

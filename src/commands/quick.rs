@@ -1,43 +1,37 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
-use super::run::effective_engine;
+use super::run::available_engine;
 use super::{check_output_dests, warn, write_html, write_json};
 use crate::cli::QuickArgs;
+use crate::clock::utc_now;
+use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
-use crate::report::html::input::Document;
-use crate::report::model::{QuickReport, QuickTest, Results, TargetInfo, Tool};
-use crate::report::{SCHEMA_VERSION, table, utc_now};
+use crate::render::text;
 use crate::runner::{self, Control};
-use crate::spec::{RwMode, Setup, Workload};
+use crate::spec::{EngineKind, RwMode, Setup, Workload};
 use crate::target;
-use crate::units::{ByteSize, Dur};
+use crate::units::ByteSize;
 use crate::{Error, signal};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Name of the scratch file in the suite's directory.
 pub const SCRATCH_NAME: &str = "halfpower.tst";
 
-/// The suite: (name, sequential?, request size, queue depth), each run as read then write.
-const TESTS: [(&str, bool, u64, u32); 4] = [
-    ("SEQ1M Q8T1", true, 1 << 20, 8),
-    ("SEQ1M Q1T1", true, 1 << 20, 1),
-    ("RND4K Q32T1", false, 4096, 32),
-    ("RND4K Q1T1", false, 4096, 1),
+/// The suite: (sequential?, request size, queue depth), each run as read then write.
+const TESTS: [(bool, u64, u32); 4] = [
+    (true, 1 << 20, 8),
+    (true, 1 << 20, 1),
+    (false, 4096, 32),
+    (false, 4096, 1),
 ];
 
-impl QuickArgs {
-    /// What `halfpower` without arguments runs: the suite in the current directory.
-    pub fn default_for_main() -> Self {
-        QuickArgs {
-            dir: None,
-            size: ByteSize(1 << 30),
-            time: Dur(Duration::from_secs(5)),
-            warmup: Dur(Duration::from_secs(1)),
-            output: Default::default(),
-        }
-    }
+/// A test's CrystalDiskMark-style name from the workload that really ran, e.g. `RND4K Q32T1`
+/// (or `RND4K Q1T32` when the sync engine kept one I/O in flight on each of 32 threads).
+pub fn test_name(w: &Workload) -> String {
+    let kind = if w.rw.is_random() { "RND" } else { "SEQ" };
+    let size = crate::units::ByteSize(w.bs.0).to_string().to_uppercase();
+    format!("{kind}{size} Q{}T{}", w.qd, w.threads)
 }
 
 /// Runs the quick suite.
@@ -53,6 +47,17 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     check_output_dests(&args.output)?;
     let path = dir.join(SCRATCH_NAME);
+    if args.repeat == 0 || args.repeat > super::run::MAX_REPEAT {
+        return Err(Error::invalid(
+            "--repeat",
+            args.repeat,
+            format!(
+                "a number of repetitions from 1 to {}",
+                super::run::MAX_REPEAT
+            ),
+        )
+        .into());
+    }
     if path.exists() {
         return Err(Error::refused(
             &path,
@@ -74,7 +79,16 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     .validated()?;
     let mut warnings = Vec::new();
-    let (engine, engine_fallback) = effective_engine(&base, &mut warnings);
+    let (engine, engine_fallback) = available_engine(&base);
+    if let Some(why) = &engine_fallback {
+        warn(
+            &mut warnings,
+            format!(
+                "{why}; the deep-queue tests run on the sync engine as one I/O in flight on \
+                 each of as many threads (Q32T1 becomes Q1T32), named as they ran"
+            ),
+        );
+    }
     if !args.output.quiet {
         eprintln!(
             "halfpower: filling {} ({} MB) …",
@@ -85,7 +99,15 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let scratch = target::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
     let mut tests = Vec::new();
     let total = TESTS.len() * 2;
-    'suite: for (name, seq, bs, qd) in TESTS {
+    // The suite's workloads, in order: each test read, then written.
+    let mut plan = Vec::new();
+    for (seq, bs, qd) in TESTS {
+        // The sync engine keeps one I/O in flight per thread: the same depth as threads.
+        let (qd, threads) = if engine == EngineKind::Sync {
+            (1, qd)
+        } else {
+            (qd, 1)
+        };
         for write in [false, true] {
             let rw = match (seq, write) {
                 (true, false) => RwMode::Read,
@@ -98,21 +120,38 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 read_pct: None,
                 bs: ByteSize(bs),
                 qd,
+                threads,
                 setup: Setup {
                     size: None,
                     ..base.setup.clone()
                 },
-                ..base.clone()
             }
-            .validated()?;
-            let direction = if write { "write" } else { "read" };
+            .validated()?
+            .run_by(engine);
+            let direction = if write {
+                Direction::Write
+            } else {
+                Direction::Read
+            };
+            plan.push((w, direction));
+        }
+    }
+    // With --repeat, the whole suite again, interleaved.
+    let mut runs: Vec<Vec<crate::model::Results>> = vec![Vec::new(); plan.len()];
+    'suite: for k in 0..args.repeat {
+        for (i, (w, direction)) in plan.iter().enumerate() {
             if !args.output.quiet && std::io::stderr().is_terminal() {
-                eprintln!("[{}/{total}] {name} {direction}", tests.len() + 1);
+                eprintln!(
+                    "[{}/{}] {} {}",
+                    k as usize * plan.len() + i + 1,
+                    total * args.repeat as usize,
+                    test_name(w),
+                    direction.name()
+                );
             }
             let m = runner::execute(
                 std::slice::from_ref(&scratch),
-                &w,
-                engine,
+                w,
                 Control::progress(!args.output.quiet),
             );
             let m = match m {
@@ -120,40 +159,49 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 Err(Error::Interrupted) => break 'suite,
                 Err(e) => return Err(e.into()),
             };
-            let results = Results::build(
+            let results = runner::results(
                 &m,
-                &w,
+                w,
                 std::slice::from_ref(&scratch),
                 engine_fallback.clone(),
             );
             let stop = results.interrupted;
-            tests.push(QuickTest {
-                name: name.into(),
-                direction: direction.into(),
-                workload: w,
-                results,
-            });
+            runs[i].push(results);
             if stop {
                 break 'suite;
             }
         }
     }
+    for ((w, direction), r) in plan.into_iter().zip(runs) {
+        let Some(first) = r.first().cloned() else {
+            break;
+        };
+        tests.push(QuickTest {
+            name: test_name(&w),
+            direction,
+            workload: w,
+            results: first,
+            repeat: (r.len() > 1).then(|| crate::model::run::Repeat {
+                figures: crate::analysis::compare::summarize(&r),
+                runs: r,
+            }),
+        });
+    }
+    let target_info = scratch.info();
+    let verdict = crate::analysis::quick::verdict(&target_info, &tests);
     let report = QuickReport {
-        schema_version: SCHEMA_VERSION,
-        kind: "quick".into(),
-        tool: Tool::default(),
-        command,
-        date: utc_now(),
+        header: Header::new(Kind::Quick, command, utc_now()),
         host: host::read(),
-        target: TargetInfo::of(&scratch),
+        target: target_info,
         tests,
         interrupted: signal::interrupted(),
+        verdict,
         warnings,
     };
     drop(scratch); // the scratch file goes, also after Ctrl-C
     let json_on_stdout = write_json(&args.output, &report)?;
     if !json_on_stdout {
-        print!("{}", table::quick_table(&report));
+        print!("{}", text::run::quick_table(&report));
     }
     if !report.tests.is_empty() {
         write_html(&args.output, Document::Quick(Box::new(report.clone())))?;

@@ -1,7 +1,9 @@
 //! `halfpower report`: read result files of one kind and write their HTML report.
 
 use crate::cli::ReportArgs;
-use crate::report::html;
+use crate::input::document::read_all;
+use crate::model::log::Log;
+use crate::render::html;
 
 /// Runs `halfpower report`.
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
@@ -9,7 +11,9 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
         .output
         .clone()
         .unwrap_or_else(|| html::default_output(&args.results[0]));
-    let bytes = html::write_report(&args.results, &out, args.force)?;
+    let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
+    let inputs = read_all(&args.results, &diagnose)?;
+    let bytes = html::write_inputs(&inputs, &out, args.force)?;
     eprintln!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",
         args.results.len(),

@@ -2,16 +2,21 @@
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
 use super::points::{PointRunner, distinct, steady_rule};
+use super::run::available_engine;
 use super::{check_dest, check_output_dests, write_html, write_json};
+use crate::analysis::compare::summarize;
+use crate::analysis::sweep::analyse_points;
 use crate::cli::SweepArgs;
+use crate::clock::utc_now;
+use crate::model::Results;
+use crate::model::run::Repeat;
+use crate::model::sweep::{Point, SweepReport};
+use crate::model::{Document, Header, Kind};
 use crate::oscounters::host;
-use crate::report::html::input::Document;
-use crate::report::model::Tool;
-use crate::report::sweep::{self, Point, SweepReport};
-use crate::report::sweep_table::sweep_table;
-use crate::report::{SCHEMA_VERSION, utc_now};
+use crate::render::csv::sweep_csv;
+use crate::render::text::sweep::sweep_table;
 use crate::signal;
-use crate::spec::Workload;
+use crate::spec::{EngineKind, Workload};
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -58,7 +63,7 @@ fn colour() -> bool {
 /// Writes the report where the flags say; returns the exit status.
 fn finish(args: &SweepArgs, report: &SweepReport, status: u8) -> anyhow::Result<u8> {
     if let Some(path) = &args.csv {
-        std::fs::write(path, sweep::csv(&report.points))
+        crate::output::write_atomic(path, sweep_csv(&report.points).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
     if !write_json(&args.output, report)? {
@@ -80,11 +85,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_dest("--csv", args.csv.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {
-        schema_version: SCHEMA_VERSION,
-        kind: "sweep".into(),
-        tool: Tool::default(),
-        command,
-        date: String::new(),
+        header: Header::new(Kind::Sweep, command, String::new()),
         host: None,
         targets: Vec::new(),
         source: None,
@@ -96,34 +97,93 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warnings: Vec::new(),
     };
     if let Some(from) = &args.from {
-        report.points = sweep::read_points(from)?;
+        report.points = crate::input::sweep::read_points(from)?;
         report.source = Some(from.display().to_string());
         report.steady_pct = None;
-        report.analysis = sweep::analyse(&report.points, pap);
-        report.date = utc_now();
+        report.analysis = analyse_points(&report.points, pap);
+        report.header.date = utc_now();
         return finish(&args, &report, 0);
+    }
+    if args.repeat == 0 || args.repeat > super::run::MAX_REPEAT {
+        return Err(crate::Error::invalid(
+            "--repeat",
+            args.repeat,
+            format!(
+                "a number of repetitions from 1 to {}",
+                super::run::MAX_REPEAT
+            ),
+        )
+        .into());
     }
     let steady = steady_rule(&args.point)?;
     let shapes = shapes(&args)?;
+    let (engine, fallback) = available_engine(&shapes[0]);
+    if let (EngineKind::Sync, Some(why)) = (engine, &fallback) {
+        if args.qd.iter().any(|&q| q > 1) {
+            return Err(crate::Error::invalid(
+                "--qd",
+                args.qd
+                    .iter()
+                    .map(|q| q.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                format!(
+                    "queue depth 1 only: {why}, and the sync engine that stands in keeps one \
+                     I/O in flight per thread. Sweep threads instead (--qd 1 --threads \
+                     1,4,16,64) or enable io_uring (sysctl kernel.io_uring_disabled=0)"
+                ),
+            )
+            .into());
+        }
+    }
+    let shapes: Vec<Workload> = shapes.iter().map(|w| w.run_by(engine)).collect();
     let mut runner = PointRunner::open(
         &args.targets,
         &shapes,
+        (engine, fallback),
         steady,
         args.output.quiet,
         &mut report.warnings,
     )?;
     report.targets = runner.infos();
-    for w in &shapes {
-        let Some((results, reached)) = runner.run(w, &label(w), &mut report.warnings)? else {
+    // Interleaved: every point once, then every point again, so a drift over time spreads
+    // over all points instead of biasing the last ones.
+    let mut reps: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
+    'reps: for k in 0..args.repeat {
+        for (i, w) in shapes.iter().enumerate() {
+            let name = if args.repeat > 1 {
+                format!("{} (repetition {})", label(w), k + 1)
+            } else {
+                label(w)
+            };
+            let Some(results) = runner.run(w, &name, &mut report.warnings)? else {
+                break 'reps;
+            };
+            reps[i].push(results);
+        }
+    }
+    for (w, runs) in shapes.iter().zip(reps) {
+        let Some(first) = runs.first().cloned() else {
             break;
         };
-        report.points.push(Point::of(w, results, reached));
+        let mut p = Point::of(w, first);
+        if runs.len() > 1 {
+            let figures = summarize(&runs);
+            let get = |f: &str| figures.iter().find(|s| s.figure == f);
+            if let (Some(i), Some(b)) = (get("total.iops"), get("total.bytes_per_s")) {
+                p.iops = i.mean;
+                p.bytes_per_s = b.mean;
+                p.ci95_pct = Some(b.ci95.pct);
+            }
+            p.repeat = Some(Repeat { runs, figures });
+        }
+        report.points.push(p);
     }
     let status = runner.exit_status();
     drop(runner); // removes a file the sweep created, also after Ctrl-C
     report.interrupted = signal::interrupted();
-    report.analysis = sweep::analyse(&report.points, pap);
+    report.analysis = analyse_points(&report.points, pap);
     report.host = Some(host::read());
-    report.date = utc_now();
+    report.header.date = utc_now();
     finish(&args, &report, status)
 }

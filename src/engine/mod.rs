@@ -7,6 +7,7 @@
 
 mod buffer;
 mod null;
+pub mod payload;
 mod sync;
 mod uring;
 
@@ -15,10 +16,12 @@ pub use null::NullEngine;
 pub use sync::SyncEngine;
 pub use uring::{UringEngine, uring_available};
 
+use serde::{Deserialize, Serialize};
 use std::io;
 
-/// Direction of one I/O.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Direction of one I/O (`read`, `write` in documents).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum IoDir {
     /// Read into the slot's buffer.
     Read,
@@ -26,12 +29,30 @@ pub enum IoDir {
     Write,
 }
 
-/// One request: direction, byte offset and the slot whose buffer it uses.
+impl IoDir {
+    /// The name as written in documents and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoDir::Read => "read",
+            IoDir::Write => "write",
+        }
+    }
+}
+
+impl std::fmt::Display for IoDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One request: direction, file, byte offset and the slot whose buffer it uses.
 #[derive(Clone, Copy, Debug)]
 pub struct IoRequest {
     /// Read or write.
     pub dir: IoDir,
-    /// Byte offset on the target.
+    /// Which of the engine's files (0 unless a stripe set spans several).
+    pub file: u32,
+    /// Byte offset on that file.
     pub offset: u64,
     /// Buffer slot (0..queue depth); also the completion's tag.
     pub slot: u32,

@@ -6,18 +6,18 @@ use std::os::fd::RawFd;
 
 /// Issues each prepared request as a blocking pread or pwrite.
 pub struct SyncEngine {
-    fd: RawFd,
+    fds: Vec<RawFd>,
     arena: BufferArena,
     len: u32,
     queued: Vec<IoRequest>,
 }
 
 impl SyncEngine {
-    /// A sync engine on `fd` (which must outlive it) with requests of `len` bytes.
-    pub fn new(fd: RawFd, arena: BufferArena, len: u32) -> Self {
+    /// A sync engine on the files `fds` (which must outlive it) with requests of `len` bytes.
+    pub fn new(fds: &[RawFd], arena: BufferArena, len: u32) -> Self {
         let depth = arena.slots();
         SyncEngine {
-            fd,
+            fds: fds.to_vec(),
             arena,
             len,
             queued: Vec::with_capacity(depth),
@@ -38,19 +38,20 @@ impl Engine for SyncEngine {
         for i in 0..self.queued.len() {
             let req = self.queued[i];
             let buf = self.arena.slot_ptr(req.slot);
+            let fd = self.fds[req.file as usize];
             let res = loop {
                 // SAFETY: buf points to a live slot of at least `len` bytes owned by this
                 // engine; fd is open for the engine's lifetime (the caller's contract).
                 let n = unsafe {
                     match req.dir {
                         IoDir::Read => libc::pread(
-                            self.fd,
+                            fd,
                             buf.cast(),
                             self.len as usize,
                             req.offset as libc::off_t,
                         ),
                         IoDir::Write => libc::pwrite(
-                            self.fd,
+                            fd,
                             buf.cast(),
                             self.len as usize,
                             req.offset as libc::off_t,

@@ -28,7 +28,7 @@ const ENTER_GETEVENTS: u32 = 1;
 /// An io_uring ring bound to one target and one buffer arena.
 pub struct UringEngine {
     ring: IoUring,
-    fd: RawFd,
+    fds: Vec<RawFd>,
     fixed_file: bool,
     fixed_buffers: bool,
     // Declared after `ring` so the ring (and its registration of these buffers) is dropped first.
@@ -45,10 +45,10 @@ pub fn uring_available() -> io::Result<()> {
 }
 
 impl UringEngine {
-    /// Sets up a ring of `arena.slots()` entries on `fd`, which must stay open for the
+    /// Sets up a ring of `arena.slots()` entries on the files `fds`, which must stay open for the
     /// engine's lifetime, whose waits poll for up to `spin` before sleeping. Call from the
     /// thread that will use it (SINGLE_ISSUER).
-    pub fn new(fd: RawFd, arena: BufferArena, len: u32, spin: Duration) -> io::Result<Self> {
+    pub fn new(fds: &[RawFd], arena: BufferArena, len: u32, spin: Duration) -> io::Result<Self> {
         let entries = (arena.slots() as u32).next_power_of_two().max(2);
         let ring = IoUring::builder()
             .setup_single_issuer()
@@ -57,7 +57,7 @@ impl UringEngine {
             .build(entries)
             .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))
             .or_else(|_| IoUring::new(entries))?;
-        let fixed_file = ring.submitter().register_files(&[fd]).is_ok();
+        let fixed_file = ring.submitter().register_files(fds).is_ok();
         let iovecs = arena.iovecs(len as usize);
         // SAFETY: the iovecs point into `arena`, which the engine owns and drops after the ring
         // (field order), so the registered memory outlives the registration.
@@ -65,7 +65,7 @@ impl UringEngine {
             && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         Ok(UringEngine {
             ring,
-            fd,
+            fds: fds.to_vec(),
             fixed_file,
             fixed_buffers,
             arena,
@@ -122,37 +122,41 @@ impl UringEngine {
 
     fn entry(&self, req: IoRequest) -> squeue::Entry {
         let buf = self.arena.slot_ptr(req.slot);
+        let (fixed, fd) = (
+            types::Fixed(req.file),
+            types::Fd(self.fds[req.file as usize]),
+        );
         let e = match (req.dir, self.fixed_buffers, self.fixed_file) {
             (IoDir::Read, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(0), buf, self.len, req.slot as u16)
+                opcode::ReadFixed::new(fixed, buf, self.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
             (IoDir::Read, true, false) => {
-                opcode::ReadFixed::new(types::Fd(self.fd), buf, self.len, req.slot as u16)
+                opcode::ReadFixed::new(fd, buf, self.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
-            (IoDir::Read, false, true) => opcode::Read::new(types::Fixed(0), buf, self.len)
+            (IoDir::Read, false, true) => opcode::Read::new(fixed, buf, self.len)
                 .offset(req.offset)
                 .build(),
-            (IoDir::Read, false, false) => opcode::Read::new(types::Fd(self.fd), buf, self.len)
+            (IoDir::Read, false, false) => opcode::Read::new(fd, buf, self.len)
                 .offset(req.offset)
                 .build(),
             (IoDir::Write, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(0), buf, self.len, req.slot as u16)
+                opcode::WriteFixed::new(fixed, buf, self.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
             (IoDir::Write, true, false) => {
-                opcode::WriteFixed::new(types::Fd(self.fd), buf, self.len, req.slot as u16)
+                opcode::WriteFixed::new(fd, buf, self.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
-            (IoDir::Write, false, true) => opcode::Write::new(types::Fixed(0), buf, self.len)
+            (IoDir::Write, false, true) => opcode::Write::new(fixed, buf, self.len)
                 .offset(req.offset)
                 .build(),
-            (IoDir::Write, false, false) => opcode::Write::new(types::Fd(self.fd), buf, self.len)
+            (IoDir::Write, false, false) => opcode::Write::new(fd, buf, self.len)
                 .offset(req.offset)
                 .build(),
         };

@@ -1,24 +1,29 @@
 //! `halfpower monitor`: samples the OS counters every interval and turns each pair of
 //! snapshots into per-device records (iostat's figures plus service time, queue time and
-//! flags) and one system record.
+//! flags) and one system record (`analysis::monitor`).
 //!
-//! Which service time a device gets depends on how it serves requests. A device that serves
-//! one at a time (rotational, or never seen with more than one in flight) obeys the
-//! Utilization Law, S = U / X. A device that serves many at once does not: its %util is only
-//! "at least one request in flight", so U / X is busy time per I/O, not a service time. For
-//! those the monitor measures device time with the block tracer (`--trace`) or estimates it
-//! from the sampled in-flight count by Little's law, and says which in `service_source`.
+//! Which service time a device gets depends on how it serves requests, which
+//! `analysis::device` decides from sysfs once per device. A device that serves one at a time
+//! (a disk arm) obeys the Utilization Law, S = U / X. A device that serves many at once does
+//! not: its %util is only "at least one request in flight", so U / X is busy time per I/O, not
+//! a service time. For those the monitor measures device time with the block tracer
+//! (`--trace`), estimates it from the in-flight count sampled through the interval by Little's
+//! law, or gives none, and says which in `service_source`.
 
-pub mod derive;
-pub mod record;
-pub mod sample;
+pub mod inflight;
 pub mod trace;
 
+use crate::analysis::device::{classify, serving};
+use crate::analysis::monitor::{
+    DeviceContext, DeviceInfo, device_record, hard_paging, moved, system_record,
+};
+use crate::clock::rfc3339_ms;
+use crate::model::monitor::{DeviceRecord, SystemRecord};
+use crate::oscounters::snapshot::{Sample, Sources};
 use crate::oscounters::sysfs;
 use crate::signal;
-use derive::{DeviceContext, DeviceInfo, device_class, device_record, hard_paging, system_record};
-use record::{DeviceRecord, SystemRecord};
-use sample::{InflightTally, Sample, Sources, rfc3339_ms};
+use crate::stats::window::part_step_kept;
+use inflight::InflightTally;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -51,7 +56,6 @@ pub struct Interval {
 
 struct DeviceState {
     info: DeviceInfo,
-    max_inflight: u64,
 }
 
 /// The sampling loop's state between intervals.
@@ -90,7 +94,7 @@ impl Monitor {
             tally: InflightTally::default(),
             states: HashMap::new(),
             tracer,
-            cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            cpus: crate::oscounters::host::online_cpus() as u32,
             sources,
             partition: HashMap::new(),
             active: Default::default(),
@@ -144,7 +148,7 @@ impl Monitor {
         }
         let now = Sample::take(&mut self.sources);
         let secs = now.mono_ns.saturating_sub(start) as f64 / 1e9;
-        if secs < 0.05 {
+        if !part_step_kept(secs, self.cfg.interval.as_secs_f64()) {
             return None;
         }
         let time = rfc3339_ms(now.unix_ms);
@@ -164,34 +168,30 @@ impl Monitor {
                     .push(format!("{name} appeared; reported from the next interval"));
                 continue;
             };
-            if !explicit && !derive::moved(before, after) {
+            if !explicit && !moved(before, after) {
                 continue;
             }
             self.tally.add(&name, after.in_flight);
             let state = self.states.entry(name.clone()).or_insert_with(|| {
-                let bd = sysfs::describe(&name);
-                let rotational = bd.as_ref().and_then(|b| b.rotational).unwrap_or(false);
-                let slaves = sysfs::slaves(&name).len();
+                let facts = sysfs::facts(&name);
+                let class = classify(&facts);
+                let disks = facts.slaves.len().max(1) as u32;
                 DeviceState {
                     info: DeviceInfo {
-                        class: device_class(&name, rotational, slaves).to_string(),
-                        rotational,
-                        disks: slaves.max(1) as u32,
+                        class,
+                        serving: serving(class, disks, facts.rotational == Some(true)),
+                        disks,
                     },
-                    max_inflight: 0,
                 }
             });
             let start_inflight = self.prev_inflight.get(&name).copied().unwrap_or(0);
-            state.max_inflight = state
-                .max_inflight
-                .max(self.tally.max(&name))
-                .max(start_inflight);
             let cx = DeviceContext {
                 time: &time,
                 secs,
                 info: &state.info,
-                serial: state.info.rotational || state.max_inflight <= 1,
-                inflight_mean: self.tally.mean(&name),
+                // Sampled through the interval only for devices active in the previous one;
+                // the first busy interval has just the reading at its end, which is no mean.
+                inflight_mean: self.tally.mean(&name, u64::from(samples / 2).max(2)),
                 inflight_end: after.in_flight,
                 inflight_start: start_inflight,
                 paging,

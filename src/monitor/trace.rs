@@ -7,7 +7,7 @@
 //! sector. Kernels before 6.5 have no `block_io_start`; there `block_getrq` (request
 //! allocated) stands in for it. The instance's clock is set to `mono`, the monotonic clock.
 
-use super::derive::TraceFigures;
+use crate::analysis::monitor::TraceFigures;
 use std::collections::HashMap;
 use std::fs;
 use std::io::Read;

@@ -39,7 +39,7 @@ pub fn read() -> Host {
     Host {
         hostname: uname_field(|u| &u.nodename),
         kernel: uname_field(|u| &u.release),
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpus: online_cpus(),
         cpu_model: cpuinfo
             .lines()
             .find(|l| l.starts_with("model name"))
@@ -52,6 +52,14 @@ pub fn read() -> Host {
             .and_then(|kb| kb.parse::<u64>().ok())
             .map_or(0, |kb| kb * 1024),
     }
+}
+
+/// CPUs online on the machine (sysconf), whatever this process may use: the CPUs
+/// /proc/stat's system-wide times are summed over.
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 { n as usize } else { 1 }
 }
 
 #[cfg(test)]

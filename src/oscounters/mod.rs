@@ -7,5 +7,6 @@ pub mod host;
 pub mod pressure;
 pub mod procstat;
 pub mod reader;
+pub mod snapshot;
 pub mod sysfs;
 pub mod vmstat;

@@ -114,6 +114,51 @@ fn describe_dir(dir: &Path, partition: Option<String>) -> Option<BlockDevice> {
     })
 }
 
+/// What sysfs says about a disk that tells how it serves requests (read by
+/// [`facts`], judged by `analysis::device::classify`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceFacts {
+    /// Kernel name as /proc/diskstats spells it.
+    pub name: String,
+    /// queue/rotational.
+    pub rotational: Option<bool>,
+    /// Devices it is stacked on (md members, dm targets).
+    pub slaves: Vec<String>,
+    /// Hardware queues of a blk-mq device (entries of /sys/block/NAME/mq).
+    pub hw_queues: Option<u32>,
+    /// The driver bound to its device (`sd`, `virtio_blk`, `nvme`, …).
+    pub driver: Option<String>,
+    /// device/vendor, trimmed (`ATA`, `QEMU`, `VMware`, `Msft`, …).
+    pub vendor: Option<String>,
+    /// The device's path in sysfs' device tree (it names the bus: `virtio`, `vmbus`, `usb`,
+    /// `session` for iSCSI, …).
+    pub device_path: Option<String>,
+}
+
+/// Reads the [`DeviceFacts`] of disk `name` (diskstats spelling); every fact sysfs lacks is
+/// `None` or empty.
+pub fn facts(name: &str) -> DeviceFacts {
+    let dir = Path::new("/sys/class/block").join(sysfs_name(name));
+    let link = |p: PathBuf| {
+        fs::read_link(&p)
+            .ok()
+            .and_then(|l| l.file_name().map(|f| f.to_string_lossy().into_owned()))
+    };
+    DeviceFacts {
+        name: name.to_string(),
+        rotational: read_trim(&dir.join("queue/rotational")).map(|v| v == "1"),
+        slaves: slaves(name),
+        hw_queues: fs::read_dir(dir.join("mq"))
+            .ok()
+            .map(|rd| rd.filter_map(|e| e.ok()).count() as u32),
+        driver: link(dir.join("device/driver")),
+        vendor: read_trim(&dir.join("device/vendor")).filter(|v| !v.is_empty()),
+        device_path: fs::canonicalize(dir.join("device"))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned()),
+    }
+}
+
 /// Names of the partitions of disk `name` (from /sys/block/NAME/*/partition).
 pub fn partitions(name: &str) -> Vec<String> {
     let Ok(rd) = fs::read_dir(Path::new("/sys/block").join(name)) else {
@@ -138,6 +183,44 @@ pub fn slaves(name: &str) -> Vec<String> {
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// The devices directly beneath disk `name` (diskstats spelling): the members of a dm or md
+/// device (`slaves`), or the disk holding a loop device's backing file (the block device
+/// itself when the backing file is one, else the disk of the file's filesystem, if any).
+pub fn beneath(name: &str) -> Vec<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let mut out = slaves(name);
+    let dir = Path::new("/sys/class/block").join(sysfs_name(name));
+    if let Some(backing) = read_trim(&dir.join("loop/backing_file")) {
+        let disk = fs::metadata(&backing).ok().and_then(|m| {
+            let dev = if m.file_type().is_block_device() {
+                m.rdev()
+            } else {
+                m.dev()
+            };
+            resolve(dev).map(|d| d.name)
+        });
+        out.extend(disk);
+    }
+    out.retain(|d| d != name);
+    out
+}
+
+/// Every device beneath disk `name`, recursively (a loop device over a loop device over a
+/// file on `vda` gives both), each once, nearest first.
+pub fn stack(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(n) = todo.pop() {
+        for b in beneath(&n) {
+            if b != name && !out.contains(&b) {
+                out.push(b.clone());
+                todo.push(b);
+            }
+        }
+    }
+    out
 }
 
 /// Devices stacked on `name` (device mapper, md): /sys/class/block/NAME/holders.

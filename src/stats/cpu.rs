@@ -2,6 +2,7 @@
 //! busy time (/proc/stat, which includes kernel workers such as loop or io-wq threads), turned
 //! into CPU µs per I/O and per MB.
 
+use super::window::cpu_busy_pct;
 use crate::oscounters::procstat::{self, SystemCpu};
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +64,8 @@ pub struct CpuSummary {
     pub us_per_mb: f64,
     /// System-wide busy CPU time, s (all CPUs, every process and kernel thread).
     pub system_busy_s: f64,
-    /// System-wide busy time as % of all CPUs over the window.
+    /// System-wide busy time as % of all CPUs over the window (busy / (busy + idle) from
+    /// /proc/stat: at most 100).
     pub system_busy_pct: f64,
     /// System-wide busy CPU µs per I/O.
     pub system_us_per_io: f64,
@@ -72,21 +74,24 @@ pub struct CpuSummary {
 }
 
 impl CpuSummary {
-    /// The cost between two snapshots `seconds` apart for `ios` I/Os moving `bytes`, on a host
-    /// with `cpus` CPUs.
+    /// The cost between two snapshots `seconds` apart for `ios` I/Os moving `bytes`. The
+    /// system share is of all the machine's CPUs ([`cpu_busy_pct`]), whatever CPUs this process
+    /// may use.
     pub fn between(
         before: &CpuSnapshot,
         after: &CpuSnapshot,
         seconds: f64,
         ios: u64,
         bytes: u64,
-        cpus: usize,
     ) -> Self {
         let user = (after.process.user_s - before.process.user_s).max(0.0);
         let sys = (after.process.sys_s - before.process.sys_s).max(0.0);
-        let busy = match (before.system, after.system) {
-            (Some(b), Some(a)) => (a.busy_s - b.busy_s).max(0.0),
-            _ => 0.0,
+        let (busy, idle) = match (before.system, after.system) {
+            (Some(b), Some(a)) => (
+                (a.busy_s - b.busy_s).max(0.0),
+                (a.idle_s - b.idle_s).max(0.0),
+            ),
+            _ => (0.0, 0.0),
         };
         let per_io = |cpu_s: f64| {
             if ios == 0 {
@@ -116,7 +121,7 @@ impl CpuSummary {
             us_per_io: per_io(user + sys),
             us_per_mb: per_mb(user + sys),
             system_busy_s: busy,
-            system_busy_pct: pct(busy, cpus.max(1) as f64),
+            system_busy_pct: cpu_busy_pct(busy, idle),
             system_us_per_io: per_io(busy),
             system_us_per_mb: per_mb(busy),
         }
@@ -136,7 +141,7 @@ mod tests {
             },
             system: Some(SystemCpu {
                 busy_s: 10.0,
-                idle_s: 0.0,
+                idle_s: 5.0,
             }),
         };
         let after = CpuSnapshot {
@@ -146,11 +151,12 @@ mod tests {
             },
             system: Some(SystemCpu {
                 busy_s: 12.0,
-                idle_s: 0.0,
+                idle_s: 7.0,
             }),
         };
-        // 1 s of process CPU for 100 000 I/Os of 4096 bytes over 2 s on 2 CPUs.
-        let c = CpuSummary::between(&before, &after, 2.0, 100_000, 409_600_000, 2);
+        // 1 s of process CPU for 100 000 I/Os of 4096 bytes over 2 s on 2 CPUs: 2 CPU-s busy
+        // and 2 idle system-wide.
+        let c = CpuSummary::between(&before, &after, 2.0, 100_000, 409_600_000);
         assert!((c.us_per_io - 10.0).abs() < 1e-9);
         assert!((c.us_per_mb - 1e6 / 409.6).abs() < 1e-6);
         assert!((c.system_us_per_io - 20.0).abs() < 1e-9);

@@ -140,12 +140,19 @@ impl Histogram {
     /// The value at quantile `q` (0..=1): the midpoint of the bucket holding the
     /// ⌈q·n⌉-th smallest value, clamped to the exact min and max.
     pub fn quantile_ns(&self, q: f64) -> f64 {
+        let rank = (q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64;
+        self.at_rank_ns(rank.max(1))
+    }
+
+    /// The value of the `rank`-th smallest value (1-based): the midpoint of its bucket, clamped
+    /// to the exact min and max, as [`Histogram::quantile_ns`] reports it.
+    pub fn at_rank_ns(&self, rank: u64) -> f64 {
         if self.count == 0 {
             return 0.0;
         }
-        let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
-        if rank >= self.count {
-            return self.max_ns as f64; // the largest value is known exactly
+        let rank = rank.clamp(1, self.count);
+        if rank == self.count {
+            return self.max_ns as f64;
         }
         let mut seen = 0;
         for (i, &c) in self.counts.iter().enumerate() {

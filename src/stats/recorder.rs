@@ -1,11 +1,14 @@
 //! What one worker records during the measured phase: per direction I/O and byte counts and a
-//! latency histogram, errors, and a per-second series (I/Os, bytes, latency buckets).
+//! latency histogram, errors, and its share of the per-second series, handed over to the run's
+//! [`SeriesSink`] as each second ends.
 //!
 //! Everything here is on the per-I/O hot path: recording a completion is two histogram
 //! increments and a comparison against the next second boundary.
 
 use super::Histogram;
+use super::series::SeriesSink;
 use crate::engine::IoDir;
+use std::sync::Arc;
 
 /// Counts and latencies of one direction.
 #[derive(Clone, Debug, Default)]
@@ -48,19 +51,6 @@ impl ErrorStats {
     }
 }
 
-/// One second of one worker's measured phase.
-#[derive(Clone, Debug, Default)]
-pub struct SecondSample {
-    /// Seconds since the start of the measured phase (0-based).
-    pub second: u32,
-    /// I/Os completed in this second.
-    pub ios: u64,
-    /// Bytes completed in this second.
-    pub bytes: u64,
-    /// Non-empty latency buckets as (bucket index, count).
-    pub buckets: Vec<(u32, u64)>,
-}
-
 /// Per-worker recorder for the measured phase.
 #[derive(Clone, Debug)]
 pub struct Recorder {
@@ -70,8 +60,8 @@ pub struct Recorder {
     pub write: DirStats,
     /// Failures.
     pub errors: ErrorStats,
-    /// The per-second series, in order.
-    pub series: Vec<SecondSample>,
+    /// Where finished seconds go (None: no series is kept).
+    series: Option<Arc<SeriesSink>>,
     /// Start of the measured phase (ns, monotonic).
     pub origin_ns: u64,
     /// Completion time of the last I/O counted (ns, monotonic; `origin_ns` if none).
@@ -86,13 +76,19 @@ pub struct Recorder {
 const SECOND: u64 = 1_000_000_000;
 
 impl Recorder {
-    /// A recorder whose measured phase starts at `origin_ns`.
+    /// A recorder whose measured phase starts at `origin_ns`, keeping no per-second series.
     pub fn new(origin_ns: u64) -> Self {
+        Self::with_series(origin_ns, None)
+    }
+
+    /// A recorder whose measured phase starts at `origin_ns` and that hands each finished
+    /// second to `series`.
+    pub fn with_series(origin_ns: u64, series: Option<Arc<SeriesSink>>) -> Self {
         Recorder {
             read: DirStats::default(),
             write: DirStats::default(),
             errors: ErrorStats::default(),
-            series: Vec::new(),
+            series,
             origin_ns,
             last_ns: origin_ns,
             next_boundary_ns: origin_ns + SECOND,
@@ -141,22 +137,17 @@ impl Recorder {
     }
 
     fn flush_second(&mut self) {
-        self.series.push(SecondSample {
-            second: self.cur_second,
-            ios: self.cur_ios,
-            bytes: self.cur_bytes,
-            buckets: self.cur.sparse().map(|(i, c)| (i as u32, c)).collect(),
-        });
+        if let Some(sink) = &self.series {
+            sink.add(self.cur_second, self.cur_ios, self.cur_bytes, &self.cur);
+        }
         self.cur.clear();
         self.cur_ios = 0;
         self.cur_bytes = 0;
     }
 
-    /// Closes the last (partial) second; call once after the measured phase.
+    /// Hands over the last (partial) second; call once after the measured phase.
     pub fn finish(&mut self) {
-        if self.cur_ios > 0 || self.series.is_empty() {
-            self.flush_second();
-        }
+        self.flush_second();
     }
 
     /// I/Os counted so far (both directions).
@@ -171,16 +162,21 @@ mod tests {
 
     #[test]
     fn seconds_roll_over_and_gaps_are_zero() {
-        let mut r = Recorder::new(1_000);
+        let sink = Arc::new(SeriesSink::new(1));
+        let mut r = Recorder::with_series(1_000, Some(sink.clone()));
         r.complete(IoDir::Read, 4096, 100, 1_000 + 10);
         r.complete(IoDir::Write, 4096, 200, 1_000 + SECOND / 2);
         r.complete(IoDir::Read, 4096, 300, 1_000 + 2 * SECOND + 5);
+        assert_eq!(
+            sink.pending(),
+            0,
+            "finished seconds are handed over at once"
+        );
         r.finish();
-        let ios: Vec<u64> = r.series.iter().map(|s| s.ios).collect();
-        assert_eq!(ios, vec![2, 0, 1]);
+        let ios: Vec<f64> = sink.finish(3.0).iter().map(|s| s.iops).collect();
+        assert_eq!(ios, vec![2.0, 0.0, 1.0]);
         assert_eq!(r.read.ios, 2);
         assert_eq!(r.write.bytes, 4096);
-        assert_eq!(r.series[2].second, 2);
     }
 
     #[test]

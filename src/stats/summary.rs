@@ -3,7 +3,7 @@
 
 use super::Histogram;
 use super::histogram::Bucket;
-use super::recorder::{DirStats, SecondSample};
+use super::recorder::DirStats;
 use serde::{Deserialize, Serialize};
 
 /// Latency percentiles of one direction, µs (submission to completion of each I/O).
@@ -27,6 +27,21 @@ pub struct LatencySummary {
     pub p99_99: f64,
     /// Largest (exact).
     pub max: f64,
+    /// 95 % interval of the median, µs, from order statistics (assumes independent latencies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ci95: Option<[f64; 2]>,
+    /// 95 % interval of the 99th percentile, µs, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ci95: Option<[f64; 2]>,
+}
+
+/// A 95 % confidence interval: its half-width, absolute and as a share of the figure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ci95 {
+    /// Half-width, in the figure's unit.
+    pub half: f64,
+    /// Half-width as a share of the figure, %.
+    pub pct: f64,
 }
 
 impl LatencySummary {
@@ -42,6 +57,8 @@ impl LatencySummary {
             p99_9: us(h.quantile_ns(0.999)),
             p99_99: us(h.quantile_ns(0.9999)),
             max: us(h.max_ns() as f64),
+            p50_ci95: None,
+            p99_ci95: None,
         }
     }
 }
@@ -59,6 +76,12 @@ pub struct DirSummary {
     pub bytes_per_s: f64,
     /// 10^6 bytes per second.
     pub mb_per_s: f64,
+    /// 95 % interval of `iops` from the run's 100-ms windows (absent without enough windows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops_ci95: Option<Ci95>,
+    /// 95 % interval of `bytes_per_s`, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_s_ci95: Option<Ci95>,
     /// Latency percentiles, µs.
     pub latency_us: LatencySummary,
     /// Non-empty histogram buckets (ns).
@@ -81,23 +104,12 @@ impl DirSummary {
             iops: rate(d.ios),
             bytes_per_s: rate(d.bytes),
             mb_per_s: rate(d.bytes) / 1e6,
+            iops_ci95: None,
+            bytes_per_s_ci95: None,
             latency_us: LatencySummary::of(&d.hist),
             histogram: d.hist.buckets(),
         }
     }
-}
-
-/// One second of the whole run (all targets and threads).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct TimePoint {
-    /// Second since the start of the measured window (0-based).
-    pub t_s: u32,
-    /// I/Os per second in it.
-    pub iops: f64,
-    /// Bytes per second in it.
-    pub bytes_per_s: f64,
-    /// 99th percentile latency of the I/Os completed in it, µs.
-    pub p99_us: f64,
 }
 
 /// One second of one disk under the targets, sampled by the runner's watch thread at whole
@@ -114,71 +126,9 @@ pub struct DeviceSecond {
     pub aqu_sz: f64,
 }
 
-/// Merges per-worker second samples by second index; the last second is scaled by its real
-/// length `last_second_s` (a run of 2.5 s has a half last second).
-pub fn merge_series(samples: &[&[SecondSample]], total_seconds: f64) -> Vec<TimePoint> {
-    let n = samples
-        .iter()
-        .flat_map(|s| s.iter().map(|x| x.second as usize + 1))
-        .max()
-        .unwrap_or(0);
-    let mut ios = vec![0u64; n];
-    let mut bytes = vec![0u64; n];
-    let mut hists: Vec<Histogram> = Vec::with_capacity(n);
-    hists.resize_with(n, Histogram::new);
-    for worker in samples {
-        for s in worker.iter() {
-            let i = s.second as usize;
-            ios[i] += s.ios;
-            bytes[i] += s.bytes;
-            hists[i].add_sparse(&s.buckets);
-        }
-    }
-    (0..n)
-        .map(|i| {
-            let len = (total_seconds - i as f64).clamp(1e-3, 1.0);
-            TimePoint {
-                t_s: i as u32,
-                iops: ios[i] as f64 / len,
-                bytes_per_s: bytes[i] as f64 / len,
-                p99_us: hists[i].quantile_ns(0.99) / 1000.0,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn series_merge_across_workers_and_scale_the_tail() {
-        let a = vec![
-            SecondSample {
-                second: 0,
-                ios: 100,
-                bytes: 409_600,
-                buckets: vec![(200, 100)],
-            },
-            SecondSample {
-                second: 1,
-                ios: 50,
-                bytes: 204_800,
-                buckets: vec![(200, 50)],
-            },
-        ];
-        let b = vec![SecondSample {
-            second: 0,
-            ios: 10,
-            bytes: 40_960,
-            buckets: vec![(250, 10)],
-        }];
-        let s = merge_series(&[&a, &b], 1.5);
-        assert_eq!(s.len(), 2);
-        assert_eq!(s[0].iops, 110.0);
-        assert_eq!(s[1].iops, 100.0); // 50 I/Os in half a second
-        assert!(s[0].p99_us > 0.0);
-    }
 
     #[test]
     fn rates_use_the_window() {

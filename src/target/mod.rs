@@ -5,28 +5,18 @@
 mod prefill;
 pub mod safety;
 
-pub use prefill::{Scratch, create_filled, free_bytes};
+pub use prefill::{Scratch, create_as, create_filled, free_bytes};
 
 use crate::error::{Error, Result};
+use crate::model::TargetInfo;
 use crate::oscounters::sysfs::{self, BlockDevice};
-use crate::spec::{DEFAULT_FILE_SIZE, EngineKind, Workload};
-use serde::Serialize;
+use crate::spec::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
 use std::fs::{File, OpenOptions};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// What a target is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TargetKind {
-    /// A regular file.
-    File,
-    /// A block device node.
-    BlockDevice,
-    /// Only a name: the null engine opens nothing.
-    Null,
-}
+pub use crate::model::TargetKind;
 
 /// An opened, checked target, ready for workers.
 #[derive(Debug)]
@@ -66,6 +56,43 @@ impl Target {
     /// Whether halfpower created this file for the run.
     pub fn created(&self) -> bool {
         self.scratch.is_some()
+    }
+
+    /// Writes back and drops this target's pages from the page cache (fdatasync, then
+    /// posix_fadvise DONTNEED over the whole file): the next buffered read reaches the device.
+    /// Only this file's pages, never the system's cache.
+    pub fn drop_cache(&self) {
+        if let Some(f) = &self.file {
+            // SAFETY: plain system calls on an open descriptor; failure only leaves pages cached.
+            unsafe {
+                libc::fdatasync(f.as_raw_fd());
+                libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+            }
+        }
+    }
+
+    /// The target as documents describe it.
+    pub fn info(&self) -> TargetInfo {
+        let d = self.device.as_ref();
+        TargetInfo {
+            path: self.path.display().to_string(),
+            kind: self.kind,
+            created: self.created(),
+            capacity_bytes: self.capacity,
+            offset_bytes: self.offset,
+            size_bytes: self.size,
+            direct: self.direct,
+            direct_fallback: self.direct_fallback.clone(),
+            dio_mem_align: self.mem_align,
+            dio_offset_align: self.offset_align,
+            device: d.map(|d| d.name.clone()),
+            partition: d.and_then(|d| d.partition.clone()),
+            logical_block_size: d.and_then(|d| d.logical_block_size),
+            rotational: d.and_then(|d| d.rotational),
+            class: d.map(|d| crate::analysis::device::classify(&sysfs::facts(&d.name))),
+            scheduler: d.and_then(|d| d.scheduler.clone()),
+            model: d.and_then(|d| d.model.clone()),
+        }
     }
 }
 
@@ -139,7 +166,13 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         Ok(md) => md,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let size = w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
-            scratch = Some(create_filled(path, size, w.setup.seed, w.setup.keep)?);
+            scratch = Some(create_as(
+                path,
+                w.setup.create,
+                size,
+                w.setup.seed,
+                w.setup.keep,
+            )?);
             std::fs::metadata(path).map_err(|e| Error::io(format!("{}", path.display()), e))?
         }
         Err(e) => {
@@ -195,6 +228,10 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
             // SAFETY: lseek on a valid fd has no memory effects.
             let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
             if end < 0 { 0 } else { end as u64 }
+        }
+        // An empty file halfpower created grows as it is written: its capacity is the region.
+        _ if scratch.is_some() && w.setup.create == Create::Empty => {
+            w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0)
         }
         _ => md.len(),
     };
@@ -253,6 +290,13 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
                 capacity - w.setup.offset.0,
                 path.display()
             ),
+        ));
+    }
+    if w.setup.create != Create::Filled && scratch.is_none() {
+        warn(format!(
+            "{}: exists, so --create {} does not apply: the workload writes over it as it is",
+            path.display(),
+            w.setup.create.name()
         ));
     }
     if kind == TargetKind::File && scratch.is_none() && md.blocks() * 512 < md.len() {

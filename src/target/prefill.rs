@@ -54,9 +54,49 @@ pub fn free_bytes(dir: &Path) -> Result<u64> {
     Ok(s.f_bavail as u64 * s.f_frsize as u64)
 }
 
+/// Creates `path` (which must not exist) as `create` says: `size` bytes of random data, a
+/// sparse file of `size` bytes, or an empty file; returns the guard that removes it again.
+/// Refuses when the filesystem lacks `size` plus a margin.
+pub fn create_as(
+    path: &Path,
+    create: crate::spec::Create,
+    size: u64,
+    seed: u64,
+    keep: bool,
+) -> Result<Scratch> {
+    use crate::spec::Create;
+    match create {
+        Create::Filled => create_filled(path, size, seed, keep),
+        Create::Sparse | Create::Empty => {
+            let file = create_new(path, size)?;
+            let guard = Scratch {
+                path: path.to_path_buf(),
+                keep,
+            };
+            if create == Create::Sparse {
+                file.set_len(size)
+                    .map_err(|e| Error::io(format!("sizing {}", path.display()), e))?;
+            }
+            Ok(guard)
+        }
+    }
+}
+
 /// Creates `path` (which must not exist) with `size` bytes of random data, returning the guard
 /// that removes it again. Refuses when the filesystem lacks `size` plus a margin.
 pub fn create_filled(path: &Path, size: u64, seed: u64, keep: bool) -> Result<Scratch> {
+    let mut file = create_new(path, size)?;
+    let guard = Scratch {
+        path: path.to_path_buf(),
+        keep,
+    };
+    fill(&mut file, path, size, seed)?;
+    Ok(guard)
+}
+
+/// Creates `path` (which must not exist, in an existing directory with room for `size` bytes
+/// plus a margin), empty.
+fn create_new(path: &Path, size: u64) -> Result<File> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -87,7 +127,7 @@ pub fn create_filled(path: &Path, size: u64, seed: u64, keep: bool) -> Result<Sc
             ),
         ));
     }
-    let mut file = OpenOptions::new()
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create_new(true)
@@ -101,13 +141,7 @@ pub fn create_filled(path: &Path, size: u64, seed: u64, keep: bool) -> Result<Sc
                 )
             }
             _ => Error::io(format!("creating {}", path.display()), e),
-        })?;
-    let guard = Scratch {
-        path: path.to_path_buf(),
-        keep,
-    };
-    fill(&mut file, path, size, seed)?;
-    Ok(guard)
+        })
 }
 
 fn fill(file: &mut File, path: &Path, size: u64, seed: u64) -> Result<()> {

@@ -39,6 +39,21 @@ pub fn stdout_json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> s
     })
 }
 
+/// Says a test cannot run here because `what` is missing. Outside CI the test then skips (the
+/// caller returns); where `HALFPOWER_TEST_REQUIRE` is set (`.ci/run` sets it) a skipped test
+/// would pass without testing anything, so this panics instead.
+pub fn unavailable(what: &str) {
+    if std::env::var_os("HALFPOWER_TEST_REQUIRE").is_some_and(|v| !v.is_empty()) {
+        panic!("{what} is required here (HALFPOWER_TEST_REQUIRE is set), and missing");
+    }
+    eprintln!("skipping: {what} is missing (set HALFPOWER_TEST_REQUIRE=1 to fail instead)");
+}
+
+/// Whether `program` runs here (`program ARG` starts at all).
+pub fn have(program: &str, arg: &str) -> bool {
+    Command::new(program).arg(arg).output().is_ok()
+}
+
 /// Whether the tests run as root (loop devices need it).
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -55,8 +70,8 @@ impl LoopDev {
     /// A loop device of `size` bytes filled with random data; `None` (test skipped) when not
     /// root or losetup is missing.
     pub fn new(tag: &str, size: usize) -> Option<LoopDev> {
-        if !is_root() || Command::new("losetup").arg("--version").output().is_err() {
-            eprintln!("skipping: loop devices need root and losetup");
+        if !is_root() || !have("losetup", "--version") {
+            unavailable("root and losetup (for loop devices)");
             return None;
         }
         let backing = PathBuf::from(format!(
@@ -111,15 +126,27 @@ pub fn retry_until_ok(cmd: &mut Command) -> bool {
     }
 }
 
+/// Detaches loop device `dev` while it is still bound to `backing`, waiting until the kernel
+/// lets it go (`losetup -d` on a busy device only sets autoclear). Once the device is free its
+/// number can be taken by another test at once, so each attempt first checks that the device
+/// still holds our backing file: detaching by number alone detached other tests' devices.
+pub fn detach_loop(dev: &Path, backing: &Path) {
+    let name = dev.file_name().unwrap().to_string_lossy().into_owned();
+    let attr = format!("/sys/block/{name}/loop/backing_file");
+    let ours = || {
+        std::fs::read_to_string(&attr)
+            .is_ok_and(|b| Path::new(b.trim().trim_end_matches(" (deleted)")) == backing)
+    };
+    let start = std::time::Instant::now();
+    while ours() && start.elapsed().as_secs() < 10 {
+        let _ = Command::new("losetup").arg("-d").arg(dev).output();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 impl Drop for LoopDev {
     fn drop(&mut self) {
-        // `losetup -d` on a busy device only sets autoclear; wait until the kernel let it go.
-        let backing = format!("/sys/block/{}/loop/backing_file", self.name());
-        let start = std::time::Instant::now();
-        while std::path::Path::new(&backing).exists() && start.elapsed().as_secs() < 10 {
-            let _ = Command::new("losetup").arg("-d").arg(&self.dev).output();
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        detach_loop(&self.dev, &self.backing);
         let _ = std::fs::remove_file(&self.backing);
     }
 }
@@ -150,4 +177,146 @@ pub fn usage_error(args: &[&str]) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(2), "halfpower {args:?}: {err}");
     err
+}
+
+/// `major:minor` of a block device node.
+pub fn dev_numbers(dev: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let rdev = std::fs::metadata(dev).unwrap().rdev();
+    format!("{}:{}", libc::major(rdev), libc::minor(rdev))
+}
+
+/// A blkio cgroup (cgroup v1) with throttling limits; removed on drop. A process started with
+/// [`Throttle::command`] runs in it, so every device limited here is a device of known speed
+/// to it (and to the loop workers that serve it, which charge their I/O to its cgroup).
+pub struct Throttle {
+    dir: PathBuf,
+}
+
+impl Throttle {
+    const ROOT: &'static str = "/sys/fs/cgroup/blkio";
+
+    /// A new cgroup, or None (test skipped) without root or cgroup v1 blkio throttling.
+    pub fn new(tag: &str) -> Option<Throttle> {
+        let root = Path::new(Self::ROOT);
+        if !is_root() || !root.join("blkio.throttle.read_bps_device").exists() {
+            unavailable("root and cgroup v1 blkio throttling (/sys/fs/cgroup/blkio)");
+            return None;
+        }
+        let dir = root.join(format!("halfpower-test-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Some(Throttle { dir })
+    }
+
+    /// Limits reads and writes of `dev` to `bytes_per_s` (0: no byte limit) and `iops`
+    /// (0: none).
+    pub fn limit(&self, dev: &Path, bytes_per_s: u64, iops: u64) {
+        let n = dev_numbers(dev);
+        for (file, v) in [
+            ("blkio.throttle.read_bps_device", bytes_per_s),
+            ("blkio.throttle.write_bps_device", bytes_per_s),
+            ("blkio.throttle.read_iops_device", iops),
+            ("blkio.throttle.write_iops_device", iops),
+        ] {
+            if v > 0 {
+                std::fs::write(self.dir.join(file), format!("{n} {v}")).unwrap();
+            }
+        }
+    }
+
+    /// halfpower with `args`, started inside the cgroup.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(format!(
+                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+                self.dir.display()
+            ))
+            .arg(assert_cmd::cargo::cargo_bin("halfpower"))
+            .args(args);
+        c
+    }
+
+    /// Runs halfpower with `args` plus `--json - --quiet` in the cgroup; the parsed document.
+    pub fn run_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.extend(["--json", "-", "--quiet"]);
+        let out = self.command(&all).output().unwrap();
+        assert!(
+            out.status.success(),
+            "halfpower {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        // The processes that ran in it have exited; an empty cgroup is removed with rmdir.
+        let start = std::time::Instant::now();
+        while std::fs::remove_dir(&self.dir).is_err() && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// Disks on a shared bus: `n` loop devices over consecutive slices of one loop device (the
+/// bus), each limited to `disk_bps`, the bus to `bus_bps`, in one throttling cgroup. Every
+/// device is detached and the cgroup removed on drop, also when a test fails.
+pub struct Bus {
+    /// The disks, in order.
+    pub disks: Vec<PathBuf>,
+    /// The throttling cgroup (dropped before the devices).
+    pub throttle: Throttle,
+    /// The bus device.
+    pub bus: LoopDev,
+}
+
+impl Bus {
+    /// `n` disks of `disk_size` bytes; None (skipped) without root, losetup or throttling.
+    pub fn new(tag: &str, n: usize, disk_size: usize, disk_bps: u64, bus_bps: u64) -> Option<Bus> {
+        let throttle = Throttle::new(tag)?;
+        let bus = LoopDev::new(&format!("{tag}-bus"), n * disk_size)?;
+        let mut b = Bus {
+            disks: Vec::new(),
+            throttle,
+            bus,
+        };
+        for i in 0..n {
+            let out = Command::new("losetup")
+                .args(["-f", "--show", "--direct-io=on"])
+                .args(["-o", &(i * disk_size).to_string()])
+                .args(["--sizelimit", &disk_size.to_string()])
+                .arg(&b.bus.dev)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "losetup of a slice failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            b.disks
+                .push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+        }
+        for d in &b.disks {
+            b.throttle.limit(d, disk_bps, 0);
+        }
+        b.throttle.limit(&b.bus.dev, bus_bps, 0);
+        Some(b)
+    }
+
+    /// The disks' paths as strings.
+    pub fn disk_paths(&self) -> Vec<&str> {
+        self.disks.iter().map(|d| d.to_str().unwrap()).collect()
+    }
+}
+
+impl Drop for Bus {
+    fn drop(&mut self) {
+        for d in &self.disks {
+            detach_loop(d, &self.bus.dev);
+        }
+        // Then the cgroup (Throttle's drop) and the bus (LoopDev's drop), in field order.
+    }
 }

@@ -1,0 +1,150 @@
+//! Repetitions and comparisons: each figure's mean, spread and t-based interval over `--repeat`
+//! runs, and whether run B really differs from run A: the ratio B/A with its 95 % interval
+//! (Welch when both have repetitions, else the delta method on each run's within-run interval),
+//! significant only when the interval excludes 1 and the change exceeds a practical threshold.
+
+use super::uncertainty::{ratio_from_intervals, ratio_welch, repetitions};
+use crate::model::Results;
+use crate::model::compare::{CompareMethod, FigureComparison};
+use crate::model::run::{FIGURES, FigureStat};
+use crate::stats::summary::Ci95;
+
+/// The default practical threshold of `compare`: smaller changes are not called significant.
+pub const THRESHOLD: f64 = 0.02;
+
+/// Each figure of [`FIGURES`] that every run has, over the runs.
+pub fn summarize(runs: &[Results]) -> Vec<FigureStat> {
+    FIGURES
+        .iter()
+        .filter_map(|f| {
+            let values: Vec<f64> = runs.iter().map(|r| r.figure(f)).collect::<Option<_>>()?;
+            let e = repetitions(&values);
+            let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+            Some(FigureStat {
+                figure: f.to_string(),
+                mean,
+                sd: e.map_or(0.0, |e| e.sd),
+                ci95: e.map_or(Ci95::default(), |e| e.ci),
+                values,
+            })
+        })
+        .filter(|s| s.mean > 0.0 || s.values.iter().any(|v| *v != 0.0))
+        .collect()
+}
+
+/// Compares run B (its repetitions `b`) with run A (`a`), figure by figure.
+pub fn compare(a: &[Results], b: &[Results], threshold: f64) -> Vec<FigureComparison> {
+    FIGURES
+        .iter()
+        .filter_map(|f| {
+            let va: Vec<f64> = a.iter().map(|r| r.figure(f)).collect::<Option<_>>()?;
+            let vb: Vec<f64> = b.iter().map(|r| r.figure(f)).collect::<Option<_>>()?;
+            let (ma, mb) = (mean(&va)?, mean(&vb)?);
+            if ma <= 0.0 || mb <= 0.0 {
+                return None;
+            }
+            let (interval, method) = if va.len() >= 2 && vb.len() >= 2 {
+                (ratio_welch(&va, &vb), CompareMethod::Repetitions)
+            } else {
+                let half = |r: &Results| r.figure_interval(f).map(|(lo, hi)| (hi - lo) / 2.0);
+                match (half(&a[0]), half(&b[0])) {
+                    (Some(ha), Some(hb)) => (
+                        ratio_from_intervals(ma, ha, mb, hb),
+                        CompareMethod::WithinRun,
+                    ),
+                    _ => (None, CompareMethod::None),
+                }
+            };
+            let ratio = mb / ma;
+            let significant = interval.is_some_and(|(_, lo, hi)| {
+                (lo > 1.0 || hi < 1.0) && (ratio - 1.0).abs() > threshold
+            });
+            Some(FigureComparison {
+                figure: f.to_string(),
+                a: ma,
+                b: mb,
+                ratio,
+                ci95_low: interval.map(|i| i.1),
+                ci95_high: interval.map(|i| i.2),
+                significant,
+                method: if interval.is_some() {
+                    method
+                } else {
+                    CompareMethod::None
+                },
+            })
+        })
+        .collect()
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(iops: f64, half_pct: Option<f64>) -> Results {
+        let mut r = Results::default();
+        r.total.iops = iops;
+        r.total.bytes_per_s = iops * 4096.0;
+        r.total.iops_ci95 = half_pct.map(|p| Ci95 {
+            half: iops * p / 100.0,
+            pct: p,
+        });
+        r.cpu.us_per_io = 2.0;
+        r
+    }
+
+    /// 2000 against 3000 IOPS, three repetitions each: B is 1.5× A, significant.
+    #[test]
+    fn a_real_difference_is_significant() {
+        let a = [run(2000.0, None), run(2010.0, None), run(1990.0, None)];
+        let b = [run(3000.0, None), run(2985.0, None), run(3012.0, None)];
+        let c = compare(&a, &b, THRESHOLD);
+        let iops = c.iter().find(|f| f.figure == "total.iops").unwrap();
+        assert!((iops.ratio - 1.5).abs() < 0.01);
+        assert!(iops.significant);
+        assert_eq!(iops.method, CompareMethod::Repetitions);
+        assert!(iops.ci95_low.unwrap() > 1.45 && iops.ci95_high.unwrap() < 1.55);
+        let cpu = c.iter().find(|f| f.figure == "cpu.us_per_io").unwrap();
+        assert!(!cpu.significant, "equal CPU cost");
+    }
+
+    /// The same cap twice: not significant. A 1 % change with a tight interval is below the
+    /// practical threshold.
+    #[test]
+    fn noise_and_small_changes_are_not_significant() {
+        let a = [run(2000.0, None), run(2040.0, None), run(1970.0, None)];
+        let b = [run(2010.0, None), run(1980.0, None), run(2030.0, None)];
+        let iops = &compare(&a, &b, THRESHOLD)[0];
+        assert!(!iops.significant, "{iops:?}");
+        let a = [run(1000.0, Some(0.1))];
+        let b = [run(1010.0, Some(0.1))];
+        let iops = &compare(&a, &b, THRESHOLD)[0];
+        assert_eq!(iops.method, CompareMethod::WithinRun);
+        assert!(iops.ci95_low.unwrap() > 1.0, "the interval excludes 1");
+        assert!(!iops.significant, "but 1 % is under the 2 % threshold");
+        let cpu = compare(&a, &b, THRESHOLD)
+            .into_iter()
+            .find(|f| f.figure == "cpu.us_per_io")
+            .unwrap();
+        assert_eq!(cpu.method, CompareMethod::None);
+    }
+
+    #[test]
+    fn repetitions_are_summarized() {
+        let s = summarize(&[run(100.0, None), run(110.0, None), run(90.0, None)]);
+        let iops = s.iter().find(|f| f.figure == "total.iops").unwrap();
+        assert_eq!(iops.values, vec![100.0, 110.0, 90.0]);
+        assert_eq!(iops.mean, 100.0);
+        assert!((iops.sd - 10.0).abs() < 1e-9);
+        // t(2) = 4.303: 4.303 × 10 / √3 = 24.84.
+        assert!((iops.ci95.half - 24.84).abs() < 0.01);
+        assert!(
+            s.iter().all(|f| f.figure != "read.latency_us.p50"),
+            "no reads recorded"
+        );
+    }
+}

@@ -1,0 +1,386 @@
+//! The device model, decided in one place: what class a disk is, whether it serves one request
+//! at a time, and which method may give its service time. `monitor`, `diagnose`, `profile` and
+//! `report` all take these answers from here.
+//!
+//! Why it matters: the Utilization Law (S = U / X) and the seeds' "busy above 85 % with more
+//! than 2 queued" rule hold for a device that serves one request at a time, a disk arm. A device
+//! that serves many at once (flash, NVMe, arrays, virtual and network disks) is "busy" whenever
+//! at least one request is in flight, so %util says nothing about saturation and U / X is busy
+//! time per I/O, which can be a hundred times shorter than the time a request takes.
+//!
+//! Live, the class comes from sysfs. For a log from another machine it comes from the name and
+//! from the data: a serial device cannot serve a request in under [`SERIAL_MIN_SERVICE_MS`], so
+//! U / X below that with several requests in the system means they were served in parallel; a
+//! U / X of a seek ([`SEEK_MIN_SERVICE_MS`]) on small requests is what a single arm shows.
+
+use crate::model::log::DiskInterval;
+use crate::model::{DeviceClass, ServiceMethod, Serving};
+use crate::oscounters::sysfs::DeviceFacts;
+
+/// Shortest time a device serving one request at a time can take per request, ms: below it, a
+/// busy device with a queue must have served requests in parallel (a disk's command overhead
+/// and transfer of even 4 KiB take longer; 004's fastest case, sequential reads from the track
+/// buffer, is 0.2 ms).
+pub const SERIAL_MIN_SERVICE_MS: f64 = 0.1;
+/// Busy time per request that only a mechanical seek explains for requests of at most
+/// [`SEEK_MAX_REQUEST_BYTES`], ms.
+pub const SEEK_MIN_SERVICE_MS: f64 = 2.0;
+/// Largest mean request size for which [`SEEK_MIN_SERVICE_MS`] is read as a seek, bytes.
+pub const SEEK_MAX_REQUEST_BYTES: f64 = 64.0 * 1024.0;
+/// Utilization from which an interval can show how the device serves, %.
+pub const EVIDENCE_UTIL_PCT: f64 = 50.0;
+/// Mean number in the system above which requests overlapped, when it also exceeds the busy
+/// share by [`ONE_AT_A_TIME_SLACK`].
+pub const OVERLAP_QUEUE: f64 = 1.5;
+/// The mean number in the system N is never below the busy share U (Little's law); an interval
+/// with N ≤ U × this (+ 0.05) held about one request whenever it was busy.
+pub const ONE_AT_A_TIME_SLACK: f64 = 1.1;
+
+/// The class a device name alone tells (`unknown` for names like `sda` that any kind of disk
+/// carries).
+pub fn class_from_name(name: &str) -> DeviceClass {
+    let starts = |p: &[&str]| p.iter().any(|x| name.starts_with(x));
+    if starts(&["loop"]) {
+        DeviceClass::Loop
+    } else if starts(&["zram", "ram", "pmem"]) {
+        DeviceClass::Ram
+    } else if starts(&["nbd", "rbd", "drbd"]) {
+        DeviceClass::Network
+    } else if starts(&["md", "dm-"]) {
+        DeviceClass::Stacked
+    } else if starts(&["nvme"]) {
+        DeviceClass::Nvme
+    } else if starts(&["vd", "xvd"]) {
+        DeviceClass::Virtual
+    } else {
+        DeviceClass::Unknown
+    }
+}
+
+/// Hypervisors' disk vendors.
+const VIRTUAL_VENDORS: &[&str] = &["QEMU", "VMware", "Msft", "VBOX", "Google", "Amazon", "Xen"];
+/// Words in a device's sysfs path that name a virtual bus.
+const VIRTUAL_BUSES: &[&str] = &["virtio", "vmbus", "VMBUS", "xen", "vbd-"];
+
+/// The class of a live disk from its sysfs facts. Virtual disks often claim to be rotational,
+/// so the bus and vendor are read before `rotational`.
+pub fn classify(f: &DeviceFacts) -> DeviceClass {
+    let by_name = class_from_name(&f.name);
+    if by_name != DeviceClass::Unknown {
+        return by_name;
+    }
+    if !f.slaves.is_empty() {
+        return DeviceClass::Stacked;
+    }
+    let path = f.device_path.as_deref().unwrap_or("");
+    let vendor = f.vendor.as_deref().unwrap_or("");
+    let driver = f.driver.as_deref().unwrap_or("");
+    if VIRTUAL_BUSES.iter().any(|b| path.contains(b))
+        || VIRTUAL_VENDORS.iter().any(|v| vendor.starts_with(v))
+        || driver.starts_with("virtio")
+    {
+        DeviceClass::Virtual
+    } else if path.contains("/session") {
+        DeviceClass::Network // iSCSI
+    } else if f.rotational == Some(true) {
+        DeviceClass::Hdd
+    } else if f.name.starts_with("sd") || f.name.starts_with("hd") || f.name.starts_with("mmcblk") {
+        DeviceClass::Ssd
+    } else {
+        DeviceClass::Unknown
+    }
+}
+
+/// How a device of `class` serves requests. A stacked device over one rotating disk (`disks`
+/// 1, `rotational`) is serial; over several it serves one request per member at once.
+pub fn serving(class: DeviceClass, disks: u32, rotational: bool) -> Serving {
+    match class {
+        DeviceClass::Hdd => Serving::Serial,
+        DeviceClass::Stacked if disks <= 1 && rotational => Serving::Serial,
+        DeviceClass::Unknown => Serving::Unknown,
+        _ => Serving::Parallel,
+    }
+}
+
+/// Whether an interval held about one request whenever the device was busy: `util` the busy
+/// share (0..1), `aqu` the mean number in the system. Then busy time per completion is the
+/// service time on any device, serial or not.
+pub fn one_at_a_time(util: f64, aqu: f64) -> bool {
+    util > 0.0 && aqu <= util * ONE_AT_A_TIME_SLACK + 0.05
+}
+
+/// The one rule for where a service time comes from: the block tracer when it measured the
+/// interval; the Utilization Law for a serial device or an interval that held one request at a
+/// time; Little's law on sampled in-flight counts for a parallel device when they were
+/// sampled; else none.
+pub fn service_method(
+    serving: Serving,
+    traced: bool,
+    one_at_a_time: bool,
+    inflight_sampled: bool,
+) -> ServiceMethod {
+    if traced {
+        ServiceMethod::Trace
+    } else if serving == Serving::Serial || one_at_a_time {
+        ServiceMethod::UtilizationLaw
+    } else if inflight_sampled {
+        ServiceMethod::InflightEstimate
+    } else {
+        ServiceMethod::None
+    }
+}
+
+/// A device of a log, classified.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classification {
+    /// The class.
+    pub class: DeviceClass,
+    /// How it serves requests.
+    pub serving: Serving,
+    /// The facts that decided it, in words.
+    pub evidence: Vec<String>,
+}
+
+/// What one interval shows about how the device serves, if anything.
+fn interval_evidence(iv: &DiskInterval) -> Option<(Serving, String)> {
+    let util = iv.util_pct?;
+    let aqu = iv.queue_length?;
+    let iops = iv.iops();
+    if util < EVIDENCE_UTIL_PCT || iops <= 0.0 {
+        return None;
+    }
+    let s = util / 100.0 / iops * 1000.0;
+    if s < SERIAL_MIN_SERVICE_MS && aqu > OVERLAP_QUEUE && !one_at_a_time(util / 100.0, aqu) {
+        return Some((
+            Serving::Parallel,
+            format!(
+                "at {}: busy {util:.1} % at {iops:.0} I/O/s is U/X = {s:.3} ms per request with \
+                 {aqu:.1} in the system; one request at a time cannot take under \
+                 {SERIAL_MIN_SERVICE_MS} ms, so they were served in parallel",
+                iv.time
+            ),
+        ));
+    }
+    // Without byte counters (some perfmon logs) the size is unknown and taken as small.
+    let size = iv.request_bytes();
+    if s >= SEEK_MIN_SERVICE_MS && size.is_none_or(|b| b <= SEEK_MAX_REQUEST_BYTES) {
+        let of = size.map_or(String::new(), |b| format!(" of {:.0} KiB", b / 1024.0));
+        return Some((
+            Serving::Serial,
+            format!(
+                "at {}: U/X = {s:.2} ms per request{of} at {util:.1} % busy: the time of a \
+                 seek, as one disk arm serving one request at a time shows",
+                iv.time
+            ),
+        ));
+    }
+    None
+}
+
+/// Classifies a device of a log named `name`. What the log itself says (`said_class`, and
+/// `said_serving` other than unknown: halfpower's monitor logs) is taken as is; otherwise the
+/// name, then the intervals' evidence decide. A name that fixes the class (nvme, loop, …)
+/// wins over the data.
+pub fn classify_log(
+    name: &str,
+    said_class: Option<DeviceClass>,
+    said_serving: Serving,
+    intervals: &[&DiskInterval],
+) -> Classification {
+    if let Some(class) = said_class.filter(|c| *c != DeviceClass::Unknown) {
+        let serving = if said_serving == Serving::Unknown {
+            serving(class, 1, class == DeviceClass::Hdd)
+        } else {
+            said_serving
+        };
+        return Classification {
+            class,
+            serving,
+            evidence: vec![format!(
+                "class {class} and {} service as the monitor recorded them",
+                serving.name()
+            )],
+        };
+    }
+    let by_name = class_from_name(name);
+    if by_name != DeviceClass::Unknown {
+        return Classification {
+            class: by_name,
+            serving: serving(by_name, 1, false),
+            evidence: vec![format!("class {by_name} from the name {name}")],
+        };
+    }
+    let found: Vec<(Serving, String)> = intervals
+        .iter()
+        .filter_map(|iv| interval_evidence(iv))
+        .collect();
+    let first = |kind: Serving| {
+        found
+            .iter()
+            .find(|(s, _)| *s == kind)
+            .map(|(_, t)| t.clone())
+    };
+    // Parallel service is proof; a seek-like interval is only consistent with one arm.
+    if let Some(text) = first(Serving::Parallel) {
+        return Classification {
+            class: DeviceClass::Ssd,
+            serving: Serving::Parallel,
+            evidence: vec![
+                text,
+                "taken as an SSD (or an array, SAN or virtual volume that serves like one)".into(),
+            ],
+        };
+    }
+    if said_serving != Serving::Unknown {
+        return Classification {
+            class: DeviceClass::Unknown,
+            serving: said_serving,
+            evidence: vec![format!(
+                "{} service as the log recorded it",
+                said_serving.name()
+            )],
+        };
+    }
+    if let Some(text) = first(Serving::Serial) {
+        return Classification {
+            class: DeviceClass::Hdd,
+            serving: Serving::Serial,
+            evidence: vec![text, "taken as a rotating disk".into()],
+        };
+    }
+    Classification {
+        class: DeviceClass::Unknown,
+        serving: Serving::Unknown,
+        evidence: vec![format!(
+            "neither the name {name} nor a busy interval (≥ {EVIDENCE_UTIL_PCT} %) tells how \
+             the device serves requests; no service time is taken from U/X except in intervals \
+             that held one request at a time"
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(name: &str) -> DeviceFacts {
+        DeviceFacts {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn live_classes() {
+        assert_eq!(classify(&facts("loop3")), DeviceClass::Loop);
+        assert_eq!(classify(&facts("nvme0n1")), DeviceClass::Nvme);
+        assert_eq!(classify(&facts("vda")), DeviceClass::Virtual);
+        assert_eq!(classify(&facts("dm-0")), DeviceClass::Stacked);
+        assert_eq!(classify(&facts("zram0")), DeviceClass::Ram);
+        assert_eq!(classify(&facts("nbd0")), DeviceClass::Network);
+        let hdd = DeviceFacts {
+            rotational: Some(true),
+            ..facts("sda")
+        };
+        assert_eq!(classify(&hdd), DeviceClass::Hdd);
+        assert_eq!(classify(&facts("sda")), DeviceClass::Ssd);
+        // QEMU's SCSI disks claim to rotate.
+        let qemu = DeviceFacts {
+            vendor: Some("QEMU".into()),
+            ..hdd.clone()
+        };
+        assert_eq!(classify(&qemu), DeviceClass::Virtual);
+        let virtio_scsi = DeviceFacts {
+            device_path: Some(
+                "/sys/devices/pci0000:00/0000:00:04.0/virtio1/host0/target0:0:0/0:0:0:0".into(),
+            ),
+            ..hdd.clone()
+        };
+        assert_eq!(classify(&virtio_scsi), DeviceClass::Virtual);
+        let iscsi = DeviceFacts {
+            device_path: Some("/sys/devices/platform/host3/session1/target3:0:0/3:0:0:0".into()),
+            ..facts("sdb")
+        };
+        assert_eq!(classify(&iscsi), DeviceClass::Network);
+        let md = DeviceFacts {
+            slaves: vec!["sdb".into(), "sdc".into()],
+            ..facts("data")
+        };
+        assert_eq!(classify(&md), DeviceClass::Stacked);
+    }
+
+    #[test]
+    fn only_a_disk_arm_is_serial() {
+        assert_eq!(serving(DeviceClass::Hdd, 1, true), Serving::Serial);
+        assert_eq!(serving(DeviceClass::Ssd, 1, false), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Loop, 1, false), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Stacked, 1, true), Serving::Serial);
+        assert_eq!(serving(DeviceClass::Stacked, 4, true), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Unknown, 1, false), Serving::Unknown);
+    }
+
+    #[test]
+    fn one_method_per_situation() {
+        use ServiceMethod::*;
+        assert_eq!(service_method(Serving::Parallel, true, false, true), Trace);
+        assert_eq!(
+            service_method(Serving::Serial, false, false, false),
+            UtilizationLaw
+        );
+        assert_eq!(
+            service_method(Serving::Parallel, false, true, true),
+            UtilizationLaw
+        );
+        assert_eq!(
+            service_method(Serving::Parallel, false, false, true),
+            InflightEstimate
+        );
+        assert_eq!(service_method(Serving::Parallel, false, false, false), None);
+        assert_eq!(service_method(Serving::Unknown, false, false, false), None);
+        // QD1 with host gaps: 0.6 busy, 0.6 in the system.
+        assert!(one_at_a_time(0.6, 0.6));
+        assert!(!one_at_a_time(0.999, 31.5));
+        assert!(!one_at_a_time(0.0, 0.0));
+    }
+
+    fn iv(iops: f64, kib: f64, util: f64, aqu: f64, r_ms: f64) -> DiskInterval {
+        DiskInterval::reads("sda", "t", iops, kib, util, aqu, r_ms)
+    }
+
+    /// The SSD of issue 12: 90k IOPS, 0.35 ms, aqu-sz 31.5, %util 99.9 — U/X 0.011 ms.
+    #[test]
+    fn an_ssd_at_qd32_serves_in_parallel() {
+        let a = iv(90_000.0, 4.0, 99.9, 31.5, 0.35);
+        let c = classify_log("sda", None, Serving::Unknown, &[&a]);
+        assert_eq!(c.serving, Serving::Parallel);
+        assert_eq!(c.class, DeviceClass::Ssd);
+        assert!(c.evidence[0].contains("0.011 ms"), "{:?}", c.evidence);
+    }
+
+    /// The overloaded HDD: 180 IOPS of 8 KiB, 120 ms, aqu-sz 21.6, util 99.5 — U/X 5.5 ms.
+    #[test]
+    fn an_overloaded_hdd_looks_serial() {
+        let a = iv(180.0, 8.0, 99.5, 21.6, 120.0);
+        let c = classify_log("sdb", None, Serving::Unknown, &[&a]);
+        assert_eq!((c.class, c.serving), (DeviceClass::Hdd, Serving::Serial));
+        assert!(c.evidence[0].contains("5.53 ms"), "{:?}", c.evidence);
+    }
+
+    #[test]
+    fn a_quiet_disk_tells_nothing_and_names_and_logs_decide_first() {
+        let quiet = iv(12.0, 8.0, 3.0, 0.05, 2.0);
+        let c = classify_log("sdc", None, Serving::Unknown, &[&quiet]);
+        assert_eq!(
+            (c.class, c.serving),
+            (DeviceClass::Unknown, Serving::Unknown)
+        );
+        let busy_ssd = iv(90_000.0, 4.0, 99.9, 31.5, 0.35);
+        let c = classify_log("nvme0n1", None, Serving::Unknown, &[&busy_ssd]);
+        assert_eq!((c.class, c.serving), (DeviceClass::Nvme, Serving::Parallel));
+        let c = classify_log("sdd", Some(DeviceClass::Hdd), Serving::Serial, &[&busy_ssd]);
+        assert_eq!(c.class, DeviceClass::Hdd);
+        // A v1 monitor log said only "serial": the data's proof of parallel service wins.
+        let c = classify_log("sde", None, Serving::Serial, &[&busy_ssd]);
+        assert_eq!(c.serving, Serving::Parallel);
+    }
+}

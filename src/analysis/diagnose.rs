@@ -1,0 +1,336 @@
+//! Diagnosis of logs: splits each device's response time into service and queue time where the
+//! device model allows it, and applies the seeds' rules (003, 004) to give one verdict per
+//! device and interval and for the whole log, with evidence and advice.
+
+use super::device::{Classification, classify_log, one_at_a_time, service_method};
+use super::expect;
+use super::fit::least_squares;
+use super::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms};
+use super::rules::{self, Expected, Figures, judge};
+use crate::model::diagnosis::{
+    DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, IntervalDiagnosis, Projection,
+    SystemSummary, Verdict,
+};
+use crate::model::log::{DiskInterval, Log, SystemInterval};
+use crate::model::profile::Profile;
+use crate::model::{DeviceClass, Kind, ServiceMethod, Serving};
+use std::collections::BTreeMap;
+
+/// Share of active intervals a verdict must hold in to become the whole log's verdict.
+pub const VERDICT_SHARE: f64 = 0.10;
+
+fn max_opt(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    it.flatten()
+        .fold(None, |m, v| Some(m.map_or(v, |m: f64| m.max(v))))
+}
+
+/// Diagnoses every device in `logs`.
+pub fn diagnose(logs: &[Log], profile: Option<&Profile>) -> Diagnosis {
+    let mut by_device: BTreeMap<&str, Vec<(&DiskInterval, Option<&SystemInterval>)>> =
+        BTreeMap::new();
+    let mut all_sys = Vec::new();
+    for log in logs {
+        let sys: BTreeMap<&str, &SystemInterval> =
+            log.system.iter().map(|s| (s.time.as_str(), s)).collect();
+        all_sys.extend(log.system.iter());
+        for iv in &log.disks {
+            by_device
+                .entry(iv.device.as_str())
+                .or_default()
+                .push((iv, sys.get(iv.time.as_str()).copied()));
+        }
+    }
+    let devices = by_device
+        .into_iter()
+        .map(|(name, ivs)| diagnose_device(name, &ivs, profile))
+        .collect();
+    Diagnosis {
+        schema_version: DIAGNOSE_SCHEMA_VERSION,
+        kind: Kind::Diagnose,
+        inputs: logs.iter().map(Log::info).collect(),
+        devices,
+        system: SystemSummary {
+            intervals: all_sys.len(),
+            paging_s_max: max_opt(all_sys.iter().map(|s| s.paging_s)),
+            paging_intervals: all_sys
+                .iter()
+                .filter(|s| s.paging_s.is_some_and(|p| p > rules::PAGING_PER_S))
+                .count(),
+            cpu_pct_max: max_opt(all_sys.iter().map(|s| s.cpu_pct)),
+            interrupt_pct_max: max_opt(all_sys.iter().map(|s| s.interrupt_pct)),
+        },
+    }
+}
+
+fn expectation(profile: Option<&Profile>, class: DeviceClass, iv: &DiskInterval) -> Expected {
+    let kib = iv.request_bytes().unwrap_or(4096.0) / 1024.0;
+    match profile.and_then(|p| expect::profile_ms(p, iv.read_share(), kib)) {
+        Some(ms) => Expected {
+            ms,
+            factor: rules::PROFILE_FACTOR,
+            from: format!("profile, {kib:.0} KiB requests"),
+        },
+        None => Expected {
+            ms: expect::typical_ms(class, kib),
+            factor: rules::TYPICAL_FACTOR,
+            from: format!("typical for {class}, {kib:.0} KiB requests"),
+        },
+    }
+}
+
+/// The service time of one interval and how it was obtained. A service time the log carries
+/// (a monitor log) is kept, unless it came from U/X on a device the data shows serving in
+/// parallel in an interval with more than one request at a time (monitor logs before schema
+/// version 2 could record that). Otherwise the method is chosen by `analysis::device`.
+fn service(iv: &DiskInterval, c: &Classification) -> (Option<f64>, ServiceMethod) {
+    let busy = iv.util_pct.map(|u| u / 100.0);
+    let single = busy
+        .zip(iv.queue_length)
+        .is_some_and(|(u, n)| one_at_a_time(u, n));
+    let logged = iv.service_source.unwrap_or(ServiceMethod::None);
+    let discard =
+        logged == ServiceMethod::UtilizationLaw && c.serving != Serving::Serial && !single;
+    if let (Some(s), false) = (iv.service_ms, discard || logged == ServiceMethod::None) {
+        return (Some(s), logged);
+    }
+    match service_method(c.serving, false, single, false) {
+        ServiceMethod::UtilizationLaw => {
+            match busy.and_then(|u| utilization_law_ms(u, iv.iops())) {
+                Some(s) => (Some(s), ServiceMethod::UtilizationLaw),
+                None => (None, ServiceMethod::None),
+            }
+        }
+        _ => (None, ServiceMethod::None),
+    }
+}
+
+fn figures(
+    iv: &DiskInterval,
+    sys: Option<&SystemInterval>,
+    c: &Classification,
+    profile: Option<&Profile>,
+) -> (Figures, ServiceMethod) {
+    let (service, method) = service(iv, c);
+    let queue = match (iv.response_ms, service) {
+        (Some(r), Some(s)) => Some(queue_time_ms(r, s)),
+        _ => None,
+    };
+    (
+        Figures {
+            iops: iv.iops(),
+            util_pct: iv.util_pct,
+            response_ms: iv.response_ms,
+            service_ms: service,
+            queue_ms: queue,
+            queue_length: iv.queue_length,
+            disks: iv.disks,
+            serving: c.serving,
+            paging_s: sys.and_then(|s| s.paging_s),
+            cpu_pct: sys.and_then(|s| s.cpu_pct),
+            interrupt_pct: sys.and_then(|s| s.interrupt_pct),
+            interval_ios: iv.interval_s.map(|t| t * iv.iops()),
+            expected_ms: Some(expectation(profile, c.class, iv)),
+        },
+        method,
+    )
+}
+
+/// How response time grows with the number in the system over a log's active intervals, for a
+/// device without a service time: the least-squares line R = a + b·N. When it fits (R² ≥ 0.9
+/// over at least 4 intervals whose N spans a factor of 2), 1/b is the completion rate the
+/// device holds however many wait (Little's law at saturation).
+fn growth(all: &[(f64, Figures)]) -> Option<Evidence> {
+    let pts: Vec<(f64, f64)> = all
+        .iter()
+        .filter(|(_, f)| f.iops >= 0.5)
+        .filter_map(|(_, f)| Some((f.queue_length?, f.response_ms?)))
+        .collect();
+    let (lo, hi) = pts
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), p| (l.min(p.0), h.max(p.0)));
+    if pts.len() < 4 || hi < 2.0 * lo.max(0.5) {
+        return None;
+    }
+    let line = least_squares(&pts)?;
+    if line.r2 < 0.9 || line.slope <= 0.0 {
+        return None;
+    }
+    let limit = 1000.0 / line.slope;
+    Some(Evidence {
+        figure: "response_ms_per_queued".into(),
+        value: line.slope,
+        text: format!(
+            "response time grows {:.4} ms per request in the system (R = {:.3} + {:.4}·N, R² \
+             {:.2}, N {lo:.1}–{hi:.1}): the device completes about {limit:.0} requests/s however \
+             many wait",
+            line.slope, line.intercept, line.slope, line.r2
+        ),
+    })
+}
+
+fn diagnose_device(
+    name: &str,
+    ivs: &[(&DiskInterval, Option<&SystemInterval>)],
+    profile: Option<&Profile>,
+) -> DeviceDiagnosis {
+    let said_class = ivs.iter().find_map(|(iv, _)| iv.class);
+    let said_serving = ivs
+        .iter()
+        .map(|(iv, _)| iv.serving)
+        .find(|s| *s != Serving::Unknown)
+        .unwrap_or_default();
+    let disks: Vec<&DiskInterval> = ivs.iter().map(|(iv, _)| *iv).collect();
+    let c = classify_log(name, said_class, said_serving, &disks);
+    let mut intervals = Vec::new();
+    let mut all = Vec::new();
+    let mut methods: BTreeMap<ServiceMethod, usize> = BTreeMap::new();
+    for (iv, sys) in ivs {
+        let (f, method) = figures(iv, *sys, &c, profile);
+        let (verdict, evidence) = judge(&f);
+        if f.iops > 0.0 {
+            *methods.entry(method).or_default() += 1;
+        }
+        intervals.push(IntervalDiagnosis {
+            time: iv.time.clone(),
+            verdict,
+            utilization_pct: f.util_pct,
+            iops: f.iops,
+            response_ms: f.response_ms,
+            service_ms: f.service_ms,
+            queue_ms: f.queue_ms,
+            queue_length: f.queue_length,
+            evidence,
+        });
+        all.push((iv.interval_s.unwrap_or(1.0), f));
+    }
+    // Whole-log figures: time-weighted rates, I/O-weighted times.
+    let t: f64 = all.iter().map(|(t, _)| t).sum();
+    let wmean = |get: &dyn Fn(&Figures) -> Option<f64>, by_io: bool| -> Option<f64> {
+        let (mut num, mut den) = (0.0, 0.0);
+        for (dt, f) in &all {
+            if let Some(v) = get(f) {
+                let w = if by_io { f.iops * dt } else { *dt };
+                num += v * w;
+                den += w;
+            }
+        }
+        (den > 0.0).then(|| num / den)
+    };
+    let iops = if t > 0.0 {
+        all.iter().map(|(dt, f)| f.iops * dt).sum::<f64>() / t
+    } else {
+        0.0
+    };
+    let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
+    for i in &intervals {
+        *counts.entry(i.verdict).or_default() += 1;
+    }
+    let active: Vec<&IntervalDiagnosis> = intervals
+        .iter()
+        .filter(|i| i.verdict != Verdict::Idle)
+        .collect();
+    let share = |v: Verdict| {
+        active.iter().filter(|i| i.verdict == v).count() as f64 / active.len().max(1) as f64
+    };
+    let verdict = if active.is_empty() {
+        Verdict::Idle
+    } else if let Some(v) = [
+        Verdict::MemoryBound,
+        Verdict::Overloaded,
+        Verdict::CpuBound,
+        Verdict::Slow,
+    ]
+    .into_iter()
+    .find(|v| share(*v) >= VERDICT_SHARE)
+    {
+        v
+    } else if share(Verdict::Invalid) >= 0.5 {
+        Verdict::Invalid
+    } else {
+        Verdict::Healthy
+    };
+    let mut evidence = Vec::new();
+    let n = active.iter().filter(|i| i.verdict == verdict).count();
+    if verdict != Verdict::Idle {
+        evidence.push(Evidence {
+            figure: "intervals".into(),
+            value: n as f64,
+            text: format!(
+                "{n} of {} active intervals are {}",
+                active.len(),
+                verdict.name()
+            ),
+        });
+    }
+    if let Some(worst) = active
+        .iter()
+        .filter(|i| i.verdict == verdict)
+        .max_by(|a, b| {
+            let key = |i: &IntervalDiagnosis| i.queue_ms.or(i.response_ms).unwrap_or(0.0);
+            key(a).total_cmp(&key(b))
+        })
+    {
+        for e in &worst.evidence {
+            evidence.push(Evidence {
+                figure: e.figure.clone(),
+                value: e.value,
+                text: format!("at {}: {}", worst.time, e.text),
+            });
+        }
+    }
+    let service = wmean(&|f| f.service_ms, true);
+    if c.serving != Serving::Serial && service.is_none() && verdict != Verdict::Idle {
+        evidence.extend(growth(&all));
+    }
+    let util = wmean(&|f| f.util_pct, false);
+    // M/M/1 describes one server: only a serial device gets a projection.
+    let projection = match (c.serving, service, util) {
+        (Serving::Serial, Some(s), Some(u)) if iops > 0.0 => Some(
+            [1.0, 1.1, 1.25, 1.5]
+                .into_iter()
+                .map(|k| {
+                    let uu = u / 100.0 * k;
+                    let q = mm1_queue_ms(s, uu);
+                    Projection {
+                        load_factor: k,
+                        utilization_pct: uu * 100.0,
+                        queue_ms: q,
+                        response_ms: q.map(|q| q + s),
+                    }
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    let exp = ivs.first().map(|(iv, _)| expectation(profile, c.class, iv));
+    DeviceDiagnosis {
+        device: name.to_string(),
+        class: c.class,
+        serving: c.serving,
+        class_evidence: c.evidence,
+        verdict,
+        rule: verdict.rule().into(),
+        utilization_pct: util,
+        iops,
+        response_ms: wmean(&|f| f.response_ms, true),
+        service_ms: service,
+        queue_ms: wmean(&|f| f.queue_ms, true),
+        queue_length: wmean(&|f| f.queue_length, false),
+        service_source: methods
+            .into_iter()
+            .max_by_key(|(_, c)| *c)
+            .map_or(ServiceMethod::None, |(s, _)| s),
+        expected_service_ms: exp.as_ref().map(|e| e.ms),
+        expectation: exp.map(|e| e.from),
+        verdict_counts: counts,
+        evidence,
+        advice: verdict.advice().iter().map(|a| a.to_string()).collect(),
+        projection_note: projection.as_ref().map(|_| "M/M/1: valid for open arrivals only (requests arrive independently of completions); a closed workload with a fixed number of outstanding requests queues less".into()),
+        projection,
+        intervals,
+    }
+}
+
+#[cfg(test)]
+#[path = "diagnose_tests.rs"]
+mod tests;

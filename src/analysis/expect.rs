@@ -1,0 +1,85 @@
+//! What a request should take: from a profile's fitted lines (`diagnose --profile`), or the
+//! typical service times of a device class when there is no profile.
+
+use crate::model::profile::{Pattern, Profile};
+use crate::model::{DeviceClass, Direction};
+
+/// Expected service time for the mix, ms: reads and writes weighted by `read_share`, each from
+/// the random column of `profile` (the upper expectation: a log does not say how sequential the
+/// work was), else any column of that direction. None when the profile has neither direction.
+pub fn profile_ms(profile: &Profile, read_share: f64, kib: f64) -> Option<f64> {
+    let pick = |rw: Direction| {
+        profile
+            .fits
+            .iter()
+            .find(|f| f.rw == rw && f.pattern == Pattern::Random)
+            .or_else(|| profile.fits.iter().find(|f| f.rw == rw))
+            .map(|f| f.at(kib))
+    };
+    match (pick(Direction::Read), pick(Direction::Write)) {
+        (Some(r), Some(w)) => Some(read_share * r + (1.0 - read_share) * w),
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        (None, None) => None,
+    }
+}
+
+/// What is typical for a device class without a profile: (overhead ms, MB/s of transfer).
+/// Deliberately lax (a random 4 KiB request on a 7200 rpm disk, a SATA SSD, an NVMe drive).
+pub fn typical(class: DeviceClass) -> (f64, f64) {
+    match class {
+        DeviceClass::Hdd | DeviceClass::Unknown => (12.0, 120.0),
+        DeviceClass::Ssd => (0.3, 400.0),
+        DeviceClass::Nvme => (0.15, 1500.0),
+        DeviceClass::Loop | DeviceClass::Ram => (0.1, 1000.0),
+        // The backend is unknown.
+        DeviceClass::Virtual | DeviceClass::Stacked | DeviceClass::Network => (2.0, 200.0),
+    }
+}
+
+/// Typical service time for a class and request size, ms.
+pub fn typical_ms(class: DeviceClass, kib: f64) -> f64 {
+    let (overhead, mb_s) = typical(class);
+    overhead + kib * 1024.0 / (mb_s * 1e6) * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::profile::Fit;
+
+    fn fit(rw: Direction, pattern: Pattern, overhead_ms: f64, ms_per_kib: f64) -> Fit {
+        Fit {
+            rw,
+            pattern,
+            overhead_ms,
+            ms_per_kib,
+            r2: None,
+            transfer_mb_per_s: None,
+            projected_32k_ms: None,
+            fitted_bs_bytes: vec![],
+            off_line_bs_bytes: vec![],
+        }
+    }
+
+    #[test]
+    fn expectation_mixes_reads_and_writes() {
+        let p = Profile {
+            schema_version: 1,
+            kind: crate::model::Kind::Profile,
+            target: None,
+            fits: vec![
+                fit(Direction::Read, Pattern::Random, 5.0, 0.01),
+                fit(Direction::Write, Pattern::Random, 6.0, 0.02),
+                fit(Direction::Read, Pattern::Sequential, 0.1, 0.02),
+            ],
+        };
+        assert!((profile_ms(&p, 1.0, 4.0).unwrap() - 5.04).abs() < 1e-9);
+        assert!((profile_ms(&p, 0.5, 4.0).unwrap() - (5.04 + 6.08) / 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn typical_grows_with_size() {
+        assert!(typical_ms(DeviceClass::Hdd, 4.0) > 12.0);
+        assert!(typical_ms(DeviceClass::Nvme, 1024.0) > typical_ms(DeviceClass::Nvme, 4.0));
+    }
+}

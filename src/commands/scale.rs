@@ -1,0 +1,214 @@
+//! `halfpower scale`: each target alone, then the first 2..N together, and where the total
+//! stops growing (`analysis::scale`).
+
+use super::points::PointRunner;
+use super::run::available_engine;
+use super::{check_output_dests, write_html, write_json};
+use crate::analysis::scale::{Stack, StepFigures, analyse};
+use crate::cli::ScaleArgs;
+use crate::clock::utc_now;
+use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
+use crate::model::{Document, Header, Kind, Results};
+use crate::oscounters::{host, sysfs};
+use crate::render::text::scale::scale_table;
+use crate::runner::Layout;
+use crate::signal;
+use crate::target::Target;
+use crate::units::ByteSize;
+
+/// What each target stands on: its disk, then every device beneath it.
+fn stacks(runner: &PointRunner) -> Vec<Stack> {
+    runner
+        .targets()
+        .iter()
+        .map(|t| Stack {
+            target: t.path.display().to_string(),
+            devices: t
+                .device
+                .as_ref()
+                .map(|d| {
+                    std::iter::once(d.name.clone())
+                        .chain(sysfs::stack(&d.name))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Each member's share of a stripe step, as its own disk counted it: every member needs a disk
+/// of its own (else the shares cannot be told apart and none are given).
+fn member_shares(members: &[Target], r: &Results) -> Vec<PerTarget> {
+    let disks: Vec<Option<&str>> = members
+        .iter()
+        .map(|t| t.device.as_ref().map(|d| d.name.as_str()))
+        .collect();
+    let distinct = disks
+        .iter()
+        .flatten()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if distinct != members.len() {
+        return Vec::new();
+    }
+    members
+        .iter()
+        .zip(disks)
+        .filter_map(|(t, disk)| {
+            let d = r.devices.iter().find(|d| Some(d.name.as_str()) == disk)?;
+            let secs = d.seconds.max(f64::MIN_POSITIVE);
+            Some(PerTarget {
+                target: t.path.display().to_string(),
+                bytes_per_s: (d.read_bytes + d.write_bytes) as f64 / secs,
+                iops: (d.reads + d.writes) as f64 / secs,
+            })
+        })
+        .collect()
+}
+
+/// A step of the first `n` targets from its results; `members` are the stripe's members when
+/// the step ran as a stripe set.
+fn step(n: usize, r: Results, members: Option<&[Target]>) -> Step {
+    Step {
+        targets: n,
+        bytes_per_s: r.total.bytes_per_s,
+        iops: r.total.iops,
+        per_target: match members {
+            Some(m) => member_shares(m, &r),
+            None => r
+                .targets
+                .iter()
+                .map(|t| PerTarget {
+                    target: t.path.clone(),
+                    bytes_per_s: t.total.bytes_per_s,
+                    iops: t.total.iops,
+                })
+                .collect(),
+        },
+        devices: r.devices.clone(),
+        cpu_busy_pct: r.cpu.system_busy_pct,
+        results: r,
+    }
+}
+
+/// Runs `halfpower scale`.
+pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    check_output_dests(&args.output)?;
+    let asked = args.workload.validated()?;
+    let (engine, fallback) = available_engine(&asked);
+    let w = asked.run_by(engine);
+    let mut warnings = Vec::new();
+    let layout = match args.stripe {
+        None => Layout::Separate,
+        Some(ByteSize(chunk)) => {
+            if chunk == 0 || chunk % w.bs.0 != 0 {
+                return Err(crate::Error::invalid(
+                    "--stripe",
+                    ByteSize(chunk),
+                    format!(
+                        "a chunk size that is a multiple of --bs {} (e.g. 64k)",
+                        w.bs
+                    ),
+                )
+                .into());
+            }
+            Layout::Stripe(chunk)
+        }
+    };
+    let mut runner = PointRunner::open(
+        &args.targets,
+        std::slice::from_ref(&w),
+        (engine, fallback),
+        None,
+        args.output.quiet,
+        &mut warnings,
+    )?;
+    if let Layout::Stripe(chunk) = layout {
+        for t in runner.targets() {
+            if chunk % u64::from(t.offset_align.max(1)) != 0 {
+                return Err(crate::Error::invalid(
+                    "--stripe",
+                    ByteSize(chunk),
+                    format!(
+                        "a multiple of {}'s direct-I/O alignment {}",
+                        t.path.display(),
+                        t.offset_align
+                    ),
+                )
+                .into());
+            }
+        }
+    }
+    let n = args.targets.len();
+    let names: Vec<String> = args
+        .targets
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut alone = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let label = format!("{name} alone");
+        let Some(r) = runner.run_on(i..i + 1, Layout::Separate, &w, &label, &mut warnings)? else {
+            break;
+        };
+        alone.push(Alone {
+            target: name.clone(),
+            bytes_per_s: r.total.bytes_per_s,
+            iops: r.total.iops,
+            results: r,
+        });
+    }
+    let mut steps = Vec::new();
+    if let Some(first) = alone.first() {
+        // Step 1 is the first target alone: the same workload on the same target.
+        steps.push(step(1, first.results.clone(), None));
+    }
+    if alone.len() == n {
+        for k in 2..=n {
+            let label = match layout {
+                Layout::Separate => format!("targets 1-{k} together"),
+                Layout::Stripe(_) => format!("targets 1-{k} striped"),
+            };
+            let Some(r) = runner.run_on(0..k, layout, &w, &label, &mut warnings)? else {
+                break;
+            };
+            let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
+            steps.push(step(k, r, members));
+        }
+    }
+    let stacks = stacks(&runner);
+    let status = runner.exit_status();
+    let targets = runner.infos();
+    drop(runner); // removes files the experiment created, also after Ctrl-C
+    let figures: Vec<StepFigures> = steps
+        .iter()
+        .map(|s| StepFigures {
+            bytes_per_s: s.bytes_per_s,
+            devices: &s.devices,
+            cpu_busy_pct: s.cpu_busy_pct,
+        })
+        .collect();
+    let alone_bps: Vec<f64> = alone.iter().map(|a| a.bytes_per_s).collect();
+    let analysis = analyse(&alone_bps, &figures, &stacks);
+    let report = ScaleReport {
+        header: Header::new(Kind::Scale, command, utc_now()),
+        host: host::read(),
+        workload: w,
+        stripe_bytes: args.stripe.map(|s| s.0),
+        targets,
+        alone,
+        steps,
+        analysis,
+        interrupted: signal::interrupted(),
+        warnings,
+    };
+    if !write_json(&args.output, &report)? {
+        print!("{}", scale_table(&report));
+    }
+    if report.steps.len() > 1 {
+        write_html(&args.output, Document::Scale(Box::new(report)))?;
+    } else if args.output.html.is_some() {
+        eprintln!("halfpower: fewer than two steps were measured, so no HTML report was written");
+    }
+    Ok(status)
+}

@@ -1,0 +1,207 @@
+//! What `halfpower report` reads: recognizes each file's kind (run, quick, sweep, profile or
+//! diagnose JSON; a monitor log as JSON lines or CSV, or any log `diagnose` reads), checks its
+//! schema version, and refuses files it cannot draw with one line naming the file and why.
+//! A log becomes a [`MonitorDocument`] with the diagnosis the caller's `diagnose` gives it.
+
+use crate::error::Error;
+use crate::model::diagnosis::{DIAGNOSE_SCHEMA_VERSION, Diagnosis};
+use crate::model::log::Log;
+use crate::model::monitor::MONITOR_SCHEMA_VERSION;
+use crate::model::profile::PROFILE_SCHEMA_VERSION;
+use crate::model::{Document, Input, MonitorDocument, SCHEMA_VERSION};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::path::Path;
+
+/// How a log read for the report gets its diagnosis (`analysis::diagnose`).
+pub type Diagnose<'a> = &'a dyn Fn(&Log) -> Diagnosis;
+
+const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
+
+fn refuse(path: &str, why: impl Into<String>) -> Error {
+    Error::refused(path, why.into())
+}
+
+fn typed<T: DeserializeOwned>(path: &str, kind: &str, v: Value) -> crate::Result<T> {
+    serde_json::from_value(v).map_err(|e| refuse(path, format!("not a valid {kind} document: {e}")))
+}
+
+/// Parses the text of `path` as one of the kinds the report draws.
+pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input> {
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() {
+        return Err(refuse(path, format!("the file is empty; expected {KINDS}")));
+    }
+    let doc = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) if map.contains_key("kind") => {
+            let kind = map
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let version = map.get("schema_version").and_then(Value::as_u64);
+            let supported = match kind.as_str() {
+                "run" | "quick" | "sweep" | "scale" | "experiment" | "compare" => {
+                    u64::from(SCHEMA_VERSION)
+                }
+                "profile" => u64::from(PROFILE_SCHEMA_VERSION),
+                "diagnose" => u64::from(DIAGNOSE_SCHEMA_VERSION),
+                other => {
+                    return Err(refuse(
+                        path,
+                        format!("unknown kind '{other}'; expected {KINDS}"),
+                    ));
+                }
+            };
+            match version {
+                Some(v) if v > supported => {
+                    return Err(refuse(
+                        path,
+                        format!(
+                            "schema_version {v} is newer than this halfpower ({}) reads (up to {supported}); use a newer halfpower",
+                            env!("CARGO_PKG_VERSION")
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(refuse(
+                        path,
+                        "no schema_version: not a document halfpower wrote",
+                    ));
+                }
+                _ => {}
+            }
+            let v = Value::Object(map);
+            match kind.as_str() {
+                "run" => Document::Run(Box::new(typed(path, "run", v)?)),
+                "quick" => Document::Quick(Box::new(typed(path, "quick", v)?)),
+                "sweep" => Document::Sweep(Box::new(typed(path, "sweep", v)?)),
+                "profile" => Document::Profile(Box::new(typed(path, "profile", v)?)),
+                "scale" => Document::Scale(Box::new(typed(path, "scale", v)?)),
+                "experiment" => Document::Experiment(Box::new(typed(path, "experiment", v)?)),
+                "compare" => Document::Compare(Box::new(typed(path, "compare", v)?)),
+                _ => Document::Diagnose(Box::new(typed(path, "diagnose", v)?)),
+            }
+        }
+        Ok(Value::Object(map)) if !map.contains_key("device") => {
+            return Err(refuse(
+                path,
+                format!("a JSON object without 'kind': not a halfpower result; expected {KINDS}"),
+            ));
+        }
+        // A monitor record (JSON lines of one line), several lines of them, or any other log.
+        Ok(Value::Object(_)) | Err(_) => monitor(path, text, diagnose)?,
+        Ok(_) => {
+            return Err(refuse(
+                path,
+                format!("JSON, but not an object; expected {KINDS}"),
+            ));
+        }
+    };
+    let empty = match &doc {
+        Document::Sweep(s) if s.points.is_empty() => Some("the sweep has no points"),
+        Document::Quick(q) if q.tests.is_empty() => Some("the quick suite has no tests"),
+        Document::Profile(p) if p.cells.is_empty() => Some("the profile has no cells"),
+        Document::Scale(s) if s.steps.len() < 2 => Some("the scale has fewer than two steps"),
+        Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
+        Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
+        _ => None,
+    };
+    if let Some(why) = empty {
+        return Err(refuse(path, format!("{why}: nothing to draw")));
+    }
+    Ok(Input {
+        path: path.to_string(),
+        doc,
+    })
+}
+
+fn monitor(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Document> {
+    if text.trim_start().starts_with('{') {
+        for line in text.lines().filter(|l| !l.trim().is_empty()).take(1) {
+            let v: Value = serde_json::from_str(line)
+                .map_err(|e| refuse(path, format!("line 1 is not JSON ({e}); expected {KINDS}")))?;
+            if let Some(n) = v.get("schema_version").and_then(Value::as_u64)
+                && n > u64::from(MONITOR_SCHEMA_VERSION)
+            {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "monitor schema_version {n} is newer than this halfpower reads (up to {MONITOR_SCHEMA_VERSION}); use a newer halfpower"
+                    ),
+                ));
+            }
+        }
+    }
+    let log = super::parse_log(path, text).map_err(|why| refuse(path, why))?;
+    if log.disks.is_empty() {
+        return Err(refuse(
+            path,
+            "no device intervals in the log: nothing to draw",
+        ));
+    }
+    let diagnosis = diagnose(&log);
+    Ok(Document::Monitor(Box::new(MonitorDocument {
+        log,
+        diagnosis,
+    })))
+}
+
+/// Reads and parses every file; all must be of one kind.
+pub fn read_all(paths: &[impl AsRef<Path>], diagnose: Diagnose) -> crate::Result<Vec<Input>> {
+    let mut inputs: Vec<Input> = Vec::new();
+    for p in paths {
+        let path = p.as_ref().display().to_string();
+        let text = std::fs::read(p.as_ref())
+            .map_err(|e| refuse(&path, format!("cannot read it ({e})")))?;
+        let text = String::from_utf8(text)
+            .map_err(|_| refuse(&path, format!("not UTF-8 text; expected {KINDS}")))?;
+        let input = parse(&path, &text, diagnose)?;
+        if let Some(first) = inputs.first()
+            && first.doc.kind() != input.doc.kind()
+        {
+            return Err(refuse(
+                &path,
+                format!(
+                    "a {} result, but {} is a {} result; one report draws one kind, so make one report per kind",
+                    input.doc.kind().name(),
+                    first.path,
+                    first.doc.kind().name()
+                ),
+            ));
+        }
+        inputs.push(input);
+    }
+    Ok(inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(text: &str) -> String {
+        let none = |_: &Log| -> Diagnosis { unreachable!("no log is diagnosed here") };
+        parse("f.json", text, &none).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_draw_naming_the_file() {
+        assert!(why("").starts_with("f.json: the file is empty"));
+        assert!(why(r#"{"kind":"tea","schema_version":1}"#).contains("unknown kind 'tea'"));
+        assert!(
+            why(r#"{"kind":"run","schema_version":99}"#).contains("schema_version 99 is newer")
+        );
+        assert!(why(r#"{"kind":"run"}"#).contains("no schema_version"));
+        assert!(why(r#"{"kind":"run","schema_version":1}"#).contains("not a valid run document"));
+        assert!(why(r#"{"name":"x"}"#).contains("without 'kind'"));
+        assert!(why("[1,2]").contains("not an object"));
+        assert!(why("hello world\n").contains("not a monitor log"));
+        assert!(
+            why(r#"{"schema_version":7,"device":"sda","time":"x"}"#)
+                .contains("monitor schema_version 7")
+        );
+        for e in [why(""), why("[1]"), why("x")] {
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+}

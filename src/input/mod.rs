@@ -1,0 +1,99 @@
+//! Reading files into documents: other tools' logs (iostat, perfmon), halfpower's own monitor
+//! logs, sweep CSV/JSON for `sweep --from`, profile files for `diagnose --profile`, and any
+//! result for `report`. Parsers only: every problem is a warning or a one-line refusal naming
+//! the file; nothing here computes a figure the file does not hold.
+
+pub mod document;
+pub mod iostat;
+pub mod monitor_log;
+pub mod perfmon;
+pub mod profile;
+pub mod sweep;
+pub mod timefmt;
+
+use crate::model::log::Log;
+
+/// The data rows of a log's CSV records after its header: blank rows are left out; a row that
+/// cannot be read, or whose field count is not the header's `width`, is warned about in `log`
+/// (file and line) and skipped.
+pub fn data_rows(
+    log: &mut Log,
+    records: impl Iterator<Item = (usize, Result<Vec<String>, String>)>,
+    width: usize,
+) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for (line, cells) in records {
+        match cells {
+            Ok(c) if c.iter().all(|x| x.trim().is_empty()) => {}
+            Ok(c) if c.len() != width => log.warn(
+                line,
+                format!(
+                    "{} fields where the header has {width} (truncated line?); line skipped",
+                    c.len()
+                ),
+            ),
+            Ok(c) => out.push((line, c)),
+            Err(e) => log.warn(line, format!("unreadable CSV ({e}); line skipped")),
+        }
+    }
+    out
+}
+
+/// The records of CSV `text` (RFC 4180, through the `csv` crate: quoted commas, doubled quotes,
+/// CRLF, ragged rows), each with the line it starts on (1-based), or why it could not be read.
+pub fn csv_records(text: &str) -> Vec<(usize, Result<Vec<String>, String>)> {
+    // The csv crate counts a CRLF line end as the start of the next record's line, so line
+    // numbers drift by one per CRLF record; line ends are made LF first.
+    let text = text.trim_start_matches('\u{feff}').replace("\r\n", "\n");
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut out = Vec::new();
+    let mut rec = csv::StringRecord::new();
+    loop {
+        let line = r.position().line() as usize;
+        match r.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                let line = rec.position().map_or(line, |p| p.line() as usize);
+                out.push((line, Ok(rec.iter().map(str::to_string).collect())))
+            }
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line() as usize);
+                out.push((line, Err(e.to_string())));
+                if matches!(e.kind(), csv::ErrorKind::Io(_)) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Recognizes the format from the text and parses it; `Err` says why the text is not a log.
+pub fn parse_log(path: &str, text: &str) -> Result<Log, String> {
+    let first = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    if first.starts_with("\"(PDH-CSV") {
+        perfmon::parse(path, text)
+    } else if first.starts_with("schema_version,") {
+        Ok(monitor_log::parse_csv(path, text))
+    } else if first.starts_with('{') {
+        Ok(monitor_log::parse_jsonl(path, text))
+    } else if first.starts_with("Linux ")
+        || text
+            .lines()
+            .any(|l| l.starts_with("Device") && l.contains("r/s"))
+    {
+        Ok(iostat::parse(path, text))
+    } else {
+        let shown: String = first.chars().take(40).collect();
+        Err(format!(
+            "not a monitor log (CSV or JSON lines), `iostat -x -t` output or perfmon CSV; it starts with '{shown}'"
+        ))
+    }
+}

@@ -1,0 +1,175 @@
+//! The diagnosis document (`kind: "diagnose"`): per device a verdict with its evidence, the
+//! rule and advice, the response-time split, and every interval; filled by
+//! `analysis::diagnose`.
+
+use super::Kind;
+use super::device::{DeviceClass, ServiceMethod, Serving};
+use super::log::InputInfo;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the diagnose JSON layout.
+pub const DIAGNOSE_SCHEMA_VERSION: u32 = 1;
+
+/// The one-word diagnosis of a device over an interval or a whole log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Counters contradict each other.
+    Invalid,
+    /// Disk busy while the system pages hard: fix memory, not disks.
+    MemoryBound,
+    /// Queue time above service time, or busy and queued beyond the seed's thresholds.
+    Overloaded,
+    /// Interrupt or processor time saturated.
+    CpuBound,
+    /// Service time above expectation.
+    Slow,
+    /// Doing work within expectations.
+    Healthy,
+    /// Nothing to speak of.
+    Idle,
+}
+
+impl Verdict {
+    /// The name as written in JSON and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Invalid => "invalid",
+            Verdict::MemoryBound => "memory-bound",
+            Verdict::Overloaded => "overloaded",
+            Verdict::CpuBound => "cpu-bound",
+            Verdict::Slow => "slow",
+            Verdict::Healthy => "healthy",
+            Verdict::Idle => "idle",
+        }
+    }
+}
+
+/// One figure behind a verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Figure name, as in the JSON (`util_pct`, `queue_ms`, …).
+    pub figure: String,
+    /// Its value.
+    pub value: f64,
+    /// The comparison in words.
+    pub text: String,
+}
+
+/// One interval's diagnosis.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct IntervalDiagnosis {
+    /// End of the interval.
+    pub time: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Utilization, %.
+    pub utilization_pct: Option<f64>,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Response time, ms.
+    pub response_ms: Option<f64>,
+    /// Service time, ms.
+    pub service_ms: Option<f64>,
+    /// Queue time, ms.
+    pub queue_ms: Option<f64>,
+    /// Mean number in the system.
+    pub queue_length: Option<f64>,
+    /// The figures behind the verdict.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Queue time at a higher load by M/M/1.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Projection {
+    /// Load relative to the observed (1.0 = as observed).
+    pub load_factor: f64,
+    /// Utilization at that load, %.
+    pub utilization_pct: f64,
+    /// Queue time, ms (absent at or beyond saturation).
+    pub queue_ms: Option<f64>,
+    /// Response time = service + queue, ms.
+    pub response_ms: Option<f64>,
+}
+
+/// One device over the whole input.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DeviceDiagnosis {
+    /// Device or instance name.
+    pub device: String,
+    /// Device class (`analysis::device`: from the log, or inferred from the name and the data).
+    pub class: DeviceClass,
+    /// How the device serves requests (absent in files of older versions: unknown).
+    #[serde(default)]
+    pub serving: Serving,
+    /// The figures that decided `class` and `serving`.
+    #[serde(default)]
+    pub class_evidence: Vec<String>,
+    /// The whole log's verdict.
+    pub verdict: Verdict,
+    /// The rule and its source.
+    pub rule: String,
+    /// Mean utilization, % (time-weighted).
+    pub utilization_pct: Option<f64>,
+    /// Mean I/Os per second.
+    pub iops: f64,
+    /// Mean response time, ms (I/O-weighted).
+    pub response_ms: Option<f64>,
+    /// Mean service time, ms (I/O-weighted).
+    pub service_ms: Option<f64>,
+    /// Mean queue time, ms.
+    pub queue_ms: Option<f64>,
+    /// Mean number in the system.
+    pub queue_length: Option<f64>,
+    /// How the service time was obtained (the method of most active intervals).
+    pub service_source: ServiceMethod,
+    /// Expected service time, ms, and where it comes from.
+    pub expected_service_ms: Option<f64>,
+    /// `profile` or `typical for CLASS`.
+    pub expectation: Option<String>,
+    /// Intervals per verdict.
+    pub verdict_counts: BTreeMap<Verdict, usize>,
+    /// The figures behind the verdict.
+    pub evidence: Vec<Evidence>,
+    /// Strategies that address it.
+    pub advice: Vec<String>,
+    /// M/M/1 queue time at more load (serial devices only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projection: Option<Vec<Projection>>,
+    /// A note on the projection's validity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projection_note: Option<String>,
+    /// Every interval.
+    pub intervals: Vec<IntervalDiagnosis>,
+}
+
+/// System figures over the whole input.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SystemSummary {
+    /// System intervals read.
+    pub intervals: usize,
+    /// Highest hard-paging rate, pages/s.
+    pub paging_s_max: Option<f64>,
+    /// Intervals with hard paging above 5 pages/s.
+    pub paging_intervals: usize,
+    /// Highest processor busy, %.
+    pub cpu_pct_max: Option<f64>,
+    /// Highest interrupt time, %.
+    pub interrupt_pct_max: Option<f64>,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// Layout version.
+    pub schema_version: u32,
+    /// Always `diagnose`.
+    pub kind: Kind,
+    /// The files read.
+    pub inputs: Vec<InputInfo>,
+    /// One entry per device.
+    pub devices: Vec<DeviceDiagnosis>,
+    /// The system.
+    pub system: SystemSummary,
+}

@@ -1,0 +1,176 @@
+//! The typed documents halfpower writes and reads: run, quick, sweep, profile, monitor records,
+//! input logs and diagnoses. This layer is the JSON schema (docs/json-schema.md): plain data with
+//! serde derives and the small accessors that read it. Nothing here measures, computes a figure
+//! from others, or renders; `analysis` fills these types and `render` draws them.
+
+pub mod compare;
+pub mod device;
+pub mod diagnosis;
+pub mod experiment;
+pub mod log;
+pub mod monitor;
+pub mod profile;
+pub mod quick;
+pub mod run;
+pub mod scale;
+pub mod sweep;
+
+pub use device::{DeviceClass, ServiceMethod, Serving};
+pub use quick::{QuickReport, QuickTest};
+pub use run::{ErrorSummary, Results, RunReport, TargetInfo, TargetKind, TargetResult};
+
+use serde::{Deserialize, Serialize};
+
+/// A monitor log (or an iostat / perfmon log) as `report` draws it: the intervals as read and
+/// the diagnosis `diagnose` gives them.
+#[derive(Clone, Debug)]
+pub struct MonitorDocument {
+    /// The intervals as read.
+    pub log: log::Log,
+    /// Verdicts, evidence and advice.
+    pub diagnosis: diagnosis::Diagnosis,
+}
+
+/// Any document halfpower reads back, of a known kind.
+#[derive(Clone, Debug)]
+pub enum Document {
+    /// `run --json`.
+    Run(Box<RunReport>),
+    /// `quick --json`.
+    Quick(Box<QuickReport>),
+    /// `sweep --json`.
+    Sweep(Box<sweep::SweepReport>),
+    /// `profile --json`.
+    Profile(Box<profile::ProfileReport>),
+    /// A monitor log (or iostat / perfmon log) with its diagnosis.
+    Monitor(Box<MonitorDocument>),
+    /// `diagnose --json`.
+    Diagnose(Box<diagnosis::Diagnosis>),
+    /// `scale --json`.
+    Scale(Box<scale::ScaleReport>),
+    /// `experiment --json`.
+    Experiment(Box<experiment::ExperimentReport>),
+    /// `compare --json`.
+    Compare(Box<compare::CompareReport>),
+}
+
+impl Document {
+    /// The document's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Document::Run(_) => Kind::Run,
+            Document::Quick(_) => Kind::Quick,
+            Document::Sweep(_) => Kind::Sweep,
+            Document::Profile(_) => Kind::Profile,
+            Document::Monitor(_) => Kind::Monitor,
+            Document::Diagnose(_) => Kind::Diagnose,
+            Document::Scale(_) => Kind::Scale,
+            Document::Experiment(_) => Kind::Experiment,
+            Document::Compare(_) => Kind::Compare,
+        }
+    }
+}
+
+/// One input file and what it holds.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// The path as given.
+    pub path: String,
+    /// Its content.
+    pub doc: Document,
+}
+
+/// Version of the run, quick, sweep and profile layouts; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Direction of an I/O as documents name it (`read`, `write`).
+pub type Direction = crate::engine::IoDir;
+
+/// What a document is: its `kind` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// `halfpower run`.
+    Run,
+    /// `halfpower quick`.
+    Quick,
+    /// `halfpower sweep`.
+    Sweep,
+    /// `halfpower profile`.
+    Profile,
+    /// `halfpower diagnose`.
+    Diagnose,
+    /// `halfpower scale`.
+    Scale,
+    /// `halfpower experiment`.
+    Experiment,
+    /// `halfpower compare`.
+    Compare,
+    /// A monitor log (its records carry no kind; the name is used by `report`).
+    Monitor,
+}
+
+impl Kind {
+    /// The name as written in `kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Run => "run",
+            Kind::Quick => "quick",
+            Kind::Sweep => "sweep",
+            Kind::Profile => "profile",
+            Kind::Diagnose => "diagnose",
+            Kind::Scale => "scale",
+            Kind::Experiment => "experiment",
+            Kind::Compare => "compare",
+            Kind::Monitor => "monitor",
+        }
+    }
+}
+
+/// What every measured document begins with (flattened into it: the JSON keys are the
+/// document's own): its layout version, kind, writer, command line and date.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Header {
+    /// Layout version; bumped on any incompatible change.
+    pub schema_version: u32,
+    /// What the document is.
+    pub kind: Kind,
+    /// The writer.
+    pub tool: Tool,
+    /// The command line.
+    pub command: Vec<String>,
+    /// When the measurement ended (RFC 3339 UTC).
+    pub date: String,
+}
+
+impl Header {
+    /// The header of a `kind` document at layout [`SCHEMA_VERSION`], written by this halfpower
+    /// for `command` at `date`.
+    pub fn new(kind: Kind, command: Vec<String>, date: String) -> Self {
+        Header {
+            schema_version: SCHEMA_VERSION,
+            kind,
+            tool: Tool::default(),
+            command,
+            date,
+        }
+    }
+}
+
+/// The program that wrote a document.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Tool {
+    /// Always `halfpower`.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: "halfpower".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The monitor's records: one per device per interval and one `_system` record per interval,
+//! written as JSON lines or CSV rows (`render::csv`, one header for both kinds).
+
+use super::device::{DeviceClass, ServiceMethod, Serving};
+use serde::{Deserialize, Serialize};
+
+/// Version of the monitor record layout; bumped on any incompatible change. Version 2 replaced
+/// `serial` (a bool) with `serving` and gave `class` its fixed set of names.
+pub const MONITOR_SCHEMA_VERSION: u32 = 2;
+
+/// The `device` value of the system-wide record.
+pub const SYSTEM_DEVICE: &str = "_system";
+
+/// A condition worth a look, raised on a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Flag {
+    /// A serial device busy above 85 % (003).
+    #[serde(rename = "busy>85%")]
+    Busy,
+    /// A serial device with more than 2 requests in the system per member disk (003).
+    #[serde(rename = "queue>2/disk")]
+    Queue,
+    /// Hard paging above 5 pages/s while the device worked (003).
+    #[serde(rename = "paging")]
+    Paging,
+    /// Busy share above the mean number in the system: counters that contradict Little's law.
+    #[serde(rename = "U>N")]
+    BusyBeyondPopulation,
+    /// Service time above the response time that contains it.
+    #[serde(rename = "S>R")]
+    ServiceBeyondResponse,
+    /// In-flight count at the end differs from the start by more than the mean queue.
+    #[serde(rename = "unstable-queue")]
+    UnstableQueue,
+    /// Processors busy above 90 % (system record).
+    #[serde(rename = "cpu>90%")]
+    Cpu,
+    /// Interrupt time above 30 % (system record).
+    #[serde(rename = "irq>30%")]
+    Irq,
+}
+
+impl Flag {
+    /// The name as written in records and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flag::Busy => "busy>85%",
+            Flag::Queue => "queue>2/disk",
+            Flag::Paging => "paging",
+            Flag::BusyBeyondPopulation => "U>N",
+            Flag::ServiceBeyondResponse => "S>R",
+            Flag::UnstableQueue => "unstable-queue",
+            Flag::Cpu => "cpu>90%",
+            Flag::Irq => "irq>30%",
+        }
+    }
+}
+
+impl std::fmt::Display for Flag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one device did over one interval (iostat -x terms plus the decomposition).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    /// Layout version ([`MONITOR_SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// End of the interval, RFC 3339 UTC with milliseconds.
+    pub time: String,
+    /// Interval length, s (monotonic clock).
+    pub interval_s: f64,
+    /// Kernel device name as in /proc/diskstats.
+    pub device: String,
+    /// Device class (`analysis::device`).
+    pub class: DeviceClass,
+    /// Member disks behind it (md/dm slaves; 1 for a plain disk).
+    pub disks: u32,
+    /// Reads completed per second.
+    pub r_s: f64,
+    /// Writes completed per second.
+    pub w_s: f64,
+    /// Discards completed per second.
+    pub d_s: f64,
+    /// Flushes completed per second.
+    pub f_s: f64,
+    /// Bytes read per second.
+    pub r_bytes_s: f64,
+    /// Bytes written per second.
+    pub w_bytes_s: f64,
+    /// Bytes discarded per second.
+    pub d_bytes_s: f64,
+    /// Read requests merged per second.
+    pub rrqm_s: f64,
+    /// Write requests merged per second.
+    pub wrqm_s: f64,
+    /// Mean read request size, bytes.
+    pub rareq_bytes: f64,
+    /// Mean write request size, bytes.
+    pub wareq_bytes: f64,
+    /// Mean time of a read from its start of accounting to completion, ms (iostat r_await).
+    pub r_await_ms: f64,
+    /// Same for writes, ms.
+    pub w_await_ms: f64,
+    /// Same for discards, ms.
+    pub d_await_ms: f64,
+    /// Same for flushes, ms.
+    pub f_await_ms: f64,
+    /// Response time: mean over reads, writes and discards, ms.
+    pub response_ms: f64,
+    /// Mean number of requests in the system (OS queue + device), iostat aqu-sz.
+    pub aqu_sz: f64,
+    /// Share of the interval with at least one request in flight, %.
+    pub util_pct: f64,
+    /// How the device serves requests: `serial` (the Utilization Law and the busy/queue rule
+    /// apply), `parallel` or `unknown`.
+    pub serving: Serving,
+    /// Requests at the driver at the end of the interval (reads + writes, sampled).
+    pub inflight: u64,
+    /// Mean of the in-flight samples taken during the interval.
+    pub inflight_mean: f64,
+    /// Service time, ms (see `service_source`); absent when none could be had.
+    pub service_ms: Option<f64>,
+    /// Queue time = response − service, clamped at 0, ms; absent without a service time.
+    pub queue_ms: Option<f64>,
+    /// How the service time was obtained.
+    pub service_source: ServiceMethod,
+    /// Requests the tracer matched this interval (with `--trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced: Option<u64>,
+    /// Conditions worth a look: `busy>85%`, `queue>2/disk` (serial devices only), `paging`,
+    /// `U>N`, `S>R`, `unstable-queue`.
+    pub flags: Vec<Flag>,
+}
+
+/// The system-wide figures of one interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SystemRecord {
+    /// Layout version.
+    pub schema_version: u32,
+    /// End of the interval, RFC 3339 UTC.
+    pub time: String,
+    /// Interval length, s.
+    pub interval_s: f64,
+    /// Always [`SYSTEM_DEVICE`].
+    pub device: String,
+    /// Online CPUs.
+    pub cpus: u32,
+    /// User time (nice included), % of all CPUs.
+    pub cpu_user_pct: f64,
+    /// Kernel time outside interrupts, %.
+    pub cpu_system_pct: f64,
+    /// Idle while waiting for I/O, %.
+    pub cpu_iowait_pct: f64,
+    /// Hard-interrupt time, %.
+    pub cpu_irq_pct: f64,
+    /// Soft-interrupt time, %.
+    pub cpu_softirq_pct: f64,
+    /// Stolen by the hypervisor, %.
+    pub cpu_steal_pct: f64,
+    /// Idle, %.
+    pub cpu_idle_pct: f64,
+    /// Interrupts per second.
+    pub interrupts_s: f64,
+    /// Context switches per second.
+    pub context_switches_s: f64,
+    /// Tasks blocked on I/O at the end of the interval.
+    pub procs_blocked: u64,
+    /// Pages swapped in per second.
+    pub swap_in_pages_s: f64,
+    /// Pages swapped out per second.
+    pub swap_out_pages_s: f64,
+    /// Major page faults per second.
+    pub major_faults_s: f64,
+    /// Pages scanned by direct reclaim per second.
+    pub direct_scan_pages_s: f64,
+    /// Working-set refaults per second.
+    pub refaults_s: f64,
+    /// PSI io `some`: share of time at least one task stalled on I/O, %.
+    pub psi_io_some_pct: Option<f64>,
+    /// PSI io `full`, %.
+    pub psi_io_full_pct: Option<f64>,
+    /// PSI memory `some`, %.
+    pub psi_memory_some_pct: Option<f64>,
+    /// PSI memory `full`, %.
+    pub psi_memory_full_pct: Option<f64>,
+    /// `paging` (swap traffic > 5 pages/s), `cpu>90%`, `irq>30%`.
+    pub flags: Vec<Flag>,
+}
+
+/// One line of a monitor log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Record {
+    /// A device's interval.
+    Device(DeviceRecord),
+    /// The system's interval.
+    System(SystemRecord),
+}

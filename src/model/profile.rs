@@ -1,0 +1,191 @@
+//! The profile document (`kind: "profile"`, docs/profile.md): Friedman's matrix of measured
+//! cells and the fitted service-time lines per column, which `diagnose --profile` reads back.
+
+use super::run::TargetInfo;
+use super::{Direction, Header, Kind};
+use crate::oscounters::host::Host;
+use crate::spec::EngineKind;
+use serde::{Deserialize, Serialize};
+
+/// An access pattern of Friedman's matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    /// Consecutive offsets.
+    Sequential,
+    /// Uniform random offsets over the target.
+    Random,
+    /// Random offsets within the first 1 MiB: re-read or re-written, a cache's hits.
+    CacheHit,
+}
+
+impl Pattern {
+    /// The three patterns in table order.
+    pub const ALL: [Pattern; 3] = [Pattern::Sequential, Pattern::Random, Pattern::CacheHit];
+
+    /// The name as written in JSON and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Sequential => "sequential",
+            Pattern::Random => "random",
+            Pattern::CacheHit => "cache-hit",
+        }
+    }
+}
+
+impl std::fmt::Display for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Version of the profile layout this halfpower reads and writes.
+pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+
+/// One fitted column of Friedman's matrix: service_ms = overhead_ms + ms_per_kib × size_kib.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// `read` or `write`.
+    pub rw: Direction,
+    /// `sequential`, `random` or `cache-hit`.
+    pub pattern: Pattern,
+    /// Intercept: the per-request overhead, ms.
+    pub overhead_ms: f64,
+    /// Slope: transfer time per KiB, ms.
+    pub ms_per_kib: f64,
+    /// Goodness of fit; absent for a line through two points, which always fits exactly.
+    #[serde(default)]
+    pub r2: Option<f64>,
+    /// The transfer rate the slope implies, MB/s (10^6 bytes/s).
+    #[serde(default)]
+    pub transfer_mb_per_s: Option<f64>,
+    /// The line's projection at 32 KiB, ms.
+    #[serde(default)]
+    pub projected_32k_ms: Option<f64>,
+    /// Request sizes (bytes) the line was fitted to.
+    #[serde(default)]
+    pub fitted_bs_bytes: Vec<u64>,
+    /// Request sizes (bytes) whose service time fell off the line (left out of the fit).
+    #[serde(default)]
+    pub off_line_bs_bytes: Vec<u64>,
+}
+
+impl Fit {
+    /// Expected service time for a request of `kib` KiB, ms.
+    pub fn at(&self, kib: f64) -> f64 {
+        self.overhead_ms + self.ms_per_kib * kib
+    }
+}
+
+/// The parts of a profile document diagnose needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Layout version.
+    pub schema_version: u32,
+    /// Always `profile`.
+    pub kind: Kind,
+    /// What was profiled.
+    #[serde(default)]
+    pub target: Option<String>,
+    /// The fitted lines.
+    pub fits: Vec<Fit>,
+}
+
+/// One measured cell: direction × pattern × request size × queue depth.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ProfileCell {
+    /// `read` or `write`.
+    pub rw: Direction,
+    /// `sequential`, `random` or `cache-hit`.
+    pub pattern: Pattern,
+    /// Request size, bytes.
+    pub bs_bytes: u64,
+    /// I/Os in flight per thread.
+    pub qd: u32,
+    /// Threads (1, or the depth when the sync engine stood in for io_uring: it keeps one I/O
+    /// in flight per thread).
+    #[serde(default = "one")]
+    pub threads: u32,
+    /// The engine that ran the cell.
+    #[serde(default = "uring")]
+    pub engine: EngineKind,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// Service time by the Utilization Law with the device 100 % busy, S = 1/IOPS, ms; only for
+    /// cells with one I/O in flight (with more, a device serving several at once makes 1/IOPS
+    /// busy time per I/O, not a service time).
+    pub service_ms: Option<f64>,
+    /// Mean latency, submission to completion, ms.
+    pub mean_latency_ms: f64,
+    /// 99th percentile latency, ms.
+    pub p99_ms: f64,
+    /// %util of the disk underneath over the cell, when there is exactly one.
+    pub device_util_pct: Option<f64>,
+    /// Service time the disk's own counters give, U/X, ms (checks the 100 % busy assumption);
+    /// only for cells with one I/O in flight, as `service_ms`.
+    pub device_service_ms: Option<f64>,
+    /// Whether the cell ended on the steady-state rule.
+    pub steady: bool,
+    /// Measured seconds.
+    pub seconds: f64,
+}
+
+/// The document `halfpower profile --json` writes; `diagnose --profile` reads its `fits`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ProfileReport {
+    /// Layout version, kind, writer, command line and date.
+    #[serde(flatten)]
+    pub header: Header,
+    /// The host.
+    pub host: Host,
+    /// What was profiled (path).
+    pub target: String,
+    /// The target as the runs saw it.
+    pub target_info: TargetInfo,
+    /// The measured cells in the order they ran.
+    pub cells: Vec<ProfileCell>,
+    /// One line per column (read/write × pattern) through the QD1 service times.
+    pub fits: Vec<Fit>,
+    /// Whether Ctrl-C cut the profile short.
+    pub interrupted: bool,
+    /// Warnings printed during the profile.
+    pub warnings: Vec<String>,
+}
+
+impl ProfileReport {
+    /// 004 Table 4's cell: the QD1 service time (ms) of `rw` × `pattern` × `bs_bytes`, and
+    /// whether that size fell off its column's fitted line.
+    pub fn service_cell(
+        &self,
+        rw: Direction,
+        pattern: Pattern,
+        bs_bytes: u64,
+    ) -> (Option<f64>, bool) {
+        let service = self
+            .cells
+            .iter()
+            .find(|c| {
+                c.rw == rw
+                    && c.pattern == pattern
+                    && c.qd == 1
+                    && c.threads == 1
+                    && c.bs_bytes == bs_bytes
+            })
+            .and_then(|c| c.service_ms);
+        let off = self
+            .fits
+            .iter()
+            .any(|f| f.rw == rw && f.pattern == pattern && f.off_line_bs_bytes.contains(&bs_bytes));
+        (service, off)
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn uring() -> EngineKind {
+    EngineKind::Uring
+}

@@ -1,0 +1,251 @@
+//! The run document (`kind: "run"`) and the results object every measured record carries.
+//! Field names are part of the interface: scripts read `results.total.iops`,
+//! `results.read.latency_us.p99` and so on, and docs/json-schema.md describes every key.
+
+use super::{DeviceClass, Direction, Header};
+use crate::oscounters::diskstats::DeviceDelta;
+use crate::oscounters::host::Host;
+use crate::spec::{EngineKind, Workload};
+use crate::stats::cpu::CpuSummary;
+use crate::stats::series::TimePoint;
+use crate::stats::summary::{Ci95, DeviceSecond, DirSummary};
+use serde::{Deserialize, Serialize};
+
+/// What a target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetKind {
+    /// A regular file.
+    File,
+    /// A block device node.
+    BlockDevice,
+    /// Only a name: the null engine opens nothing.
+    Null,
+}
+
+/// A target as the run saw it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TargetInfo {
+    /// Path as given.
+    pub path: String,
+    /// `file`, `block-device` or `null`.
+    pub kind: TargetKind,
+    /// Whether halfpower created (and filled) the file for this run.
+    pub created: bool,
+    /// Size of the file or device, bytes.
+    pub capacity_bytes: u64,
+    /// Start of the addressed region, bytes.
+    pub offset_bytes: u64,
+    /// Length of the addressed region, bytes.
+    pub size_bytes: u64,
+    /// Whether I/O bypassed the page cache.
+    pub direct: bool,
+    /// Why direct I/O fell back to buffered, if it did.
+    pub direct_fallback: Option<String>,
+    /// Direct-I/O memory alignment used, bytes.
+    pub dio_mem_align: u32,
+    /// Direct-I/O offset alignment used, bytes.
+    pub dio_offset_align: u32,
+    /// The disk underneath (kernel name), if any.
+    pub device: Option<String>,
+    /// The partition the target lives on, if any.
+    pub partition: Option<String>,
+    /// Logical block size of the disk, bytes.
+    pub logical_block_size: Option<u32>,
+    /// Whether the disk is rotational (as the kernel says; virtual disks often claim to be).
+    pub rotational: Option<bool>,
+    /// The disk's class (`analysis::device`), absent without a disk and in older files.
+    #[serde(default)]
+    pub class: Option<DeviceClass>,
+    /// Active I/O scheduler of the disk.
+    pub scheduler: Option<String>,
+    /// Disk model, when reported.
+    pub model: Option<String>,
+}
+
+/// Failed I/Os of a run or target.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ErrorSummary {
+    /// How many I/Os failed or came back short.
+    pub count: u64,
+    /// Byte offset of the first failure.
+    pub first_offset: Option<u64>,
+    /// Its error (`EIO`, `ENOSPC`, … or `short transfer`).
+    pub first_error: Option<String>,
+    /// Its direction.
+    pub first_direction: Option<Direction>,
+}
+
+/// Results of one target (or all of them), per direction and in total.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TargetResult {
+    /// The target's path (`*` for all together).
+    pub path: String,
+    /// Reads and writes together.
+    pub total: DirSummary,
+    /// Reads, when the workload reads.
+    pub read: Option<DirSummary>,
+    /// Writes, when the workload writes.
+    pub write: Option<DirSummary>,
+    /// Failures.
+    pub errors: ErrorSummary,
+}
+
+/// One figure over independent repetitions (`--repeat N`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FigureStat {
+    /// The figure, named by its path in a run's `results` (`total.iops`, `read.latency_us.p99`,
+    /// `cpu.us_per_io`).
+    pub figure: String,
+    /// Its value in each repetition, in order.
+    pub values: Vec<f64>,
+    /// Their mean.
+    pub mean: f64,
+    /// Their sample standard deviation.
+    pub sd: f64,
+    /// The t-based 95 % interval of the mean.
+    pub ci95: Ci95,
+}
+
+/// `--repeat N`: every repetition's results and the spread of each figure over them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Repeat {
+    /// Each repetition's results, in the order they ran (the document's `results` is the
+    /// first of them).
+    pub runs: Vec<Results>,
+    /// The figures `compare` and the summary use, each over the repetitions.
+    pub figures: Vec<FigureStat>,
+}
+
+/// The figures a repetition summary and `compare` report, by their path in `results`.
+pub const FIGURES: [&str; 7] = [
+    "total.iops",
+    "total.bytes_per_s",
+    "read.latency_us.p50",
+    "read.latency_us.p99",
+    "write.latency_us.p50",
+    "write.latency_us.p99",
+    "cpu.us_per_io",
+];
+
+impl Results {
+    /// The figure at `path` (one of [`FIGURES`], or any dotted path of plain keys), when the
+    /// results have it.
+    pub fn figure(&self, path: &str) -> Option<f64> {
+        let v = serde_json::to_value(self).ok()?;
+        let pointer = format!("/{}", path.replace('.', "/"));
+        v.pointer(&pointer)?.as_f64()
+    }
+
+    /// The 95 % interval (low, high) this run gives figure `path` by itself: the within-run
+    /// interval of a throughput, the order-statistic interval of a percentile; None for the
+    /// others.
+    pub fn figure_interval(&self, path: &str) -> Option<(f64, f64)> {
+        let (dir, rest) = path.split_once('.')?;
+        let d = match dir {
+            "total" => Some(&self.total),
+            "read" => self.read.as_ref(),
+            "write" => self.write.as_ref(),
+            _ => None,
+        }?;
+        let around = |v: f64, c: Option<Ci95>| c.map(|c| (v - c.half, v + c.half));
+        match rest {
+            "iops" => around(d.iops, d.iops_ci95),
+            "bytes_per_s" => around(d.bytes_per_s, d.bytes_per_s_ci95),
+            "latency_us.p50" => d.latency_us.p50_ci95.map(|[a, b]| (a, b)),
+            "latency_us.p99" => d.latency_us.p99_ci95.map(|[a, b]| (a, b)),
+            _ => None,
+        }
+    }
+}
+
+/// How a steady-state point ended (`--steady`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Steady {
+    /// Whether the rule held (else the point ran to `--time`).
+    pub reached: bool,
+    /// The adaptive warm-up: how long the transient lasted before measuring began, s.
+    pub transient_s: f64,
+    /// The 95 % interval's half-width reached, % of the mean throughput (when it held).
+    pub ci95_pct: Option<f64>,
+}
+
+/// The `results` object of a run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Results {
+    /// The engine that ran (`uring`, `sync`, `null`).
+    pub engine: EngineKind,
+    /// Why the requested engine was replaced, if it was.
+    pub engine_fallback: Option<String>,
+    /// io_uring: whether the file and the buffers were registered with the ring.
+    pub registered_file: Option<bool>,
+    /// io_uring: whether the buffers were registered (READ_FIXED/WRITE_FIXED).
+    pub registered_buffers: Option<bool>,
+    /// The CPU each worker thread was pinned to, in worker order (targets × threads); empty
+    /// when the workers were not pinned (`--affinity none`, or files older than the option).
+    #[serde(default)]
+    pub worker_cpus: Vec<usize>,
+    /// Length of the measured window, s.
+    pub seconds: f64,
+    /// Whether Ctrl-C cut the run short (figures cover what was measured until then).
+    pub interrupted: bool,
+    /// With `--steady`: how the point ended (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<Steady>,
+    /// A failure that stopped the run early, if any.
+    pub fatal: Option<String>,
+    /// All targets, both directions.
+    pub total: DirSummary,
+    /// All targets, reads.
+    pub read: Option<DirSummary>,
+    /// All targets, writes.
+    pub write: Option<DirSummary>,
+    /// Failed I/Os over all targets.
+    pub errors: ErrorSummary,
+    /// Per target.
+    pub targets: Vec<TargetResult>,
+    /// CPU cost.
+    pub cpu: CpuSummary,
+    /// OS counters of the disks underneath, over the same window.
+    pub devices: Vec<DeviceDelta>,
+    /// Per-second series.
+    pub timeseries: Vec<TimePoint>,
+    /// Per-second %util and queue size of the disks underneath (absent in older files).
+    #[serde(default)]
+    pub device_timeseries: Vec<DeviceSecond>,
+}
+
+impl Results {
+    /// The process exit status these results call for: 130 when interrupted, 1 when I/Os
+    /// failed or a worker stopped on an error, else 0.
+    pub fn exit_status(&self) -> u8 {
+        if self.interrupted {
+            130
+        } else if self.errors.count > 0 || self.fatal.is_some() {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// The document `halfpower run --json` writes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunReport {
+    /// Layout version, kind, writer, command line and date.
+    #[serde(flatten)]
+    pub header: Header,
+    /// Every effective option.
+    pub workload: Workload,
+    /// The host.
+    pub host: Host,
+    /// The targets.
+    pub targets: Vec<TargetInfo>,
+    /// What was measured (with `--repeat`, the first repetition).
+    pub results: Results,
+    /// With `--repeat N`: every repetition and each figure's mean, spread and interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
+    /// Warnings printed during the run.
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,124 @@
+//! The scale document (`kind: "scale"`): each target alone, then the first 1..N targets together
+//! (or striped into one), each step a run record, and where the total stops growing and why
+//! (`analysis::scale`).
+
+use super::Header;
+use super::run::{Results, TargetInfo};
+use crate::oscounters::diskstats::DeviceDelta;
+use crate::oscounters::host::Host;
+use crate::spec::Workload;
+use serde::{Deserialize, Serialize};
+
+/// One target run alone.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Alone {
+    /// The target's path.
+    pub target: String,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// The run record.
+    pub results: Results,
+}
+
+/// One target's share of a step.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PerTarget {
+    /// The target's path.
+    pub target: String,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// I/Os per second.
+    pub iops: f64,
+}
+
+/// The first `targets` targets run together (or, with `--stripe`, striped into one).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Step {
+    /// How many targets: the first n, in the order given.
+    pub targets: usize,
+    /// Bytes per second, all of them together.
+    pub bytes_per_s: f64,
+    /// I/Os per second, all together.
+    pub iops: f64,
+    /// Each target's share (for a stripe: the bytes that went to each member).
+    pub per_target: Vec<PerTarget>,
+    /// Counters of every device under the targets and beneath them, over the step.
+    pub devices: Vec<DeviceDelta>,
+    /// The machine's CPUs busy over the step, % of all.
+    pub cpu_busy_pct: f64,
+    /// The run record.
+    pub results: Results,
+}
+
+/// What a shared component is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ComponentKind {
+    /// A block device beneath more than one target (a disk under partitions, the backing
+    /// device of loop devices, a member of dm/md devices).
+    Device,
+    /// The host's processors, when they were busy at the limit.
+    Cpu,
+}
+
+/// A component more than one target depends on, measured at the limit.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Shared {
+    /// Its name: a kernel device name, or `cpu`.
+    pub component: String,
+    /// Device or CPU.
+    pub kind: ComponentKind,
+    /// The targets above it.
+    pub targets: Vec<String>,
+    /// Its throughput at the limit step, bytes/s (devices).
+    pub bytes_per_s: Option<f64>,
+    /// Its busy share at the limit step, % (a device's %util, or the CPUs' busy share).
+    pub util_pct: Option<f64>,
+}
+
+/// Where the total stops growing.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ScaleAnalysis {
+    /// The sum of every target alone, bytes/s: what perfect scaling would reach.
+    pub sum_alone_bytes_per_s: f64,
+    /// Per step n: the sum of the first n targets alone, bytes/s.
+    pub sum_alone_first_bytes_per_s: Vec<f64>,
+    /// Per step n: its throughput ÷ the sum of the first n targets alone.
+    pub efficiency: Vec<f64>,
+    /// The first n whose throughput is below 90 % of the sum of those n alone; None if none.
+    pub saturates_at: Option<usize>,
+    /// The plateau from `saturates_at` on: the mean throughput of those steps, bytes/s.
+    pub limit_bytes_per_s: Option<f64>,
+    /// Components under more than one target (and the CPU when busy ≥ 90 %), at the limit.
+    pub shared: Vec<Shared>,
+    /// The reading in words.
+    pub verdict: String,
+}
+
+/// The document `halfpower scale --json` writes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ScaleReport {
+    /// Layout version, kind, writer, command line and date.
+    #[serde(flatten)]
+    pub header: Header,
+    /// The host.
+    pub host: Host,
+    /// The workload each target ran (per target; with `--stripe`, per stripe set).
+    pub workload: Workload,
+    /// With `--stripe`: the chunk size, bytes.
+    pub stripe_bytes: Option<u64>,
+    /// The targets, in order.
+    pub targets: Vec<TargetInfo>,
+    /// Each target alone.
+    pub alone: Vec<Alone>,
+    /// Steps 1..N.
+    pub steps: Vec<Step>,
+    /// Where it stops scaling and why.
+    pub analysis: ScaleAnalysis,
+    /// Whether Ctrl-C cut it short.
+    pub interrupted: bool,
+    /// Warnings printed on the way.
+    pub warnings: Vec<String>,
+}

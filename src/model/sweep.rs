@@ -1,0 +1,166 @@
+//! The sweep document (`kind: "sweep"`): one record per point, and the analysis per rw mode
+//! (plateau, half-power point, knee) that `analysis::sweep` fills.
+
+use super::Header;
+use super::run::{Results, TargetInfo};
+use crate::oscounters::host::Host;
+use crate::spec::{EngineKind, RwMode, Workload};
+use serde::{Deserialize, Serialize};
+
+/// The latency percentiles a point carries at its top level, µs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencyBrief {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// One point of a sweep: its coordinates, its headline figures, and (when halfpower ran it)
+/// the full workload and results exactly as `run --json` writes them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Point {
+    /// rw mode.
+    pub rw: RwMode,
+    /// Request size, bytes.
+    pub bs_bytes: u64,
+    /// I/Os in flight per thread.
+    pub qd: u32,
+    /// Threads per target.
+    pub threads: u32,
+    /// I/Os per second, all targets.
+    pub iops: f64,
+    /// Bytes per second, all targets.
+    pub bytes_per_s: f64,
+    /// Latency of all I/Os, µs (absent in CSV input without it).
+    pub latency_us: Option<LatencyBrief>,
+    /// Process CPU µs per I/O.
+    pub cpu_us_per_io: Option<f64>,
+    /// Whether the point ended on the steady-state rule (false: it ran its full time).
+    pub steady: bool,
+    /// The 95 % interval of its throughput, ± % of it: within the run, or over the repetitions
+    /// with `--repeat` (absent in CSV input and older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95_pct: Option<f64>,
+    /// Measured seconds.
+    pub seconds: f64,
+    /// The engine that ran the point (absent for points read from another tool's CSV).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineKind>,
+    /// Every effective option of this point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Workload>,
+    /// The run record of this point (with `--repeat`, the first repetition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<Results>,
+    /// With `--repeat N`: every repetition and each figure's spread; the point's `iops`,
+    /// `bytes_per_s` and `ci95_pct` are then the repetitions' mean and t-based interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<super::run::Repeat>,
+}
+
+impl Point {
+    /// The point of a finished run.
+    pub fn of(w: &Workload, r: Results) -> Self {
+        let steady = r.steady.is_some_and(|s| s.reached);
+        let l = &r.total.latency_us;
+        Point {
+            rw: w.rw,
+            bs_bytes: w.bs.0,
+            qd: w.qd,
+            threads: w.threads,
+            iops: r.total.iops,
+            bytes_per_s: r.total.bytes_per_s,
+            latency_us: Some(LatencyBrief {
+                p50: l.p50,
+                p99: l.p99,
+                max: l.max,
+            }),
+            cpu_us_per_io: Some(r.cpu.us_per_io),
+            steady,
+            ci95_pct: r.total.bytes_per_s_ci95.map(|c| c.pct),
+            seconds: r.seconds,
+            engine: Some(r.engine),
+            workload: Some(w.clone()),
+            results: Some(r),
+            repeat: None,
+        }
+    }
+}
+
+/// The document `halfpower sweep --json` writes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SweepReport {
+    /// Layout version, kind, writer, command line and date.
+    #[serde(flatten)]
+    pub header: Header,
+    /// The host (absent when re-analysing a file).
+    pub host: Option<Host>,
+    /// The targets (empty when re-analysing a file).
+    pub targets: Vec<TargetInfo>,
+    /// With `--from`: the file analysed.
+    pub source: Option<String>,
+    /// The steady-state rule, ± percent, when one was used.
+    pub steady_pct: Option<f64>,
+    /// Peak advertised performance (`--pap`), bytes/s.
+    pub pap_bytes_per_s: Option<f64>,
+    /// The points in the order they ran.
+    pub points: Vec<Point>,
+    /// Per rw mode and thread count.
+    pub analysis: Vec<Analysis>,
+    /// Whether Ctrl-C cut the sweep short.
+    pub interrupted: bool,
+    /// Warnings printed during the sweep.
+    pub warnings: Vec<String>,
+}
+
+/// A point on the request size × queue depth grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    /// I/Os in flight per thread.
+    pub qd: u32,
+    /// Request size, bytes; None where no size reaches the mark at this depth.
+    pub bs_bytes: Option<u64>,
+}
+
+/// Per request size: the queue depth where a mark is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DepthCell {
+    /// Request size, bytes.
+    pub bs_bytes: u64,
+    /// I/Os in flight per thread; None where no depth reaches the mark at this size.
+    pub qd: Option<u32>,
+}
+
+/// The analysis of one rw mode (and thread count) of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The rw mode.
+    pub rw: RwMode,
+    /// Threads per target of these points.
+    pub threads: u32,
+    /// The plateau: mean throughput of the points within 5 % of the best, bytes/s.
+    pub peak_bytes_per_s: f64,
+    /// The best point.
+    pub best: Cell,
+    /// The points on the plateau.
+    pub plateau: Vec<Cell>,
+    /// What half-power is half of: `--pap` when given, else the peak, bytes/s.
+    pub reference_bytes_per_s: f64,
+    /// Peak advertised performance (`--pap`), bytes/s.
+    pub pap_bytes_per_s: Option<f64>,
+    /// Real over advertised: peak / PAP.
+    pub rap_pap: Option<f64>,
+    /// Per queue depth, the smallest request size reaching half of the reference.
+    pub half_power: Vec<Cell>,
+    /// Per request size, the smallest queue depth reaching half of the reference.
+    pub half_power_qd: Vec<DepthCell>,
+    /// Per queue depth, the request size after which doubling adds < 10 % while p99 rises.
+    pub knee: Vec<Cell>,
+    /// Per request size, the queue depth after which doubling adds < 10 % while p99 rises.
+    pub knee_qd: Vec<DepthCell>,
+    /// The reading in words.
+    pub verdict: String,
+}

@@ -1,0 +1,76 @@
+//! Output files: checked before a run starts (so a long run does not end in an unwritable
+//! path) and written atomically (a temporary file in the same directory, renamed over the
+//! name), so a reader never sees half a document, even when the process is killed.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Checks that an output file named by flag `what` can be created: not a directory, in an
+/// existing directory.
+pub fn check_output(what: &'static str, path: &Path) -> crate::Result<()> {
+    let parent = parent_dir(path);
+    if path.is_dir() || !parent.is_dir() {
+        let stdout = if what == "--json" {
+            ", or - for stdout"
+        } else {
+            ""
+        };
+        Err(crate::Error::invalid(
+            what,
+            path.display(),
+            format!("a writable file path in an existing directory{stdout}"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Writes `bytes` to `path` atomically: into a new temporary file beside it, synced, then
+/// renamed over `path`. On any failure the temporary file is removed and `path` is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = parent_dir(path);
+    let name = path
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_writes_replace_whole_files_and_leave_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_atomic(&p, b"first").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"second");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+        let missing = dir.path().join("no/such/dir/x.json");
+        assert!(write_atomic(&missing, b"x").is_err());
+        assert!(check_output("--json", &missing).is_err());
+        assert!(check_output("--json", dir.path()).is_err());
+        assert!(check_output("--json", &p).is_ok());
+    }
+}

@@ -1,0 +1,310 @@
+//! The self-contained HTML report (`halfpower report`, `--html` on run, quick, sweep and
+//! profile): one file of HTML, CSS and inline SVG, with no script, font or network request,
+//! readable with JavaScript off, printable, in light and dark schemes.
+//!
+//! `input::document` recognizes and checks what it is given; one module per kind draws its charts
+//! ([`run`] for run and quick, [`sweep`], [`profile`], [`monitor`] for monitor logs and
+//! diagnose JSON) with the chart writers in [`svg`] and [`categories`]; this module wraps
+//! them in the page: header (host, kernel, version, command, date per input), the sections,
+//! and a footer defining every figure drawn. The same inputs always give the same bytes.
+
+mod axis;
+pub mod categories;
+mod compare;
+mod experiment;
+mod marks;
+mod monitor;
+mod profile;
+mod run;
+mod scale;
+pub mod svg;
+mod sweep;
+
+use crate::model::{Document, Input};
+use std::fmt::Write;
+
+/// Formats a coordinate with one decimal (stable output).
+pub(crate) fn c(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// Escapes text for HTML and SVG content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// How the legend names an input: its target and the options that tell it apart; the file
+/// name is added when two inputs would otherwise read the same.
+pub fn labels(inputs: &[Input]) -> Vec<String> {
+    let base: Vec<String> = inputs.iter().map(describe).collect();
+    base.iter()
+        .zip(inputs)
+        .map(|(b, i)| {
+            if base.iter().filter(|o| *o == b).count() > 1 {
+                let file = std::path::Path::new(&i.path)
+                    .file_name()
+                    .map_or(i.path.clone(), |f| f.to_string_lossy().into_owned());
+                format!("{b} ({file})")
+            } else {
+                b.clone()
+            }
+        })
+        .collect()
+}
+
+fn describe(i: &Input) -> String {
+    match &i.doc {
+        Document::Run(r) => {
+            let w = &r.workload;
+            let targets: Vec<&str> = r.targets.iter().map(|t| t.path.as_str()).collect();
+            let mut s = format!(
+                "{} {} {} QD{} T{}",
+                targets.join(", "),
+                w.rw.name(),
+                crate::units::ByteSize(w.bs.0),
+                w.qd,
+                w.threads
+            );
+            if w.setup.buffered {
+                s.push_str(" buffered");
+            }
+            if w.setup.write_through {
+                s.push_str(" write-through");
+            }
+            if r.results.engine != crate::spec::EngineKind::Uring {
+                let _ = write!(s, " {}", r.results.engine);
+            }
+            s
+        }
+        Document::Quick(q) => format!("{} on {}", q.target.path, q.host.hostname),
+        Document::Sweep(s) => {
+            let t: Vec<&str> = s.targets.iter().map(|t| t.path.as_str()).collect();
+            if t.is_empty() {
+                s.source.clone().unwrap_or_else(|| i.path.clone())
+            } else {
+                t.join(", ")
+            }
+        }
+        Document::Profile(p) => p.target.clone(),
+        Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
+        Document::Compare(c) => format!("{} against {}", c.b, c.a),
+        Document::Scale(s) => {
+            let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
+            t.join(", ")
+        }
+        Document::Monitor(m) => m.log.path.clone(),
+        Document::Diagnose(d) => {
+            let paths: Vec<&str> = d.inputs.iter().map(|i| i.path.as_str()).collect();
+            if paths.is_empty() {
+                i.path.clone()
+            } else {
+                paths.join(", ")
+            }
+        }
+    }
+}
+
+/// One row of the header: what an input is and where it came from.
+struct Origin {
+    host: String,
+    kernel: String,
+    version: String,
+    command: String,
+    date: String,
+}
+
+fn origin(i: &Input) -> Origin {
+    let none = || "-".to_string();
+    let of = |host: &crate::oscounters::host::Host, h: &crate::model::Header| Origin {
+        host: format!("{} ({} CPUs)", host.hostname, host.cpus),
+        kernel: host.kernel.clone(),
+        version: h.tool.version.clone(),
+        command: h.command.join(" "),
+        date: h.date.clone(),
+    };
+    match &i.doc {
+        Document::Run(r) => of(&r.host, &r.header),
+        Document::Quick(q) => of(&q.host, &q.header),
+        Document::Profile(p) => of(&p.host, &p.header),
+        Document::Scale(s) => of(&s.host, &s.header),
+        Document::Experiment(e) => of(&e.host, &e.header),
+        Document::Compare(c) => Origin {
+            host: none(),
+            kernel: none(),
+            version: c.header.tool.version.clone(),
+            command: c.header.command.join(" "),
+            date: c.header.date.clone(),
+        },
+        Document::Sweep(s) => match &s.host {
+            Some(h) => of(h, &s.header),
+            None => Origin {
+                host: none(),
+                kernel: none(),
+                version: s.header.tool.version.clone(),
+                command: s.header.command.join(" "),
+                date: s.header.date.clone(),
+            },
+        },
+        Document::Monitor(m) => {
+            let first = m
+                .log
+                .disks
+                .first()
+                .map_or(String::new(), |d| d.time.clone());
+            let last = m.log.disks.last().map_or(String::new(), |d| d.time.clone());
+            Origin {
+                host: none(),
+                kernel: none(),
+                version: none(),
+                command: format!("{} log", m.log.format),
+                date: format!("{first} … {last}"),
+            }
+        }
+        Document::Diagnose(_) => Origin {
+            host: none(),
+            kernel: none(),
+            version: none(),
+            command: "halfpower diagnose".into(),
+            date: none(),
+        },
+    }
+}
+
+const CSS: &str = include_str!("report.css");
+
+/// A table from a header row and body rows; cells are escaped, the first column is left-aligned.
+pub fn table(head: &[&str], rows: &[Vec<String>]) -> String {
+    let mut out = String::from("<table>\n<thead><tr>");
+    for h in head {
+        let _ = write!(out, "<th>{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for cell in r {
+            let _ = write!(out, "<td>{}</td>", esc(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}
+
+/// A figure with several words: the definitions printed in the footer.
+pub struct Definition {
+    /// The figure's name as the charts use it.
+    pub name: &'static str,
+    /// What it is, where it is timed from and to, its unit.
+    pub text: &'static str,
+    /// Where the docs define it: file and section name.
+    pub doc: &'static str,
+}
+
+/// Renders the report of `inputs` (one kind, checked by `input::document::read_all`).
+pub fn render(inputs: &[Input]) -> String {
+    let kind = inputs.first().map_or("run", |i| i.doc.kind().name());
+    let labels = labels(inputs);
+    let (body, defs) = match kind {
+        "run" | "quick" => run::section(inputs, &labels),
+        "sweep" => sweep::section(inputs, &labels),
+        "profile" => profile::section(inputs, &labels),
+        "scale" => scale::section(inputs, &labels),
+        "experiment" => experiment::section(inputs, &labels),
+        "compare" => compare::section(inputs, &labels),
+        _ => monitor::section(inputs, &labels),
+    };
+    let mut out = String::new();
+    let title = format!("halfpower {kind} report");
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+<meta name=\"color-scheme\" content=\"light dark\">\n<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n",
+        esc(&title),
+        esc(&title)
+    );
+    let rows: Vec<Vec<String>> = inputs
+        .iter()
+        .zip(&labels)
+        .map(|(i, l)| {
+            let o = origin(i);
+            vec![
+                i.path.clone(),
+                l.clone(),
+                o.host,
+                o.kernel,
+                o.version,
+                o.date,
+                o.command,
+            ]
+        })
+        .collect();
+    out.push_str(&table(
+        &[
+            "file",
+            "series",
+            "host",
+            "kernel",
+            "halfpower",
+            "date",
+            "command line",
+        ],
+        &rows,
+    ));
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">Report written by halfpower {}. MB/s = 10<sup>6</sup> bytes per second; request sizes 4k, 1m = KiB, MiB (powers of two). Hover over a point, bar or cell for its exact figures.</p>\n</header>\n<main>",
+        env!("CARGO_PKG_VERSION")
+    );
+    out.push_str(&body);
+    out.push_str("</main>\n<footer>\n<h2>Definitions</h2>\n<dl>\n");
+    for d in defs {
+        let _ = writeln!(
+            out,
+            "<dt>{}</dt><dd>{} <span class=\"doc\">({})</span></dd>",
+            esc(d.name),
+            esc(d.text),
+            esc(d.doc)
+        );
+    }
+    out.push_str("</dl>\n</footer>\n</body>\n</html>\n");
+    out
+}
+
+/// Renders already parsed inputs to `out` (what `--html` uses); returns the bytes written.
+pub fn write_inputs(inputs: &[Input], out: &std::path::Path, force: bool) -> crate::Result<usize> {
+    crate::output::check_output("-o", out)?;
+    if !force && out.exists() {
+        return Err(crate::Error::refused(
+            out,
+            "exists; pass --force to replace it, or name another file with -o",
+        ));
+    }
+    let html = render(inputs);
+    crate::output::write_atomic(out, html.as_bytes())
+        .map_err(|e| crate::Error::io(format!("writing the report {}", out.display()), e))?;
+    Ok(html.len())
+}
+
+/// The default output: `halfpower-report.html` next to the first input.
+pub fn default_output(first: &std::path::Path) -> std::path::PathBuf {
+    first
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(
+            || std::path::PathBuf::from("halfpower-report.html"),
+            |p| p.join("halfpower-report.html"),
+        )
+}

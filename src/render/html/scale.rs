@@ -1,0 +1,170 @@
+//! The scale section: total MB/s against the number of targets with the line of perfect
+//! scaling beside it, each step's per-target MB/s as grouped bars, the shared components at the
+//! limit, and the verdict.
+
+use super::categories::{BarSeries, Bars, bars};
+use super::svg::{Axis, Fmt, Mark, Plot, Scale, Series, plot};
+use super::{Definition, esc, table};
+use crate::model::scale::ScaleReport;
+use crate::model::{Document, Input};
+use std::fmt::Write;
+
+fn definitions() -> Vec<Definition> {
+    vec![
+        Definition {
+            name: "efficiency",
+            text: "a step's MB/s over the sum of its targets' MB/s alone; the total saturates at the first step below 90 %",
+            doc: "docs/experiments.md, scale",
+        },
+        Definition {
+            name: "perfect scaling",
+            text: "the sum of the first n targets' MB/s each alone",
+            doc: "docs/experiments.md, scale",
+        },
+    ]
+}
+
+/// The charts of scale inputs and the definitions they use.
+pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+    let reports: Vec<&ScaleReport> = inputs
+        .iter()
+        .filter_map(|i| match &i.doc {
+            Document::Scale(s) => Some(s.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let mut out = String::new();
+    let mut total = Plot::new(
+        "Total MB/s against the number of targets",
+        Axis::new("targets", Scale::Linear, Fmt::Plain),
+        Axis::new("MB/s (10^6 bytes/s)", Scale::Linear, Fmt::Si),
+    );
+    for (k, (r, label)) in reports.iter().zip(labels).enumerate() {
+        let pts: Vec<(f64, f64)> = r
+            .steps
+            .iter()
+            .map(|s| (s.targets as f64, s.bytes_per_s / 1e6))
+            .collect();
+        let tips = r
+            .steps
+            .iter()
+            .zip(&r.analysis.efficiency)
+            .map(|(s, e)| {
+                format!(
+                    "{label}: {} targets, {:.1} MB/s, {:.0} % of perfect",
+                    s.targets,
+                    s.bytes_per_s / 1e6,
+                    e * 100.0
+                )
+            })
+            .collect();
+        total.series.push(Series::line(label.clone(), pts, tips, k));
+        let ideal: Vec<(f64, f64)> = r
+            .analysis
+            .sum_alone_first_bytes_per_s
+            .iter()
+            .enumerate()
+            .map(|(i, b)| ((i + 1) as f64, b / 1e6))
+            .collect();
+        total.series.push(Series {
+            dash: 1,
+            ..Series::line(format!("{label}: perfect scaling"), ideal, Vec::new(), k)
+        });
+        if let (Some(n), Some(limit)) = (r.analysis.saturates_at, r.analysis.limit_bytes_per_s) {
+            total.marks.push(Mark {
+                x: n as f64,
+                y: limit / 1e6,
+                label: "S".into(),
+                tip: format!(
+                    "{label}: saturates at {n} targets, limit {:.1} MB/s",
+                    limit / 1e6
+                ),
+            });
+        }
+    }
+    total.note = "S marks the first step below 90 % of perfect scaling.".into();
+    out.push_str("<h2>Scaling</h2>\n<div class=\"charts\">\n");
+    out.push_str(&plot(&total));
+    for (k, (r, label)) in reports.iter().zip(labels).enumerate() {
+        let names: Vec<String> = r.alone.iter().map(|a| a.target.clone()).collect();
+        let alone = BarSeries {
+            errors: Vec::new(),
+            name: "alone".into(),
+            colour: k,
+            values: r.alone.iter().map(|a| Some(a.bytes_per_s / 1e6)).collect(),
+            tips: r
+                .alone
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{label}: {} alone, {:.1} MB/s",
+                        a.target,
+                        a.bytes_per_s / 1e6
+                    )
+                })
+                .collect(),
+        };
+        let together = r.steps.iter().skip(1).map(|s| BarSeries {
+            errors: Vec::new(),
+            name: format!("{} targets together", s.targets),
+            colour: k + s.targets - 1,
+            values: names
+                .iter()
+                .map(|n| {
+                    s.per_target
+                        .iter()
+                        .find(|p| &p.target == n)
+                        .map(|p| p.bytes_per_s / 1e6)
+                })
+                .collect(),
+            tips: names
+                .iter()
+                .map(|n| format!("{label}: {n} with {} targets running", s.targets))
+                .collect(),
+        });
+        let series = std::iter::once(alone).chain(together).collect();
+        out.push_str(&bars(&Bars {
+            title: format!("{label}: each target's MB/s per step"),
+            y_title: "MB/s (10^6 bytes/s)".into(),
+            fmt: Fmt::Si,
+            categories: names,
+            series,
+            note: "Each target alone, then its share when the first n run together.".into(),
+        }));
+    }
+    out.push_str("</div>\n");
+    for (r, label) in reports.iter().zip(labels) {
+        let _ = writeln!(
+            out,
+            "<p class=\"verdict\"><b>{}</b>: {}</p>",
+            esc(label),
+            esc(&r.analysis.verdict)
+        );
+        if !r.analysis.shared.is_empty() {
+            let rows: Vec<Vec<String>> = r
+                .analysis
+                .shared
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.component.clone(),
+                        s.targets.len().to_string(),
+                        s.bytes_per_s
+                            .map_or("-".into(), |b| format!("{:.1}", b / 1e6)),
+                        s.util_pct.map_or("-".into(), |u| format!("{u:.0}")),
+                    ]
+                })
+                .collect();
+            out.push_str(&table(
+                &[
+                    "shared component",
+                    "targets above it",
+                    "MB/s at the limit",
+                    "% busy",
+                ],
+                &rows,
+            ));
+        }
+    }
+    (out, definitions())
+}

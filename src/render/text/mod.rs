@@ -1,0 +1,10 @@
+//! Terminal output: one module per document kind.
+
+pub mod compare;
+pub mod diagnosis;
+pub mod experiment;
+pub mod monitor;
+pub mod profile;
+pub mod run;
+pub mod scale;
+pub mod sweep;

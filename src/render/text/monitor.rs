@@ -1,0 +1,122 @@
+//! The monitor's terminal output: a system line and an iostat-like table per interval, with
+//! service time, queue time and flags.
+
+use crate::model::ServiceMethod;
+use crate::model::monitor::{DeviceRecord, Flag, SystemRecord};
+use std::fmt::Write;
+
+fn join(flags: &[Flag]) -> String {
+    flags.iter().map(|f| f.name()).collect::<Vec<_>>().join(" ")
+}
+
+fn opt_ms(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |x| format!("{x:.3}"))
+}
+
+fn source(s: ServiceMethod) -> &'static str {
+    match s {
+        ServiceMethod::UtilizationLaw => "util",
+        ServiceMethod::Trace => "trace",
+        ServiceMethod::InflightEstimate => "est",
+        ServiceMethod::None => "-",
+    }
+}
+
+/// One interval as text: the system line, the header and one row per device.
+pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
+    let mut out = String::new();
+    let psi = system
+        .psi_io_some_pct
+        .map_or(String::new(), |p| format!("  psi io {p:.1}%"));
+    let _ = writeln!(
+        out,
+        "{}  {:.2}s  cpu usr {:.1}% sys {:.1}% iowait {:.1}% irq {:.1}% steal {:.1}%  intr/s {:.0}  swap in/out {:.0}/{:.0} pages/s  majflt/s {:.0}{psi}{}",
+        system.time,
+        system.interval_s,
+        system.cpu_user_pct,
+        system.cpu_system_pct,
+        system.cpu_iowait_pct,
+        system.cpu_irq_pct + system.cpu_softirq_pct,
+        system.cpu_steal_pct,
+        system.interrupts_s,
+        system.swap_in_pages_s,
+        system.swap_out_pages_s,
+        system.major_faults_s,
+        if system.flags.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", join(&system.flags))
+        }
+    );
+    let _ = writeln!(
+        out,
+        "{:<12} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>5} {:>8} {:>8} {:<5} flags",
+        "Device",
+        "r/s",
+        "w/s",
+        "rMB/s",
+        "wMB/s",
+        "rKiB/rq",
+        "wKiB/rq",
+        "r_await",
+        "w_await",
+        "aqu-sz",
+        "%util",
+        "infl",
+        "S ms",
+        "Wq ms",
+        "src"
+    );
+    for d in devices {
+        let _ = writeln!(
+            out,
+            "{:<12} {:>9.1} {:>9.1} {:>8.2} {:>8.2} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>7.2} {:>6.1} {:>5} {:>8} {:>8} {:<5} {}",
+            d.device,
+            d.r_s,
+            d.w_s,
+            d.r_bytes_s / 1e6,
+            d.w_bytes_s / 1e6,
+            d.rareq_bytes / 1024.0,
+            d.wareq_bytes / 1024.0,
+            d.r_await_ms,
+            d.w_await_ms,
+            d.aqu_sz,
+            d.util_pct,
+            d.inflight,
+            opt_ms(d.service_ms),
+            opt_ms(d.queue_ms),
+            source(d.service_source),
+            join(&d.flags)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_per_device_with_service_and_queue() {
+        let d = DeviceRecord {
+            device: "sda".into(),
+            r_s: 5000.0,
+            util_pct: 100.0,
+            service_ms: Some(0.2),
+            queue_ms: Some(0.0),
+            service_source: ServiceMethod::UtilizationLaw,
+            flags: vec![Flag::Busy],
+            ..Default::default()
+        };
+        let text = interval(&SystemRecord::default(), &[d]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].contains("S ms") && lines[1].contains("Wq ms"));
+        assert!(lines[2].starts_with("sda"));
+        assert!(
+            lines[2].contains("0.200")
+                && lines[2].contains("util")
+                && lines[2].ends_with("busy>85%")
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The profile as text: 004 Table 4, the measured cells and the fitted lines.
+
+use crate::model::Direction;
+use crate::model::profile::{Pattern, ProfileCell, ProfileReport};
+use crate::units::ByteSize;
+use std::fmt::Write;
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| {
+        if v < 10.0 {
+            format!("{v:.3}")
+        } else {
+            format!("{v:.2}")
+        }
+    })
+}
+
+/// 004 Table 4: service time (ms) by request size (rows) and read/write × pattern (columns),
+/// a `~` after a value that fell off its column's line.
+fn service_table(out: &mut String, r: &ProfileReport) {
+    let mut sizes: Vec<u64> = r.cells.iter().map(|c| c.bs_bytes).collect();
+    sizes.sort();
+    sizes.dedup();
+    let cols: Vec<(Direction, Pattern)> = [Direction::Read, Direction::Write]
+        .into_iter()
+        .flat_map(|rw| Pattern::ALL.iter().map(move |p| (rw, *p)))
+        .filter(|(rw, _)| r.cells.iter().any(|c| c.rw == *rw))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Service time, ms (S = 1/IOPS at QD1, the Utilization Law with the device 100 % busy)"
+    );
+    let _ = write!(out, "{:>6}", "size");
+    for (rw, p) in &cols {
+        let _ = write!(out, " {:>16}", format!("{} {}", rw.name(), p.name()));
+    }
+    out.push('\n');
+    for bs in &sizes {
+        let _ = write!(out, "{:>6}", ByteSize(*bs).to_string());
+        for (rw, p) in &cols {
+            let (service, off) = r.service_cell(*rw, *p, *bs);
+            let v = ms(service);
+            let _ = write!(out, " {:>16}", if off { format!("{v}~") } else { v });
+        }
+        out.push('\n');
+    }
+}
+
+/// The cell's depth as the table shows it: `1`, `4`, or `1×4` when four threads each kept one
+/// I/O in flight (the sync engine standing in for io_uring).
+fn depth(c: &ProfileCell) -> String {
+    if c.threads > 1 {
+        format!("{}x{}", c.qd, c.threads)
+    } else {
+        c.qd.to_string()
+    }
+}
+
+/// Renders a profile: the service-time table, the measured cells (service time only where one
+/// I/O was in flight; deeper cells give throughput and response time R), and the fitted lines.
+pub fn profile_table(r: &ProfileReport) -> String {
+    let mut out = String::new();
+    service_table(&mut out, r);
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{:<6} {:<11} {:>6} {:>6} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>10}",
+        "rw",
+        "pattern",
+        "size",
+        "QD",
+        "IOPS",
+        "MB/s",
+        "S ms",
+        "R mean ms",
+        "R p99 ms",
+        "dev %util",
+        "dev S ms"
+    );
+    for c in &r.cells {
+        let _ = writeln!(
+            out,
+            "{:<6} {:<11} {:>6} {:>6} {:>10.0} {:>9.1} {:>10} {:>10} {:>10} {:>9} {:>10}",
+            c.rw.name(),
+            c.pattern.name(),
+            ByteSize(c.bs_bytes).to_string(),
+            depth(c),
+            c.iops,
+            c.bytes_per_s / 1e6,
+            ms(c.service_ms),
+            ms(Some(c.mean_latency_ms)),
+            ms(Some(c.p99_ms)),
+            c.device_util_pct.map_or("-".into(), |u| format!("{u:.1}")),
+            ms(c.device_service_ms)
+        );
+    }
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "Fitted lines: service ms = overhead + ms/KiB x size (from the smallest sizes up; ~ = off the line, left out)"
+    );
+    let _ = writeln!(
+        out,
+        "{:<17} {:>11} {:>10} {:>10} {:>7} {:>11}  off the line (R² only for lines through 3 or more sizes)",
+        "column", "overhead ms", "ms/KiB", "MB/s", "R²", "at 32k ms"
+    );
+    for f in &r.fits {
+        let off: Vec<String> = f
+            .off_line_bs_bytes
+            .iter()
+            .map(|b| ByteSize(*b).to_string())
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<17} {:>11.4} {:>10.5} {:>10} {:>7} {:>11}  {}",
+            format!("{} {}", f.rw.name(), f.pattern.name()),
+            f.overhead_ms,
+            f.ms_per_kib,
+            f.transfer_mb_per_s
+                .map_or("-".into(), |v| format!("{v:.1}")),
+            f.r2.map_or("-".into(), |v| format!("{v:.4}")),
+            ms(f.projected_32k_ms),
+            if off.is_empty() {
+                "-".into()
+            } else {
+                off.join(" ")
+            }
+        );
+    }
+    if r.interrupted {
+        out.push_str("interrupted: the tables hold the cells measured before Ctrl-C\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(rw: Direction, pattern: Pattern, kib: u64, service_ms: f64) -> ProfileCell {
+        ProfileCell {
+            rw,
+            pattern,
+            bs_bytes: kib * 1024,
+            qd: 1,
+            threads: 1,
+            engine: crate::spec::EngineKind::Uring,
+            iops: 1000.0 / service_ms,
+            bytes_per_s: 1000.0 / service_ms * (kib * 1024) as f64,
+            service_ms: Some(service_ms),
+            mean_latency_ms: service_ms,
+            p99_ms: service_ms,
+            device_util_pct: None,
+            device_service_ms: None,
+            steady: false,
+            seconds: 1.0,
+        }
+    }
+
+    /// 004 Table 4 as cells: the sequential read line projects 0.92 ms at 32 KiB, the 64 KiB
+    /// point is off it; the document reads back as a profile diagnose accepts.
+    #[test]
+    fn friedmans_table_4() {
+        let table = [
+            (4, [0.20, 7.14, 0.27, 5.00]),
+            (16, [0.51, 9.09, 0.63, 5.62]),
+            (64, [1.38, 10.00, 1.39, 5.56]),
+        ];
+        let mut cells = Vec::new();
+        for (kib, row) in table {
+            cells.push(cell(Direction::Read, Pattern::Sequential, kib, row[0]));
+            cells.push(cell(Direction::Read, Pattern::Random, kib, row[1]));
+            cells.push(cell(Direction::Write, Pattern::Sequential, kib, row[2]));
+            cells.push(cell(Direction::Write, Pattern::Random, kib, row[3]));
+        }
+        let fits = crate::analysis::profile::fits_of(&cells);
+        assert_eq!(fits.len(), 4);
+        let seq = fits
+            .iter()
+            .find(|f| f.rw == Direction::Read && f.pattern == Pattern::Sequential)
+            .unwrap();
+        assert!((seq.projected_32k_ms.unwrap() - 0.923).abs() < 0.001);
+        assert_eq!(seq.off_line_bs_bytes, vec![64 * 1024]);
+        assert_eq!(seq.fitted_bs_bytes, vec![4096, 16384]);
+        assert_eq!(seq.r2, None, "a line through two points has no R²");
+        let report = ProfileReport {
+            header: crate::model::Header::new(crate::model::Kind::Profile, vec![], String::new()),
+            host: crate::oscounters::host::read(),
+            target: "/dev/sdb".into(),
+            target_info: crate::model::TargetInfo {
+                path: "/dev/sdb".into(),
+                kind: crate::model::TargetKind::BlockDevice,
+                created: false,
+                capacity_bytes: 1 << 30,
+                offset_bytes: 0,
+                size_bytes: 1 << 30,
+                direct: true,
+                direct_fallback: None,
+                dio_mem_align: 512,
+                dio_offset_align: 512,
+                device: None,
+                partition: None,
+                logical_block_size: None,
+                rotational: None,
+                class: None,
+                scheduler: None,
+                model: None,
+            },
+            cells,
+            fits,
+            interrupted: false,
+            warnings: vec![],
+        };
+        let text = serde_json::to_string(&report).unwrap();
+        let p = crate::input::profile::read_profile(&text).unwrap();
+        assert_eq!(p.fits.len(), 4);
+        // diagnose's expectation for 4 KiB random reads is the random read line at 4 KiB.
+        let e = crate::analysis::expect::profile_ms(&p, 1.0, 4.0).unwrap();
+        assert!((e - 7.14).abs() < 0.01);
+        let table = profile_table(&report);
+        assert!(table.contains("1.380~"), "{table}");
+        assert!(table.contains("0.923"), "{table}");
+        assert!(!table.contains("NaN"), "{table}");
+    }
+}

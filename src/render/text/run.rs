@@ -1,0 +1,263 @@
+//! Terminal tables: one row per target and direction, then the disks' counters and the CPU
+//! cost; the quick suite as an 8-row table.
+
+use crate::model::{QuickReport, Results, RunReport};
+use crate::stats::summary::DirSummary;
+use crate::units::fmt_latency_ns;
+use std::fmt::Write;
+
+fn lat(us: f64) -> String {
+    fmt_latency_ns(us * 1000.0)
+}
+
+fn dir_row(out: &mut String, name: &str, dir: &str, d: &DirSummary, cpu_us_per_io: Option<f64>) {
+    let cpu = cpu_us_per_io.map_or(String::from("-"), |c| format!("{c:.2}"));
+    let _ = writeln!(
+        out,
+        "{name:<24} {dir:<5} {:>11.0} {:>10.2} {:>9} {:>9} {:>9} {:>9}",
+        d.iops,
+        d.mb_per_s,
+        lat(d.latency_us.p50),
+        lat(d.latency_us.p99),
+        lat(d.latency_us.max),
+        cpu
+    );
+}
+
+fn shorten(path: &str, width: usize) -> String {
+    if path.chars().count() <= width {
+        path.to_string()
+    } else {
+        let tail: String = path
+            .chars()
+            .rev()
+            .take(width - 1)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        format!("…{tail}")
+    }
+}
+
+/// Renders the results of one run.
+pub fn results_table(r: &Results) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<24} {:<5} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9}",
+        "TARGET", "DIR", "IOPS", "MB/s", "p50", "p99", "max", "CPU µs/IO"
+    );
+    let total_cpu = Some(r.cpu.us_per_io);
+    for t in &r.targets {
+        let name = shorten(&t.path, 24);
+        if let Some(d) = &t.read {
+            dir_row(&mut out, &name, "read", d, None);
+        }
+        if let Some(d) = &t.write {
+            dir_row(&mut out, &name, "write", d, None);
+        }
+        if t.read.is_some() && t.write.is_some() {
+            dir_row(&mut out, &name, "both", &t.total, None);
+        }
+    }
+    dir_row(&mut out, "all targets", "total", &r.total, total_cpu);
+    if let (Some(i), Some(b)) = (r.total.iops_ci95, r.total.bytes_per_s_ci95) {
+        let _ = writeln!(
+            out,
+            "95 % intervals within this run (100-ms windows, corrected for autocorrelation): \
+             IOPS ±{:.1} %, MB/s ±{:.1} %; run-to-run variation is usually larger (--repeat)",
+            i.pct, b.pct
+        );
+    }
+    if let Some(s) = &r.steady {
+        let _ = writeln!(
+            out,
+            "steady state: {} after a {:.1}-s warm-up transient{}",
+            if s.reached {
+                "reached"
+            } else {
+                "not reached by --time"
+            },
+            s.transient_s,
+            s.ci95_pct
+                .map_or(String::new(), |p| format!(", interval ±{p:.1} %"))
+        );
+    }
+    if !r.devices.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{:<12} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>8} {:>9}",
+            "DEVICE",
+            "r/s",
+            "w/s",
+            "rMB/s",
+            "wMB/s",
+            "r_await",
+            "w_await",
+            "aqu-sz",
+            "%util",
+            "merges",
+            "in-flight"
+        );
+        for d in &r.devices {
+            let _ = writeln!(
+                out,
+                "{:<12} {:>10.1} {:>10.1} {:>9.2} {:>9.2} {:>7.2}ms {:>7.2}ms {:>7.2} {:>6.1} {:>8} {:>9}",
+                d.name,
+                d.r_s,
+                d.w_s,
+                d.read_bytes as f64 / d.seconds.max(1e-9) / 1e6,
+                d.write_bytes as f64 / d.seconds.max(1e-9) / 1e6,
+                d.r_await_ms,
+                d.w_await_ms,
+                d.aqu_sz,
+                d.util_pct,
+                d.read_merges + d.write_merges,
+                d.in_flight_end
+            );
+        }
+    }
+    let c = &r.cpu;
+    let _ = writeln!(
+        out,
+        "\nCPU: halfpower {:.2} s user + {:.2} s sys ({:.1} % of one CPU) = {:.2} µs/IO, {:.1} µs/MB; \
+         system-wide busy {:.1} % = {:.2} µs/IO, {:.1} µs/MB",
+        c.process_user_s,
+        c.process_sys_s,
+        c.process_pct_of_one_cpu,
+        c.us_per_io,
+        c.us_per_mb,
+        c.system_busy_pct,
+        c.system_us_per_io,
+        c.system_us_per_mb
+    );
+    let _ = write!(
+        out,
+        "engine {}{}, {}, {:.2} s measured",
+        r.engine,
+        match (r.registered_file, r.registered_buffers) {
+            (Some(true), Some(true)) => " (registered file and buffers)",
+            (Some(_), Some(_)) => " (not all registered)",
+            _ => "",
+        },
+        placement(&r.worker_cpus),
+        r.seconds
+    );
+    if r.interrupted {
+        let _ = write!(out, ", INTERRUPTED");
+    }
+    let _ = writeln!(out);
+    if r.errors.count > 0 {
+        let _ = writeln!(
+            out,
+            "ERRORS: {} I/Os failed; first: {} on {} at offset {}",
+            r.errors.count,
+            r.errors.first_error.as_deref().unwrap_or("?"),
+            r.errors.first_direction.map_or("?", |d| d.name()),
+            r.errors.first_offset.unwrap_or(0)
+        );
+    }
+    out
+}
+
+/// Renders a `run` report.
+pub fn run_table(r: &RunReport) -> String {
+    let w = &r.workload;
+    let mut head = format!(
+        "{} {} QD{} T{} {}{}",
+        w.rw.name(),
+        w.bs,
+        w.qd,
+        w.threads,
+        if r.targets.iter().all(|t| t.direct) {
+            "direct"
+        } else {
+            "buffered"
+        },
+        if w.setup.write_through {
+            " write-through"
+        } else {
+            ""
+        }
+    );
+    if w.rw.is_mixed() {
+        let _ = write!(head, " {}% reads", w.read_pct.unwrap_or(50));
+    }
+    if !w.setup.spin.0.is_zero() {
+        let _ = write!(head, " spin {}", w.setup.spin);
+    }
+    let mut out = format!("{head}\n{}", results_table(&r.results));
+    if let Some(rep) = &r.repeat {
+        let _ = writeln!(
+            out,
+            "\nOver {} repetitions (the table above is the first): mean, standard deviation, \
+             t-based 95 % interval",
+            rep.runs.len()
+        );
+        for f in &rep.figures {
+            let _ = writeln!(
+                out,
+                "  {:<22} {:>14.4} sd {:>12.4}  ±{:.4} (±{:.1} %)",
+                f.figure, f.mean, f.sd, f.ci95.half, f.ci95.pct
+            );
+        }
+    }
+    out
+}
+
+/// Renders the quick suite as CrystalDiskMark does: one row per test and direction.
+pub fn quick_table(q: &QuickReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "quick suite on {} ({} MB, {})",
+        q.target.path,
+        q.target.size_bytes / 1_000_000,
+        if q.target.direct {
+            "direct I/O"
+        } else {
+            "buffered"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "{:<12} {:<5} {:>10} {:>11} {:>9} {:>9}",
+        "TEST", "DIR", "MB/s", "IOPS", "p50", "p99"
+    );
+    for t in &q.tests {
+        let d = &t.results.total;
+        let _ = writeln!(
+            out,
+            "{:<12} {:<5} {:>10.2} {:>11.0} {:>9} {:>9}{}",
+            t.name,
+            t.direction,
+            d.mb_per_s,
+            d.iops,
+            lat(d.latency_us.p50),
+            lat(d.latency_us.p99),
+            if t.results.interrupted {
+                "  (interrupted)"
+            } else {
+                ""
+            }
+        );
+    }
+    if !q.verdict.is_empty() {
+        let _ = writeln!(out, "\n{}", q.verdict);
+    }
+    out
+}
+
+/// Where the workers ran: `worker on CPU 0`, `workers on CPUs 0,1,0` or `workers not pinned`.
+fn placement(cpus: &[usize]) -> String {
+    match cpus {
+        [] => "workers not pinned".into(),
+        [c] => format!("worker on CPU {c}"),
+        _ => {
+            let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+            format!("workers on CPUs {}", list.join(","))
+        }
+    }
+}

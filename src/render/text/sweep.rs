@@ -1,0 +1,240 @@
+//! The sweep on a terminal: per rw mode a request size × queue depth matrix of MB/s with IOPS
+//! and p99 beneath, shaded like a heatmap on a colour terminal, with the best, plateau,
+//! half-power and knee cells marked, then the verdict in words.
+
+use crate::model::sweep::Analysis;
+use crate::model::sweep::{Point, SweepReport};
+use crate::units::{ByteSize, fmt_latency_ns};
+use std::fmt::Write;
+
+const CELL: usize = 20;
+
+/// What the marks in a cell mean, printed under every matrix.
+pub const LEGEND: &str = "* best   P plateau (within 5 % of the best)   H half-power along request \
+size (per QD)   h half-power along queue depth (per size)   K knee along request size   k knee \
+along queue depth";
+
+fn count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The marks of the cell (bs, qd) in analysis `a`.
+pub fn marks(a: &Analysis, bs: u64, qd: u32) -> String {
+    let mut m = String::new();
+    let cell = |c: &crate::model::sweep::Cell| c.qd == qd && c.bs_bytes == Some(bs);
+    let dcell = |c: &crate::model::sweep::DepthCell| c.bs_bytes == bs && c.qd == Some(qd);
+    if cell(&a.best) {
+        m.push('*');
+    }
+    if a.plateau.iter().any(cell) {
+        m.push('P');
+    }
+    if a.half_power.iter().any(cell) {
+        m.push('H');
+    }
+    if a.half_power_qd.iter().any(dcell) {
+        m.push('h');
+    }
+    if a.knee.iter().any(cell) {
+        m.push('K');
+    }
+    if a.knee_qd.iter().any(dcell) {
+        m.push('k');
+    }
+    m
+}
+
+/// A 256-colour background for a share of the peak: dark blue (little) to yellow (the peak).
+fn shade(share: f64) -> String {
+    const RAMP: [u8; 10] = [17, 18, 19, 25, 31, 37, 43, 78, 148, 226];
+    let i = ((share.clamp(0.0, 1.0) * (RAMP.len() - 1) as f64).round()) as usize;
+    let fg = if i >= 6 { 16 } else { 255 };
+    format!("\x1b[48;5;{};38;5;{fg}m", RAMP[i])
+}
+
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out += &line;
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    out + &line + "\n"
+}
+
+/// One group's matrix.
+fn matrix(out: &mut String, a: &Analysis, points: &[&Point], colour: bool) {
+    let mut sizes: Vec<u64> = points.iter().map(|p| p.bs_bytes).collect();
+    sizes.sort();
+    sizes.dedup();
+    let mut depths: Vec<u32> = points.iter().map(|p| p.qd).collect();
+    depths.sort();
+    depths.dedup();
+    let threads = if a.threads > 1 {
+        format!(", {} threads", a.threads)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "{}{threads}: MB/s, then IOPS and p99, by request size (down) and queue depth (across)",
+        a.rw
+    );
+    let _ = write!(out, "{:>6}", "");
+    for qd in &depths {
+        let _ = write!(out, " {:>w$}", format!("QD{qd}"), w = CELL - 1);
+    }
+    out.push('\n');
+    for &bs in &sizes {
+        let mut top = format!("{:>6}", ByteSize(bs).to_string());
+        let mut bottom = format!("{:>6}", "");
+        for &qd in &depths {
+            let p = points.iter().find(|p| p.bs_bytes == bs && p.qd == qd);
+            let (t, b) = match p {
+                Some(p) => {
+                    let m = marks(a, bs, qd);
+                    let p99 = p
+                        .latency_us
+                        .as_ref()
+                        .map_or("-".into(), |l| fmt_latency_ns(l.p99 * 1000.0));
+                    (
+                        format!("{:>10.1} {m:<6}", p.bytes_per_s / 1e6),
+                        format!("{:>10} {p99:<7}", count(p.iops)),
+                    )
+                }
+                None => (format!("{:>10} {:6}", "-", ""), format!("{:>18}", "")),
+            };
+            let share = p.map_or(0.0, |p| {
+                if a.peak_bytes_per_s > 0.0 {
+                    p.bytes_per_s / a.peak_bytes_per_s
+                } else {
+                    0.0
+                }
+            });
+            if colour && p.is_some() {
+                let (c, r) = (shade(share), "\x1b[0m");
+                let _ = write!(top, " {c}{t:<w$}{r}", w = CELL - 1);
+                let _ = write!(bottom, " {c}{b:<w$}{r}", w = CELL - 1);
+            } else {
+                let _ = write!(top, " {t:<w$}", w = CELL - 1);
+                let _ = write!(bottom, " {b:<w$}", w = CELL - 1);
+            }
+        }
+        let _ = writeln!(out, "{}", top.trim_end());
+        let _ = writeln!(out, "{}", bottom.trim_end());
+    }
+    out.push_str(&wrap(&a.verdict, 100));
+    out.push('\n');
+}
+
+/// Renders a sweep: one matrix per analysed group, the legend once.
+pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
+    let mut out = String::new();
+    for a in &r.analysis {
+        let pts: Vec<&Point> = r
+            .points
+            .iter()
+            .filter(|p| p.rw == a.rw && p.threads == a.threads)
+            .collect();
+        matrix(&mut out, a, &pts, colour);
+    }
+    if r.analysis.is_empty() {
+        out.push_str("no points measured\n");
+    } else {
+        out.push_str(&wrap(LEGEND, 100));
+    }
+    if r.interrupted {
+        out.push_str("interrupted: the matrix holds the points measured before Ctrl-C\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::sweep::analyse_points as analyse;
+    use crate::model::sweep::LatencyBrief;
+    use crate::model::{Header, Kind};
+    use crate::spec::RwMode;
+
+    fn point(bs: u64, qd: u32, mb: f64) -> Point {
+        Point {
+            rw: RwMode::Randread,
+            bs_bytes: bs,
+            qd,
+            threads: 1,
+            iops: mb * 1e6 / bs as f64,
+            bytes_per_s: mb * 1e6,
+            latency_us: Some(LatencyBrief {
+                p50: 100.0,
+                p99: 100.0 * qd as f64,
+                max: 1000.0,
+            }),
+            cpu_us_per_io: None,
+            steady: false,
+            seconds: 1.0,
+            ci95_pct: None,
+            engine: None,
+            workload: None,
+            results: None,
+            repeat: None,
+        }
+    }
+
+    #[test]
+    fn matrix_marks_and_shades_cells() {
+        let points = vec![
+            point(4096, 1, 40.0),
+            point(4096, 4, 150.0),
+            point(65536, 1, 300.0),
+            point(65536, 4, 310.0),
+        ];
+        let r = SweepReport {
+            header: Header::new(Kind::Sweep, vec![], String::new()),
+            host: None,
+            targets: vec![],
+            source: None,
+            steady_pct: None,
+            pap_bytes_per_s: None,
+            analysis: analyse(&points, None),
+            points,
+            interrupted: false,
+            warnings: vec![],
+        };
+        let plain = sweep_table(&r, false);
+        assert!(!plain.contains("\x1b["));
+        // Half of the 305 MB/s plateau is 152.5: 4k × QD4 (150) falls just short. 64k × QD4
+        // is the best; 64k × QD1 is on the plateau, half-power along both axes, and the knee
+        // along depth (QD4 adds 3 % while p99 quadruples).
+        let row = plain
+            .lines()
+            .find(|l| l.trim_start().starts_with("64k"))
+            .unwrap();
+        assert!(row.contains("310.0 *PH"), "{plain}");
+        assert!(row.contains("300.0 PHhk"), "{plain}");
+        assert!(plain.contains("half-power along request size"));
+        let coloured = sweep_table(&r, true);
+        assert_eq!(
+            coloured.matches("\x1b[48;5;").count(),
+            8,
+            "two lines per cell"
+        );
+        assert!(
+            coloured.contains("\x1b[48;5;226"),
+            "the peak in the brightest shade"
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! From what the workers measured to the `results` object of a run document: per target and
+//! direction summaries, the first error, and each latency histogram kept once.
+
+use super::{Layout, Measurement, TargetMeasurement};
+use crate::analysis::uncertainty::{quantile_ranks, windows};
+use crate::model::run::Steady;
+use crate::model::{ErrorSummary, Results, TargetResult};
+use crate::spec::Workload;
+use crate::stats::recorder::DirStats;
+use crate::stats::summary::Ci95;
+use crate::stats::summary::DirSummary;
+use crate::stats::window::Rates;
+use crate::target::Target;
+
+/// The name of a negative errno as results show it (`EIO (Input/output error)`), or `short
+/// transfer` for 0.
+pub fn errno_name(errno: i32) -> String {
+    match -errno {
+        0 => "short transfer".into(),
+        e => {
+            let name = match e {
+                libc::EIO => "EIO",
+                libc::ENOSPC => "ENOSPC",
+                libc::EINVAL => "EINVAL",
+                libc::EBADF => "EBADF",
+                libc::EFAULT => "EFAULT",
+                libc::EROFS => "EROFS",
+                libc::EAGAIN => "EAGAIN",
+                libc::ENXIO => "ENXIO",
+                libc::EOPNOTSUPP => "EOPNOTSUPP",
+                _ => "",
+            };
+            let msg = std::io::Error::from_raw_os_error(e);
+            if name.is_empty() {
+                msg.to_string()
+            } else {
+                format!("{name} ({msg})")
+            }
+        }
+    }
+}
+
+/// The summary of one target's measurement (or of all together, path `*`).
+fn target_result(path: String, m: &TargetMeasurement, w: &Workload, seconds: f64) -> TargetResult {
+    let mut both = DirStats::default();
+    both.merge(&m.read);
+    both.merge(&m.write);
+    let first = m.errors.first;
+    TargetResult {
+        path,
+        total: DirSummary::of(&both, seconds),
+        read: w.reads().then(|| DirSummary::of(&m.read, seconds)),
+        write: w.writes().then(|| DirSummary::of(&m.write, seconds)),
+        errors: ErrorSummary {
+            count: m.errors.count,
+            first_offset: first.map(|f| f.1),
+            first_error: first.map(|f| errno_name(f.2)),
+            first_direction: first.map(|f| f.3),
+        },
+    }
+}
+
+/// The 95 % interval of a rate from its windows, when there are enough of them.
+fn ci(rates: &[f64]) -> Option<Ci95> {
+    windows(rates).map(|e| e.ci)
+}
+
+/// The order-statistic 95 % interval of quantile `q` of `h`, µs.
+fn quantile_ci(h: &crate::stats::Histogram, q: f64) -> Option<[f64; 2]> {
+    let (lo, hi) = quantile_ranks(h.count(), q)?;
+    Some([h.at_rank_ns(lo) / 1000.0, h.at_rank_ns(hi) / 1000.0])
+}
+
+/// Adds the within-run intervals to the all-targets result: throughput from the measured
+/// phase's 100-ms windows (corrected for autocorrelation), percentiles from order statistics.
+fn intervals(all: &mut TargetResult, m: &Measurement) {
+    let rates = Rates::of(&m.marks);
+    let mut both = m.total.read.hist.clone();
+    both.merge(&m.total.write.hist);
+    let dirs = [
+        (
+            Some(&mut all.total),
+            &rates.iops,
+            &rates.bytes_per_s,
+            Some(&both),
+        ),
+        (
+            all.read.as_mut(),
+            &rates.read_iops,
+            &rates.read_bytes_per_s,
+            Some(&m.total.read.hist),
+        ),
+        (
+            all.write.as_mut(),
+            &rates.write_iops,
+            &rates.write_bytes_per_s,
+            Some(&m.total.write.hist),
+        ),
+    ];
+    for (d, iops, bps, hist) in dirs {
+        let Some(d) = d else { continue };
+        d.iops_ci95 = ci(iops);
+        d.bytes_per_s_ci95 = ci(bps);
+        if let Some(h) = hist {
+            d.latency_us.p50_ci95 = quantile_ci(h, 0.50);
+            d.latency_us.p99_ci95 = quantile_ci(h, 0.99);
+        }
+    }
+}
+
+/// The results of measurement `m` of workload `w` over `targets`.
+pub fn results(
+    m: &Measurement,
+    w: &Workload,
+    targets: &[Target],
+    engine_fallback: Option<String>,
+) -> Results {
+    let mut all = target_result("*".into(), &m.total, w, m.seconds);
+    intervals(&mut all, m);
+    let mut r = Results {
+        engine: m.engine,
+        engine_fallback,
+        registered_file: m.registered.map(|r| r.0),
+        registered_buffers: m.registered.map(|r| r.1),
+        worker_cpus: m.worker_cpus.clone(),
+        seconds: m.seconds,
+        interrupted: m.interrupted,
+        steady: m.steady.map(|s| Steady {
+            reached: s.reached,
+            transient_s: s.transient_s,
+            ci95_pct: s.ci95_pct,
+        }),
+        fatal: m.fatal.clone(),
+        total: all.total,
+        read: all.read,
+        write: all.write,
+        errors: all.errors,
+        targets: match m.layout {
+            Layout::Separate => targets
+                .iter()
+                .zip(&m.targets)
+                .map(|(t, tm)| target_result(t.path.display().to_string(), tm, w, m.seconds))
+                .collect(),
+            // One logical target: named by its members.
+            Layout::Stripe(_) => {
+                let names: Vec<String> = targets
+                    .iter()
+                    .map(|t| t.path.display().to_string())
+                    .collect();
+                m.targets
+                    .iter()
+                    .map(|tm| {
+                        target_result(format!("stripe({})", names.join("+")), tm, w, m.seconds)
+                    })
+                    .collect()
+            }
+        },
+        cpu: m.cpu.clone(),
+        devices: m.devices.clone(),
+        timeseries: m.series.clone(),
+        device_timeseries: m.device_series.clone(),
+    };
+    drop_repeated_histograms(&mut r);
+    r
+}
+
+/// Keeps each histogram once: a one-direction workload's total is that direction's, and
+/// a single target's entries are the run's. Their `histogram` is left empty.
+fn drop_repeated_histograms(r: &mut Results) {
+    let one_direction = r.read.is_some() != r.write.is_some();
+    if one_direction {
+        r.total.histogram.clear();
+    }
+    if let [only] = r.targets.as_mut_slice() {
+        for d in [
+            Some(&mut only.total),
+            only.read.as_mut(),
+            only.write.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            d.histogram.clear();
+        }
+    } else {
+        for t in &mut r.targets {
+            if one_direction {
+                t.total.histogram.clear();
+            }
+        }
+    }
+}

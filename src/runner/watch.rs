@@ -1,0 +1,117 @@
+//! The watch thread's loops: during an adaptive warm-up, until its transient is over; during
+//! the measured phase, the progress line, the per-second device samples, the short windows of
+//! the within-run intervals, and the steady-state rule that may end the phase early.
+
+use super::Shared;
+use super::progress::{mark, show_progress};
+use super::sampler::DeviceSampler;
+use crate::analysis::steady::{SteadyRule, settled};
+use crate::spec::Workload;
+use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How the runner watches a run while it goes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Control {
+    /// Show live figures on stderr when it is a terminal.
+    pub progress: bool,
+    /// Warm up until the transient is over, and end the measured phase once this rule holds
+    /// (else both run their full time).
+    pub steady: Option<SteadyRule>,
+}
+
+impl Control {
+    /// Progress as asked, no steady-state rule: what `run` and `quick` use.
+    pub fn progress(progress: bool) -> Self {
+        Control {
+            progress,
+            steady: None,
+        }
+    }
+}
+
+/// What the watcher saw of a measured phase.
+#[derive(Debug, Default)]
+pub(super) struct Watched {
+    /// The phase's counts every [`CI_WINDOW_S`], the first at its start, the last at its end.
+    pub marks: Vec<Mark>,
+    /// With a steady-state rule: the interval's half-width (%) when it held.
+    pub reached: Option<f64>,
+}
+
+/// Watches an adaptive warm-up that started at `t0` and may last until `until`: every
+/// [`CI_WINDOW_S`] it takes the warm-up's counts, and raises `shared.warm_stop` once the
+/// throughput has settled. Returns how long the warm-up ran, s.
+pub(super) fn watch_warmup(shared: &Shared, t0: Instant, until: Instant) -> f64 {
+    let step = Duration::from_secs_f64(CI_WINDOW_S);
+    let mut marks = vec![Mark::default()];
+    let mut next = t0 + step;
+    while next < until {
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        let at = t0.elapsed().as_secs_f64();
+        marks.push(mark(shared, at));
+        if settled(&Rates::of(&marks).bytes_per_s, at) {
+            shared.warm_stop.store(true, Ordering::Relaxed);
+            return at;
+        }
+        next += step;
+    }
+    until.saturating_duration_since(t0).as_secs_f64()
+}
+
+/// Watches the measured phase until every worker is done (woken the moment the last one is):
+/// takes the phase's counts every [`CI_WINDOW_S`], redraws the progress line every 250 ms,
+/// samples the disks once a second, and with a steady-state rule raises `shared.stop` once it
+/// holds.
+pub(super) fn watch(
+    shared: &Shared,
+    t0: Instant,
+    w: &Workload,
+    steady: Option<SteadyRule>,
+    progress: bool,
+    sampler: &mut DeviceSampler,
+) -> Watched {
+    let tick = Duration::from_millis(250);
+    let window = Duration::from_secs_f64(CI_WINDOW_S);
+    let mut last = (0, 0, Instant::now());
+    let mut next_tick = progress.then_some(t0 + tick);
+    let mut next_mark = t0 + window;
+    // The workers start the phase from zero counts (the runner zeroed them before it began).
+    let mut out = Watched {
+        marks: vec![Mark::default()],
+        reached: None,
+    };
+    loop {
+        let wake = [next_tick, Some(next_mark), sampler.next]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(next_mark);
+        if shared.wait_all_done(wake.saturating_duration_since(Instant::now()).min(tick)) {
+            break;
+        }
+        let now = Instant::now();
+        if let Some(nt) = next_tick.filter(|&nt| now >= nt) {
+            show_progress(shared, t0, w, &mut last);
+            next_tick = Some(nt + tick);
+        }
+        if sampler.next.is_some_and(|ns| now >= ns) {
+            sampler.sample();
+        }
+        if now >= next_mark {
+            let at = (now - t0).as_secs_f64();
+            out.marks.push(mark(shared, at));
+            next_mark += window;
+            if let (Some(rule), None) = (steady, out.reached) {
+                if let Some(pct) = rule.holds(&Rates::of(&out.marks).bytes_per_s, at) {
+                    shared.stop.store(true, Ordering::Relaxed);
+                    out.reached = Some(pct);
+                }
+            }
+        }
+    }
+    // The phase's end: the counts once every worker has drained.
+    out.marks.push(mark(shared, t0.elapsed().as_secs_f64()));
+    out
+}

@@ -1,0 +1,217 @@
+//! The per-second series of a run, merged across workers while the run goes, so that its memory
+//! does not grow with the run's length beyond a few dozen bytes per second.
+//!
+//! Each worker hands over each of its seconds once it is over (I/Os, bytes and the non-empty
+//! latency buckets). A second stays pending, its buckets kept sparse, until every worker has
+//! handed it over; then it becomes one [`TimePoint`] (counts and the p99 of the merged
+//! buckets, exact to the histogram's resolution) and its buckets are dropped. Workers hand over
+//! seconds about when they end, so one or two seconds are pending at a time; a worker stalled
+//! in a long I/O keeps seconds pending, each holding only the buckets seen in it.
+
+use super::Histogram;
+use super::window::Window;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// One second of the whole run (all targets and threads).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TimePoint {
+    /// Second since the start of the measured window (0-based).
+    pub t_s: u32,
+    /// I/Os per second in it.
+    pub iops: f64,
+    /// Bytes per second in it.
+    pub bytes_per_s: f64,
+    /// 99th percentile latency of the I/Os completed in it, µs.
+    pub p99_us: f64,
+}
+
+/// One second being gathered from the workers.
+#[derive(Debug, Default)]
+struct Pending {
+    ios: u64,
+    bytes: u64,
+    /// Non-empty buckets (index, count), sorted by index.
+    buckets: Vec<(u32, u64)>,
+    /// Workers that handed this second over.
+    reported: usize,
+}
+
+/// A finished second before it is scaled by its length: counts and the p99, ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Done {
+    ios: u64,
+    bytes: u64,
+    p99_ns: f64,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    pending: BTreeMap<u32, Pending>,
+    done: Vec<Option<Done>>,
+}
+
+/// Where the workers of one run hand over their seconds.
+#[derive(Debug)]
+pub struct SeriesSink {
+    workers: usize,
+    inner: Mutex<Inner>,
+}
+
+/// Adds sorted sparse `b` into sorted sparse `a`.
+fn merge_sparse(a: &[(u32, u64)], b: impl Iterator<Item = (u32, u64)>) -> Vec<(u32, u64)> {
+    let mut out = Vec::with_capacity(a.len() + 8);
+    let mut a = a.iter().copied().peekable();
+    let mut b = b.peekable();
+    loop {
+        match (a.peek().copied(), b.peek().copied()) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                out.push((x.0, x.1 + y.1));
+                a.next();
+                b.next();
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                out.push(x);
+                a.next();
+            }
+            (_, Some(y)) => {
+                out.push(y);
+                b.next();
+            }
+            (Some(x), None) => {
+                out.push(x);
+                a.next();
+            }
+            (None, None) => return out,
+        }
+    }
+}
+
+fn finish_one(p: &Pending) -> Done {
+    let mut h = Histogram::new();
+    h.add_sparse(&p.buckets);
+    Done {
+        ios: p.ios,
+        bytes: p.bytes,
+        p99_ns: h.quantile_ns(0.99),
+    }
+}
+
+impl SeriesSink {
+    /// A sink for `workers` workers.
+    pub fn new(workers: usize) -> Self {
+        SeriesSink {
+            workers: workers.max(1),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// One worker's second `second`: `ios` I/Os of `bytes` bytes, with latency buckets `hist`.
+    /// Each worker hands each second over at most once.
+    pub fn add(&self, second: u32, ios: u64, bytes: u64, hist: &Histogram) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let p = inner.pending.entry(second).or_default();
+        p.ios += ios;
+        p.bytes += bytes;
+        p.buckets = merge_sparse(&p.buckets, hist.sparse().map(|(i, c)| (i as u32, c)));
+        p.reported += 1;
+        if p.reported >= self.workers {
+            let done = finish_one(p);
+            inner.pending.remove(&second);
+            let i = second as usize;
+            if inner.done.len() <= i {
+                inner.done.resize(i + 1, None);
+            }
+            inner.done[i] = Some(done);
+        }
+    }
+
+    /// Seconds still waiting for a worker (for tests and the memory bound).
+    pub fn pending(&self) -> usize {
+        self.inner.lock().map_or(0, |i| i.pending.len())
+    }
+
+    /// The series over a measured window of `seconds`: one point per reported step of
+    /// [`Window`] (whole seconds, and a last part-second of at least half a second, its rates
+    /// over its real length). Seconds some worker never handed over are finished with what the
+    /// others gave; seconds nobody reported are zero.
+    pub fn finish(&self, seconds: f64) -> Vec<TimePoint> {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let pending = std::mem::take(&mut inner.pending);
+        for (second, p) in pending {
+            let i = second as usize;
+            if inner.done.len() <= i {
+                inner.done.resize(i + 1, None);
+            }
+            inner.done[i] = Some(finish_one(&p));
+        }
+        let window = Window::new(seconds, 1.0);
+        (0..window.steps())
+            .filter_map(|i| {
+                let len = window.step_len(i)?;
+                let d = inner.done.get(i).copied().flatten().unwrap_or_default();
+                Some(TimePoint {
+                    t_s: i as u32,
+                    iops: d.ios as f64 / len,
+                    bytes_per_s: d.bytes as f64 / len,
+                    p99_us: d.p99_ns / 1000.0,
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(ns: &[u64]) -> Histogram {
+        let mut h = Histogram::new();
+        for &v in ns {
+            h.record(v);
+        }
+        h
+    }
+
+    #[test]
+    fn seconds_merge_across_workers_and_scale_the_tail() {
+        let sink = SeriesSink::new(2);
+        sink.add(0, 100, 409_600, &hist(&[200; 100]));
+        assert_eq!(sink.pending(), 1);
+        sink.add(0, 10, 40_960, &hist(&[250; 10]));
+        assert_eq!(sink.pending(), 0, "both workers reported second 0");
+        sink.add(1, 50, 204_800, &hist(&[200; 50]));
+        let s = sink.finish(1.5);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].iops, 110.0);
+        assert_eq!(s[1].iops, 100.0, "50 I/Os in half a second");
+        assert!(s[0].p99_us > 0.0);
+        // A part-second under half a second is not reported.
+        assert_eq!(sink.finish(1.2).len(), 1);
+    }
+
+    /// The merged p99 is the p99 of all latencies of the second, not a mean of the workers'.
+    #[test]
+    fn p99_of_the_merged_buckets() {
+        let sink = SeriesSink::new(2);
+        let fast: Vec<u64> = vec![1_000; 980];
+        let slow: Vec<u64> = vec![100_000; 20];
+        sink.add(0, 980, 0, &hist(&fast));
+        sink.add(0, 20, 0, &hist(&slow));
+        let all: Vec<u64> = fast.iter().chain(&slow).copied().collect();
+        let want = hist(&all).quantile_ns(0.99) / 1000.0;
+        let got = sink.finish(1.0)[0].p99_us;
+        assert!((got - want).abs() / want < 0.01, "{got} vs {want}");
+    }
+
+    #[test]
+    fn sparse_merge_adds_counts() {
+        let a = [(1, 2), (5, 1)];
+        let b = [(0, 1), (5, 3), (9, 1)];
+        assert_eq!(
+            merge_sparse(&a, b.into_iter()),
+            vec![(0, 1), (1, 2), (5, 4), (9, 1)]
+        );
+    }
+}
