@@ -86,6 +86,18 @@ fn correlated_samples_need_the_correction() {
     );
 }
 
+/// Windows that alternate (a throttle releasing I/O in slices) are never credited with more
+/// than their count: τ stays at 1, so the interval is the naive one, not narrower.
+#[test]
+fn alternating_windows_get_no_credit() {
+    let x: Vec<f64> = (0..40)
+        .map(|i| if i % 2 == 0 { 92.0 } else { 108.0 })
+        .collect();
+    assert_eq!(autocorrelation_time(&x), 1.0);
+    let (a, b) = (windows(&x).unwrap(), naive(&x).unwrap());
+    assert!((a.ci.half - b.ci.half).abs() < 1e-9, "{a:?} vs {b:?}");
+}
+
 /// MSER drops a ramp-up, and says when a series has not settled.
 #[test]
 fn mser_finds_the_end_of_a_transient() {

@@ -72,9 +72,14 @@ fn quantile_ci(h: &crate::stats::Histogram, q: f64) -> Option<[f64; 2]> {
 }
 
 /// Adds the within-run intervals to the all-targets result: throughput from the measured
-/// phase's 100-ms windows (corrected for autocorrelation), percentiles from order statistics.
+/// phase's 100-ms windows up to the drain (corrected for autocorrelation), percentiles from
+/// order statistics.
 fn intervals(all: &mut TargetResult, m: &Measurement) {
-    let rates = Rates::of(&m.marks);
+    // The last mark is taken once every worker has drained: the window that ends there holds
+    // the drain after the last submission (a throttle may hold those I/Os for a whole slice),
+    // which is not the phase's steady behaviour, so the intervals leave it out.
+    let issuing = &m.marks[..m.marks.len().saturating_sub(1)];
+    let rates = Rates::of(issuing);
     let mut both = m.total.read.hist.clone();
     both.merge(&m.total.write.hist);
     let dirs = [
