@@ -135,6 +135,20 @@ pub enum Command {
     /// files of one kind share the axes, one series each.
     #[command(after_help = REPORT_HELP)]
     Report(ReportArgs),
+    /// Run fio job files and fio command-line jobs on halfpower's engine and answer in fio's
+    /// shapes (normal, json, json+); `halfpower fio --help` for the details, docs/fio.md for
+    /// the options taken.
+    Fio(FioArgs),
+}
+
+/// `halfpower fio`: fio's own arguments, read by `commands::fio` with fio's grammar.
+#[derive(Args, Debug)]
+#[command(disable_help_flag = true)]
+pub struct FioArgs {
+    /// Job files and fio options (--name=x --rw=randread ...), --output-format=normal|json|json+,
+    /// --output=FILE, --section=NAME, --ignore-unknown, --allow-write, --destroy-data, --quiet.
+    #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0.., value_name = "ARGS")]
+    pub args: Vec<String>,
 }
 
 /// Where results go.

@@ -33,6 +33,15 @@ pub fn rfc3339_ms(unix_ms: u64) -> String {
     )
 }
 
+/// Milliseconds since the Unix epoch as ctime(3) writes the time, in UTC
+/// (`Mon Nov 23 09:31:26 2026`), as fio's documents date themselves.
+pub fn ctime_utc(unix_ms: u64) -> String {
+    jiff::Timestamp::from_millisecond(unix_ms.min(i64::MAX as u64) as i64).map_or_else(
+        |_| String::new(),
+        |t| t.strftime("%a %b %e %H:%M:%S %Y").to_string(),
+    )
+}
+
 /// Milliseconds since the Unix epoch now.
 pub fn unix_ms() -> u64 {
     jiff::Timestamp::now().as_millisecond().max(0) as u64
@@ -43,6 +52,7 @@ mod tests {
     #[test]
     fn dates() {
         assert_eq!(super::rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(super::ctime_utc(0), "Thu Jan  1 00:00:00 1970");
         assert_eq!(
             super::rfc3339_ms(951_782_400_000),
             "2000-02-29T00:00:00.000Z"

@@ -23,6 +23,7 @@ pub mod clock;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod fio;
 pub mod input;
 pub mod model;
 pub mod monitor;

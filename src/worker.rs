@@ -78,8 +78,9 @@ struct PhaseCounts {
 pub enum Limit<'a> {
     /// Issue while the clock is before this instant (ns, monotonic).
     Until(u64),
-    /// Issue while I/Os remain in this budget shared by all workers.
-    Budget(&'a AtomicU64),
+    /// Issue while I/Os remain in this budget shared by all workers and the clock is before
+    /// the instant (ns, monotonic; `u64::MAX` for none).
+    Budget(&'a AtomicU64, u64),
 }
 
 /// Takes up to `want` I/Os from the shared budget; 0 when it is spent.
@@ -160,11 +161,11 @@ impl Worker {
                     && !stop.load(Ordering::Relaxed)
                     && match limit {
                         Limit::Until(deadline) => now < deadline,
-                        Limit::Budget(budget) => {
-                            if claimed == 0 {
+                        Limit::Budget(budget, deadline) => {
+                            if claimed == 0 && now < deadline {
                                 claimed = claim(budget, chunk);
                             }
-                            claimed > 0
+                            claimed > 0 && now < deadline
                         }
                     };
                 if !go {
@@ -227,7 +228,7 @@ impl Worker {
             progress.publish(&counts);
         }
         // A budget claimed but not issued (interrupted) goes back for the record's honesty.
-        if let Limit::Budget(budget) = limit {
+        if let Limit::Budget(budget, _) = limit {
             budget.fetch_add(claimed, Ordering::Relaxed);
         }
         Ok(())
@@ -261,7 +262,7 @@ mod tests {
         let progress = Progress::default();
         w.phase(
             &mut eng,
-            Limit::Budget(&budget),
+            Limit::Budget(&budget, u64::MAX),
             Some(&mut rec),
             &progress,
             &AtomicBool::new(false),

@@ -10,6 +10,7 @@ pub mod device;
 pub mod diagnose;
 pub mod expect;
 pub mod experiments;
+pub mod fio;
 pub mod fit;
 pub mod limits;
 pub mod monitor;

@@ -3,6 +3,7 @@
 mod compare;
 mod diagnose;
 mod experiment;
+mod fio;
 mod monitor;
 mod points;
 mod profile;
@@ -54,6 +55,7 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         Some(Command::Profile(args)) => profile::profile(args, command),
         Some(Command::Report(args)) => report::report(args),
         Some(Command::Compare(args)) => compare::compare(args, command),
+        Some(Command::Fio(args)) => fio::fio(args.args),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

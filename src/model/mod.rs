@@ -7,6 +7,7 @@ pub mod compare;
 pub mod device;
 pub mod diagnosis;
 pub mod experiment;
+pub mod fio;
 pub mod log;
 pub mod monitor;
 pub mod profile;

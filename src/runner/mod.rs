@@ -157,7 +157,14 @@ fn drive<E: Engine>(
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
     if fatal.is_none() {
         let limit = match &shared.budget {
-            Some(b) => Limit::Budget(b),
+            // fio's jobs that end by size may also have a runtime: whichever comes first.
+            Some(b) => Limit::Budget(
+                b,
+                match shared.time_ns {
+                    0 => u64::MAX,
+                    t => origin + t,
+                },
+            ),
             None => Limit::Until(origin + shared.time_ns),
         };
         if let Err(e) = worker.phase(eng, limit, Some(&mut rec), progress, &shared.stop) {

@@ -6,6 +6,42 @@ use super::window::cpu_busy_pct;
 use crate::oscounters::procstat::{self, SystemCpu};
 use serde::{Deserialize, Serialize};
 
+/// Context switches and page faults of this process so far (getrusage), as fio reports them
+/// per job (`ctx`, `majf`, `minf`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProcessEvents {
+    /// Voluntary and involuntary context switches.
+    pub ctx: u64,
+    /// Major page faults.
+    pub majf: u64,
+    /// Minor page faults.
+    pub minf: u64,
+}
+
+impl ProcessEvents {
+    /// getrusage(RUSAGE_SELF) now.
+    pub fn now() -> Self {
+        // SAFETY: rusage is plain data and getrusage only writes it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: ru is writable.
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        ProcessEvents {
+            ctx: (ru.ru_nvcsw + ru.ru_nivcsw).max(0) as u64,
+            majf: ru.ru_majflt.max(0) as u64,
+            minf: ru.ru_minflt.max(0) as u64,
+        }
+    }
+
+    /// The events since `before`.
+    pub fn since(self, before: ProcessEvents) -> Self {
+        ProcessEvents {
+            ctx: self.ctx.saturating_sub(before.ctx),
+            majf: self.majf.saturating_sub(before.majf),
+            minf: self.minf.saturating_sub(before.minf),
+        }
+    }
+}
+
 /// CPU time of this process, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ProcessCpu {

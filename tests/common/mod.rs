@@ -226,13 +226,18 @@ impl Throttle {
 
     /// halfpower with `args`, started inside the cgroup.
     pub fn command(&self, args: &[&str]) -> Command {
+        self.command_of(&assert_cmd::cargo::cargo_bin("halfpower"), args)
+    }
+
+    /// Any `program` with `args` (fio, say), started inside the cgroup.
+    pub fn command_of(&self, program: &Path, args: &[&str]) -> Command {
         let mut c = Command::new("sh");
         c.arg("-c")
             .arg(format!(
                 "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
                 self.dir.display()
             ))
-            .arg(assert_cmd::cargo::cargo_bin("halfpower"))
+            .arg(program)
             .args(args);
         c
     }

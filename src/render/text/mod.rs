@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod diagnosis;
 pub mod experiment;
+pub mod fio;
 pub mod monitor;
 pub mod profile;
 pub mod run;

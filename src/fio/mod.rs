@@ -1,0 +1,384 @@
+//! fio compatibility: fio's job files and command lines read into typed jobs ([`FioJob`]),
+//! grouped as fio groups them, and each job mapped onto a halfpower [`Workload`]. The run
+//! itself and fio's output shapes live in `commands::fio` and `render::fio`.
+
+pub mod jobfile;
+pub mod number;
+pub mod options;
+
+use crate::spec::{DEFAULT_SEED, EngineKind, Workload};
+use crate::units::{ByteSize, Dur};
+use jobfile::Section;
+use number::Size;
+use options::{FioEngine, JobOptions};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What can be wrong with fio input.
+#[derive(Debug, thiserror::Error)]
+pub enum FioError {
+    /// An option halfpower does not take.
+    #[error(
+        "option '{0}' is not supported by halfpower fio (docs/fio.md lists the options it takes; \
+         --ignore-unknown warns instead of stopping)"
+    )]
+    Unsupported(String),
+    /// An option halfpower takes in principle but cannot run yet.
+    #[error("option '{option}' is not supported by halfpower fio yet: {why}")]
+    NotYet {
+        /// The option.
+        option: String,
+        /// Why, and what is missing.
+        why: String,
+    },
+    /// A value fio would not accept either, or one halfpower cannot run.
+    #[error("invalid value '{value}' for fio option '{option}': use {accepted}")]
+    Value {
+        /// The option.
+        option: String,
+        /// The value as written.
+        value: String,
+        /// What would be accepted.
+        accepted: String,
+    },
+    /// A line of a job file that is not fio's grammar.
+    #[error("{origin}: cannot read '{line}': expected {expected}")]
+    Syntax {
+        /// `FILE:LINE`.
+        origin: String,
+        /// The line.
+        line: String,
+        /// What would be read.
+        expected: String,
+    },
+    /// A job file or include that cannot be read.
+    #[error("cannot read job file {path}: {message}")]
+    File {
+        /// The path.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+    /// An error in an option, with where the option was written.
+    #[error("{origin}: {inner}")]
+    At {
+        /// `FILE:LINE` or `command line`.
+        origin: String,
+        /// The error.
+        inner: Box<FioError>,
+    },
+    /// Jobs halfpower cannot run as fio would (e.g. different jobs at the same time).
+    #[error("{0}")]
+    Plan(String),
+}
+
+impl FioError {
+    /// Builds a [`FioError::Value`].
+    pub fn value(option: &str, value: &str, accepted: impl Into<String>) -> Self {
+        FioError::Value {
+            option: option.to_string(),
+            value: value.to_string(),
+            accepted: accepted.into(),
+        }
+    }
+
+    /// Builds a [`FioError::Syntax`].
+    pub fn syntax(origin: &str, line: &str, expected: &str) -> Self {
+        FioError::Syntax {
+            origin: origin.to_string(),
+            line: line.to_string(),
+            expected: expected.to_string(),
+        }
+    }
+}
+
+/// One fio job: its typed options, the options as written (for fio's `"job options"`), and
+/// its group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioJob {
+    /// Typed options, the globals before it and its own applied.
+    pub opts: JobOptions,
+    /// Its own options as written, in order (`"job options"`).
+    pub written: Vec<(String, String)>,
+    /// fio's group id: a new group starts at a job with `stonewall`, `new_group` or
+    /// `wait_for`, and at the first job of every job file after the first.
+    pub group: u32,
+}
+
+/// All jobs of the input, with the global options as written (`"global options"`) and the
+/// warnings of `--ignore-unknown`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JobSet {
+    /// Options of the global sections, as written.
+    pub global: Vec<(String, String)>,
+    /// The jobs in order.
+    pub jobs: Vec<FioJob>,
+    /// Options ignored under `--ignore-unknown`, one line each.
+    pub warnings: Vec<String>,
+}
+
+fn apply_all(
+    opts: &mut JobOptions,
+    section: &Section,
+    ignore_unknown: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, FioError> {
+    // fio reads kb_base before any size, wherever it is written.
+    let (base, rest): (Vec<_>, Vec<_>) = section.options.iter().partition(|o| o.key == "kb_base");
+    let mut written = Vec::new();
+    for o in base.into_iter().chain(rest) {
+        match opts.apply(&o.key, o.value.as_deref()) {
+            Ok(()) => written.push((o.key.clone(), o.value.clone().unwrap_or_default())),
+            Err(FioError::Unsupported(name)) if ignore_unknown => {
+                warnings.push(format!(
+                    "{}: option '{name}' is not supported by halfpower fio; ignored (--ignore-unknown)",
+                    o.origin
+                ));
+            }
+            Err(e) => {
+                return Err(FioError::At {
+                    origin: o.origin.clone(),
+                    inner: Box::new(e),
+                });
+            }
+        }
+    }
+    // Keep the order as written (kb_base went first only for parsing).
+    let order = |k: &str| section.options.iter().position(|o| o.key == k);
+    written.sort_by_key(|(k, _)| order(k));
+    Ok(written)
+}
+
+/// Resolves sections (command-line sections first, then each job file's) into jobs as fio
+/// does: a global section changes the defaults of every job after it; `--section` names keep
+/// only those jobs.
+pub fn resolve(
+    sections: &[Section],
+    only: &[String],
+    ignore_unknown: bool,
+) -> Result<JobSet, FioError> {
+    let mut set = JobSet::default();
+    let mut defaults = JobOptions::default();
+    let mut group = 0u32;
+    for s in sections {
+        if s.global {
+            let w = apply_all(&mut defaults, s, ignore_unknown, &mut set.warnings)?;
+            set.global.extend(w);
+            continue;
+        }
+        if !only.is_empty() && !only.contains(&s.name) {
+            continue;
+        }
+        let mut opts = defaults.clone();
+        opts.name = s.name.clone();
+        let written = apply_all(&mut opts, s, ignore_unknown, &mut set.warnings)?;
+        let starts_group =
+            opts.stonewall || opts.new_group || opts.wait_for.is_some() || s.file_stonewall;
+        if !set.jobs.is_empty() && starts_group {
+            group += 1;
+        }
+        set.jobs.push(FioJob {
+            opts,
+            written,
+            group,
+        });
+    }
+    if set.jobs.is_empty() {
+        return Err(FioError::Plan(if only.is_empty() {
+            "no jobs: give a job file or --name=NAME with options".into()
+        } else {
+            format!("no job section named {} in the input", only.join(", "))
+        }));
+    }
+    Ok(set)
+}
+
+/// How a job ends, as fio decides it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ending {
+    /// `time_based`: runs for the runtime whatever it has done.
+    Time(Duration),
+    /// Until `io_size` (or `size`) × `loops` is done, or the runtime if one is set first.
+    Bytes {
+        /// The runtime, when one is set.
+        runtime: Option<Duration>,
+    },
+}
+
+/// A job as halfpower will run it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobPlan {
+    /// The workload (its `bytes` is filled in once the target's region is known).
+    pub workload: Workload,
+    /// The file or device.
+    pub path: PathBuf,
+    /// How it ends.
+    pub ending: Ending,
+    /// The size as a share of the target, when given so.
+    pub size_pct: Option<f64>,
+    /// Wait before starting.
+    pub startdelay: Duration,
+    /// Differences from fio worth a warning.
+    pub notes: Vec<String>,
+}
+
+/// fio's name for a job's file when none is given: `directory/jobname.0.0`.
+fn default_path(o: &JobOptions) -> PathBuf {
+    let dir = PathBuf::from(o.directory.as_deref().unwrap_or("."));
+    dir.join(format!("{}.0.0", o.name))
+}
+
+/// Maps a job onto a halfpower workload. `setup` carries halfpower's own permissions
+/// (`allow_write`, `destroy_data`).
+pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPlan, FioError> {
+    let o = &job.opts;
+    let mut notes = Vec::new();
+    if o.nrfiles > 1 {
+        return Err(FioError::NotYet {
+            option: "nrfiles".into(),
+            why: "a job runs on one file so far".into(),
+        });
+    }
+    if o.rw_stride.is_some_and(|s| s > 0) {
+        return Err(FioError::NotYet {
+            option: "rw".into(),
+            why: format!(
+                "sequential strides ({}:N) are not implemented yet",
+                o.rw.name()
+            ),
+        });
+    }
+    let path = match &o.filename {
+        Some(f) if f.contains(':') => {
+            return Err(FioError::NotYet {
+                option: "filename".into(),
+                why: "a job runs on one file so far (this is a ':'-separated list)".into(),
+            });
+        }
+        Some(f) => match &o.directory {
+            Some(d) if !f.starts_with('/') => PathBuf::from(d).join(f),
+            _ => PathBuf::from(f),
+        },
+        None => default_path(o),
+    };
+    let mut w = Workload {
+        rw: o.rw,
+        ..Workload::default()
+    };
+    w.read_pct = o.rw.is_mixed().then_some(o.rwmixread);
+    w.bs = ByteSize(match (w.reads(), w.writes()) {
+        (true, true) if o.bs[0] != o.bs[1] => {
+            return Err(FioError::NotYet {
+                option: "bs".into(),
+                why: "different read and write sizes in one job are not implemented yet".into(),
+            });
+        }
+        (false, true) => o.bs[1],
+        _ => o.bs[0],
+    });
+    w.threads = o.numjobs;
+    w.setup.engine = match o.ioengine {
+        FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
+        FioEngine::Sync => EngineKind::Sync,
+        FioEngine::Null => EngineKind::Null,
+    };
+    if o.ioengine == FioEngine::Libaio {
+        notes.push(format!(
+            "job '{}': ioengine=libaio runs on halfpower's io_uring engine (the same queue depth)",
+            o.name
+        ));
+    }
+    w.qd = if o.ioengine == FioEngine::Sync {
+        1
+    } else {
+        o.iodepth
+    };
+    if o.ioengine == FioEngine::Sync && o.iodepth > 1 {
+        notes.push(format!(
+            "job '{}': ioengine={} keeps one I/O in flight (fio ignores iodepth={} there too)",
+            o.name,
+            o.ioengine.fio_name(),
+            o.iodepth
+        ));
+    }
+    if o.numjobs > 1 && !o.group_reporting {
+        notes.push(format!(
+            "job '{}': its {} clones are reported together, as with group_reporting",
+            o.name, o.numjobs
+        ));
+    }
+    w.setup.buffered = !o.direct;
+    w.setup.write_through = o.sync;
+    w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
+    w.setup.seed = match (o.randseed, o.randrepeat) {
+        (Some(s), _) => s,
+        (None, true) => DEFAULT_SEED,
+        (None, false) => crate::clock::now_ns() ^ DEFAULT_SEED,
+    };
+    w.setup.allow_write = allow_write;
+    w.setup.destroy_data = destroy_data;
+    w.setup.affinity = match &o.cpus_allowed {
+        Some(list) => list
+            .parse()
+            .map_err(|e: String| FioError::value("cpus_allowed", list, e))?,
+        None => crate::affinity::Affinity::None,
+    };
+    let mut size_pct = None;
+    match o.size {
+        Some(Size::Bytes(b)) => w.setup.size = Some(ByteSize(b)),
+        Some(Size::Percent(p)) => size_pct = Some(p),
+        None => {}
+    }
+    match o.offset {
+        Size::Bytes(b) => w.setup.offset = ByteSize(b),
+        Size::Percent(_) => {
+            return Err(FioError::NotYet {
+                option: "offset".into(),
+                why: "offsets as a percentage are not implemented yet".into(),
+            });
+        }
+    }
+    let runtime = o.runtime_us.map(Duration::from_micros);
+    let ending = match (o.time_based, runtime) {
+        (true, Some(t)) => Ending::Time(t),
+        (true, None) => {
+            return Err(FioError::value(
+                "time_based",
+                "1",
+                "time_based with a runtime (fio would run until stopped)",
+            ));
+        }
+        (false, runtime) => Ending::Bytes { runtime },
+    };
+    if let Ending::Time(t) = ending {
+        w.setup.time = Some(Dur(t));
+    } else {
+        w.setup.time = runtime.map(Dur);
+    }
+    Ok(JobPlan {
+        workload: w,
+        path,
+        ending,
+        size_pct,
+        startdelay: Duration::from_micros(o.startdelay_us),
+        notes,
+    })
+}
+
+impl JobPlan {
+    /// For a job that ends by bytes: each clone does `io_size` (or its region) `loops` times,
+    /// in whole requests, as fio does. `region` is the target's region, bytes.
+    pub fn budget(&self, job: &JobOptions, region: u64) -> Option<u64> {
+        match self.ending {
+            Ending::Time(_) => None,
+            Ending::Bytes { .. } => {
+                let bs = self.workload.bs.0;
+                let per_clone = job.io_size.unwrap_or(region) / bs * bs;
+                Some(per_clone * job.loops * job.numjobs as u64)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

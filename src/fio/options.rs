@@ -1,0 +1,520 @@
+//! The fio options `halfpower fio` takes, each with fio's meaning, parsed into one typed
+//! [`JobOptions`]; every other option is refused by name. Options fio knows and halfpower will
+//! take but cannot run yet are refused too (never ignored), with that said.
+
+use super::FioError;
+use super::number::{self, KbBase, Size, TimeUnit};
+use crate::spec::RwMode;
+
+/// fio's I/O engines as halfpower maps them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FioEngine {
+    /// `io_uring` (halfpower's io_uring engine).
+    IoUring,
+    /// `libaio`: run by halfpower's io_uring engine (the same asynchronous queue, another API).
+    Libaio,
+    /// `psync`, `sync`, `pvsync`, `pvsync2`, `vsync`: halfpower's sync engine, one I/O in
+    /// flight per job.
+    Sync,
+    /// `null`: no I/O.
+    Null,
+}
+
+impl FioEngine {
+    fn parse(v: &str) -> Result<Self, FioError> {
+        Ok(match v {
+            "io_uring" => FioEngine::IoUring,
+            "libaio" => FioEngine::Libaio,
+            "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => FioEngine::Sync,
+            "null" => FioEngine::Null,
+            _ => {
+                return Err(FioError::value(
+                    "ioengine",
+                    v,
+                    "io_uring, libaio, psync, sync, pvsync, pvsync2, vsync or null",
+                ));
+            }
+        })
+    }
+
+    /// The name fio uses.
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            FioEngine::IoUring => "io_uring",
+            FioEngine::Libaio => "libaio",
+            FioEngine::Sync => "psync",
+            FioEngine::Null => "null",
+        }
+    }
+}
+
+/// Every option of one fio job, typed, with fio's defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobOptions {
+    /// `name`.
+    pub name: String,
+    /// `filename`, as written (a `:`-separated list in fio).
+    pub filename: Option<String>,
+    /// `directory`.
+    pub directory: Option<String>,
+    /// `nrfiles`.
+    pub nrfiles: u64,
+    /// `size`.
+    pub size: Option<Size>,
+    /// `offset`.
+    pub offset: Size,
+    /// `io_size` (alias `io_limit`).
+    pub io_size: Option<u64>,
+    /// `rw` / `readwrite`.
+    pub rw: RwMode,
+    /// The `:N` after `rw` (a sequential stride), when given.
+    pub rw_stride: Option<u64>,
+    /// `rwmixread` (from `rwmixwrite` too), percent of reads.
+    pub rwmixread: u8,
+    /// `bs` for reads and for writes (fio's per-direction list; trim is not run).
+    pub bs: [u64; 2],
+    /// `direct` (fio's default is buffered I/O).
+    pub direct: bool,
+    /// `sync`: open with O_SYNC (`1`/`sync`) or O_DSYNC (`dsync`).
+    pub sync: bool,
+    /// `ioengine` (fio's default is psync).
+    pub ioengine: FioEngine,
+    /// `iodepth`.
+    pub iodepth: u32,
+    /// `numjobs`.
+    pub numjobs: u32,
+    /// `runtime`, µs.
+    pub runtime_us: Option<u64>,
+    /// `time_based`.
+    pub time_based: bool,
+    /// `ramp_time`, µs.
+    pub ramp_time_us: u64,
+    /// `startdelay`, µs.
+    pub startdelay_us: u64,
+    /// `loops`.
+    pub loops: u64,
+    /// `randrepeat`.
+    pub randrepeat: bool,
+    /// `randseed`.
+    pub randseed: Option<u64>,
+    /// `group_reporting`.
+    pub group_reporting: bool,
+    /// `stonewall` (alias `wait_for_previous`).
+    pub stonewall: bool,
+    /// `new_group`.
+    pub new_group: bool,
+    /// `wait_for`.
+    pub wait_for: Option<String>,
+    /// `cpus_allowed`.
+    pub cpus_allowed: Option<String>,
+    /// `clat_percentiles` (on by default in fio).
+    pub clat_percentiles: bool,
+    /// `lat_percentiles`.
+    pub lat_percentiles: bool,
+    /// `percentile_list`.
+    pub percentile_list: Vec<f64>,
+    /// `kb_base`.
+    pub kb_base: KbBase,
+    /// `unified_rw_reporting`.
+    pub unified_rw_reporting: bool,
+}
+
+/// fio's default percentiles.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+impl Default for JobOptions {
+    fn default() -> Self {
+        JobOptions {
+            name: String::new(),
+            filename: None,
+            directory: None,
+            nrfiles: 1,
+            size: None,
+            offset: Size::Bytes(0),
+            io_size: None,
+            rw: RwMode::Read,
+            rw_stride: None,
+            rwmixread: 50,
+            bs: [4096, 4096],
+            direct: false,
+            sync: false,
+            ioengine: FioEngine::Sync,
+            iodepth: 1,
+            numjobs: 1,
+            runtime_us: None,
+            time_based: false,
+            ramp_time_us: 0,
+            startdelay_us: 0,
+            loops: 1,
+            randrepeat: true,
+            randseed: None,
+            group_reporting: false,
+            stonewall: false,
+            new_group: false,
+            wait_for: None,
+            cpus_allowed: None,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            kb_base: KbBase::Binary,
+            unified_rw_reporting: false,
+        }
+    }
+}
+
+/// Options fio has and halfpower will take, but cannot run yet: refused, with this reason.
+pub const NOT_YET: [(&str, &str); 13] = [
+    ("rate", "rate limits are not implemented yet"),
+    ("rate_iops", "rate limits are not implemented yet"),
+    ("rate_min", "rate limits are not implemented yet"),
+    ("thinktime", "think time is not implemented yet"),
+    ("thinktime_blocks", "think time is not implemented yet"),
+    ("bssplit", "request-size mixes are not implemented yet"),
+    ("bsrange", "request-size ranges are not implemented yet"),
+    (
+        "random_distribution",
+        "only random_distribution=random is implemented yet",
+    ),
+    (
+        "percentage_random",
+        "only percentage_random=100 (or 0 for rw) is implemented yet",
+    ),
+    ("fsync", "fsync every N writes is not implemented yet"),
+    (
+        "fdatasync",
+        "fdatasync every N writes is not implemented yet",
+    ),
+    ("end_fsync", "end_fsync is not implemented yet"),
+    ("verify", "data verification is not implemented yet"),
+];
+
+/// Options that change nothing halfpower measures, taken as fio takes them.
+const NO_EFFECT: [&str; 8] = [
+    "description",
+    "thread",
+    "iodepth_batch",
+    "iodepth_batch_submit",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+];
+
+/// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
+pub const SUPPORTED: [&str; 43] = [
+    "name",
+    "filename",
+    "directory",
+    "nrfiles",
+    "size",
+    "filesize",
+    "offset",
+    "io_size",
+    "io_limit",
+    "rw",
+    "readwrite",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "blocksize",
+    "direct",
+    "buffered",
+    "sync",
+    "ioengine",
+    "iodepth",
+    "numjobs",
+    "runtime",
+    "timeout",
+    "time_based",
+    "ramp_time",
+    "startdelay",
+    "loops",
+    "randrepeat",
+    "randseed",
+    "group_reporting",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "wait_for",
+    "cpus_allowed",
+    "clat_percentiles",
+    "lat_percentiles",
+    "percentile_list",
+    "kb_base",
+    "unified_rw_reporting",
+    "blocksize_unaligned",
+    "bs_unaligned",
+    "norandommap",
+];
+
+fn rw_mode(v: &str) -> Result<(RwMode, Option<&str>), FioError> {
+    let (mode, stride) = match v.split_once(':') {
+        Some((m, s)) => (m, Some(s)),
+        None => (v, None),
+    };
+    let m = match mode {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "randread" => RwMode::Randread,
+        "randwrite" => RwMode::Randwrite,
+        "rw" | "readwrite" => RwMode::Rw,
+        "randrw" => RwMode::Randrw,
+        _ => {
+            return Err(FioError::value(
+                "rw",
+                v,
+                "read, write, randread, randwrite, rw, readwrite or randrw (trim modes are not \
+                 supported)",
+            ));
+        }
+    };
+    Ok((m, stride))
+}
+
+fn pct(option: &str, v: &str) -> Result<u8, FioError> {
+    let n = number::int(option, v)?;
+    u8::try_from(n)
+        .ok()
+        .filter(|p| *p <= 100)
+        .ok_or_else(|| FioError::value(option, v, "a percentage from 0 to 100"))
+}
+
+fn u32_in(option: &str, v: &str, max: u32) -> Result<u32, FioError> {
+    let n = number::int(option, v)?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| FioError::value(option, v, format!("a whole number from 1 to {max}")))
+}
+
+impl JobOptions {
+    /// Applies one option. `kb_base` must already be set (fio reads it before the sizes).
+    pub fn apply(&mut self, key: &str, value: Option<&str>) -> Result<(), FioError> {
+        let base = self.kb_base;
+        let need =
+            || value.ok_or_else(|| FioError::value(key, "", "a value (write it as key=value)"));
+        if let Some((_, why)) = NOT_YET.iter().find(|(k, _)| *k == key) {
+            let v = value.unwrap_or("1");
+            let harmless = match key {
+                "random_distribution" => v == "random",
+                "percentage_random" => v.split(',').all(|p| p.trim() == "100"),
+                "fsync" | "fdatasync" | "rate" | "rate_iops" | "rate_min" | "thinktime"
+                | "end_fsync" | "verify" | "thinktime_blocks" => {
+                    v.split(',').all(|p| p.trim() == "0" || p.trim().is_empty())
+                        || (key == "verify" && v == "none")
+                        || (key == "thinktime_blocks" && v == "1")
+                }
+                _ => false,
+            };
+            if harmless {
+                return Ok(());
+            }
+            return Err(FioError::NotYet {
+                option: key.to_string(),
+                why: (*why).to_string(),
+            });
+        }
+        if NO_EFFECT.contains(&key) {
+            return Ok(());
+        }
+        match key {
+            "name" => self.name = need()?.to_string(),
+            "filename" => self.filename = Some(need()?.to_string()),
+            "directory" => self.directory = Some(need()?.to_string()),
+            "nrfiles" => self.nrfiles = u32_in(key, need()?, 1_000_000)? as u64,
+            "size" | "filesize" => self.size = Some(number::size(key, need()?, base, true)?),
+            "offset" => self.offset = number::size(key, need()?, base, true)?,
+            "io_size" | "io_limit" => self.io_size = Some(number::bytes(key, need()?, base)?),
+            "rw" | "readwrite" => {
+                let v = need()?;
+                let (mode, stride) = rw_mode(v)?;
+                self.rw = mode;
+                self.rw_stride = match stride {
+                    Some(s) => Some(number::bytes(key, s, base)?),
+                    None => None,
+                };
+            }
+            "rwmixread" => self.rwmixread = pct(key, need()?)?,
+            "rwmixwrite" => self.rwmixread = 100 - pct(key, need()?)?,
+            "bs" | "blocksize" => {
+                let v = need()?;
+                let parts: Vec<&str> = v.split(',').collect();
+                if parts.len() > 3 {
+                    return Err(FioError::value(
+                        key,
+                        v,
+                        "up to three sizes: read,write,trim",
+                    ));
+                }
+                let read = number::bytes(key, parts[0], base)?;
+                // fio: an empty entry keeps the default; a missing one repeats the read size.
+                let write = match parts.get(1).map(|s| s.trim()) {
+                    None => read,
+                    Some("") => self.bs[1],
+                    Some(s) => number::bytes(key, s, base)?,
+                };
+                self.bs = [read, write];
+            }
+            "direct" => self.direct = number::switch(key, value)?,
+            "buffered" => self.direct = !number::switch(key, value)?,
+            "sync" => {
+                self.sync = match value.map(str::trim) {
+                    None | Some("1") | Some("sync") | Some("dsync") => true,
+                    Some("0") | Some("none") => false,
+                    Some(v) => return Err(FioError::value(key, v, "0, 1, none, sync or dsync")),
+                }
+            }
+            "ioengine" => self.ioengine = FioEngine::parse(need()?)?,
+            "iodepth" => self.iodepth = u32_in(key, need()?, crate::spec::MAX_QD)?,
+            "numjobs" => self.numjobs = u32_in(key, need()?, crate::spec::MAX_THREADS)?,
+            "runtime" | "timeout" => {
+                let us = number::time_us(key, need()?, TimeUnit::Seconds)?;
+                self.runtime_us = (us > 0).then_some(us);
+            }
+            "time_based" => self.time_based = number::switch(key, value)?,
+            "ramp_time" => self.ramp_time_us = number::time_us(key, need()?, TimeUnit::Seconds)?,
+            "startdelay" => self.startdelay_us = number::time_us(key, need()?, TimeUnit::Seconds)?,
+            "loops" => self.loops = u32_in(key, need()?, 1_000_000)? as u64,
+            "randrepeat" => self.randrepeat = number::switch(key, value)?,
+            "randseed" => self.randseed = Some(number::int(key, need()?)?),
+            "group_reporting" => self.group_reporting = number::switch(key, value)?,
+            "stonewall" | "wait_for_previous" => self.stonewall = number::switch(key, value)?,
+            "new_group" => self.new_group = number::switch(key, value)?,
+            "wait_for" => self.wait_for = Some(need()?.to_string()),
+            "cpus_allowed" => self.cpus_allowed = Some(need()?.to_string()),
+            "clat_percentiles" => self.clat_percentiles = number::switch(key, value)?,
+            "lat_percentiles" => self.lat_percentiles = number::switch(key, value)?,
+            "percentile_list" => {
+                let v = need()?;
+                let list: Result<Vec<f64>, _> = v
+                    .split(':')
+                    .map(|p| {
+                        p.trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|q| *q > 0.0 && *q <= 100.0)
+                            .ok_or_else(|| {
+                                FioError::value(key, v, "percentiles above 0 and at most 100 separated by ':', e.g. 50:99:99.9")
+                            })
+                    })
+                    .collect();
+                self.percentile_list = list?;
+            }
+            "kb_base" => self.kb_base = KbBase::parse(key, need()?)?,
+            "unified_rw_reporting" => {
+                self.unified_rw_reporting = match value.map(str::trim) {
+                    None | Some("1") | Some("mixed") | Some("both") => true,
+                    Some("0") | Some("none") => false,
+                    Some(v) => return Err(FioError::value(key, v, "none, mixed, both, 0 or 1")),
+                }
+            }
+            // halfpower always draws random offsets with replacement, which is what
+            // norandommap asks for (docs/fio.md: jobs without it touch each block once a pass).
+            "norandommap" => {
+                number::switch(key, value)?;
+            }
+            "blocksize_unaligned" | "bs_unaligned" => {
+                if number::switch(key, value)? {
+                    return Err(FioError::NotYet {
+                        option: key.to_string(),
+                        why: "halfpower issues whole, aligned requests only".into(),
+                    });
+                }
+            }
+            _ => return Err(FioError::Unsupported(key.to_string())),
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(opts: &[(&str, Option<&str>)]) -> Result<JobOptions, FioError> {
+        let mut j = JobOptions::default();
+        for (k, v) in opts {
+            j.apply(k, *v)?;
+        }
+        Ok(j)
+    }
+
+    #[test]
+    fn fio_defaults() {
+        let j = JobOptions::default();
+        assert!(!j.direct, "fio's default is buffered I/O");
+        assert_eq!(j.ioengine, FioEngine::Sync);
+        assert_eq!(j.bs, [4096, 4096]);
+        assert_eq!(j.iodepth, 1);
+    }
+
+    #[test]
+    fn options_take_fio_values() {
+        let j = job(&[
+            ("rw", Some("randrw")),
+            ("rwmixwrite", Some("30")),
+            ("bs", Some("4k,64k")),
+            ("direct", Some("1")),
+            ("ioengine", Some("libaio")),
+            ("iodepth", Some("16")),
+            ("runtime", Some("30")),
+            ("time_based", None),
+            ("ramp_time", Some("2s")),
+            ("size", Some("50%")),
+        ])
+        .unwrap();
+        assert_eq!(j.rw, RwMode::Randrw);
+        assert_eq!(j.rwmixread, 70);
+        assert_eq!(j.bs, [4096, 65536]);
+        assert!(j.direct && j.time_based);
+        assert_eq!(j.ioengine, FioEngine::Libaio);
+        assert_eq!(j.runtime_us, Some(30_000_000));
+        assert_eq!(j.ramp_time_us, 2_000_000);
+        assert_eq!(j.size, Some(Size::Percent(50.0)));
+        assert_eq!(job(&[("bs", Some("8k"))]).unwrap().bs, [8192, 8192]);
+        assert_eq!(
+            job(&[("rw", Some("read:64k"))]).unwrap().rw_stride,
+            Some(65536)
+        );
+    }
+
+    #[test]
+    fn unknown_options_are_refused_by_name() {
+        match job(&[("zonemode", Some("zbd"))]) {
+            Err(FioError::Unsupported(name)) => assert_eq!(name, "zonemode"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            job(&[("rate_iops", Some("500"))]),
+            Err(FioError::NotYet { .. })
+        ));
+        assert!(job(&[("rate_iops", Some("0"))]).is_ok());
+        assert!(job(&[("random_distribution", Some("random"))]).is_ok());
+        assert!(matches!(
+            job(&[("random_distribution", Some("zipf:1.2"))]),
+            Err(FioError::NotYet { .. })
+        ));
+        assert!(job(&[("iodepth", Some("0"))]).is_err());
+        assert!(job(&[("rw", Some("trim"))]).is_err());
+        assert!(job(&[("ioengine", Some("spdk"))]).is_err());
+    }
+
+    #[test]
+    fn every_listed_option_is_known() {
+        for k in SUPPORTED {
+            let v = match k {
+                "rw" | "readwrite" => "read",
+                "ioengine" => "psync",
+                "kb_base" => "1024",
+                "percentile_list" => "50:99",
+                "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
+                "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",
+                _ => "1",
+            };
+            job(&[(k, Some(v))]).unwrap_or_else(|e| panic!("{k}: {e}"));
+        }
+    }
+}

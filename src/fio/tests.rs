@@ -1,0 +1,173 @@
+//! Tests of job resolution and of the mapping onto workloads.
+
+use super::jobfile::{parse_command_line, parse_file};
+use super::*;
+use crate::spec::RwMode;
+use std::path::Path;
+
+fn sections(text: &str) -> Vec<Section> {
+    parse_file(
+        Path::new("t.fio"),
+        text,
+        true,
+        &|_| Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        &|_| None,
+    )
+    .unwrap()
+}
+
+const SSD_TEST_LIKE: &str = "\
+[global]
+bs=4k
+ioengine=libaio
+iodepth=4
+size=64m
+direct=1
+runtime=5
+filename=/tmp/x
+
+[seq-read]
+rw=read
+stonewall
+
+[rand-read]
+rw=randread
+stonewall
+
+[rand-write]
+rw=randwrite
+iodepth=8
+stonewall
+";
+
+#[test]
+fn globals_flow_into_jobs_and_stonewalls_make_groups() {
+    let set = resolve(&sections(SSD_TEST_LIKE), &[], false).unwrap();
+    assert_eq!(set.jobs.len(), 3);
+    assert_eq!(set.global.len(), 7);
+    let groups: Vec<u32> = set.jobs.iter().map(|j| j.group).collect();
+    assert_eq!(groups, [0, 1, 2]);
+    assert_eq!(set.jobs[2].opts.iodepth, 8);
+    assert_eq!(set.jobs[1].opts.iodepth, 4);
+    assert_eq!(
+        set.jobs[0].written,
+        [
+            ("rw".into(), "read".into()),
+            ("stonewall".into(), String::new())
+        ]
+    );
+    let p = plan(&set.jobs[1], false, false).unwrap();
+    assert_eq!(p.workload.rw, RwMode::Randread);
+    assert_eq!(p.workload.qd, 4);
+    assert!(!p.workload.setup.buffered);
+    assert_eq!(p.workload.setup.engine, EngineKind::Uring);
+    assert_eq!(p.workload.setup.size, Some(ByteSize(64 << 20)));
+    assert_eq!(
+        p.ending,
+        Ending::Bytes {
+            runtime: Some(Duration::from_secs(5))
+        }
+    );
+    assert_eq!(p.budget(&set.jobs[1].opts, 64 << 20), Some(64 << 20));
+    assert_eq!(p.path, PathBuf::from("/tmp/x"));
+}
+
+#[test]
+fn jobs_without_a_stonewall_share_a_group() {
+    let set = resolve(&sections("[a]\n[b]\n[c]\nnew_group\n"), &[], false).unwrap();
+    let groups: Vec<u32> = set.jobs.iter().map(|j| j.group).collect();
+    assert_eq!(groups, [0, 0, 1]);
+}
+
+#[test]
+fn a_global_section_changes_only_later_jobs() {
+    let set = resolve(&sections("[a]\n[global]\nbs=64k\n[b]\n"), &[], false).unwrap();
+    assert_eq!(set.jobs[0].opts.bs, [4096, 4096]);
+    assert_eq!(set.jobs[1].opts.bs, [65536, 65536]);
+}
+
+#[test]
+fn kb_base_applies_to_sizes_written_before_it() {
+    let set = resolve(&sections("[a]\nbs=4k\nkb_base=1000\n"), &[], false).unwrap();
+    assert_eq!(set.jobs[0].opts.bs, [4000, 4000]);
+    assert_eq!(
+        set.jobs[0].written[0].0, "bs",
+        "job options keep the written order"
+    );
+}
+
+#[test]
+fn sections_can_be_chosen() {
+    let set = resolve(&sections(SSD_TEST_LIKE), &["rand-read".into()], false).unwrap();
+    assert_eq!(set.jobs.len(), 1);
+    assert!(resolve(&sections(SSD_TEST_LIKE), &["nope".into()], false).is_err());
+}
+
+#[test]
+fn unknown_options_stop_unless_ignored() {
+    let s = sections("[a]\nzonemode=zbd\nrw=write\n");
+    let e = resolve(&s, &[], false).unwrap_err().to_string();
+    assert!(e.contains("t.fio:2") && e.contains("'zonemode'"), "{e}");
+    let set = resolve(&s, &[], true).unwrap();
+    assert_eq!(set.warnings.len(), 1);
+    assert_eq!(set.jobs[0].opts.rw, RwMode::Write);
+}
+
+#[test]
+fn command_line_jobs_resolve() {
+    let args: Vec<String> = [
+        "--direct=1",
+        "--name=randr",
+        "--rw=randread",
+        "--ioengine=io_uring",
+        "--iodepth=32",
+        "--filename=/dev/null0",
+        "--time_based",
+        "--runtime=3s",
+        "--numjobs=2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let set = resolve(&parse_command_line(&args, &|_| None).unwrap(), &[], false).unwrap();
+    let p = plan(&set.jobs[0], false, false).unwrap();
+    assert_eq!(p.workload.qd, 32);
+    assert_eq!(p.workload.threads, 2);
+    assert_eq!(p.ending, Ending::Time(Duration::from_secs(3)));
+    assert_eq!(p.workload.setup.time, Some(Dur(Duration::from_secs(3))));
+    assert_eq!(p.notes.len(), 1, "clones reported together: {:?}", p.notes);
+}
+
+#[test]
+fn fio_defaults_map_onto_workloads() {
+    let set = resolve(&sections("[job]\nsize=1m\nrw=write\n"), &[], false).unwrap();
+    let p = plan(&set.jobs[0], false, false).unwrap();
+    assert!(p.workload.setup.buffered, "fio is buffered unless direct=1");
+    assert_eq!(p.workload.setup.engine, EngineKind::Sync);
+    assert_eq!(p.workload.setup.warmup, Dur(Duration::ZERO));
+    assert_eq!(p.path, PathBuf::from("./job.0.0"));
+    assert_eq!(p.ending, Ending::Bytes { runtime: None });
+    assert_eq!(p.budget(&set.jobs[0].opts, 1 << 20), Some(1 << 20));
+    let looped = resolve(
+        &sections("[job]\nsize=1m\nloops=3\nio_size=256k\n"),
+        &[],
+        false,
+    )
+    .unwrap();
+    let p = plan(&looped.jobs[0], false, false).unwrap();
+    assert_eq!(p.budget(&looped.jobs[0].opts, 1 << 20), Some(768 << 10));
+}
+
+#[test]
+fn what_cannot_run_yet_is_refused() {
+    for text in [
+        "[a]\nfilename=/a:/b\n",
+        "[a]\nnrfiles=2\n",
+        "[a]\nrw=randrw\nbs=4k,64k\n",
+        "[a]\nrw=read:64k\n",
+        "[a]\ntime_based\n",
+    ] {
+        let set = resolve(&sections(text), &[], false).unwrap();
+        assert!(plan(&set.jobs[0], false, false).is_err(), "{text}");
+    }
+}

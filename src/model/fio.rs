@@ -1,0 +1,237 @@
+//! fio's JSON document (`--output-format=json`, `json+`) as typed structs whose fields, names
+//! and order are fio's, so tools that read fio's output read halfpower's. halfpower's own
+//! figures ride along under one key fio does not use (`"halfpower"` per job).
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+/// A JSON object whose keys keep their order (fio writes `"job options"` as given and
+/// percentiles in increasing order; a sorted map would put "10.000000" before "5.000000").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// The whole document.
+#[derive(Clone, Debug, Serialize)]
+pub struct FioDocument {
+    /// `"halfpower-X.Y.Z (fio-compatible)"`.
+    #[serde(rename = "fio version")]
+    pub fio_version: String,
+    /// Unix time of the end of the run, s.
+    pub timestamp: u64,
+    /// The same, ms.
+    pub timestamp_ms: u64,
+    /// The same as ctime(3) writes it.
+    pub time: String,
+    /// The options of the global sections, as written (absent when there are none).
+    #[serde(rename = "global options", skip_serializing_if = "Option::is_none")]
+    pub global_options: Option<Ordered<String>>,
+    /// Every job.
+    pub jobs: Vec<FioJobReport>,
+    /// The disks underneath, over all jobs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disk_util: Vec<DiskUtil>,
+}
+
+/// Latency statistics in nanoseconds, as fio writes `slat_ns`, `clat_ns` and `lat_ns`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LatNs {
+    /// Smallest, ns.
+    pub min: u64,
+    /// Largest, ns.
+    pub max: u64,
+    /// Mean, ns.
+    pub mean: f64,
+    /// Standard deviation, ns (from halfpower's histogram, within its 0.4 % bucket width).
+    pub stddev: f64,
+    /// Number of I/Os (0 where halfpower does not measure the figure).
+    #[serde(rename = "N")]
+    pub n: u64,
+    /// Percentiles, keyed as fio keys them (`"99.000000"`), ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<Ordered<u64>>,
+    /// `json+` only: every non-empty histogram bucket, keyed by its value in ns, with its count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bins: Option<Ordered<u64>>,
+}
+
+/// One direction of a job (`read`, `write`, `trim`), fio's fields in fio's order.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DirReport {
+    /// Bytes moved.
+    pub io_bytes: u64,
+    /// KiB moved.
+    pub io_kbytes: u64,
+    /// Bytes per second.
+    pub bw_bytes: u64,
+    /// KiB per second (integer, as fio).
+    pub bw: u64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Measured time, ms.
+    pub runtime: u64,
+    /// I/Os completed.
+    pub total_ios: u64,
+    /// I/Os that came back short.
+    pub short_ios: u64,
+    /// I/Os dropped (never in halfpower).
+    pub drop_ios: u64,
+    /// Submission latency: not measured apart by halfpower (N = 0); see docs/fio.md.
+    pub slat_ns: LatNs,
+    /// Completion latency: halfpower's per-I/O latency (see docs/fio.md).
+    pub clat_ns: LatNs,
+    /// Total latency: the same per-I/O latency.
+    pub lat_ns: LatNs,
+    /// Smallest per-second bandwidth, KiB/s.
+    pub bw_min: u64,
+    /// Largest per-second bandwidth, KiB/s.
+    pub bw_max: u64,
+    /// This job's share of its group's bandwidth, %.
+    pub bw_agg: f64,
+    /// Mean per-second bandwidth, KiB/s.
+    pub bw_mean: f64,
+    /// Its standard deviation, KiB/s.
+    pub bw_dev: f64,
+    /// Number of per-second samples.
+    pub bw_samples: u64,
+    /// Smallest per-second IOPS.
+    pub iops_min: u64,
+    /// Largest per-second IOPS.
+    pub iops_max: u64,
+    /// Mean per-second IOPS.
+    pub iops_mean: f64,
+    /// Its standard deviation.
+    pub iops_stddev: f64,
+    /// Number of per-second samples.
+    pub iops_samples: u64,
+}
+
+/// fio's `sync` object (fsync latencies): halfpower issues none.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SyncReport {
+    /// fsyncs issued.
+    pub total_ios: u64,
+    /// Their latency.
+    pub lat_ns: LatNs,
+}
+
+/// halfpower's figures that fio does not have, under `"halfpower"` in each job.
+#[derive(Clone, Debug, Serialize)]
+pub struct HalfpowerExtras {
+    /// The workload that ran, in halfpower's terms (engine, queue depth, threads, request size).
+    pub workload: crate::spec::Workload,
+    /// The engine that ran (`uring`, `sync`, `null`).
+    pub engine: String,
+    /// The target as halfpower opened it.
+    pub target: String,
+    /// Whether I/O bypassed the page cache.
+    pub direct: bool,
+    /// Process CPU µs per I/O.
+    pub cpu_us_per_io: f64,
+    /// System-wide busy CPU, % of all CPUs.
+    pub system_busy_pct: f64,
+    /// The 95 % interval of IOPS, ± %.
+    pub iops_ci95_pct: Option<f64>,
+    /// The disks underneath: %util, average queue size, r_await and w_await (ms).
+    pub devices: Vec<crate::oscounters::diskstats::DeviceDelta>,
+    /// What differs from fio for this job.
+    pub notes: Vec<String>,
+}
+
+/// One job as fio reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FioJobReport {
+    /// The job's name.
+    pub jobname: String,
+    /// Its group.
+    pub groupid: u32,
+    /// 0, or the errno of the first failed I/O.
+    pub error: i32,
+    /// Seconds left (fio writes INT_MAX once done).
+    pub eta: u64,
+    /// Seconds since the whole run began.
+    pub elapsed: u64,
+    /// Its own options as written.
+    #[serde(rename = "job options")]
+    pub job_options: Ordered<String>,
+    /// Reads (or reads and writes together with unified_rw_reporting, as `mixed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<DirReport>,
+    /// Writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<DirReport>,
+    /// Trims (never issued).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirReport>,
+    /// `unified_rw_reporting`: both directions together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<DirReport>,
+    /// fsyncs (never issued).
+    pub sync: SyncReport,
+    /// Measured time, ms.
+    pub job_runtime: u64,
+    /// User CPU, % of the runtime.
+    pub usr_cpu: f64,
+    /// System CPU, % of the runtime.
+    pub sys_cpu: f64,
+    /// Context switches.
+    pub ctx: u64,
+    /// Major page faults.
+    pub majf: u64,
+    /// Minor page faults.
+    pub minf: u64,
+    /// Share of submissions made at each in-flight depth, %.
+    pub iodepth_level: Ordered<f64>,
+    /// How many I/Os each submit call carried, % (not measured: zeros; docs/fio.md).
+    pub iodepth_submit: Ordered<f64>,
+    /// How many I/Os each reap returned, % (not measured: zeros; docs/fio.md).
+    pub iodepth_complete: Ordered<f64>,
+    /// Share of I/Os by latency, ns ranges, %.
+    pub latency_ns: Ordered<f64>,
+    /// µs ranges, %.
+    pub latency_us: Ordered<f64>,
+    /// ms ranges, %.
+    pub latency_ms: Ordered<f64>,
+    /// fio's latency target depth (the job's iodepth).
+    pub latency_depth: u32,
+    /// fio's latency target (none: 0).
+    pub latency_target: u64,
+    /// fio's latency percentile (100).
+    pub latency_percentile: f64,
+    /// fio's latency window (0).
+    pub latency_window: u64,
+    /// halfpower's own figures.
+    pub halfpower: HalfpowerExtras,
+}
+
+/// One disk, as fio's `disk_util`.
+#[derive(Clone, Debug, Serialize)]
+pub struct DiskUtil {
+    /// Kernel name.
+    pub name: String,
+    /// Reads completed.
+    pub read_ios: u64,
+    /// Writes completed.
+    pub write_ios: u64,
+    /// Reads merged.
+    pub read_merges: u64,
+    /// Writes merged.
+    pub write_merges: u64,
+    /// Time reads spent, ms.
+    pub read_ticks: u64,
+    /// Time writes spent, ms.
+    pub write_ticks: u64,
+    /// Weighted time in queue, ms.
+    pub in_queue: u64,
+    /// Busy, %.
+    pub util: f64,
+}

@@ -1,0 +1,266 @@
+//! fio's `normal` output: the human summary people who read fio daily know (per job its
+//! IOPS/BW line, slat/clat/lat, percentiles, bw/iops samples, latency ranges, CPU, depths;
+//! per group the run status; the disk stats), drawn from the same document as the JSON.
+
+use crate::model::fio::{DirReport, FioDocument, FioJobReport, LatNs, Ordered};
+use std::fmt::Write;
+
+/// A number in at most four characters with a 1000- or 1024-step unit, as fio's num2str.
+fn short(v: f64, step: f64, units: &[&str]) -> String {
+    let mut v = v;
+    let mut u = 0;
+    while v >= 9999.5 && u + 1 < units.len() {
+        v /= step;
+        u += 1;
+    }
+    let n = if v >= 99.95 {
+        format!("{v:.0}")
+    } else if v >= 9.995 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    format!("{n}{}", units[u])
+}
+
+fn iops(v: f64) -> String {
+    short(v, 1000.0, &["", "k", "M", "G"])
+}
+
+fn mib(bytes_per_s: f64) -> String {
+    short(bytes_per_s, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB"])
+}
+
+fn mb(bytes_per_s: f64) -> String {
+    short(bytes_per_s, 1000.0, &["B", "kB", "MB", "GB", "TB"])
+}
+
+/// The unit a latency object is printed in, as fio picks it from the smallest value.
+fn lat_unit(l: &LatNs) -> (&'static str, f64) {
+    if l.min >= 10_000_000 {
+        ("msec", 1e6)
+    } else if l.min >= 10_000 {
+        ("usec", 1e3)
+    } else {
+        ("nsec", 1.0)
+    }
+}
+
+fn lat_line(out: &mut String, label: &str, l: &LatNs) {
+    if l.n == 0 {
+        return;
+    }
+    let (unit, div) = lat_unit(l);
+    let _ = writeln!(
+        out,
+        "    {label} ({unit}): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}",
+        l.min as f64 / div,
+        l.max as f64 / div,
+        l.mean / div,
+        l.stddev / div
+    );
+}
+
+fn percentiles(out: &mut String, label: &str, l: &LatNs) {
+    let Some(p) = &l.percentile else { return };
+    let (unit, div) = lat_unit(l);
+    let _ = writeln!(out, "    {label} percentiles ({unit}):");
+    for row in p.0.chunks(4) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|(k, v)| {
+                let q: f64 = k.parse().unwrap_or(0.0);
+                format!("{:5.2}th=[{:5.0}]", q, *v as f64 / div)
+            })
+            .collect();
+        let _ = writeln!(out, "     | {}", cells.join(", "));
+    }
+}
+
+fn direction(out: &mut String, name: &str, d: &DirReport) {
+    if d.total_ios == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
+        iops(d.iops),
+        mib(d.bw_bytes as f64),
+        mb(d.bw_bytes as f64),
+        mib(d.io_bytes as f64),
+        d.runtime
+    );
+    lat_line(out, "slat", &d.slat_ns);
+    lat_line(out, "clat", &d.clat_ns);
+    lat_line(out, " lat", &d.lat_ns);
+    percentiles(out, "clat", &d.clat_ns);
+    if d.bw_samples > 0 {
+        let _ = writeln!(
+            out,
+            "   bw (  KiB/s): min={}, max={}, per={:.2}%, avg={:.2}, stdev={:.2}, samples={}",
+            d.bw_min, d.bw_max, d.bw_agg, d.bw_mean, d.bw_dev, d.bw_samples
+        );
+        let _ = writeln!(
+            out,
+            "   iops        : min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
+            d.iops_min, d.iops_max, d.iops_mean, d.iops_stddev, d.iops_samples
+        );
+    }
+}
+
+fn ranges(out: &mut String, unit: &str, r: &Ordered<f64>) {
+    let cells: Vec<String> =
+        r.0.iter()
+            .filter(|(_, v)| *v > 0.0)
+            .map(|(k, v)| format!("{k}={:.2}%", v.max(0.01)))
+            .collect();
+    for row in cells.chunks(5) {
+        let _ = writeln!(out, "  lat ({unit})   : {}", row.join(", "));
+    }
+}
+
+fn depths(r: &Ordered<f64>) -> String {
+    r.0.iter()
+        .map(|(k, v)| format!("{k}={v:.1}%"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn job(out: &mut String, j: &FioJobReport, time: &str) {
+    let w = &j.halfpower.workload;
+    let _ = writeln!(
+        out,
+        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
+        j.jobname,
+        j.groupid,
+        w.threads,
+        j.error,
+        std::process::id(),
+        time
+    );
+    let dirs = [("read", &j.read), ("write", &j.write), ("mixed", &j.mixed)];
+    for (name, d) in dirs {
+        if let Some(d) = d {
+            direction(out, name, d);
+        }
+    }
+    let [ns, us, ms] = [&j.latency_ns, &j.latency_us, &j.latency_ms];
+    ranges(out, "nsec", ns);
+    ranges(out, "usec", us);
+    ranges(out, "msec", ms);
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        j.usr_cpu, j.sys_cpu, j.ctx, j.majf, j.minf
+    );
+    let _ = writeln!(out, "  IO depths    : {}", depths(&j.iodepth_level));
+    let _ = writeln!(out, "     submit    : not measured by halfpower");
+    let _ = writeln!(out, "     complete  : not measured by halfpower");
+    let ios = |d: &Option<DirReport>| d.as_ref().map_or(0, |d| d.total_ios);
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0",
+        ios(&j.read) + ios(&j.mixed),
+        ios(&j.write)
+    );
+    let _ = writeln!(
+        out,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        j.latency_target, j.latency_window, j.latency_percentile, j.latency_depth
+    );
+    let h = &j.halfpower;
+    let ci = h
+        .iops_ci95_pct
+        .map_or(String::new(), |p| format!(", IOPS ±{p:.1}% (95% interval)"));
+    let _ = writeln!(
+        out,
+        "  halfpower    : engine={}, target={}, direct={}, cpu={:.2}us/IO, system busy={:.1}%{ci}",
+        h.engine, h.target, h.direct, h.cpu_us_per_io, h.system_busy_pct
+    );
+    out.push('\n');
+}
+
+fn status_line(out: &mut String, label: &str, d: &DirReport) {
+    let bw = d.bw_bytes as f64;
+    let _ = writeln!(
+        out,
+        "{label:>7}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
+        mib(bw),
+        mb(bw),
+        mib(bw),
+        mib(bw),
+        mb(bw),
+        mb(bw),
+        mib(d.io_bytes as f64),
+        mb(d.io_bytes as f64),
+        d.runtime,
+        d.runtime
+    );
+}
+
+/// The whole `normal` output of a document.
+pub fn render(doc: &FioDocument) -> String {
+    let mut out = String::new();
+    for j in &doc.jobs {
+        let w = &j.halfpower.workload;
+        let bs = w.bs.0;
+        let _ = writeln!(
+            out,
+            "{}: (g={}): rw={}, bs=(R) {bs}B-{bs}B, (W) {bs}B-{bs}B, (T) {bs}B-{bs}B, ioengine={}, iodepth={}",
+            j.jobname,
+            j.groupid,
+            w.rw.name(),
+            j.halfpower.engine,
+            w.qd
+        );
+    }
+    let _ = writeln!(out, "{}", doc.fio_version);
+    out.push('\n');
+    for j in &doc.jobs {
+        job(&mut out, j, &doc.time);
+    }
+    for j in &doc.jobs {
+        let _ = writeln!(out, "Run status group {} (all jobs):", j.groupid);
+        for (label, d) in [("READ", &j.read), ("WRITE", &j.write), ("MIXED", &j.mixed)] {
+            if let Some(d) = d.as_ref().filter(|d| d.total_ios > 0) {
+                status_line(&mut out, label, d);
+            }
+        }
+        out.push('\n');
+    }
+    if !doc.disk_util.is_empty() {
+        let _ = writeln!(out, "Disk stats (read/write):");
+        for d in &doc.disk_util {
+            let _ = writeln!(
+                out,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks,
+                d.write_ticks,
+                d.in_queue,
+                d.util
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_fit_four_characters_as_in_fio() {
+        assert_eq!(iops(942_566.0), "943k");
+        assert_eq!(iops(12_345.0), "12.3k");
+        assert_eq!(iops(3000.0), "3000");
+        assert_eq!(iops(5.5), "5.50");
+        assert_eq!(mib(3678.0 * 1048576.0), "3678MiB");
+        assert_eq!(mib(11.7 * 1048576.0), "11.7MiB");
+        assert_eq!(mb(12_300_000.0), "12.3MB");
+    }
+}

@@ -1,0 +1,337 @@
+//! `halfpower fio` (issue 14): fio's job files and command lines, fio's JSON shape, and the
+//! same jobs run by fio and by halfpower on one throttled loop device (a device of known
+//! speed), job by job.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn fio_available() -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        unavailable("fio");
+    }
+    ok
+}
+
+/// The keys of every object in `v`, depth first, as `path: k1,k2,…` lines (arrays by their
+/// first element), leaving out `skip` keys.
+fn shape(v: &Value, path: &str, skip: &[&str], out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            let keys: Vec<&str> = m
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !skip.contains(k))
+                .collect();
+            out.push(format!("{path}: {}", keys.join(",")));
+            for k in keys {
+                shape(&m[k], &format!("{path}.{k}"), skip, out);
+            }
+        }
+        Value::Array(a) => {
+            if let Some(first) = a.first() {
+                shape(first, &format!("{path}[0]"), skip, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The same null-engine job, once by fio and once by halfpower: every object has fio's keys in
+/// fio's order (halfpower adds only its `halfpower` key; maps whose keys are values, such as
+/// the percentiles and `job options`, are compared by their own tests).
+#[test]
+fn the_json_has_fios_keys_in_fios_order() {
+    if !fio_available() {
+        return;
+    }
+    let job = [
+        "--name=shape",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--bs=4k",
+        "--iodepth=4",
+        "--size=64m",
+        "--time_based",
+        "--runtime=1",
+        "--output-format=json",
+    ];
+    let fio = Command::new("fio").args(job).output().unwrap();
+    assert!(fio.status.success());
+    let fio: Value = serde_json::from_slice(&fio.stdout).unwrap();
+    let mut args = vec!["fio"];
+    args.extend(job);
+    args.push("--quiet");
+    let hp = stdout_json(&args);
+    let skip = [
+        "halfpower",
+        "percentile",
+        "job options",
+        "bins",
+        "global options",
+        "disk_util",
+    ];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    shape(&fio, "", &skip, &mut a);
+    shape(&hp, "", &skip, &mut b);
+    assert_eq!(a, b);
+    assert_eq!(hp["jobs"][0]["job options"]["rw"], "randrw");
+    assert!(
+        hp["jobs"][0]["job options"].get("time_based").is_none(),
+        "bare options are left out, as fio does"
+    );
+    let p = hp["jobs"][0]["read"]["clat_ns"]["percentile"]
+        .as_object()
+        .unwrap();
+    let keys: Vec<&String> = p.keys().collect();
+    let fio_keys: Vec<&String> = fio["jobs"][0]["read"]["clat_ns"]["percentile"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, fio_keys);
+    assert!(
+        hp["fio version"]
+            .as_str()
+            .unwrap()
+            .starts_with("halfpower-")
+    );
+}
+
+/// What a KDiskMark-style reader takes from the document agrees with itself: bw is bw_bytes
+/// in KiB/s, IOPS is total_ios over the runtime, and Little's law ties the mean completion
+/// latency to the queue depth.
+#[test]
+fn a_kdiskmark_style_parse_reads_consistent_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kdm");
+    let hp = stdout_json(&[
+        "fio",
+        "--name=kdm",
+        &format!("--filename={}", file.display()),
+        "--size=32m",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=io_uring",
+        "--iodepth=8",
+        "--direct=1",
+        "--time_based",
+        "--runtime=1",
+        "--output-format=json",
+        "--quiet",
+    ]);
+    let j = &hp["jobs"][0];
+    assert_eq!(j["error"], 0);
+    let r = &j["read"];
+    let (bw, bw_bytes) = (num(r, "bw"), num(r, "bw_bytes"));
+    assert!((bw - bw_bytes / 1024.0).abs() <= 1.0, "{bw} {bw_bytes}");
+    let iops = num(r, "iops");
+    let from_count = num(r, "total_ios") / (num(r, "runtime") / 1000.0);
+    assert!(
+        (iops / from_count - 1.0).abs() < 0.01,
+        "{iops} vs {from_count}"
+    );
+    let clat_s = num(r, "clat_ns.mean") / 1e9;
+    let in_flight = iops * clat_s;
+    assert!(
+        in_flight > 4.0 && in_flight < 8.5,
+        "Little's law: {in_flight} in flight at QD8"
+    );
+    assert!(!file.exists(), "the file halfpower created is removed");
+}
+
+/// A sequential fill without a runtime writes exactly its size, as fio does.
+#[test]
+fn a_sequential_fill_writes_exactly_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("fill.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "; a fill\n[global]\ndirectory={}\nioengine=psync\n\n[fill]\nrw=write\nbs=128k\nsize=12m\n",
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let hp = stdout_json(&[
+        "fio",
+        job.to_str().unwrap(),
+        "--output-format=json",
+        "--quiet",
+    ]);
+    let w = &hp["jobs"][0]["write"];
+    assert_eq!(num(w, "io_bytes"), (12 << 20) as f64);
+    assert_eq!(num(w, "total_ios"), 96.0);
+    assert_eq!(num(&hp["jobs"][0]["read"], "total_ios"), 0.0);
+    assert_eq!(hp["global options"]["ioengine"], "psync");
+}
+
+#[test]
+fn unknown_options_exit_2_by_name_unless_ignored() {
+    let err = usage_error(&["fio", "--name=x", "--zonemode=zbd", "--size=1m"]);
+    assert!(
+        err.contains("'zonemode'") && err.contains("not supported"),
+        "{err}"
+    );
+    let err = usage_error(&["fio", "--name=x", "--rate_iops=100", "--size=1m"]);
+    assert!(err.contains("'rate_iops'") && err.contains("yet"), "{err}");
+    let err = usage_error(&["fio", "--name=a", "--size=1m", "--name=b", "--size=1m"]);
+    assert!(
+        err.contains("same time") && err.contains("stonewall"),
+        "{err}"
+    );
+    let err = usage_error(&["fio", "--output-format=terse", "--name=a"]);
+    assert!(err.contains("terse"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = halfpower()
+        .args([
+            "fio",
+            "--name=x",
+            "--zonemode=zbd",
+            "--ioengine=null",
+            "--size=1m",
+        ])
+        .args([
+            "--time_based",
+            "--runtime=100ms",
+            "--ignore-unknown",
+            "--quiet",
+        ])
+        .args([
+            "--output-format=json",
+            &format!("--output={}/o.json", dir.path().display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'zonemode'"));
+    assert!(out.stdout.is_empty(), "--output takes the document");
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("o.json")).unwrap()).unwrap();
+    assert_eq!(doc["jobs"][0]["jobname"], "x");
+}
+
+#[test]
+fn sections_includes_and_environment_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("common.inc"),
+        "ioengine=null\ntime_based\nruntime=100ms\n",
+    )
+    .unwrap();
+    let job = dir.path().join("two.fio");
+    std::fs::write(
+        &job,
+        "[global]\ninclude common.inc\nsize=${HP_TEST_SIZE}\n[first]\nrw=read\n[second]\nrw=randwrite\nstonewall\n",
+    )
+    .unwrap();
+    let out = halfpower()
+        .env("HP_TEST_SIZE", "8m")
+        .args([
+            "fio",
+            job.to_str().unwrap(),
+            "--section=second",
+            "--output-format=json",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["jobs"][0]["jobname"], "second");
+    assert_eq!(doc["global options"]["size"], "8m");
+    assert_eq!(
+        num(&doc["jobs"][0]["halfpower"]["workload"], "size"),
+        (8 << 20) as f64
+    );
+}
+
+/// fio's job, fio's IOPS: each job of one job file runs under fio and under halfpower on the
+/// same loop device throttled to 2000 IOPS and 40 MB/s each way; halfpower's IOPS must be
+/// within 15 % of fio's, job by job.
+#[test]
+fn jobs_match_fio_on_a_throttled_device() {
+    if !fio_available() {
+        return;
+    }
+    let Some(throttle) = Throttle::new("fio") else {
+        return;
+    };
+    let Some(lo) = LoopDev::new("fio", 64 << 20) else {
+        return;
+    };
+    throttle.limit(&lo.dev, 40_000_000, 2000);
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("jobs.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nioengine=libaio\ndirect=1\ntime_based\nruntime=2\nsize=48m\n\n\
+             [rand-read-4k]\nrw=randread\nbs=4k\niodepth=4\n\n\
+             [seq-read-64k]\nrw=read\nbs=64k\niodepth=4\nstonewall\n\n\
+             [rand-write-4k]\nrw=randwrite\nbs=4k\niodepth=8\nstonewall\n\n\
+             [mixed-70-30]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nstonewall\n\n\
+             [psync-16k]\nioengine=psync\nrw=randread\nbs=16k\nstonewall\n",
+            lo.path()
+        ),
+    )
+    .unwrap();
+    let run = |program: &Path, extra: &[&str]| -> Value {
+        let mut args = extra.to_vec();
+        args.extend([job.to_str().unwrap(), "--output-format=json"]);
+        let out = throttle.command_of(program, &args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let fio = run(Path::new("fio"), &[]);
+    let hp = run(
+        &assert_cmd::cargo::cargo_bin("halfpower"),
+        &["fio", "--allow-write", "--quiet"],
+    );
+    let (fj, hj) = (
+        fio["jobs"].as_array().unwrap(),
+        hp["jobs"].as_array().unwrap(),
+    );
+    assert_eq!(fj.len(), 5);
+    assert_eq!(hj.len(), 5);
+    let mut report = Vec::new();
+    for (f, h) in fj.iter().zip(hj) {
+        assert_eq!(f["jobname"], h["jobname"]);
+        let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
+        let (a, b) = (iops(f), iops(h));
+        report.push(format!(
+            "{}: fio {a:.0} halfpower {b:.0} ({:.3})",
+            f["jobname"],
+            b / a
+        ));
+        assert!(a > 100.0, "fio ran: {report:?}");
+    }
+    for (f, h) in fj.iter().zip(hj) {
+        let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
+        let r = iops(h) / iops(f);
+        assert!(
+            (0.85..=1.15).contains(&r),
+            "job by job within 15 %: {report:#?}"
+        );
+    }
+    eprintln!("{report:#?}");
+}
