@@ -33,9 +33,10 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
-    /// fio input halfpower cannot read or run (`halfpower fio`).
-    #[error(transparent)]
-    Fio(#[from] crate::fio::FioError),
+    /// Input in another tool's language that halfpower cannot read or run (a fio job file
+    /// or option: `halfpower fio`); the error itself is typed where that language lives.
+    #[error("{0}")]
+    Foreign(Box<dyn std::error::Error + Send + Sync>),
     /// The run was stopped by the user (Ctrl-C) before it could produce anything.
     #[error("interrupted")]
     Interrupted,
@@ -70,7 +71,7 @@ impl Error {
     /// The process exit status this error maps to: 2 for usage errors, 130 for Ctrl-C, else 1.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Invalid { .. } | Error::Refused { .. } | Error::Fio(_) => 2,
+            Error::Invalid { .. } | Error::Refused { .. } | Error::Foreign(_) => 2,
             Error::Interrupted => 130,
             Error::Io { .. } => 1,
         }

@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod affinity;
 pub mod analysis;
 pub mod cli;

@@ -1,27 +1,36 @@
-//! Where each I/O goes: uniform random request-aligned offsets, or sequential streams that
-//! start staggered per thread and wrap at the end of the region.
+//! Where each I/O goes: random offsets drawn from a distribution (with an optional share of
+//! sequential continuations), or sequential streams that start staggered per thread, step by
+//! the request size or a stride, and wrap at the end of the region.
 
+use crate::access::sample::Draw;
 use crate::rng::Rng;
 
-/// The region one worker addresses: `blocks` requests of `bs` bytes starting at `start`.
+/// The region one worker addresses: `size` bytes from `start`, in blocks of `align` bytes
+/// (the request size, or the smallest size of a mix); a partial tail block is unused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Region {
     /// First byte of the region.
     pub start: u64,
-    /// Request size in bytes.
-    pub bs: u64,
-    /// Number of whole requests that fit in the region (≥ 1).
+    /// Alignment of every offset, bytes.
+    pub align: u64,
+    /// Number of whole blocks of `align` in the region (≥ 1).
     pub blocks: u64,
 }
 
 impl Region {
-    /// The region `[start, start + size)` cut into requests of `bs` (a partial tail is unused).
-    pub fn new(start: u64, size: u64, bs: u64) -> Self {
+    /// The region `[start, start + size)` in blocks of `align`.
+    pub fn new(start: u64, size: u64, align: u64) -> Self {
+        let align = align.max(1);
         Region {
             start,
-            bs,
-            blocks: (size / bs).max(1),
+            align,
+            blocks: (size / align).max(1),
         }
+    }
+
+    /// Usable bytes (whole blocks).
+    pub fn size(&self) -> u64 {
+        self.blocks * self.align
     }
 }
 
@@ -64,50 +73,99 @@ impl Stripe {
     }
 }
 
-/// Produces the offsets of one worker.
+/// Produces the offsets of one worker: sequential (with an optional stride), or random from
+/// a distribution, possibly with a share of sequential continuations and runs.
 #[derive(Clone, Debug)]
-pub enum OffsetGen {
-    /// Uniform over the region's blocks.
-    Random {
-        /// The region.
-        region: Region,
-    },
-    /// Consecutive blocks, wrapping at the end.
-    Sequential {
-        /// The region.
-        region: Region,
-        /// Index of the next block.
-        next: u64,
-    },
+pub struct OffsetGen {
+    region: Region,
+    /// Random offsets from this draw; `None` for sequential.
+    random: Option<Draw>,
+    /// Percent of requests that take a random offset (random modes).
+    random_pct: u8,
+    /// Requests per random offset.
+    run: u32,
+    /// Sequential requests left in the current run.
+    left: u32,
+    /// Start-to-start distance of sequential requests (`None`: the request's size).
+    stride: Option<u64>,
+    /// Where the next sequential request starts, relative to the region.
+    pos: u64,
 }
 
 impl OffsetGen {
-    /// Random offsets over `region`.
+    /// Uniform random offsets over `region`.
     pub fn random(region: Region) -> Self {
-        OffsetGen::Random { region }
+        OffsetGen::drawn(region, Draw::Uniform(region.blocks), 100, 1)
     }
 
-    /// Sequential offsets for thread `thread` of `threads`: thread i starts at block
-    /// ⌊blocks · i / threads⌋ so the threads do not read the same data at the same time.
-    pub fn sequential(region: Region, thread: u32, threads: u32) -> Self {
-        let next = (region.blocks as u128 * thread as u128 / threads.max(1) as u128) as u64;
-        OffsetGen::Sequential { region, next }
+    /// Random offsets over `region` from `draw` (over its blocks); `random_pct` percent of
+    /// requests start a run of `run` requests at a random offset, the others continue where
+    /// the previous one ended.
+    pub fn drawn(region: Region, draw: Draw, random_pct: u8, run: u32) -> Self {
+        OffsetGen {
+            region,
+            random: Some(draw),
+            random_pct,
+            run: run.max(1),
+            left: 0,
+            stride: None,
+            pos: 0,
+        }
     }
 
-    /// The byte offset of the next request.
+    /// Sequential offsets for thread `thread` of `threads`, `stride` bytes apart (`None`: each
+    /// request follows the previous one): thread i starts at block ⌊blocks · i / threads⌋ so the
+    /// threads do not read the same data at the same time.
+    pub fn sequential(region: Region, thread: u32, threads: u32, stride: Option<u64>) -> Self {
+        let first = (region.blocks as u128 * thread as u128 / threads.max(1) as u128) as u64;
+        OffsetGen {
+            region,
+            random: None,
+            random_pct: 0,
+            run: 1,
+            left: 0,
+            stride,
+            pos: first * region.align,
+        }
+    }
+
+    /// The byte offset of the next request of `len` bytes (≤ the region's size).
     #[inline]
-    pub fn next(&mut self, rng: &mut Rng) -> u64 {
-        match self {
-            OffsetGen::Random { region } => region.start + rng.below(region.blocks) * region.bs,
-            OffsetGen::Sequential { region, next } => {
-                let off = region.start + *next * region.bs;
-                *next += 1;
-                if *next == region.blocks {
-                    *next = 0;
-                }
-                off
+    pub fn next(&mut self, rng: &mut Rng, len: u64) -> u64 {
+        let size = self.region.size();
+        let draw = match &mut self.random {
+            Some(d) if self.left == 0 => d,
+            Some(_) => {
+                self.left -= 1;
+                return self.step(len, size);
+            }
+            None => return self.step(len, size),
+        };
+        if self.random_pct < 100 && rng.below(100) >= self.random_pct as u64 {
+            return self.step(len, size);
+        }
+        self.left = self.run - 1;
+        let align = self.region.align;
+        let mut off = size.saturating_sub(len) / align * align;
+        for _ in 0..8 {
+            let o = draw.unit(rng) * align;
+            if o + len <= size {
+                off = o;
+                break;
             }
         }
+        self.pos = off + len;
+        self.region.start + off
+    }
+
+    #[inline]
+    fn step(&mut self, len: u64, size: u64) -> u64 {
+        if self.pos + len > size {
+            self.pos = 0;
+        }
+        let off = self.pos;
+        self.pos += self.stride.unwrap_or(len);
+        self.region.start + off
     }
 }
 
@@ -133,7 +191,7 @@ mod tests {
         let mut hits = vec![0u32; region.blocks as usize];
         let first: Vec<u64> = (0..100_000)
             .map(|_| {
-                let off = g.next(&mut rng);
+                let off = g.next(&mut rng, 4096);
                 assert_eq!(off % 4096, 0);
                 assert!(off >= 1 << 20 && off + 4096 <= (1 << 20) + (64 << 20));
                 hits[((off - (1 << 20)) / 4096) as usize] += 1;
@@ -146,17 +204,22 @@ mod tests {
         assert!(*hits.iter().max().unwrap() < 30);
         let mut again = OffsetGen::random(region);
         let mut rng2 = Rng::new(42, 0);
-        assert!(first.iter().take(100).all(|&o| o == again.next(&mut rng2)));
+        assert!(
+            first
+                .iter()
+                .take(100)
+                .all(|&o| o == again.next(&mut rng2, 4096))
+        );
     }
 
     #[test]
     fn sequential_threads_are_staggered_and_wrap() {
         let region = Region::new(0, 8 * 4096, 4096);
         let mut rng = Rng::new(0, 0);
-        let mut t0 = OffsetGen::sequential(region, 0, 2);
-        let mut t1 = OffsetGen::sequential(region, 1, 2);
-        let a: Vec<u64> = (0..10).map(|_| t0.next(&mut rng) / 4096).collect();
-        let b: Vec<u64> = (0..5).map(|_| t1.next(&mut rng) / 4096).collect();
+        let mut t0 = OffsetGen::sequential(region, 0, 2, None);
+        let mut t1 = OffsetGen::sequential(region, 1, 2, None);
+        let a: Vec<u64> = (0..10).map(|_| t0.next(&mut rng, 4096) / 4096).collect();
+        let b: Vec<u64> = (0..5).map(|_| t1.next(&mut rng, 4096) / 4096).collect();
         assert_eq!(a, vec![0, 1, 2, 3, 4, 5, 6, 7, 0, 1]);
         assert_eq!(b, vec![4, 5, 6, 7, 0]);
     }
@@ -165,10 +228,10 @@ mod tests {
     fn a_partial_tail_block_is_never_addressed() {
         let region = Region::new(0, 10_000, 4096);
         assert_eq!(region.blocks, 2);
-        let mut g = OffsetGen::sequential(region, 0, 1);
+        let mut g = OffsetGen::sequential(region, 0, 1, None);
         let mut rng = Rng::new(0, 0);
         for _ in 0..10 {
-            assert!(g.next(&mut rng) + 4096 <= 10_000);
+            assert!(g.next(&mut rng, 4096) + 4096 <= 10_000);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The workload: every option of a run as one typed struct, shared by the CLI (clap derive),
 //! job files and the JSON `workload` object (serde), and its validation. No I/O happens here.
 
+use crate::access::{Access, RequestSize};
 use crate::affinity::Affinity;
 use crate::error::{Error, Result};
 use crate::units::{ByteSize, Dur};
@@ -146,9 +147,10 @@ pub struct Workload {
     /// Share of reads in percent for `rw` and `randrw` [default: 50].
     #[arg(long, value_name = "N")]
     pub read_pct: Option<u8>,
-    /// Request size (k/m/g = KiB/MiB/GiB).
+    /// Request size (k/m/g = KiB/MiB/GiB), or a mix drawn per request such as
+    /// 4k/50:16k/30:64k/20 (percent of requests).
     #[arg(long, value_name = "SIZE", default_value = "4k")]
-    pub bs: ByteSize,
+    pub bs: RequestSize,
     /// I/Os in flight per thread.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub qd: u32,
@@ -219,6 +221,10 @@ pub struct Setup {
     #[arg(long, value_name = "DUR", default_value = "0")]
     #[serde(default)]
     pub spin: Dur,
+    /// Offset distribution, random share, stride, rate cap and think time.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub access: Access,
 }
 
 /// Files written before `--affinity` existed ran unpinned.
@@ -244,6 +250,7 @@ impl Default for Setup {
             create: Create::Filled,
             affinity: Affinity::Spread,
             spin: Dur(Duration::ZERO),
+            access: Access::default(),
         }
     }
 }
@@ -253,7 +260,7 @@ impl Default for Workload {
         Workload {
             rw: RwMode::Read,
             read_pct: None,
-            bs: ByteSize(4096),
+            bs: RequestSize::fixed(4096),
             qd: 1,
             threads: 1,
             setup: Setup::default(),
@@ -280,7 +287,7 @@ impl Workload {
                 format!("a thread count from 1 to {MAX_THREADS}"),
             ));
         }
-        if w.bs.0 == 0 || w.bs.0 > MAX_BS || w.bs.0 > u32::MAX as u64 {
+        if w.bs.min() == 0 || w.bs.max() > MAX_BS {
             return Err(Error::invalid(
                 "--bs",
                 w.bs,
@@ -335,18 +342,29 @@ impl Workload {
                 ));
             }
         }
-        match w.setup.bytes {
-            Some(b) if b.0 == 0 || b.0 % w.bs.0 != 0 => {
+        match (w.setup.bytes, w.bs.single()) {
+            (Some(b), None) => {
+                return Err(Error::invalid(
+                    "--bytes",
+                    b,
+                    format!(
+                        "--time with a mix of request sizes (--bs {}); --bytes counts requests of one size",
+                        w.bs
+                    ),
+                ));
+            }
+            (Some(b), Some(bs)) if b.0 == 0 || b.0 % bs != 0 => {
                 return Err(Error::invalid(
                     "--bytes",
                     b,
                     format!("a positive multiple of --bs {}", w.bs),
                 ));
             }
-            Some(_) => {}
-            None if w.setup.time.is_none() => w.setup.time = Some(Dur(DEFAULT_TIME)),
-            None => {}
+            (Some(_), _) => {}
+            (None, _) if w.setup.time.is_none() => w.setup.time = Some(Dur(DEFAULT_TIME)),
+            (None, _) => {}
         }
+        w.check_access()?;
         if w.setup.create != Create::Filled && w.reads() {
             return Err(Error::invalid(
                 "--create",
@@ -356,7 +374,7 @@ impl Workload {
             ));
         }
         if let Some(s) = w.setup.size {
-            if s.0 < w.bs.0 {
+            if s.0 < w.bs.max() {
                 return Err(Error::invalid(
                     "--size",
                     s,
@@ -391,7 +409,70 @@ impl Workload {
 
     /// The number of measured I/Os in `--bytes` mode.
     pub fn io_budget(&self) -> Option<u64> {
-        self.setup.bytes.map(|b| b.0 / self.bs.0)
+        match (self.setup.bytes, self.bs.single()) {
+            (Some(b), Some(bs)) => Some(b.0 / bs),
+            _ => None,
+        }
+    }
+
+    /// Checks the access options against the rest of the workload.
+    fn check_access(&self) -> Result<()> {
+        let a = &self.setup.access;
+        let random = self.rw.is_random();
+        if a.random_pct > 100 || (!random && a.random_pct != 100) {
+            return Err(Error::invalid(
+                "--random-pct",
+                a.random_pct,
+                "a percentage from 0 to 100, with a random --rw (randread, randwrite, randrw)",
+            ));
+        }
+        if a.random_run == 0 || (!random && a.random_run != 1) {
+            return Err(Error::invalid(
+                "--random-run",
+                a.random_run,
+                "a count of 1 or more, with a random --rw",
+            ));
+        }
+        if !random && !a.dist.is_uniform() {
+            return Err(Error::invalid(
+                "--dist",
+                &a.dist,
+                "uniform with a sequential --rw (use randread, randwrite or randrw for a distribution)",
+            ));
+        }
+        if let Some(st) = a.stride {
+            if random || st.0 < self.bs.max() {
+                return Err(Error::invalid(
+                    "--stride",
+                    st,
+                    format!(
+                        "a size of at least the request size ({}) with a sequential --rw",
+                        ByteSize(self.bs.max())
+                    ),
+                ));
+            }
+        }
+        if a.rate == Some(ByteSize(0)) || a.rate_iops == Some(0) {
+            return Err(Error::invalid(
+                if a.rate_iops == Some(0) {
+                    "--rate-iops"
+                } else {
+                    "--rate"
+                },
+                0,
+                "a rate above zero, or no rate option for an uncapped run",
+            ));
+        }
+        if let Some(t) = a.think {
+            if a.think_every == 0 || t.0 > Duration::from_secs(60) {
+                return Err(Error::invalid(
+                    "--think",
+                    t,
+                    "a pause of at most 60s, with --think-every 1 or more",
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -445,7 +526,7 @@ mod tests {
             ),
             (
                 Workload {
-                    bs: ByteSize(0),
+                    bs: ByteSize(0).into(),
                     ..Default::default()
                 },
                 "--bs '0'",

@@ -1,10 +1,14 @@
 //! One worker thread: keeps `qd` I/Os in flight on one target through one engine, through a
 //! warm-up phase and a measured phase, stamping every I/O at submission and at completion.
 //!
+//! A paced worker (a rate cap or think time) waits as fio does: when the next request is not
+//! yet due, it lets every request in flight complete, then sleeps until it is.
+//!
 //! Each phase ends by draining: no new I/O is issued and every outstanding one is reaped. So at
 //! the barrier between warm-up and measurement nothing is in flight, and the OS disk counters
 //! that the runner samples there cover exactly the measured I/Os.
 
+use crate::access::sample::SizePicker;
 use crate::clock::now_ns;
 use crate::engine::payload::stamp;
 use crate::engine::{Engine, IoDir, IoRequest};
@@ -26,13 +30,54 @@ pub struct WorkerPlan {
     pub read_pct: u8,
     /// I/Os in flight.
     pub qd: u32,
-    /// Request size in bytes.
-    pub bs: u32,
+    /// Request sizes.
+    pub sizes: SizePicker,
+    /// Rate cap and think time.
+    pub pace: Pace,
     /// Where this worker's write numbers start: each write is stamped with this plus its
     /// count, so no two writes of a run carry the same data (`engine::payload`).
     pub write_tag: u64,
     /// With a stripe set, how the offsets map onto the engine's files (else all go to file 0).
     pub stripe: Option<Stripe>,
+}
+
+/// The pace of one worker: its share of a rate cap, and its think time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pace {
+    /// Nanoseconds per request at the I/O rate cap (0: no cap).
+    pub ns_per_io: f64,
+    /// Nanoseconds per byte at the byte rate cap (0: no cap).
+    pub ns_per_byte: f64,
+    /// Pause after every `think_every` requests, ns (0: none).
+    pub think_ns: u64,
+    /// Requests between two pauses.
+    pub think_every: u32,
+}
+
+impl Pace {
+    /// When the next request is due, ns after the phase's start, once `ios` requests of
+    /// `bytes` in all have been issued.
+    #[inline]
+    fn due(&self, ios: u64, bytes: u64) -> u64 {
+        (ios as f64 * self.ns_per_io).max(bytes as f64 * self.ns_per_byte) as u64
+    }
+
+    fn rated(&self) -> bool {
+        self.ns_per_io > 0.0 || self.ns_per_byte > 0.0
+    }
+}
+
+/// Sleeps until `until` (monotonic ns) in slices short enough to notice `stop` and Ctrl-C.
+fn idle_until(until: u64, stop: &AtomicBool) {
+    loop {
+        let now = now_ns();
+        if now >= until || stop.load(Ordering::Relaxed) || signal::interrupted() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(
+            (until - now).min(20_000_000),
+        ));
+    }
 }
 
 /// Live counters of one worker that a progress display may read; one cache line each.
@@ -104,6 +149,7 @@ pub struct Worker {
     start_ns: Vec<u64>,
     offset: Vec<u64>,
     dir: Vec<IoDir>,
+    len: Vec<u32>,
     writes: u64,
 }
 
@@ -116,6 +162,7 @@ impl Worker {
             start_ns: vec![0; qd],
             offset: vec![0; qd],
             dir: vec![IoDir::Read; qd],
+            len: vec![0; qd],
             writes: 0,
         }
     }
@@ -147,7 +194,13 @@ impl Worker {
         progress: &Progress,
         stop: &AtomicBool,
     ) -> io::Result<()> {
-        let bs = self.plan.bs;
+        let pace = self.plan.pace;
+        let (rated, thinks) = (pace.rated(), pace.think_ns > 0);
+        let deadline = match limit {
+            Limit::Until(d) | Limit::Budget(_, d) => d,
+        };
+        let start = now_ns();
+        let (mut issued, mut issued_bytes, mut since_think) = (0u64, 0u64, 0u32);
         let mut free: Vec<u32> = (0..self.plan.qd).rev().collect();
         let mut inflight = 0u32;
         let mut now = now_ns();
@@ -156,6 +209,7 @@ impl Worker {
         let mut counts = PhaseCounts::default();
         progress.publish(&counts);
         loop {
+            let mut blocked = false;
             while let Some(&slot) = free.last() {
                 let go = !signal::interrupted()
                     && !stop.load(Ordering::Relaxed)
@@ -171,10 +225,25 @@ impl Worker {
                 if !go {
                     break;
                 }
+                if thinks && since_think >= pace.think_every {
+                    blocked = true;
+                    break;
+                }
+                if rated {
+                    now = now_ns();
+                    if now < start + pace.due(issued, issued_bytes) {
+                        blocked = true;
+                        break;
+                    }
+                }
                 claimed = claimed.saturating_sub(1);
                 free.pop();
                 let dir = self.next_dir();
-                let logical = self.plan.offsets.next(&mut self.plan.rng);
+                let len = self.plan.sizes.pick(&mut self.plan.rng);
+                let logical = self.plan.offsets.next(&mut self.plan.rng, len);
+                issued += 1;
+                issued_bytes += len;
+                since_think += 1;
                 let (file, offset) = match &self.plan.stripe {
                     Some(s) => s.map(logical),
                     None => (0, logical),
@@ -182,9 +251,10 @@ impl Worker {
                 let s = slot as usize;
                 self.dir[s] = dir;
                 self.offset[s] = offset;
+                self.len[s] = len as u32;
                 if dir == IoDir::Write {
                     stamp(
-                        &mut eng.buffer(slot)[..bs as usize],
+                        &mut eng.buffer(slot)[..len as usize],
                         logical,
                         self.plan.write_tag.wrapping_add(self.writes),
                     );
@@ -196,30 +266,47 @@ impl Worker {
                     file,
                     offset,
                     slot,
+                    len: len as u32,
                 });
                 inflight += 1;
+            }
+            if blocked && inflight == 0 {
+                // Nothing in flight and the next request not yet due: idle until it is.
+                let until = if thinks && since_think >= pace.think_every {
+                    since_think = 0;
+                    now_ns() + pace.think_ns
+                } else {
+                    start + pace.due(issued, issued_bytes)
+                };
+                idle_until(until.min(deadline), stop);
+                now = now_ns();
+                continue;
             }
             if inflight == 0 {
                 break;
             }
-            let (starts, dirs, offsets) = (&self.start_ns, &self.dir, &self.offset);
-            eng.submit_and_reap(1, |slot, res| {
+            // Paced and not yet due: let everything in flight complete first (as fio does).
+            let want = if blocked { inflight } else { 1 };
+            let (starts, dirs, offsets, lens) =
+                (&self.start_ns, &self.dir, &self.offset, &self.len);
+            eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
                 let s = slot as usize;
                 inflight -= 1;
                 free.push(slot);
                 now = t;
-                if res == bs as i32 {
+                let len = lens[s];
+                if res == len as i32 {
                     counts.ios += 1;
-                    counts.bytes += bs as u64;
+                    counts.bytes += len as u64;
                     if dirs[s] == IoDir::Read {
                         counts.read_ios += 1;
-                        counts.read_bytes += bs as u64;
+                        counts.read_bytes += len as u64;
                     }
                 }
                 if let Some(rec) = rec.as_deref_mut() {
-                    if res == bs as i32 {
-                        rec.complete(dirs[s], bs as u64, t.saturating_sub(starts[s]), t);
+                    if res == len as i32 {
+                        rec.complete(dirs[s], len as u64, t.saturating_sub(starts[s]), t);
                     } else {
                         rec.fail(dirs[s], offsets[s], res.min(0), t);
                     }
@@ -247,7 +334,8 @@ mod tests {
             rng: Rng::new(1, 0),
             read_pct,
             qd,
-            bs: 4096,
+            sizes: SizePicker::new(&crate::access::RequestSize::fixed(4096)),
+            pace: Pace::default(),
             write_tag: 0,
             stripe: None,
         }

@@ -24,6 +24,7 @@ fn write_all<E: Engine>(eng: &mut E, qd: u32) {
                 dir: IoDir::Write,
                 offset: block * BS as u64,
                 slot: slot as u32,
+                len: BS as u32,
             });
         }
         let mut done = 0;
@@ -48,6 +49,7 @@ fn read_and_check<E: Engine>(eng: &mut E, qd: u32) {
                 dir: IoDir::Read,
                 offset: block * BS as u64,
                 slot: slot as u32,
+                len: BS as u32,
             });
         }
         let mut done = Vec::new();

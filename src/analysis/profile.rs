@@ -45,7 +45,7 @@ pub fn cell(
     ProfileCell {
         rw,
         pattern,
-        bs_bytes: w.bs.0,
+        bs_bytes: w.bs.max(),
         qd: w.qd,
         threads: w.threads,
         engine: r.engine,

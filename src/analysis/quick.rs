@@ -128,7 +128,7 @@ mod tests {
             direction: Direction::Read,
             workload: Workload {
                 rw,
-                bs: ByteSize(bs),
+                bs: ByteSize(bs).into(),
                 qd,
                 ..Workload::default()
             },

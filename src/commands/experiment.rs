@@ -45,7 +45,7 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
     let shape = |rw: RwMode, bs: u64, qd: u32, setup: Setup| Workload {
         rw,
         read_pct: None,
-        bs: ByteSize(bs),
+        bs: ByteSize(bs).into(),
         qd,
         threads: 1,
         setup,
@@ -198,7 +198,7 @@ fn row(p: &Point, w: &Workload, r: Results) -> Row {
         shift_bytes: p.shift,
         region_bytes: p.region,
         rw,
-        bs_bytes: w.bs.0,
+        bs_bytes: w.bs.max(),
         qd: w.qd,
         iops: d.iops,
         bytes_per_s: d.bytes_per_s,

@@ -173,8 +173,9 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
     if let Some(pct) = plan.size_pct {
         let probe = open_targets(&paths, &w, warnings)?;
         let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
-        let bytes = (whole as f64 * pct / 100.0) as u64 / w.bs.0 * w.bs.0;
-        w.setup.size = Some(ByteSize(bytes.max(w.bs.0)));
+        let unit = w.bs.max();
+        let bytes = (whole as f64 * pct / 100.0) as u64 / unit * unit;
+        w.setup.size = Some(ByteSize(bytes.max(unit)));
     }
     if !plan.startdelay.is_zero() {
         std::thread::sleep(plan.startdelay);

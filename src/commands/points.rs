@@ -103,7 +103,13 @@ impl PointRunner {
                 RwMode::Read
             },
             read_pct: None,
-            bs: ByteSize(shapes.iter().map(|w| w.bs.0).max().unwrap_or(first.bs.0)),
+            bs: crate::access::RequestSize::fixed(
+                shapes
+                    .iter()
+                    .map(|w| w.bs.max())
+                    .max()
+                    .unwrap_or(first.bs.max()),
+            ),
             qd: 1,
             threads: 1,
             setup: Setup {
@@ -134,7 +140,9 @@ impl PointRunner {
         let targets = open_targets(paths, &opening, warnings)?;
         for w in shapes {
             for t in &targets {
-                t.check_request_size(w.bs.0)?;
+                for &(size, _) in w.bs.parts() {
+                    t.check_request_size(size)?;
+                }
             }
         }
         Ok(PointRunner {

@@ -69,7 +69,7 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
                     let workload = Workload {
                         rw: mode,
                         read_pct: None,
-                        bs: ByteSize(bs),
+                        bs: ByteSize(bs).into(),
                         qd,
                         threads,
                         setup,

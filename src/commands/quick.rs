@@ -30,7 +30,7 @@ const TESTS: [(bool, u64, u32); 4] = [
 /// (or `RND4K Q1T32` when the sync engine kept one I/O in flight on each of 32 threads).
 pub fn test_name(w: &Workload) -> String {
     let kind = if w.rw.is_random() { "RND" } else { "SEQ" };
-    let size = crate::units::ByteSize(w.bs.0).to_string().to_uppercase();
+    let size = w.bs.to_string().to_uppercase();
     format!("{kind}{size} Q{}T{}", w.qd, w.threads)
 }
 
@@ -68,7 +68,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let base = Workload {
         rw: RwMode::Randrw,
-        bs: ByteSize(4096),
+        bs: ByteSize(4096).into(),
         setup: Setup {
             size: Some(args.size),
             time: Some(args.time),
@@ -118,7 +118,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             let w = Workload {
                 rw,
                 read_pct: None,
-                bs: ByteSize(bs),
+                bs: ByteSize(bs).into(),
                 qd,
                 threads,
                 setup: Setup {

@@ -101,7 +101,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let layout = match args.stripe {
         None => Layout::Separate,
         Some(ByteSize(chunk)) => {
-            if chunk == 0 || chunk % w.bs.0 != 0 {
+            if chunk == 0 || w.bs.parts().iter().any(|p| chunk % p.0 != 0) {
                 return Err(crate::Error::invalid(
                     "--stripe",
                     ByteSize(chunk),

@@ -38,7 +38,7 @@ fn shapes(args: &SweepArgs) -> crate::Result<Vec<Workload>> {
                         Workload {
                             rw,
                             read_pct: None,
-                            bs,
+                            bs: bs.into(),
                             qd,
                             threads,
                             setup: args.point.setup.clone(),

@@ -45,7 +45,7 @@ impl std::fmt::Display for IoDir {
     }
 }
 
-/// One request: direction, file, byte offset and the slot whose buffer it uses.
+/// One request: direction, file, byte offset, length and the slot whose buffer it uses.
 #[derive(Clone, Copy, Debug)]
 pub struct IoRequest {
     /// Read or write.
@@ -56,6 +56,8 @@ pub struct IoRequest {
     pub offset: u64,
     /// Buffer slot (0..queue depth); also the completion's tag.
     pub slot: u32,
+    /// Bytes to transfer (at most the engine's buffer length).
+    pub len: u32,
 }
 
 /// An engine: prepares requests and completes them. Implementations keep at most `depth`

@@ -8,7 +8,7 @@ use std::io;
 pub struct NullEngine {
     arena: BufferArena,
     len: u32,
-    queued: Vec<u32>,
+    queued: Vec<(u32, u32)>,
 }
 
 impl NullEngine {
@@ -26,7 +26,7 @@ impl NullEngine {
 impl Engine for NullEngine {
     #[inline]
     fn prepare(&mut self, req: IoRequest) {
-        self.queued.push(req.slot);
+        self.queued.push((req.slot, req.len));
     }
 
     #[inline]
@@ -35,8 +35,8 @@ impl Engine for NullEngine {
         _min_complete: u32,
         mut on_complete: impl FnMut(u32, i32),
     ) -> io::Result<()> {
-        for slot in self.queued.drain(..) {
-            on_complete(slot, self.len as i32);
+        for (slot, len) in self.queued.drain(..) {
+            on_complete(slot, len as i32);
         }
         Ok(())
     }

@@ -44,16 +44,13 @@ impl Engine for SyncEngine {
                 // engine; fd is open for the engine's lifetime (the caller's contract).
                 let n = unsafe {
                     match req.dir {
-                        IoDir::Read => libc::pread(
-                            fd,
-                            buf.cast(),
-                            self.len as usize,
-                            req.offset as libc::off_t,
-                        ),
+                        IoDir::Read => {
+                            libc::pread(fd, buf.cast(), req.len as usize, req.offset as libc::off_t)
+                        }
                         IoDir::Write => libc::pwrite(
                             fd,
                             buf.cast(),
-                            self.len as usize,
+                            req.len as usize,
                             req.offset as libc::off_t,
                         ),
                     }

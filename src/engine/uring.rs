@@ -128,35 +128,33 @@ impl UringEngine {
         );
         let e = match (req.dir, self.fixed_buffers, self.fixed_file) {
             (IoDir::Read, true, true) => {
-                opcode::ReadFixed::new(fixed, buf, self.len, req.slot as u16)
+                opcode::ReadFixed::new(fixed, buf, req.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
-            (IoDir::Read, true, false) => {
-                opcode::ReadFixed::new(fd, buf, self.len, req.slot as u16)
-                    .offset(req.offset)
-                    .build()
-            }
-            (IoDir::Read, false, true) => opcode::Read::new(fixed, buf, self.len)
+            (IoDir::Read, true, false) => opcode::ReadFixed::new(fd, buf, req.len, req.slot as u16)
                 .offset(req.offset)
                 .build(),
-            (IoDir::Read, false, false) => opcode::Read::new(fd, buf, self.len)
+            (IoDir::Read, false, true) => opcode::Read::new(fixed, buf, req.len)
+                .offset(req.offset)
+                .build(),
+            (IoDir::Read, false, false) => opcode::Read::new(fd, buf, req.len)
                 .offset(req.offset)
                 .build(),
             (IoDir::Write, true, true) => {
-                opcode::WriteFixed::new(fixed, buf, self.len, req.slot as u16)
+                opcode::WriteFixed::new(fixed, buf, req.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
             (IoDir::Write, true, false) => {
-                opcode::WriteFixed::new(fd, buf, self.len, req.slot as u16)
+                opcode::WriteFixed::new(fd, buf, req.len, req.slot as u16)
                     .offset(req.offset)
                     .build()
             }
-            (IoDir::Write, false, true) => opcode::Write::new(fixed, buf, self.len)
+            (IoDir::Write, false, true) => opcode::Write::new(fixed, buf, req.len)
                 .offset(req.offset)
                 .build(),
-            (IoDir::Write, false, false) => opcode::Write::new(fd, buf, self.len)
+            (IoDir::Write, false, false) => opcode::Write::new(fd, buf, req.len)
                 .offset(req.offset)
                 .build(),
         };

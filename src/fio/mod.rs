@@ -72,6 +72,12 @@ pub enum FioError {
     Plan(String),
 }
 
+impl From<FioError> for crate::Error {
+    fn from(e: FioError) -> Self {
+        crate::Error::Foreign(Box::new(e))
+    }
+}
+
 impl FioError {
     /// Builds a [`FioError::Value`].
     pub fn value(option: &str, value: &str, accepted: impl Into<String>) -> Self {
@@ -275,7 +281,8 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         }
         (false, true) => o.bs[1],
         _ => o.bs[0],
-    });
+    })
+    .into();
     w.threads = o.numjobs;
     w.setup.engine = match o.ioengine {
         FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
@@ -372,7 +379,7 @@ impl JobPlan {
         match self.ending {
             Ending::Time(_) => None,
             Ending::Bytes { .. } => {
-                let bs = self.workload.bs.0;
+                let bs = self.workload.bs.max();
                 let per_clone = job.io_size.unwrap_or(region) / bs * bs;
                 Some(per_clone * job.loops * job.numjobs as u64)
             }

@@ -68,7 +68,7 @@ impl Point {
         let l = &r.total.latency_us;
         Point {
             rw: w.rw,
-            bs_bytes: w.bs.0,
+            bs_bytes: w.bs.max(),
             qd: w.qd,
             threads: w.threads,
             iops: r.total.iops,

@@ -12,6 +12,7 @@ mod watch;
 pub use results::results;
 pub use watch::Control;
 
+use crate::access::sample::{Draw, SizePicker};
 use crate::analysis::steady::SteadyOutcome;
 use crate::clock::now_ns;
 use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
@@ -27,7 +28,7 @@ use crate::stats::series::SeriesSink;
 use crate::stats::series::TimePoint;
 use crate::stats::summary::DeviceSecond;
 use crate::target::Target;
-use crate::worker::{Limit, Progress, Worker, WorkerPlan};
+use crate::worker::{Limit, Pace, Progress, Worker, WorkerPlan};
 use sampler::{DeviceSampler, device_snapshot};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -189,7 +190,7 @@ fn setup_engine(
     qd: u32,
     seed: u64,
 ) -> std::io::Result<AnyEngine> {
-    let bs = w.bs.0 as u32;
+    let bs = w.bs.max() as u32;
     let align = group.iter().map(|t| t.mem_align).max().unwrap_or(4096);
     let fds: Vec<_> = group.iter().map(Target::fd).collect();
     let mut arena = BufferArena::new(qd as usize, bs as usize, align as usize)?;
@@ -230,7 +231,6 @@ fn worker_thread(
         index: me,
         cpu,
     } = id;
-    let bs = w.bs.0 as u32;
     let qd = if engine == EngineKind::Sync { 1 } else { w.qd };
     let stream = ((ti as u64) << 32) | th as u64;
     // A workload may address less than the opened region (profile's cache-hit cells).
@@ -240,22 +240,46 @@ fn worker_thread(
             let sizes: Vec<u64> = group.iter().map(size_of).collect();
             let starts = group.iter().map(|t| t.offset).collect();
             (
-                Region::new(0, Stripe::logical_size(chunk, &sizes), w.bs.0),
+                Region::new(0, Stripe::logical_size(chunk, &sizes), w.bs.min()),
                 Some(Stripe::new(chunk, starts)),
             )
         }
-        None => (Region::new(t.offset, size_of(t), w.bs.0), None),
+        None => (Region::new(t.offset, size_of(t), w.bs.min()), None),
+    };
+    let a = &w.setup.access;
+    // The scattering of popular blocks is the same for every worker of a target (one hot set).
+    let mut scatter_rng = Rng::new(w.setup.seed, 0x5ca7 + ti as u64);
+    // Zones are checked against each target's region when it is opened; a stripe set's
+    // logical region is checked here.
+    let offsets = if w.rw.is_random() {
+        Draw::new(&a.dist, region.blocks, region.align, &mut scatter_rng)
+            .map(|d| OffsetGen::drawn(region, d, a.random_pct, a.random_run))
+            .map_err(|e| format!("--dist {}: {e}", a.dist))
+    } else {
+        Ok(OffsetGen::sequential(
+            region,
+            th,
+            w.threads,
+            a.stride.map(|s| s.0),
+        ))
+    };
+    let workers = shared.workers as f64;
+    let (offsets, offsets_error) = match offsets {
+        Ok(o) => (o, None),
+        Err(e) => (OffsetGen::random(region), Some(e)),
     };
     let plan = WorkerPlan {
-        offsets: if w.rw.is_random() {
-            OffsetGen::random(region)
-        } else {
-            OffsetGen::sequential(region, th, w.threads)
-        },
-        rng: Rng::new(w.setup.seed, stream),
+        offsets,
         read_pct: w.read_pct.unwrap_or(w.rw.default_read_pct()),
         qd,
-        bs,
+        sizes: SizePicker::new(&w.bs),
+        pace: Pace {
+            ns_per_io: a.rate_iops.map_or(0.0, |r| 1e9 * workers / r as f64),
+            ns_per_byte: a.rate.map_or(0.0, |r| 1e9 * workers / r.0 as f64),
+            think_ns: a.think.map_or(0, |t| t.0.as_nanos() as u64),
+            think_every: a.think_every,
+        },
+        rng: Rng::new(w.setup.seed, stream),
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
         write_tag: Rng::new(w.setup.seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
@@ -265,7 +289,7 @@ fn worker_thread(
             .map_err(|e| format!("pinning worker {me} to CPU {c} (--affinity): {e}")),
         None => Ok(()),
     };
-    let engine_result = pinned.and_then(|()| {
+    let engine_result = offsets_error.map_or(pinned, Err).and_then(|()| {
         setup_engine(group, engine, w, qd, w.setup.seed ^ stream).map_err(|e| {
             format!(
                 "setting up the {} engine on {}: {e}",

@@ -140,11 +140,29 @@ fn direct_read_works(file: &File, align: u32) -> bool {
     n >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
 }
 
+/// Checks that the offset distribution fits a region of `size` bytes on `path` (zones).
+fn check_dist(w: &Workload, size: u64, path: &Path) -> Result<()> {
+    let dist = &w.setup.access.dist;
+    if w.rw.is_random() && !dist.is_uniform() {
+        let align = w.bs.min().max(1);
+        let mut rng = crate::rng::Rng::new(0, 0);
+        crate::access::sample::Draw::new(dist, size / align, align, &mut rng).map_err(|why| {
+            Error::invalid(
+                "--dist",
+                dist,
+                format!("zones that fit the region of {}: {why}", path.display()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
 /// Resolves, creates if needed, checks and opens one target for workload `w` (already
 /// validated). Warnings go to `warn`, each with what to do about it.
 pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<Target> {
     if w.setup.engine == EngineKind::Null {
         let size = w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+        check_dist(w, size, path)?;
         return Ok(Target {
             path: path.to_path_buf(),
             kind: TargetKind::Null,
@@ -265,7 +283,9 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         (4096, 1)
     };
     if direct {
-        for (what, v) in [("--bs", w.bs.0), ("--offset", w.setup.offset.0)] {
+        let sizes = w.bs.parts().iter().map(|p| ("--bs", p.0));
+        let stride = w.setup.access.stride.map(|s| ("--stride", s.0));
+        for (what, v) in sizes.chain(stride).chain([("--offset", w.setup.offset.0)]) {
             check_aligned(what, v, offset_align, path)?;
         }
     }
@@ -280,7 +300,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         ));
     }
     let size = w.setup.size.map_or(capacity - w.setup.offset.0, |s| s.0);
-    if w.setup.offset.0 + size > capacity || size < w.bs.0 {
+    if w.setup.offset.0 + size > capacity || size < w.bs.max() {
         return Err(Error::invalid(
             "--size",
             crate::units::ByteSize(size),
@@ -292,6 +312,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
             ),
         ));
     }
+    check_dist(w, size, path)?;
     if w.setup.create != Create::Filled && scratch.is_none() {
         warn(format!(
             "{}: exists, so --create {} does not apply: the workload writes over it as it is",

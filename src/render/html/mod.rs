@@ -72,7 +72,7 @@ fn describe(i: &Input) -> String {
                 "{} {} {} QD{} T{}",
                 targets.join(", "),
                 w.rw.name(),
-                crate::units::ByteSize(w.bs.0),
+                w.bs,
                 w.qd,
                 w.threads
             );

@@ -187,7 +187,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                 "<p class=\"note\">{}: {} {} QD{} × {} thread(s) per target, {} engine, {:.2} s measured{}{}.</p>",
                 esc(l),
                 esc(w.rw.name()),
-                crate::units::ByteSize(w.bs.0),
+                w.bs,
                 w.qd,
                 w.threads,
                 r.results.engine,

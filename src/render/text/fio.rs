@@ -203,10 +203,10 @@ pub fn render(doc: &FioDocument) -> String {
     let mut out = String::new();
     for j in &doc.jobs {
         let w = &j.halfpower.workload;
-        let bs = w.bs.0;
+        let (lo, hi) = (w.bs.min(), w.bs.max());
         let _ = writeln!(
             out,
-            "{}: (g={}): rw={}, bs=(R) {bs}B-{bs}B, (W) {bs}B-{bs}B, (T) {bs}B-{bs}B, ioengine={}, iodepth={}",
+            "{}: (g={}): rw={}, bs=(R) {lo}B-{hi}B, (W) {lo}B-{hi}B, (T) {lo}B-{hi}B, ioengine={}, iodepth={}",
             j.jobname,
             j.groupid,
             w.rw.name(),

@@ -188,6 +188,10 @@ pub fn run_table(r: &RunReport) -> String {
     if !w.setup.spin.0.is_zero() {
         let _ = write!(head, " spin {}", w.setup.spin);
     }
+    let access = w.setup.access.summary();
+    if !access.is_empty() {
+        let _ = write!(head, ", {access}");
+    }
     let mut out = format!("{head}\n{}", results_table(&r.results));
     if let Some(rep) = &r.repeat {
         let _ = writeln!(

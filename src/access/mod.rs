@@ -1,0 +1,478 @@
+//! The workload's access vocabulary, one definition shared by `run` and `fio`: request-size
+//! mixes, offset distributions, the random share, strides, rate limits and think time (types,
+//! parsing, printing and validation; the generators that draw from them are in [`sample`]).
+
+pub mod sample;
+#[cfg(test)]
+mod tests;
+
+use crate::units::{ByteSize, Dur};
+use clap::Args;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// Request sizes: one size, or a mix of sizes drawn per request by weight (fio's bssplit):
+/// `4k/50:16k/30:64k/20` is 50 % 4 KiB, 30 % 16 KiB and 20 % 64 KiB requests.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RequestSize {
+    /// (bytes, weight) pairs in the order given; one pair for a single size.
+    parts: Vec<(u64, u32)>,
+}
+
+impl RequestSize {
+    /// A single request size of `bytes`.
+    pub fn fixed(bytes: u64) -> Self {
+        RequestSize {
+            parts: vec![(bytes, 1)],
+        }
+    }
+
+    /// A mix of `(bytes, weight)` pairs; `None` when empty or every weight is zero.
+    pub fn mix(parts: Vec<(u64, u32)>) -> Option<Self> {
+        let parts: Vec<(u64, u32)> = parts.into_iter().filter(|p| p.1 > 0).collect();
+        (!parts.is_empty()).then_some(RequestSize { parts })
+    }
+
+    /// The size when there is only one.
+    pub fn single(&self) -> Option<u64> {
+        match self.parts.as_slice() {
+            [(b, _)] => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Whether several sizes are mixed.
+    pub fn is_mix(&self) -> bool {
+        self.single().is_none()
+    }
+
+    /// The largest size (what a buffer must hold).
+    pub fn max(&self) -> u64 {
+        self.parts.iter().map(|p| p.0).max().unwrap_or(0)
+    }
+
+    /// The smallest size (the alignment of offsets in a mix).
+    pub fn min(&self) -> u64 {
+        self.parts.iter().map(|p| p.0).min().unwrap_or(0)
+    }
+
+    /// The mean size weighted by the mix, bytes.
+    pub fn mean(&self) -> f64 {
+        let total: f64 = self.parts.iter().map(|p| p.1 as f64).sum();
+        self.parts
+            .iter()
+            .map(|&(b, w)| b as f64 * w as f64)
+            .sum::<f64>()
+            / total.max(1.0)
+    }
+
+    /// The (bytes, weight) pairs.
+    pub fn parts(&self) -> &[(u64, u32)] {
+        &self.parts
+    }
+}
+
+impl From<ByteSize> for RequestSize {
+    fn from(b: ByteSize) -> Self {
+        RequestSize::fixed(b.0)
+    }
+}
+
+impl FromStr for RequestSize {
+    type Err = String;
+
+    /// `4k`, or `SIZE/WEIGHT:SIZE/WEIGHT...`; weights are percentages when some are left
+    /// blank (`4k/:64k/20` gives the blanks an equal share of what is left of 100), else
+    /// relative weights.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let accepted = "a size such as 4k, or a mix SIZE/PERCENT:SIZE/PERCENT... such as \
+                        4k/50:16k/30:64k/20 (k/m/g = KiB/MiB/GiB)";
+        if !s.contains('/') && !s.contains(':') {
+            return s.parse::<ByteSize>().map(|b| RequestSize::fixed(b.0));
+        }
+        let mut parts = Vec::new();
+        let mut blanks = 0u32;
+        for item in s.split(':') {
+            let (size, weight) = item
+                .split_once('/')
+                .ok_or_else(|| format!("'{item}' in '{s}' has no /PERCENT: use {accepted}"))?;
+            let b: ByteSize = size.parse()?;
+            let w = if weight.trim().is_empty() {
+                blanks += 1;
+                None
+            } else {
+                Some(weight.trim().parse::<u32>().map_err(|_| {
+                    format!("'{weight}' in '{s}' is not a whole percentage: use {accepted}")
+                })?)
+            };
+            parts.push((b.0, w));
+        }
+        let given: u32 = parts.iter().filter_map(|p| p.1).sum();
+        let parts: Vec<(u64, u32)> = if blanks > 0 {
+            if given > 100 {
+                return Err(format!(
+                    "the percentages in '{s}' add up to {given}, above 100: use {accepted}"
+                ));
+            }
+            let rest = 100 - given;
+            let mut left = rest;
+            let mut k = 0;
+            parts
+                .into_iter()
+                .map(|(b, w)| match w {
+                    Some(w) => (b, w),
+                    None => {
+                        k += 1;
+                        let share = if k == blanks { left } else { rest / blanks };
+                        left -= share;
+                        (b, share)
+                    }
+                })
+                .collect()
+        } else {
+            parts
+                .into_iter()
+                .map(|(b, w)| (b, w.unwrap_or(0)))
+                .collect()
+        };
+        if parts.iter().any(|p| p.0 == 0) {
+            return Err(format!("a request size of 0 in '{s}': use {accepted}"));
+        }
+        RequestSize::mix(parts).ok_or_else(|| format!("every weight in '{s}' is 0: use {accepted}"))
+    }
+}
+
+impl fmt::Display for RequestSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(b) = self.single() {
+            return write!(f, "{}", ByteSize(b));
+        }
+        for (i, &(b, w)) in self.parts.iter().enumerate() {
+            if i > 0 {
+                f.write_str(":")?;
+            }
+            write!(f, "{}/{w}", ByteSize(b))?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for RequestSize {
+    /// A single size as its byte count (as before mixes existed); a mix as its text.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.single() {
+            Some(b) => s.serialize_u64(b),
+            None => s.serialize_str(&self.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(RequestSize::fixed(n)),
+            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// One zone of a zoned distribution: a share of the accesses going to a slice of the region.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Zone {
+    /// Share of the accesses, percent.
+    pub access_pct: f64,
+    /// Size of the slice: percent of the region (`zoned`) or bytes (`zoned_abs`).
+    pub size: f64,
+}
+
+/// Where random offsets fall in the region (fio's random_distribution).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Distribution {
+    /// Every request-sized block equally likely.
+    #[default]
+    Uniform,
+    /// Zipf with exponent θ > 0: the k-th most popular block is hit ∝ 1/k^θ; popular blocks
+    /// are scattered over the region.
+    Zipf(f64),
+    /// fio's Pareto with 0 < h < 1: a share h of the blocks gets a share 1 − h of the
+    /// accesses (0.2: the 80/20 rule); popular blocks scattered as for Zipf.
+    Pareto(f64),
+    /// Normal (Gaussian) around `mean_pct` of the region with deviation `sigma_pct` of it,
+    /// drawn again when it falls outside (the NT Response Probe's FILESEEK).
+    Normal {
+        /// Standard deviation, percent of the region.
+        sigma_pct: f64,
+        /// Centre, percent of the region.
+        mean_pct: f64,
+    },
+    /// Zones of the region by percent of its size: `zoned:60/10:30/20:10/70`.
+    Zoned(Vec<Zone>),
+    /// Zones by absolute size from the region's start: `zoned_abs:60/20m:40/1g`.
+    ZonedAbs(Vec<Zone>),
+}
+
+impl Distribution {
+    /// Whether offsets are uniform.
+    pub fn is_uniform(&self) -> bool {
+        *self == Distribution::Uniform
+    }
+}
+
+/// What `--dist` accepts.
+const DIST_ACCEPTED: &str = "uniform (or random), zipf:THETA (> 0), pareto:H (0 < H < 1), \
+    normal:SIGMA%[:MEAN%], zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... \
+    (accesses and zoned sizes add up to 100)";
+
+fn float(s: &str, what: &str, whole: &str) -> Result<f64, String> {
+    s.trim()
+        .trim_end_matches('%')
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("'{s}' in '{whole}' is not a number ({what}): use {DIST_ACCEPTED}"))
+}
+
+fn zones(spec: &str, whole: &str, absolute: bool) -> Result<Vec<Zone>, String> {
+    let mut out = Vec::new();
+    for item in spec.split(':') {
+        let (a, z) = item
+            .split_once('/')
+            .ok_or_else(|| format!("zone '{item}' in '{whole}' has no '/': use {DIST_ACCEPTED}"))?;
+        let access_pct = float(a, "access percentage", whole)?;
+        let size = if absolute {
+            z.parse::<ByteSize>()?.0 as f64
+        } else {
+            float(z, "size percentage", whole)?
+        };
+        if access_pct < 0.0 || size <= 0.0 {
+            return Err(format!(
+                "zone '{item}' in '{whole}': accesses must be ≥ 0 and sizes > 0"
+            ));
+        }
+        out.push(Zone { access_pct, size });
+    }
+    let access: f64 = out.iter().map(|z| z.access_pct).sum();
+    if (access - 100.0).abs() > 1e-6 {
+        return Err(format!(
+            "the zones' accesses in '{whole}' add up to {access}, not 100: use {DIST_ACCEPTED}"
+        ));
+    }
+    let size: f64 = out.iter().map(|z| z.size).sum();
+    if !absolute && (size - 100.0).abs() > 1e-6 {
+        return Err(format!(
+            "the zones' sizes in '{whole}' add up to {size} %, not 100: use {DIST_ACCEPTED}"
+        ));
+    }
+    Ok(out)
+}
+
+impl FromStr for Distribution {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let (name, arg) = t.split_once(':').unwrap_or((t, ""));
+        let need = |what: &str| {
+            if arg.is_empty() {
+                Err(format!("'{s}' needs {what}: use {DIST_ACCEPTED}"))
+            } else {
+                Ok(())
+            }
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "uniform" | "random" if arg.is_empty() => Ok(Distribution::Uniform),
+            "zipf" => {
+                need("θ")?;
+                let v = float(arg, "θ", s)?;
+                if v <= 0.0 || v > 100.0 {
+                    return Err(format!("zipf θ {v} in '{s}': use θ > 0 (up to 100)"));
+                }
+                Ok(Distribution::Zipf(v))
+            }
+            "pareto" => {
+                need("h")?;
+                let v = float(arg, "h", s)?;
+                if v <= 0.0 || v >= 1.0 {
+                    return Err(format!("pareto h {v} in '{s}': use 0 < h < 1, e.g. 0.2"));
+                }
+                Ok(Distribution::Pareto(v))
+            }
+            "normal" | "gauss" => {
+                need("σ")?;
+                let (sig, mean) = arg.split_once(':').unwrap_or((arg, "50"));
+                let sigma_pct = float(sig, "σ %", s)?;
+                let mean_pct = float(mean, "mean %", s)?;
+                if sigma_pct <= 0.0 || sigma_pct > 100.0 || !(0.0..=100.0).contains(&mean_pct) {
+                    return Err(format!(
+                        "'{s}': σ must be above 0 and at most 100 %, the mean from 0 to 100 %"
+                    ));
+                }
+                Ok(Distribution::Normal {
+                    sigma_pct,
+                    mean_pct,
+                })
+            }
+            "zoned" => {
+                need("zones")?;
+                Ok(Distribution::Zoned(zones(arg, s, false)?))
+            }
+            "zoned_abs" => {
+                need("zones")?;
+                Ok(Distribution::ZonedAbs(zones(arg, s, true)?))
+            }
+            _ => Err(format!("unknown distribution '{s}': use {DIST_ACCEPTED}")),
+        }
+    }
+}
+
+impl fmt::Display for Distribution {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |f: &mut fmt::Formatter<'_>, zs: &[Zone], abs: bool| {
+            for (i, z) in zs.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(":")?;
+                }
+                if abs {
+                    write!(f, "{}/{}", z.access_pct, ByteSize(z.size as u64))?;
+                } else {
+                    write!(f, "{}/{}", z.access_pct, z.size)?;
+                }
+            }
+            Ok(())
+        };
+        match self {
+            Distribution::Uniform => f.write_str("uniform"),
+            Distribution::Zipf(t) => write!(f, "zipf:{t}"),
+            Distribution::Pareto(h) => write!(f, "pareto:{h}"),
+            Distribution::Normal {
+                sigma_pct,
+                mean_pct,
+            } => write!(f, "normal:{sigma_pct}:{mean_pct}"),
+            Distribution::Zoned(z) => {
+                f.write_str("zoned:")?;
+                list(f, z, false)
+            }
+            Distribution::ZonedAbs(z) => {
+                f.write_str("zoned_abs:")?;
+                list(f, z, true)
+            }
+        }
+    }
+}
+
+impl Serialize for Distribution {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Distribution {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// How the offsets and the pace of a workload are drawn, beyond its direction and size.
+#[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Access {
+    /// Random modes: where offsets fall: uniform, zipf:THETA, pareto:H, normal:SIGMA%[:MEAN%],
+    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:...
+    #[arg(long, value_name = "DIST", default_value = "uniform")]
+    #[serde(default)]
+    pub dist: Distribution,
+    /// Random modes: percent of requests at a random offset; the others continue where the
+    /// previous request ended (fio's percentage_random).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[serde(default = "hundred")]
+    pub random_pct: u8,
+    /// Random modes: requests per random offset; each random request is followed by N − 1
+    /// sequential ones (fio's rw=randread:N).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[serde(default = "one")]
+    pub random_run: u32,
+    /// Sequential modes: distance from one request's start to the next (default: the request
+    /// size; larger leaves gaps, fio's rw=read:GAP).
+    #[arg(long, value_name = "SIZE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<ByteSize>,
+    /// Cap the whole run's throughput at SIZE bytes per second (k/m/g = KiB/MiB/GiB per
+    /// second: 40m is 41.9 MB/s), shared equally by all workers.
+    #[arg(long, value_name = "SIZE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<ByteSize>,
+    /// Cap the whole run at N I/Os per second, shared equally by all workers.
+    #[arg(long, value_name = "N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<u64>,
+    /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
+    /// completed (fio's thinktime).
+    #[arg(long, value_name = "DUR")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Dur>,
+    /// Requests issued between two pauses of --think.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[serde(default = "one")]
+    pub think_every: u32,
+}
+
+fn hundred() -> u8 {
+    100
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Default for Access {
+    fn default() -> Self {
+        Access {
+            dist: Distribution::Uniform,
+            random_pct: 100,
+            random_run: 1,
+            stride: None,
+            rate: None,
+            rate_iops: None,
+            think: None,
+            think_every: 1,
+        }
+    }
+}
+
+impl Access {
+    /// The options that differ from the defaults, in words for a heading (empty when none):
+    /// `zipf:1.2, 30 % random, runs of 4, rate cap 40m/s, think 1ms every 4`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.dist.is_uniform() {
+            parts.push(self.dist.to_string());
+        }
+        if self.random_pct != 100 {
+            parts.push(format!("{} % random", self.random_pct));
+        }
+        if self.random_run != 1 {
+            parts.push(format!("runs of {}", self.random_run));
+        }
+        if let Some(s) = self.stride {
+            parts.push(format!("stride {s}"));
+        }
+        if let Some(r) = self.rate {
+            parts.push(format!("rate cap {r}/s ({:.1} MB/s)", r.0 as f64 / 1e6));
+        }
+        if let Some(r) = self.rate_iops {
+            parts.push(format!("rate cap {r} IOPS"));
+        }
+        if let Some(t) = self.think {
+            parts.push(format!("think {t} every {}", self.think_every));
+        }
+        parts.join(", ")
+    }
+}
