@@ -179,8 +179,8 @@ fn unknown_options_exit_2_by_name_unless_ignored() {
         err.contains("'zonemode'") && err.contains("not supported"),
         "{err}"
     );
-    let err = usage_error(&["fio", "--name=x", "--rate_iops=100", "--size=1m"]);
-    assert!(err.contains("'rate_iops'") && err.contains("yet"), "{err}");
+    let err = usage_error(&["fio", "--name=x", "--fsync=8", "--size=1m"]);
+    assert!(err.contains("'fsync'") && err.contains("yet"), "{err}");
     let err = usage_error(&["fio", "--name=a", "--size=1m", "--name=b", "--size=1m"]);
     assert!(
         err.contains("same time") && err.contains("stonewall"),
@@ -263,7 +263,7 @@ fn sections_includes_and_environment_variables() {
 
 /// fio's job, fio's IOPS: each job of one job file runs under fio and under halfpower on the
 /// same loop device throttled to 2000 IOPS and 40 MB/s each way; halfpower's IOPS must be
-/// within 15 % of fio's, job by job.
+/// within 15 % of fio's, job by job, and the rate-capped job within 2 % of its cap in both.
 #[test]
 fn jobs_match_fio_on_a_throttled_device() {
     if !fio_available() {
@@ -286,7 +286,14 @@ fn jobs_match_fio_on_a_throttled_device() {
              [seq-read-64k]\nrw=read\nbs=64k\niodepth=4\nstonewall\n\n\
              [rand-write-4k]\nrw=randwrite\nbs=4k\niodepth=8\nstonewall\n\n\
              [mixed-70-30]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nstonewall\n\n\
-             [psync-16k]\nioengine=psync\nrw=randread\nbs=16k\nstonewall\n",
+             [psync-16k]\nioengine=psync\nrw=randread\nbs=16k\nstonewall\n\n\
+             [rate-capped]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=800\nstonewall\n\n\
+             [bssplit-zipf]\nrw=randread\nbssplit=4k/50:16k/30:64k/20\n\
+             random_distribution=zipf:1.1\niodepth=8\nstonewall\n\n\
+             [pareto-half-random]\nrw=randwrite\nbs=4k\nrandom_distribution=pareto:0.2\n\
+             percentage_random=50\niodepth=4\nstonewall\n\n\
+             [seq-gaps]\nrw=read:64k\nbs=64k\niodepth=2\nstonewall\n\n\
+             [think-2ms]\nrw=randread\nbs=4k\nthinktime=2ms\nthinktime_blocks=2\niodepth=2\nstonewall\n",
             lo.path()
         ),
     )
@@ -311,8 +318,8 @@ fn jobs_match_fio_on_a_throttled_device() {
         fio["jobs"].as_array().unwrap(),
         hp["jobs"].as_array().unwrap(),
     );
-    assert_eq!(fj.len(), 5);
-    assert_eq!(hj.len(), 5);
+    assert_eq!(fj.len(), 10);
+    assert_eq!(hj.len(), 10);
     let mut report = Vec::new();
     for (f, h) in fj.iter().zip(hj) {
         assert_eq!(f["jobname"], h["jobname"]);
@@ -332,6 +339,12 @@ fn jobs_match_fio_on_a_throttled_device() {
             (0.85..=1.15).contains(&r),
             "job by job within 15 %: {report:#?}"
         );
+        if f["jobname"] == "rate-capped" {
+            for j in [f, h] {
+                let r = iops(j) / 800.0;
+                assert!((0.98..=1.02).contains(&r), "rate cap 800: {report:#?}");
+            }
+        }
     }
     eprintln!("{report:#?}");
 }

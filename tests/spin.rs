@@ -26,8 +26,11 @@ fn spinning_keeps_the_worker_on_its_cpu() {
     let Some(lo) = LoopDev::new("spin", 64 << 20) else {
         return;
     };
-    // Sleeping waits: the worker is idle while the loop device works (≈ 30 % measured).
-    let (sleeping, _) = share(lo.path(), "0");
+    // Sleeping waits: the worker is idle while the loop device works (≈ 30 % measured). Once in
+    // a while the kernel runs the loop device's completions as the worker's own task work on
+    // its CPU, which counts as the worker's time (66 % seen once in CI-like runs): the lower of
+    // two runs is the sleeping wait's share.
+    let sleeping = share(lo.path(), "0").0.min(share(lo.path(), "0").0);
     // A 1 s poll outlasts every 4k read, so the worker never sleeps (≈ 86 % measured; the rest
     // is yielded to kernel threads sharing its CPU).
     let (spinning, iops) = share(lo.path(), "1s");

@@ -67,6 +67,36 @@ impl RequestSize {
             / total.max(1.0)
     }
 
+    /// A mix from (bytes, weight) pairs as fio's bssplit writes them: when some weights are
+    /// left out, they are percentages and the blanks share what is left of 100 equally; else
+    /// they are relative weights. Says why not when a size is 0, the given percentages pass
+    /// 100, or every weight is 0.
+    pub fn weighted(parts: Vec<(u64, Option<u32>)>) -> Result<Self, String> {
+        if parts.iter().any(|p| p.0 == 0) {
+            return Err("a request size of 0".into());
+        }
+        let blanks = parts.iter().filter(|p| p.1.is_none()).count() as u32;
+        let given: u32 = parts.iter().filter_map(|p| p.1).sum();
+        if blanks > 0 && given > 100 {
+            return Err(format!("the percentages add up to {given}, above 100"));
+        }
+        let rest = 100u32.saturating_sub(given);
+        let (mut left, mut k) = (rest, 0);
+        let parts = parts
+            .into_iter()
+            .map(|(b, w)| match w {
+                Some(w) => (b, w),
+                None => {
+                    k += 1;
+                    let share = if k == blanks { left } else { rest / blanks };
+                    left -= share;
+                    (b, share)
+                }
+            })
+            .collect();
+        RequestSize::mix(parts).ok_or_else(|| "every weight is 0".into())
+    }
+
     /// The (bytes, weight) pairs.
     pub fn parts(&self) -> &[(u64, u32)] {
         &self.parts
@@ -92,14 +122,12 @@ impl FromStr for RequestSize {
             return s.parse::<ByteSize>().map(|b| RequestSize::fixed(b.0));
         }
         let mut parts = Vec::new();
-        let mut blanks = 0u32;
         for item in s.split(':') {
             let (size, weight) = item
                 .split_once('/')
                 .ok_or_else(|| format!("'{item}' in '{s}' has no /PERCENT: use {accepted}"))?;
             let b: ByteSize = size.parse()?;
             let w = if weight.trim().is_empty() {
-                blanks += 1;
                 None
             } else {
                 Some(weight.trim().parse::<u32>().map_err(|_| {
@@ -108,38 +136,7 @@ impl FromStr for RequestSize {
             };
             parts.push((b.0, w));
         }
-        let given: u32 = parts.iter().filter_map(|p| p.1).sum();
-        let parts: Vec<(u64, u32)> = if blanks > 0 {
-            if given > 100 {
-                return Err(format!(
-                    "the percentages in '{s}' add up to {given}, above 100: use {accepted}"
-                ));
-            }
-            let rest = 100 - given;
-            let mut left = rest;
-            let mut k = 0;
-            parts
-                .into_iter()
-                .map(|(b, w)| match w {
-                    Some(w) => (b, w),
-                    None => {
-                        k += 1;
-                        let share = if k == blanks { left } else { rest / blanks };
-                        left -= share;
-                        (b, share)
-                    }
-                })
-                .collect()
-        } else {
-            parts
-                .into_iter()
-                .map(|(b, w)| (b, w.unwrap_or(0)))
-                .collect()
-        };
-        if parts.iter().any(|p| p.0 == 0) {
-            return Err(format!("a request size of 0 in '{s}': use {accepted}"));
-        }
-        RequestSize::mix(parts).ok_or_else(|| format!("every weight in '{s}' is 0: use {accepted}"))
+        RequestSize::weighted(parts).map_err(|why| format!("'{s}': {why}: use {accepted}"))
     }
 }
 

@@ -2,6 +2,7 @@
 //! grouped as fio groups them, and each job mapped onto a halfpower [`Workload`]. The run
 //! itself and fio's output shapes live in `commands::fio` and `render::fio`.
 
+pub mod access;
 pub mod jobfile;
 pub mod number;
 pub mod options;
@@ -245,15 +246,6 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             why: "a job runs on one file so far".into(),
         });
     }
-    if o.rw_stride.is_some_and(|s| s > 0) {
-        return Err(FioError::NotYet {
-            option: "rw".into(),
-            why: format!(
-                "sequential strides ({}:N) are not implemented yet",
-                o.rw.name()
-            ),
-        });
-    }
     let path = match &o.filename {
         Some(f) if f.contains(':') => {
             return Err(FioError::NotYet {
@@ -284,6 +276,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     })
     .into();
     w.threads = o.numjobs;
+    access::plan(o, &mut w, &mut notes)?;
     w.setup.engine = match o.ioengine {
         FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
         FioEngine::Sync => EngineKind::Sync,
@@ -357,6 +350,19 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         }
         (false, runtime) => Ending::Bytes { runtime },
     };
+    if matches!(ending, Ending::Bytes { .. }) && w.bs.is_mix() {
+        return Err(FioError::NotYet {
+            option: if o.access.bsrange.is_some() {
+                "bsrange"
+            } else {
+                "bssplit"
+            }
+            .into(),
+            why: "a job with a mix of request sizes that ends by size (add time_based and a \
+                  runtime)"
+                .into(),
+        });
+    }
     if let Ending::Time(t) = ending {
         w.setup.time = Some(Dur(t));
     } else {

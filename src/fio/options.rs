@@ -3,6 +3,7 @@
 //! take but cannot run yet are refused too (never ignored), with that said.
 
 use super::FioError;
+use super::access::FioAccess;
 use super::number::{self, KbBase, Size, TimeUnit};
 use crate::spec::RwMode;
 
@@ -117,6 +118,8 @@ pub struct JobOptions {
     pub kb_base: KbBase,
     /// `unified_rw_reporting`.
     pub unified_rw_reporting: bool,
+    /// The access options: size mixes, distributions, rates, think time.
+    pub access: FioAccess,
 }
 
 /// fio's default percentiles.
@@ -161,27 +164,33 @@ impl Default for JobOptions {
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             kb_base: KbBase::Binary,
             unified_rw_reporting: false,
+            access: FioAccess::default(),
+        }
+    }
+}
+
+impl JobOptions {
+    /// Whether the job reads.
+    pub fn reads(&self) -> bool {
+        match self.rw {
+            RwMode::Read | RwMode::Randread => true,
+            RwMode::Write | RwMode::Randwrite => false,
+            RwMode::Rw | RwMode::Randrw => self.rwmixread > 0,
+        }
+    }
+
+    /// Whether the job writes.
+    pub fn writes(&self) -> bool {
+        match self.rw {
+            RwMode::Read | RwMode::Randread => false,
+            RwMode::Write | RwMode::Randwrite => true,
+            RwMode::Rw | RwMode::Randrw => self.rwmixread < 100,
         }
     }
 }
 
 /// Options fio has and halfpower will take, but cannot run yet: refused, with this reason.
-pub const NOT_YET: [(&str, &str); 13] = [
-    ("rate", "rate limits are not implemented yet"),
-    ("rate_iops", "rate limits are not implemented yet"),
-    ("rate_min", "rate limits are not implemented yet"),
-    ("thinktime", "think time is not implemented yet"),
-    ("thinktime_blocks", "think time is not implemented yet"),
-    ("bssplit", "request-size mixes are not implemented yet"),
-    ("bsrange", "request-size ranges are not implemented yet"),
-    (
-        "random_distribution",
-        "only random_distribution=random is implemented yet",
-    ),
-    (
-        "percentage_random",
-        "only percentage_random=100 (or 0 for rw) is implemented yet",
-    ),
+pub const NOT_YET: [(&str, &str); 4] = [
     ("fsync", "fsync every N writes is not implemented yet"),
     (
         "fdatasync",
@@ -298,17 +307,8 @@ impl JobOptions {
             || value.ok_or_else(|| FioError::value(key, "", "a value (write it as key=value)"));
         if let Some((_, why)) = NOT_YET.iter().find(|(k, _)| *k == key) {
             let v = value.unwrap_or("1");
-            let harmless = match key {
-                "random_distribution" => v == "random",
-                "percentage_random" => v.split(',').all(|p| p.trim() == "100"),
-                "fsync" | "fdatasync" | "rate" | "rate_iops" | "rate_min" | "thinktime"
-                | "end_fsync" | "verify" | "thinktime_blocks" => {
-                    v.split(',').all(|p| p.trim() == "0" || p.trim().is_empty())
-                        || (key == "verify" && v == "none")
-                        || (key == "thinktime_blocks" && v == "1")
-                }
-                _ => false,
-            };
+            let harmless = v.split(',').all(|p| p.trim() == "0" || p.trim().is_empty())
+                || (key == "verify" && v == "none");
             if harmless {
                 return Ok(());
             }
@@ -319,6 +319,9 @@ impl JobOptions {
         }
         if NO_EFFECT.contains(&key) {
             return Ok(());
+        }
+        if super::access::KEYS.contains(&key) {
+            return self.access.apply(key, value, base);
         }
         match key {
             "name" => self.name = need()?.to_string(),
@@ -488,13 +491,13 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            job(&[("rate_iops", Some("500"))]),
+            job(&[("end_fsync", Some("1"))]),
             Err(FioError::NotYet { .. })
         ));
         assert!(job(&[("rate_iops", Some("0"))]).is_ok());
         assert!(job(&[("random_distribution", Some("random"))]).is_ok());
         assert!(matches!(
-            job(&[("random_distribution", Some("zipf:1.2"))]),
+            job(&[("fsync", Some("8"))]),
             Err(FioError::NotYet { .. })
         ));
         assert!(job(&[("iodepth", Some("0"))]).is_err());
@@ -504,12 +507,17 @@ mod tests {
 
     #[test]
     fn every_listed_option_is_known() {
-        for k in SUPPORTED {
+        for &k in SUPPORTED.iter().chain(&super::super::access::KEYS) {
             let v = match k {
                 "rw" | "readwrite" => "read",
                 "ioengine" => "psync",
                 "kb_base" => "1024",
                 "percentile_list" => "50:99",
+                "bssplit" => "4k/50:8k/50",
+                "bsrange" => "4k-8k",
+                "random_distribution" => "zipf:1.1",
+                "random_center" => "0.5",
+                "rate_min" => "0",
                 "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
                 "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",
                 _ => "1",

@@ -164,7 +164,8 @@ fn what_cannot_run_yet_is_refused() {
         "[a]\nfilename=/a:/b\n",
         "[a]\nnrfiles=2\n",
         "[a]\nrw=randrw\nbs=4k,64k\n",
-        "[a]\nrw=read:64k\n",
+        "[a]\nrw=randread\nbssplit=4k/50:8k/50\n",
+        "[a]\nrw=randrw\nrate=1m\n",
         "[a]\ntime_based\n",
     ] {
         let set = resolve(&sections(text), &[], false).unwrap();
