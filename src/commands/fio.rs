@@ -32,6 +32,7 @@ struct Args {
     allow_write: bool,
     destroy_data: bool,
     quiet: bool,
+    parse_only: bool,
     job_options: Vec<String>,
     files: Vec<PathBuf>,
 }
@@ -42,7 +43,7 @@ Run fio job files and fio command-line jobs on halfpower's engine, and answer in
 
 Usage: halfpower fio [JOBFILE...] [--OPTION=VALUE...] [--output-format=normal|json|json+]
                      [--output=FILE] [--section=NAME]... [--ignore-unknown]
-                     [--allow-write [--destroy-data]] [--quiet]
+                     [--allow-write [--destroy-data]] [--quiet] [--parse-only]
 
 Job options follow fio's grammar: --name=NAME starts a job, options before the first --name
 are global. Numbers follow fio's rules (k/m/g are 1024-based unless kb_base=1000; a suffix
@@ -50,6 +51,7 @@ with 'ib' takes the other base; bare runtime/ramp_time are seconds). Options hal
 not take are refused by name (--ignore-unknown warns instead); docs/fio.md lists them.
 Jobs run one group at a time; jobs of one group must be one job (with numjobs clones).
 Existing files and devices are written only with --allow-write; created files are removed.
+--parse-only reads and plans every job, prints how each would run, and runs nothing.
 MB/s means 10^6 bytes/s; fio's KiB/s and MiB/s keep their meaning.
 ";
 
@@ -62,6 +64,7 @@ fn parse_args(raw: &[String]) -> crate::Result<Option<Args>> {
         allow_write: false,
         destroy_data: false,
         quiet: false,
+        parse_only: false,
         job_options: Vec::new(),
         files: Vec::new(),
     };
@@ -92,6 +95,7 @@ fn parse_args(raw: &[String]) -> crate::Result<Option<Args>> {
             ("--allow-write", None) => a.allow_write = true,
             ("--destroy-data", None) => a.destroy_data = true,
             ("--quiet", None) => a.quiet = true,
+            ("--parse-only", None) => a.parse_only = true,
             ("--output-format" | "--output" | "--section", None) => {
                 return Err(crate::Error::invalid("option", key, "a value: --key=value"));
             }
@@ -309,6 +313,40 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
     }
 }
 
+/// How one job would run, for `--parse-only`: its workload, ending, and the notes.
+fn plan_line(job: &FioJob, p: &JobPlan) -> String {
+    let w = &p.workload;
+    let mut line = format!(
+        "{}: {} {} {} QD{} T{} {} {}",
+        job.opts.name,
+        p.path.display(),
+        w.rw.name(),
+        w.bs,
+        w.qd,
+        w.threads,
+        w.setup.engine.name(),
+        if w.setup.buffered { "buffered" } else { "direct" },
+    );
+    let access = w.setup.access.summary();
+    if !access.is_empty() {
+        line.push_str(&format!(", {access}"));
+    }
+    match p.ending {
+        fio::Ending::Time(t) => line.push_str(&format!(", for {}", crate::units::Dur(t))),
+        fio::Ending::Bytes { runtime } => {
+            line.push_str(", until its size is done");
+            if let Some(t) = runtime {
+                line.push_str(&format!(" or {}", crate::units::Dur(t)));
+            }
+        }
+    }
+    line.push('\n');
+    for n in &p.notes {
+        line.push_str(&format!("  note: {n}\n"));
+    }
+    line
+}
+
 /// Runs `halfpower fio`.
 pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     let Some(a) = parse_args(&raw)? else {
@@ -337,7 +375,13 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     }
     // Every job maps onto a workload before anything runs.
     for job in &set.jobs {
-        fio::plan(job, a.allow_write, a.destroy_data).map_err(crate::Error::from)?;
+        let plan = fio::plan(job, a.allow_write, a.destroy_data).map_err(crate::Error::from)?;
+        if a.parse_only {
+            print!("{}", plan_line(job, &plan));
+        }
+    }
+    if a.parse_only {
+        return Ok(0);
     }
     let started_ms = unix_ms();
     let mut ran = Vec::new();
