@@ -5,11 +5,11 @@
 //!
 //! 1. base: [`error`], [`units`], [`clock`], [`signal`], [`rng`], [`output`]
 //! 2. the machine: [`oscounters`] (/proc and sysfs), [`engine`] (io_uring, sync, null),
-//!    [`affinity`], [`offsets`]
+//!    [`affinity`], [`offsets`], [`access`] (size mixes, distributions, rate caps, think time)
 //! 3. measured figures: [`stats`] (histograms, recorders, CPU, windows), [`spec`] (workload)
 //! 4. typed documents: [`model`] (the JSON schema)
 //! 5. computation and reading: [`analysis`] (pure figures from figures), [`input`] (parsers
-//!    into documents)
+//!    into documents), [`fio`] (fio's job files into workloads)
 //! 6. output: [`render`] (text, CSV, HTML)
 //! 7. measuring: [`target`], [`worker`], [`runner`], [`monitor`]
 //! 8. [`cli`] and [`commands`] on top.

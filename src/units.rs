@@ -2,7 +2,7 @@
 //!
 //! Sizes follow the storage convention of request sizes: `4k` = 4 KiB = 4096 bytes, `1m` = 1 MiB.
 //! Throughput, by contrast, is always printed in MB/s = 10^6 bytes/s (the seeds' MBps); that lives
-//! in [`crate::report`], not here.
+//! in the renderers (`render`), not here.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -23,23 +23,43 @@ pub fn profile_ms(profile: &Profile, read_share: f64, kib: f64) -> Option<f64> {
     }
 }
 
-/// What is typical for a device class without a profile: (overhead ms, MB/s of transfer).
-/// Deliberately lax (a random 4 KiB request on a 7200 rpm disk, a SATA SSD, an NVMe drive).
-pub fn typical(class: DeviceClass) -> (f64, f64) {
+/// What is typical for a device class: the one table behind every comparison with a class
+/// (a 7200 rpm disk, a SATA SSD, a PCIe 3 NVMe drive; deliberately round and lax).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Typical {
+    /// Fixed cost of one request without a queue (seek and rotation, or controller), ms.
+    pub overhead_ms: f64,
+    /// Transfer rate within one request, MB/s: with `overhead_ms`, the service time of a
+    /// request of any size (diagnose without a profile).
+    pub transfer_mb_s: f64,
+    /// Peak figures at depth for the quick suite: (sequential 1 MiB MB/s, random 4 KiB reads
+    /// per second at depth 32); None where the class does not tell (virtual, network, stacked
+    /// and memory-backed devices depend on what is behind them).
+    pub peak: Option<(f64, f64)>,
+}
+
+/// The typical figures of `class`.
+pub fn typical(class: DeviceClass) -> Typical {
+    let t = |overhead_ms, transfer_mb_s, peak| Typical {
+        overhead_ms,
+        transfer_mb_s,
+        peak,
+    };
     match class {
-        DeviceClass::Hdd | DeviceClass::Unknown => (12.0, 120.0),
-        DeviceClass::Ssd => (0.3, 400.0),
-        DeviceClass::Nvme => (0.15, 1500.0),
-        DeviceClass::Loop | DeviceClass::Ram => (0.1, 1000.0),
+        DeviceClass::Hdd => t(12.0, 120.0, Some((150.0, 300.0))),
+        DeviceClass::Unknown => t(12.0, 120.0, None),
+        DeviceClass::Ssd => t(0.3, 400.0, Some((500.0, 80_000.0))),
+        DeviceClass::Nvme => t(0.15, 1500.0, Some((3000.0, 500_000.0))),
+        DeviceClass::Loop | DeviceClass::Ram => t(0.1, 1000.0, None),
         // The backend is unknown.
-        DeviceClass::Virtual | DeviceClass::Stacked | DeviceClass::Network => (2.0, 200.0),
+        DeviceClass::Virtual | DeviceClass::Stacked | DeviceClass::Network => t(2.0, 200.0, None),
     }
 }
 
 /// Typical service time for a class and request size, ms.
 pub fn typical_ms(class: DeviceClass, kib: f64) -> f64 {
-    let (overhead, mb_s) = typical(class);
-    overhead + kib * 1024.0 / (mb_s * 1e6) * 1000.0
+    let t = typical(class);
+    t.overhead_ms + kib * 1024.0 / (t.transfer_mb_s * 1e6) * 1000.0
 }
 
 #[cfg(test)]

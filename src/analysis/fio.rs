@@ -117,13 +117,23 @@ pub fn not_measured_depths() -> Ordered<f64> {
     )
 }
 
+/// Which latency objects carry percentiles, and which: fio's percentile_list under `clat_ns`
+/// (unless clat_percentiles=0) and under `lat_ns` (with lat_percentiles=1).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Percentiles<'a> {
+    /// For `clat_ns`.
+    pub clat: Option<&'a [f64]>,
+    /// For `lat_ns`.
+    pub lat: Option<&'a [f64]>,
+}
+
 /// One direction in fio's terms. `seconds` is the measured time; `samples` the per-second
-/// rates; `percentiles` fio's list (None with clat_percentiles=0); `bins` for json+.
+/// rates; `percentiles` where fio's list goes; `bins` for json+.
 pub fn dir_report(
     d: &DirSummary,
     seconds: f64,
     samples: &Samples,
-    percentiles: Option<&[f64]>,
+    percentiles: Percentiles<'_>,
     bins: bool,
 ) -> DirReport {
     let kib = |bps: f64| bps / 1024.0;
@@ -148,8 +158,8 @@ pub fn dir_report(
         short_ios: 0,
         drop_ios: 0,
         slat_ns: LatNs::default(),
-        clat_ns: lat_ns(d, percentiles, bins),
-        lat_ns: lat_ns(d, None, false),
+        clat_ns: lat_ns(d, percentiles.clat, bins),
+        lat_ns: lat_ns(d, percentiles.lat, false),
         bw_min: if some { min(&bw).round() as u64 } else { 0 },
         bw_max: max(&bw).round() as u64,
         bw_agg: 100.0,
@@ -226,7 +236,11 @@ mod tests {
         let lats: Vec<u64> = (0..1000).map(|i| 100_000 + i * 100).collect();
         let d = summary(&lats, 2.0);
         let samples = vec![(400.0, 400.0 * 4096.0), (600.0, 600.0 * 4096.0)];
-        let r = dir_report(&d, 2.0, &samples, Some(&[50.0, 99.0]), true);
+        let p = Percentiles {
+            clat: Some(&[50.0, 99.0]),
+            lat: None,
+        };
+        let r = dir_report(&d, 2.0, &samples, p, true);
         assert_eq!(r.io_bytes, 4_096_000);
         assert_eq!(r.io_kbytes, 4000);
         assert_eq!(r.bw, 2000, "KiB/s: 4000 KiB over 2 s");

@@ -2,24 +2,11 @@
 //! its class, how far one request at a time is from deep queues (the half-power view), and
 //! what to try next.
 
-use crate::model::{DeviceClass, Direction, QuickTest, TargetInfo};
+use crate::model::{Direction, QuickTest, TargetInfo};
 use crate::spec::RwMode;
 
 /// Below this share of the deep-queue figure, QD1 is said to leave the device idle.
 pub const PARALLEL_SHARE: f64 = 0.5;
-
-/// What is typical for a class: (sequential MB/s, random 4 KiB reads per second at depth), or
-/// None where the class does not tell (virtual, network and stacked devices depend on what is
-/// behind them; memory-backed ones on the host). Deliberately round: a 7200 rpm disk, a SATA
-/// SSD, a PCIe 3 NVMe drive.
-pub fn typical(class: DeviceClass) -> Option<(f64, f64)> {
-    match class {
-        DeviceClass::Hdd => Some((150.0, 300.0)),
-        DeviceClass::Ssd => Some((500.0, 80_000.0)),
-        DeviceClass::Nvme => Some((3000.0, 500_000.0)),
-        _ => None,
-    }
-}
 
 /// The test of direction `dir` and `rw` with `inflight` I/Os in flight (depth × threads, so a
 /// suite the sync engine ran with threads counts the same).
@@ -65,7 +52,7 @@ pub fn verdict(target: &TargetInfo, tests: &[QuickTest]) -> String {
         ),
         _ => "the suite did not finish".into(),
     };
-    match (typical(class), seq, deep) {
+    match (super::expect::typical(class).peak, seq, deep) {
         (Some((ts, ti)), Some(s), Some(d)) => out.push(format!(
             "{} is on {on}: {figures}, {} a typical {} ({}) and {} its {ti:.0} IOPS",
             target.path,

@@ -231,7 +231,10 @@ fn ordered(pairs: &[(String, String)]) -> Ordered<String> {
 fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
     let o = &r.job.opts;
     let res = &r.results;
-    let pcts = o.clat_percentiles.then_some(o.percentile_list.as_slice());
+    let pcts = figures::Percentiles {
+        clat: o.clat_percentiles.then_some(o.percentile_list.as_slice()),
+        lat: o.lat_percentiles.then_some(o.percentile_list.as_slice()),
+    };
     let bins = format == Format::JsonPlus;
     let dir = |d: &Option<crate::stats::summary::DirSummary>, k: usize| {
         d.as_ref()
@@ -301,7 +304,7 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
         latency_window: 0,
         halfpower: HalfpowerExtras {
             workload: r.plan.workload.clone(),
-            engine: res.engine.name().to_string(),
+            engine: res.engine,
             target: r.target.path.clone(),
             direct: r.target.direct,
             cpu_us_per_io: res.cpu.us_per_io,
@@ -325,7 +328,11 @@ fn plan_line(job: &FioJob, p: &JobPlan) -> String {
         w.qd,
         w.threads,
         w.setup.engine.name(),
-        if w.setup.buffered { "buffered" } else { "direct" },
+        if w.setup.buffered {
+            "buffered"
+        } else {
+            "direct"
+        },
     );
     let access = w.setup.access.summary();
     if !access.is_empty() {

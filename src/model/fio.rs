@@ -130,7 +130,7 @@ pub struct HalfpowerExtras {
     /// The workload that ran, in halfpower's terms (engine, queue depth, threads, request size).
     pub workload: crate::spec::Workload,
     /// The engine that ran (`uring`, `sync`, `null`).
-    pub engine: String,
+    pub engine: crate::spec::EngineKind,
     /// The target as halfpower opened it.
     pub target: String,
     /// Whether I/O bypassed the page cache.

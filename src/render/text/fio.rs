@@ -3,6 +3,7 @@
 //! per group the run status; the disk stats), drawn from the same document as the JSON.
 
 use crate::model::fio::{DirReport, FioDocument, FioJobReport, LatNs, Ordered};
+use crate::spec::EngineKind;
 use std::fmt::Write;
 
 /// A number in at most four characters with a 1000- or 1024-step unit, as fio's num2str.
@@ -65,7 +66,8 @@ fn percentiles(out: &mut String, label: &str, l: &LatNs) {
     let Some(p) = &l.percentile else { return };
     let (unit, div) = lat_unit(l);
     let _ = writeln!(out, "    {label} percentiles ({unit}):");
-    for row in p.0.chunks(4) {
+    let rows = p.0.len().div_ceil(4);
+    for (i, row) in p.0.chunks(4).enumerate() {
         let cells: Vec<String> = row
             .iter()
             .map(|(k, v)| {
@@ -73,7 +75,9 @@ fn percentiles(out: &mut String, label: &str, l: &LatNs) {
                 format!("{:5.2}th=[{:5.0}]", q, *v as f64 / div)
             })
             .collect();
-        let _ = writeln!(out, "     | {}", cells.join(", "));
+        // fio ends every row but the last with a comma.
+        let comma = if i + 1 < rows { "," } else { "" };
+        let _ = writeln!(out, "     | {}{comma}", cells.join(", "));
     }
 }
 
@@ -94,6 +98,7 @@ fn direction(out: &mut String, name: &str, d: &DirReport) {
     lat_line(out, "clat", &d.clat_ns);
     lat_line(out, " lat", &d.lat_ns);
     percentiles(out, "clat", &d.clat_ns);
+    percentiles(out, "lat", &d.lat_ns);
     if d.bw_samples > 0 {
         let _ = writeln!(
             out,
@@ -210,7 +215,11 @@ pub fn render(doc: &FioDocument) -> String {
             j.jobname,
             j.groupid,
             w.rw.name(),
-            j.halfpower.engine,
+            match j.halfpower.engine {
+                EngineKind::Uring => "io_uring",
+                EngineKind::Sync => "psync",
+                EngineKind::Null => "null",
+            },
             w.qd
         );
     }
