@@ -245,6 +245,9 @@ fn zones(spec: &str, whole: &str, absolute: bool) -> Result<Vec<Zone>, String> {
         let access_pct = float(a, "access percentage", whole)?;
         let size = if absolute {
             z.parse::<ByteSize>()?.0 as f64
+        } else if z.trim().is_empty() {
+            // fio: an empty size takes what the zones before it left of 100 %.
+            100.0 - out.iter().map(|z: &Zone| z.size).sum::<f64>()
         } else {
             float(z, "size percentage", whole)?
         };

@@ -102,7 +102,7 @@ pub fn verdict(target: &TargetInfo, tests: &[QuickTest]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Results, TargetKind};
+    use crate::model::{DeviceClass, Results, TargetKind};
     use crate::spec::Workload;
     use crate::units::ByteSize;
 

@@ -368,13 +368,13 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     for w in &set.warnings {
         super::warn(&mut warnings, w.clone());
     }
-    // Groups run one after another; a group must be one job (its clones run together).
+    // Waves run one after another; a wave must be one job (its clones run together).
     for pair in set.jobs.windows(2) {
-        if pair[0].group == pair[1].group {
+        if pair[0].wave == pair[1].wave {
             return Err(crate::Error::from(FioError::Plan(format!(
                 "jobs '{}' and '{}' would run at the same time in fio; halfpower fio runs one \
-                 job at a time so far: put stonewall (or new_group) in '{}', or use numjobs for \
-                 copies of one job",
+                 job at a time so far: put stonewall in '{}', or use numjobs for copies of one \
+                 job",
                 pair[0].opts.name, pair[1].opts.name, pair[1].opts.name
             )))
             .into());

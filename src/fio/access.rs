@@ -140,8 +140,11 @@ impl FioAccess {
                 self.bsrange = Some(per_dir(key, v, d, |s| bsrange(key, s, base))?);
             }
             "random_distribution" => {
-                let [r, w] = per_dir(key, v, [String::new(), String::new()], |s| {
-                    Ok(s.trim().to_string())
+                let d = Distribution::Uniform;
+                let [r, w] = per_dir(key, v, [d.clone(), d], |s| {
+                    s.trim()
+                        .parse::<Distribution>()
+                        .map_err(|e| FioError::value(key, s, e))
                 })?;
                 if r != w {
                     return Err(FioError::NotYet {
@@ -149,7 +152,7 @@ impl FioAccess {
                         why: "different distributions for reads and writes".into(),
                     });
                 }
-                self.dist = r.parse().map_err(|e: String| FioError::value(key, v, e))?;
+                self.dist = r;
             }
             "random_center" => {
                 let c = v

@@ -57,6 +57,12 @@ pub fn substitute(s: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     out
 }
 
+/// A job-file line without its trailing comment: fio cuts a line at the first `;` or `#`
+/// (`numjobs=4 ; one per CPU` is `numjobs=4`).
+fn uncommented(line: &str) -> &str {
+    line.find([';', '#']).map_or(line, |i| &line[..i])
+}
+
 fn split_option(line: &str, origin: String, env: &dyn Fn(&str) -> Option<String>) -> RawOption {
     let line = substitute(line, env);
     match line.split_once('=') {
@@ -116,7 +122,9 @@ pub fn parse_file(
                 "options inside a [section]; the file must start with one",
             ));
         };
-        section.options.push(split_option(t, origin, env));
+        section
+            .options
+            .push(split_option(uncommented(t), origin, env));
     }
     Ok(sections)
 }

@@ -107,9 +107,13 @@ pub struct FioJob {
     pub opts: JobOptions,
     /// Its own options as written, in order (`"job options"`).
     pub written: Vec<(String, String)>,
-    /// fio's group id: a new group starts at a job with `stonewall`, `new_group` or
-    /// `wait_for`, and at the first job of every job file after the first.
+    /// fio's group id (reporting): a new group starts at a job with `stonewall`, `new_group`
+    /// or `wait_for`, and at the first job of every job file after the first.
     pub group: u32,
+    /// Which wave of jobs it runs in: jobs of one wave run at the same time in fio; a new wave
+    /// starts where a job waits for those before it (`stonewall`, `wait_for`, a new job file).
+    /// `new_group` alone starts a new group, not a new wave.
+    pub wave: u32,
 }
 
 /// All jobs of the input, with the global options as written (`"global options"`) and the
@@ -166,7 +170,7 @@ pub fn resolve(
 ) -> Result<JobSet, FioError> {
     let mut set = JobSet::default();
     let mut defaults = JobOptions::default();
-    let mut group = 0u32;
+    let (mut group, mut wave) = (0u32, 0u32);
     for s in sections {
         if s.global {
             let w = apply_all(&mut defaults, s, ignore_unknown, &mut set.warnings)?;
@@ -179,15 +183,18 @@ pub fn resolve(
         let mut opts = defaults.clone();
         opts.name = s.name.clone();
         let written = apply_all(&mut opts, s, ignore_unknown, &mut set.warnings)?;
-        let starts_group =
-            opts.stonewall || opts.new_group || opts.wait_for.is_some() || s.file_stonewall;
-        if !set.jobs.is_empty() && starts_group {
+        let waits = opts.stonewall || opts.wait_for.is_some() || s.file_stonewall;
+        if !set.jobs.is_empty() && (waits || opts.new_group) {
             group += 1;
+        }
+        if !set.jobs.is_empty() && waits {
+            wave += 1;
         }
         set.jobs.push(FioJob {
             opts,
             written,
             group,
+            wave,
         });
     }
     if set.jobs.is_empty() {
@@ -246,17 +253,22 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             why: "a job runs on one file so far".into(),
         });
     }
-    let path = match &o.filename {
+    // fio separates files with ':'; `\:` is a literal colon.
+    let unescaped = o.filename.as_ref().map(|f| f.replace("\\:", "\u{0}"));
+    let path = match &unescaped {
         Some(f) if f.contains(':') => {
             return Err(FioError::NotYet {
                 option: "filename".into(),
                 why: "a job runs on one file so far (this is a ':'-separated list)".into(),
             });
         }
-        Some(f) => match &o.directory {
-            Some(d) if !f.starts_with('/') => PathBuf::from(d).join(f),
-            _ => PathBuf::from(f),
-        },
+        Some(f) => {
+            let f = f.replace('\u{0}', ":");
+            match &o.directory {
+                Some(d) if !f.starts_with('/') => PathBuf::from(d).join(f),
+                _ => PathBuf::from(f),
+            }
+        }
         None => default_path(o),
     };
     let mut w = Workload {
@@ -326,11 +338,13 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     let mut size_pct = None;
     match o.size {
         Some(Size::Bytes(b)) => w.setup.size = Some(ByteSize(b)),
-        Some(Size::Percent(p)) => size_pct = Some(p),
+        Some(Size::Percent(p)) if p > 0.0 => size_pct = Some(p),
+        Some(Size::Percent(_)) => return Err(FioError::value("size", "0%", "a share above 0 %")),
         None => {}
     }
     match o.offset {
         Size::Bytes(b) => w.setup.offset = ByteSize(b),
+        Size::Percent(p) if p == 0.0 => {}
         Size::Percent(_) => {
             return Err(FioError::NotYet {
                 option: "offset".into(),
@@ -342,11 +356,12 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     let ending = match (o.time_based, runtime) {
         (true, Some(t)) => Ending::Time(t),
         (true, None) => {
-            return Err(FioError::value(
-                "time_based",
-                "1",
-                "time_based with a runtime (fio would run until stopped)",
-            ));
+            return Err(FioError::NotYet {
+                option: "time_based".into(),
+                why: "a time-based job without a runtime runs until stopped in fio; give it a \
+                      runtime"
+                    .into(),
+            });
         }
         (false, runtime) => Ending::Bytes { runtime },
     };

@@ -81,12 +81,8 @@ pub fn size(option: &str, v: &str, base: KbBase, allow_percent: bool) -> Result<
         let p: f64 = num
             .parse()
             .map_err(|_| FioError::value(option, v, "a percentage such as 50%"))?;
-        if !(p > 0.0 && p <= 100.0) {
-            return Err(FioError::value(
-                option,
-                v,
-                "a percentage above 0 and at most 100",
-            ));
+        if !(0.0..=100.0).contains(&p) {
+            return Err(FioError::value(option, v, "a percentage from 0 to 100"));
         }
         return Ok(Size::Percent(p));
     }

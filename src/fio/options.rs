@@ -29,11 +29,13 @@ impl FioEngine {
             "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => FioEngine::Sync,
             "null" => FioEngine::Null,
             _ => {
-                return Err(FioError::value(
-                    "ioengine",
-                    v,
-                    "io_uring, libaio, psync, sync, pvsync, pvsync2, vsync or null",
-                ));
+                return Err(FioError::NotYet {
+                    option: "ioengine".into(),
+                    why: format!(
+                        "'{v}' is not implemented; halfpower runs io_uring, libaio (on io_uring), \
+                         psync, sync, pvsync, pvsync2, vsync and null"
+                    ),
+                });
             }
         })
     }
@@ -271,6 +273,12 @@ fn rw_mode(v: &str) -> Result<(RwMode, Option<&str>), FioError> {
         "randwrite" => RwMode::Randwrite,
         "rw" | "readwrite" => RwMode::Rw,
         "randrw" => RwMode::Randrw,
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            return Err(FioError::NotYet {
+                option: "rw".into(),
+                why: format!("rw={mode}: trim is not implemented"),
+            });
+        }
         _ => {
             return Err(FioError::value(
                 "rw",

@@ -172,3 +172,32 @@ fn what_cannot_run_yet_is_refused() {
         assert!(plan(&set.jobs[0], false, false).is_err(), "{text}");
     }
 }
+
+#[test]
+fn comments_escaped_colons_and_zero_offsets_read_as_in_fio() {
+    let text = "[a]\nnumjobs=2 ; one per disk\nfilename=/dev/disk/by-path/pci-0\\:1\t; or a file\n\
+                offset=0%\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/\n";
+    let set = resolve(&sections(text), &[], false).unwrap();
+    let o = &set.jobs[0].opts;
+    assert_eq!(o.numjobs, 2);
+    let p = plan(&set.jobs[0], false, false).unwrap();
+    assert_eq!(p.path, Path::new("/dev/disk/by-path/pci-0:1"));
+    assert_eq!(p.workload.setup.offset.0, 0);
+    assert_eq!(
+        p.workload.setup.access.dist.to_string(),
+        "zoned:50/5:30/15:20/80"
+    );
+}
+
+#[test]
+fn new_group_starts_a_report_group_but_not_a_wave() {
+    let set = resolve(
+        &sections("[a]\n[b]\nnew_group\n[c]\nstonewall\n"),
+        &[],
+        false,
+    )
+    .unwrap();
+    let g: Vec<(u32, u32)> = set.jobs.iter().map(|j| (j.group, j.wave)).collect();
+    // b runs beside a in fio (a new group only for reporting); c waits for both.
+    assert_eq!(g, vec![(0, 0), (1, 0), (2, 1)]);
+}
