@@ -344,7 +344,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     }
     match o.offset {
         Size::Bytes(b) => w.setup.offset = ByteSize(b),
-        Size::Percent(p) if p == 0.0 => {}
+        Size::Percent(0.0) => {}
         Size::Percent(_) => {
             return Err(FioError::NotYet {
                 option: "offset".into(),
