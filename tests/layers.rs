@@ -79,7 +79,7 @@ fn every_module_uses_only_its_layer_and_those_below() {
         for f in files {
             let all = std::fs::read_to_string(&f).unwrap();
             let text = all.split("#[cfg(test)]").next().unwrap_or("");
-            used.extend(uses(&text).into_iter().filter(|u| *u != name));
+            used.extend(uses(text).into_iter().filter(|u| *u != name));
         }
     }
     let mut wrong = Vec::new();
