@@ -27,6 +27,12 @@ fn three_disks_of_40_saturate_a_bus_of_100() {
         .map(|s| num(s, "bytes_per_s") / 1e6)
         .collect();
     let want = [40.0, 80.0, 100.0, 100.0];
+    assert_eq!(
+        steps.len(),
+        want.len(),
+        "one step per added target: {steps:?}"
+    );
+    assert_eq!(v["alone"].as_array().unwrap().len(), 4);
     for (got, want) in steps.iter().zip(want) {
         // blkio throttling holds a rate to a few % over 2 s; 10 % leaves room for the VM.
         assert!((got - want).abs() <= want * 0.1, "steps {steps:?}");

@@ -389,6 +389,7 @@ fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
         "--warmup",
         "300ms",
     ]);
+    assert_eq!(v["points"].as_array().unwrap().len(), 8);
     for p in v["points"].as_array().unwrap() {
         let bs = num(p, "bs_bytes");
         let want = (2000.0 * bs).min(100e6);
@@ -403,7 +404,16 @@ fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
         (num(a, "peak_bytes_per_s") / 1e6 - 100.0).abs() <= 10.0,
         "{a}"
     );
-    for cell in a["half_power"].as_array().unwrap() {
+    // Half of 100 MB/s is first reached at 64k (16k gives 2000 × 16 KiB = 33 MB/s), at both
+    // depths; the plateau holds only sizes the byte cap limits (64k and 256k).
+    let half = a["half_power"].as_array().unwrap();
+    assert_eq!(half.len(), 2, "one half-power cell per depth: {a}");
+    for cell in half {
         assert_eq!(cell["bs_bytes"], 65536, "half-power at {cell}: {a}");
+    }
+    let plateau = a["plateau"].as_array().unwrap();
+    assert!(!plateau.is_empty(), "{a}");
+    for cell in plateau {
+        assert!(num(cell, "bs_bytes") >= 65536.0, "plateau at {cell}: {a}");
     }
 }

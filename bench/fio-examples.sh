@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# fio's own example job files, run by fio and by `halfpower fio` on the same loop device
+# throttled by blkio to 2000 IOPS and 40 MB/s each way; prints each job's IOPS in both and the
+# ratio. fio's examples are GPL and not part of this repository: point the script at a copy
+# (`git clone https://github.com/axboe/fio` and pass fio/examples).
+#   bench/fio-examples.sh EXAMPLES_DIR [RUNTIME_S]
+# Each example that `halfpower fio --parse-only` accepts is copied with every job pointed at the
+# loop device: filename=LOOP, size=48m, runtime=RUNTIME_S, time_based, direct=1 (so the page
+# cache does not decide the figures), directory removed. Examples halfpower refuses are listed
+# with the reason. Needs root (loop device, cgroup v1 blkio) and fio.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXAMPLES=$(realpath "${1:?usage: bench/fio-examples.sh EXAMPLES_DIR [RUNTIME_S]}")
+RUNTIME=${2:-3}
+source bench/targets.sh
+bench_targets fioex 16m
+CG=/sys/fs/cgroup/blkio/halfpower-fioex-$$
+mkdir "$CG"
+cleanup() { rmdir "$CG" 2>/dev/null || true; bench_cleanup; }
+trap cleanup EXIT
+DEV=$(lsblk -ndo MAJ:MIN "$LOOP" | tr -d ' ')
+for f in read_bps write_bps; do echo "$DEV 40000000" > "$CG/blkio.throttle.${f}_device"; done
+for f in read_iops write_iops; do echo "$DEV 2000" > "$CG/blkio.throttle.${f}_device"; done
+# Runs a command inside the throttled cgroup.
+throttled() { sh -c 'echo $$ > "$0/cgroup.procs" && shift && exec "$@"' "$CG" _ "$@"; }
+printf '%-28s %-22s %10s %10s %7s\n' example job fio halfpower ratio
+for ex in "$EXAMPLES"/*.fio; do
+  name=$(basename "$ex" .fio)
+  if ! why=$("$HP" fio "$ex" --parse-only 2>&1 >/dev/null); then
+    printf '%-28s refused: %s\n' "$name" "$(echo "$why" | grep -v warning | head -1 | cut -c1-110)"
+    continue
+  fi
+  job=$OUT/$name.fio
+  awk -v loop="$LOOP" -v rt="$RUNTIME" '
+    /^[ \t]*directory[ \t]*=/ { next }
+    { print }
+    /^\[/ && $0 !~ /^\[global/ {
+      print "filename=" loop; print "size=48m"; print "runtime=" rt; print "time_based"
+      print "direct=1"
+    }' "$ex" > "$job"
+  throttled fio "$job" --output-format=json --output="$OUT/$name.fio.json" >/dev/null 2>&1 || {
+    printf '%-28s fio failed on the rewritten job\n' "$name"; continue; }
+  throttled "$HP" fio "$job" --allow-write --quiet --output-format=json \
+    --output="$OUT/$name.hp.json" 2>"$OUT/$name.hp.err" || {
+    printf '%-28s halfpower failed: %s\n' "$name" "$(head -1 "$OUT/$name.hp.err")"; continue; }
+  python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$name" <<'PY'
+import json, sys
+fio, hp, name = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
+def iops(j):
+    return sum(j.get(d, {}).get("iops", 0) for d in ("read", "write", "mixed"))
+# fio reports each numjobs clone as a job unless group_reporting; halfpower reports one per job.
+per = {}
+for j in fio["jobs"]:
+    per.setdefault(j["jobname"], 0.0)
+    per[j["jobname"]] += iops(j)
+for j in hp["jobs"]:
+    a, b = per.get(j["jobname"], 0.0), iops(j)
+    r = b / a if a else float("nan")
+    print(f"{name:<28} {j['jobname']:<22} {a:>10.0f} {b:>10.0f} {r:>7.3f}")
+PY
+done
