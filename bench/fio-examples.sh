@@ -6,7 +6,8 @@
 #   bench/fio-examples.sh EXAMPLES_DIR [RUNTIME_S]
 # Each example that `halfpower fio --parse-only` accepts is copied with every job pointed at the
 # loop device: filename=LOOP, size=48m, runtime=RUNTIME_S, time_based, direct=1 (so the page
-# cache does not decide the figures), directory removed. Examples halfpower refuses are listed
+# cache does not decide the figures), directory and the example's own filename lines removed
+# (fio adds a job's filename to an inherited one rather than replacing it). Examples halfpower refuses are listed
 # with the reason. Needs root (loop device, cgroup v1 blkio) and fio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,12 @@ source bench/targets.sh
 bench_targets fioex 16m
 CG=/sys/fs/cgroup/blkio/halfpower-fioex-$$
 mkdir "$CG"
-cleanup() { rmdir "$CG" 2>/dev/null || true; bench_cleanup; }
+# KEEP=DIR keeps the rewritten jobs and both tools' JSON there.
+cleanup() {
+  [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$OUT"/*.fio "$OUT"/*.json "$KEEP"/ 2>/dev/null
+  rmdir "$CG" 2>/dev/null || true
+  bench_cleanup
+}
 trap cleanup EXIT
 DEV=$(lsblk -ndo MAJ:MIN "$LOOP" | tr -d ' ')
 for f in read_bps write_bps; do echo "$DEV 40000000" > "$CG/blkio.throttle.${f}_device"; done
@@ -31,18 +37,23 @@ for ex in "$EXAMPLES"/*.fio; do
     continue
   fi
   job=$OUT/$name.fio
+  # The overrides go at the end of each job section, so they win over the job's own lines.
   awk -v loop="$LOOP" -v rt="$RUNTIME" '
-    /^[ \t]*directory[ \t]*=/ { next }
+    function close_job() {
+      if (job) {
+        print "filename=" loop; print "size=48m"; print "runtime=" rt; print "time_based"
+        print "direct=1"
+      }
+    }
+    /^[ \t]*(directory|filename)[ \t]*=/ { next }
+    /^\[/ { close_job(); job = ($0 !~ /^\[global/) }
     { print }
-    /^\[/ && $0 !~ /^\[global/ {
-      print "filename=" loop; print "size=48m"; print "runtime=" rt; print "time_based"
-      print "direct=1"
-    }' "$ex" > "$job"
+    END { close_job() }' "$ex" > "$job"
   throttled fio "$job" --output-format=json --output="$OUT/$name.fio.json" >/dev/null 2>&1 || {
     printf '%-28s fio failed on the rewritten job\n' "$name"; continue; }
   throttled "$HP" fio "$job" --allow-write --quiet --output-format=json \
     --output="$OUT/$name.hp.json" 2>"$OUT/$name.hp.err" || {
-    printf '%-28s halfpower failed: %s\n' "$name" "$(head -1 "$OUT/$name.hp.err")"; continue; }
+    printf '%-28s halfpower failed: %s\n' "$name" "$(grep -v warning "$OUT/$name.hp.err" | head -1)"; continue; }
   python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$name" <<'PY'
 import json, sys
 fio, hp, name = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])

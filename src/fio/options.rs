@@ -333,7 +333,15 @@ impl JobOptions {
         }
         match key {
             "name" => self.name = need()?.to_string(),
-            "filename" => self.filename = Some(need()?.to_string()),
+            // fio adds a job's filename to the one it inherited (two files, the size split
+            // between them), so a second filename makes a list.
+            "filename" => {
+                let f = need()?;
+                self.filename = Some(match self.filename.take() {
+                    Some(before) => format!("{before}:{f}"),
+                    None => f.to_string(),
+                });
+            }
             "directory" => self.directory = Some(need()?.to_string()),
             "nrfiles" => self.nrfiles = u32_in(key, need()?, 1_000_000)? as u64,
             "size" | "filesize" => self.size = Some(number::size(key, need()?, base, true)?),

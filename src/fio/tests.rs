@@ -201,3 +201,19 @@ fn new_group_starts_a_report_group_but_not_a_wave() {
     // b runs beside a in fio (a new group only for reporting); c waits for both.
     assert_eq!(g, vec![(0, 0), (1, 0), (2, 1)]);
 }
+
+#[test]
+fn a_jobs_filename_adds_to_the_inherited_one_as_in_fio() {
+    // fio 3.33 runs this job on both files, the size split between them.
+    let set = resolve(
+        &sections("[global]\nfilename=a\n[j]\nfilename=b\n"),
+        &[],
+        false,
+    )
+    .unwrap();
+    assert_eq!(set.jobs[0].opts.filename.as_deref(), Some("a:b"));
+    assert!(matches!(
+        plan(&set.jobs[0], false, false),
+        Err(FioError::NotYet { .. })
+    ));
+}
