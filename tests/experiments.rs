@@ -134,3 +134,31 @@ fn writecache_compares_write_through_and_write_back() {
         "2 depths × 3 sizes × 2"
     );
 }
+
+#[test]
+fn the_text_output_is_the_table_and_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::halfpower()
+        .args([
+            "experiment",
+            "alignment",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "16m",
+            "--time",
+            "200ms",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("Experiment alignment on "), "{text}");
+    assert!(lines[1].starts_with("variant") && lines[1].contains("MB/s"), "{text}");
+    // One row per variant: aligned and three shifts; then the verdict after a blank line.
+    let rows = lines.iter().filter(|l| l.contains(" read ")).count();
+    assert_eq!(rows, 4, "{text}");
+    assert!(text.contains("misalign"), "{text}");
+}

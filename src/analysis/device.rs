@@ -92,11 +92,14 @@ pub fn classify(f: &DeviceFacts) -> DeviceClass {
 }
 
 /// How a device of `class` serves requests. A stacked device over one rotating disk (`disks`
-/// 1, `rotational`) is serial; over several it serves one request per member at once.
-pub fn serving(class: DeviceClass, disks: u32, rotational: bool) -> Serving {
+/// 1, `rotational`) is serial; over several it serves one request per member at once. A device
+/// of unknown class with more than one hardware queue (`hw_queues`, blk-mq's `mq/` entries)
+/// takes requests on several queues at once, so it serves in parallel.
+pub fn serving(class: DeviceClass, disks: u32, rotational: bool, hw_queues: u32) -> Serving {
     match class {
         DeviceClass::Hdd => Serving::Serial,
         DeviceClass::Stacked if disks <= 1 && rotational => Serving::Serial,
+        DeviceClass::Unknown if hw_queues > 1 && !rotational => Serving::Parallel,
         DeviceClass::Unknown => Serving::Unknown,
         _ => Serving::Parallel,
     }
@@ -189,7 +192,7 @@ pub fn classify_log(
 ) -> Classification {
     if let Some(class) = said_class.filter(|c| *c != DeviceClass::Unknown) {
         let serving = if said_serving == Serving::Unknown {
-            serving(class, 1, class == DeviceClass::Hdd)
+            serving(class, 1, class == DeviceClass::Hdd, 1)
         } else {
             said_serving
         };
@@ -206,7 +209,7 @@ pub fn classify_log(
     if by_name != DeviceClass::Unknown {
         return Classification {
             class: by_name,
-            serving: serving(by_name, 1, false),
+            serving: serving(by_name, 1, false, 1),
             evidence: vec![format!("class {by_name} from the name {name}")],
         };
     }
@@ -311,12 +314,15 @@ mod tests {
 
     #[test]
     fn only_a_disk_arm_is_serial() {
-        assert_eq!(serving(DeviceClass::Hdd, 1, true), Serving::Serial);
-        assert_eq!(serving(DeviceClass::Ssd, 1, false), Serving::Parallel);
-        assert_eq!(serving(DeviceClass::Loop, 1, false), Serving::Parallel);
-        assert_eq!(serving(DeviceClass::Stacked, 1, true), Serving::Serial);
-        assert_eq!(serving(DeviceClass::Stacked, 4, true), Serving::Parallel);
-        assert_eq!(serving(DeviceClass::Unknown, 1, false), Serving::Unknown);
+        assert_eq!(serving(DeviceClass::Hdd, 1, true, 1), Serving::Serial);
+        assert_eq!(serving(DeviceClass::Ssd, 1, false, 1), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Loop, 1, false, 1), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Stacked, 1, true, 1), Serving::Serial);
+        assert_eq!(serving(DeviceClass::Stacked, 4, true, 1), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Unknown, 1, false, 1), Serving::Unknown);
+        // Several blk-mq hardware queues take requests at once; a rotating disk still does not.
+        assert_eq!(serving(DeviceClass::Unknown, 1, false, 4), Serving::Parallel);
+        assert_eq!(serving(DeviceClass::Unknown, 1, true, 4), Serving::Unknown);
     }
 
     #[test]

@@ -153,6 +153,18 @@ fn alignment(rows: &[Row]) -> String {
             ByteSize(worst_shift),
             pct(1.0 - worst)
         )
+    } else if let Some(&(_, best)) = shifted.iter().max_by(|a, b| a.1.total_cmp(&b.1))
+        && best > 1.0 + SAME
+    {
+        // A shift cannot make the same reads faster: a gain above the threshold is the
+        // target's run-to-run spread, and it hides any cost smaller than itself.
+        format!(
+            "no cost of misalignment shows ({}), but the shifted runs were up to {} faster than \
+             the aligned one, which only run-to-run noise explains: a cost below that cannot be \
+             told apart here (use --time longer, or a device that is not shared)",
+            each.join(", "),
+            pct(best - 1.0)
+        )
     } else {
         format!(
             "misalignment costs nothing measurable here ({}; within {})",

@@ -152,3 +152,20 @@ fn write_through_costs_and_depth_wins_it_back() {
     }
     assert!(verdict(ExperimentKind::Writecache, &rows).contains("costs nothing"));
 }
+
+#[test]
+fn alignment_names_a_cost_no_cost_or_noise() {
+    let shifted = |shift: u64, mb_s: f64| Row {
+        shift_bytes: Some(shift),
+        ..row(Variant::Shifted, Direction::Read, 64, 4, mb_s)
+    };
+    let base = row(Variant::Aligned, Direction::Read, 64, 4, 100.0);
+    let costly = [base.clone(), shifted(512, 80.0), shifted(4096, 99.0)];
+    let v = alignment(&costly);
+    assert!(v.contains("the worst, a 512 shift, costs 20"), "{v}");
+    let same = [base.clone(), shifted(512, 97.0), shifted(4096, 104.0)];
+    assert!(alignment(&same).contains("costs nothing measurable"));
+    let noisy = [base, shifted(512, 101.0), shifted(4096, 139.0)];
+    let v = alignment(&noisy);
+    assert!(v.contains("up to 39") && v.contains("noise"), "{v}");
+}

@@ -179,7 +179,12 @@ impl Monitor {
                 DeviceState {
                     info: DeviceInfo {
                         class,
-                        serving: serving(class, disks, facts.rotational == Some(true)),
+                        serving: serving(
+                            class,
+                            disks,
+                            facts.rotational == Some(true),
+                            facts.hw_queues.unwrap_or(1),
+                        ),
                         disks,
                     },
                 }
