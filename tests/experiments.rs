@@ -156,7 +156,10 @@ fn the_text_output_is_the_table_and_the_verdict() {
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("Experiment alignment on "), "{text}");
-    assert!(lines[1].starts_with("variant") && lines[1].contains("MB/s"), "{text}");
+    assert!(
+        lines[1].starts_with("variant") && lines[1].contains("MB/s"),
+        "{text}"
+    );
     // One row per variant: aligned and three shifts; then the verdict after a blank line.
     let rows = lines.iter().filter(|l| l.contains(" read ")).count();
     assert_eq!(rows, 4, "{text}");

@@ -55,6 +55,17 @@ fn three_disks_of_40_saturate_a_bus_of_100() {
         verdict.contains("up to 2") && verdict.contains(&bus_name) && verdict.contains("3rd"),
         "{verdict}"
     );
+    // Each target's share of the last step carries its own disk's and the bus's counters.
+    for pt in v["steps"][3]["per_target"].as_array().unwrap() {
+        let names: Vec<&str> = pt["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "{pt}");
+        assert!(names.contains(&bus_name.as_str()), "{names:?}");
+    }
     // The bus's own counters at the limit carry the total.
     assert!(
         (num(&shared[0], "bytes_per_s") / 1e6 - 100.0).abs() <= 10.0,

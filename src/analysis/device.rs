@@ -321,7 +321,10 @@ mod tests {
         assert_eq!(serving(DeviceClass::Stacked, 4, true, 1), Serving::Parallel);
         assert_eq!(serving(DeviceClass::Unknown, 1, false, 1), Serving::Unknown);
         // Several blk-mq hardware queues take requests at once; a rotating disk still does not.
-        assert_eq!(serving(DeviceClass::Unknown, 1, false, 4), Serving::Parallel);
+        assert_eq!(
+            serving(DeviceClass::Unknown, 1, false, 4),
+            Serving::Parallel
+        );
         assert_eq!(serving(DeviceClass::Unknown, 1, true, 4), Serving::Unknown);
     }
 

@@ -61,6 +61,7 @@ fn member_shares(members: &[Target], r: &Results) -> Vec<PerTarget> {
                 target: t.path.display().to_string(),
                 bytes_per_s: (d.read_bytes + d.write_bytes) as f64 / secs,
                 iops: (d.reads + d.writes) as f64 / secs,
+                devices: Vec::new(),
             })
         })
         .collect()
@@ -82,6 +83,7 @@ fn step(n: usize, r: Results, members: Option<&[Target]>) -> Step {
                     target: t.path.clone(),
                     bytes_per_s: t.total.bytes_per_s,
                     iops: t.total.iops,
+                    devices: Vec::new(),
                 })
                 .collect(),
         },
@@ -177,6 +179,17 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }
     }
     let stacks = stacks(&runner);
+    // Each target's share of a step carries the counters of the devices in its own stack.
+    for s in &mut steps {
+        for pt in &mut s.per_target {
+            if let Some(st) = stacks.iter().find(|st| st.target == pt.target) {
+                pt.devices = (s.devices.iter())
+                    .filter(|d| st.devices.contains(&d.name))
+                    .cloned()
+                    .collect();
+            }
+        }
+    }
     let status = runner.exit_status();
     let targets = runner.infos();
     drop(runner); // removes files the experiment created, also after Ctrl-C

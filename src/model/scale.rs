@@ -31,6 +31,10 @@ pub struct PerTarget {
     pub bytes_per_s: f64,
     /// I/Os per second.
     pub iops: f64,
+    /// The step's counters of the devices under this target: its disk and every device
+    /// beneath it (a loop device's backing disk, a dm device's members).
+    #[serde(default)]
+    pub devices: Vec<DeviceDelta>,
 }
 
 /// The first `targets` targets run together (or, with `--stripe`, striped into one).
