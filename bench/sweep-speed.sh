@@ -6,8 +6,9 @@
 # 1. Capped: a loop device over RAM limited by blkio throttling (cgroup v1) to IOPS_CAP and
 #    BYTES_CAP, where every point's true throughput is known: min(IOPS_CAP x bs, BYTES_CAP).
 #    A 12-point sweep (randread 4k,16k,64k,256k x QD 1,4,16) at fixed points, then with
-#    --steady (2 %, the default) and --steady=5. Prints the time ratio steady/fixed and each steady point's distance from its
-#    known value.
+#    --steady (2 %, the default) and --steady=5. Prints the time ratio steady/fixed, each
+#    steady point's distance from its known value, and how many known values lie inside the
+#    points' reported 95 % intervals.
 # 2. Uncapped: the same loop device without limits, two fixed sweeps and one --steady sweep.
 #    Prints the time ratio, how often the steady point lies between the two fixed ones, and
 #    how far the two fixed sweeps are apart (run-to-run noise).
@@ -56,13 +57,16 @@ for name, pct in (("capped-steady", 2), ("capped-steady5", 5)):
     devs = []
     for p in pts:
         known = min(iops * p["bs_bytes"], cap)
-        devs.append((abs(p["bytes_per_s"] / known - 1), p["bs_bytes"], p["qd"], p["steady"]))
+        ci = p.get("ci95_pct")
+        inside = ci is not None and abs(p["bytes_per_s"] - known) <= ci / 100 * p["bytes_per_s"]
+        devs.append((abs(p["bytes_per_s"] / known - 1), p["bs_bytes"], p["qd"], p["steady"], inside))
     ts = secs(name)
     worst = max(devs)
     print(f"capped ({iops:.0f} IOPS, {cap/1e6:.0f} MB/s), --steady={pct}: time {ts:.1f}s / {tf:.1f}s "
           f"= {ts/tf:.3f}; steady {sum(d[3] for d in devs)}/{len(devs)}; within 3 % of the known "
           f"value: {sum(d[0] <= 0.03 for d in devs)}/{len(devs)}; worst {worst[0]*100:.1f} % "
-          f"(bs {worst[1]} QD{worst[2]})")
+          f"(bs {worst[1]} QD{worst[2]}); known value inside the point's 95 % interval: "
+          f"{sum(d[4] for d in devs)}/{len(devs)}")
 EOF
 
 limit 0 0
