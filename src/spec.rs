@@ -463,6 +463,24 @@ impl Workload {
                 "a rate above zero, or no rate option for an uncapped run",
             ));
         }
+        for (flag, n) in [("--fsync", a.fsync), ("--fdatasync", a.fdatasync)] {
+            if let Some(n) = n {
+                if n == 0 || !self.writes() {
+                    return Err(Error::invalid(
+                        flag,
+                        n,
+                        "a count of writes of 1 or more, with a workload that writes",
+                    ));
+                }
+            }
+        }
+        if a.end_fsync && !self.writes() {
+            return Err(Error::invalid(
+                "--end-fsync",
+                "",
+                "a workload that writes (--rw write, randwrite, rw or randrw)",
+            ));
+        }
         if let Some(t) = a.think {
             if a.think_every == 0 || t.0 > Duration::from_secs(60) {
                 return Err(Error::invalid(

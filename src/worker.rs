@@ -52,6 +52,12 @@ pub struct Pace {
     pub think_ns: u64,
     /// Requests between two pauses.
     pub think_every: u32,
+    /// fsync (or fdatasync) after every this many writes (0: never).
+    pub sync_every: u32,
+    /// fdatasync instead of fsync.
+    pub data_only: bool,
+    /// Sync once more when the phase has drained.
+    pub end_sync: bool,
 }
 
 impl Pace {
@@ -201,6 +207,8 @@ impl Worker {
         };
         let start = now_ns();
         let (mut issued, mut issued_bytes, mut since_think) = (0u64, 0u64, 0u32);
+        let mut since_sync = 0u32;
+        let syncs = pace.sync_every > 0;
         let mut free: Vec<u32> = (0..self.plan.qd).rev().collect();
         let mut inflight = 0u32;
         let mut now = now_ns();
@@ -210,7 +218,13 @@ impl Worker {
         progress.publish(&counts);
         loop {
             let mut blocked = false;
+            // A sync is due after every `sync_every` writes, also after the last one.
+            let sync_due = syncs && since_sync >= pace.sync_every;
             while let Some(&slot) = free.last() {
+                if sync_due {
+                    blocked = true;
+                    break;
+                }
                 let go = !signal::interrupted()
                     && !stop.load(Ordering::Relaxed)
                     && match limit {
@@ -244,6 +258,7 @@ impl Worker {
                 issued += 1;
                 issued_bytes += len;
                 since_think += 1;
+                since_sync += (dir == IoDir::Write) as u32;
                 let (file, offset) = match &self.plan.stripe {
                     Some(s) => s.map(logical),
                     None => (0, logical),
@@ -269,6 +284,17 @@ impl Worker {
                     len: len as u32,
                 });
                 inflight += 1;
+            }
+            if sync_due && inflight == 0 {
+                // Everything written so far has completed: flush it, timed apart.
+                let t = now_ns();
+                eng.sync_files(pace.data_only)?;
+                now = now_ns();
+                if let Some(rec) = rec.as_deref_mut() {
+                    rec.sync_done(now - t);
+                }
+                since_sync = 0;
+                continue;
             }
             if blocked && inflight == 0 {
                 // Nothing in flight and the next request not yet due: idle until it is.
@@ -313,6 +339,13 @@ impl Worker {
                 }
             })?;
             progress.publish(&counts);
+        }
+        if pace.end_sync && !signal::interrupted() {
+            let t = now_ns();
+            eng.sync_files(pace.data_only)?;
+            if let Some(rec) = rec {
+                rec.sync_done(now_ns() - t);
+            }
         }
         // A budget claimed but not issued (interrupted) goes back for the record's honesty.
         if let Limit::Budget(budget, _) = limit {

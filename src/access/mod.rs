@@ -422,6 +422,19 @@ pub struct Access {
     #[arg(long, value_name = "N", default_value_t = 1)]
     #[serde(default = "one")]
     pub think_every: u32,
+    /// After every N writes, let the requests in flight complete and fsync the target (fio's
+    /// fsync); the syncs are counted and timed apart (`results.sync`).
+    #[arg(long, value_name = "N", conflicts_with = "fdatasync")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync: Option<u32>,
+    /// As --fsync with fdatasync (data only, not metadata that reads do not need).
+    #[arg(long, value_name = "N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdatasync: Option<u32>,
+    /// fsync once more when the measured phase has drained (fio's end_fsync).
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end_fsync: bool,
 }
 
 fn hundred() -> u8 {
@@ -443,6 +456,9 @@ impl Default for Access {
             rate_iops: None,
             think: None,
             think_every: 1,
+            fsync: None,
+            fdatasync: None,
+            end_fsync: false,
         }
     }
 }
@@ -472,6 +488,15 @@ impl Access {
         }
         if let Some(t) = self.think {
             parts.push(format!("think {t} every {}", self.think_every));
+        }
+        if let Some(n) = self.fsync {
+            parts.push(format!("fsync every {n} writes"));
+        }
+        if let Some(n) = self.fdatasync {
+            parts.push(format!("fdatasync every {n} writes"));
+        }
+        if self.end_fsync {
+            parts.push("fsync at the end".into());
         }
         parts.join(", ")
     }

@@ -285,7 +285,20 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
         write,
         trim: (!o.unified_rw_reporting).then(Default::default),
         mixed,
-        sync: SyncReport::default(),
+        // fio's sync object from halfpower's syncs (stddev is not kept for them: 0).
+        sync: res
+            .sync
+            .as_ref()
+            .map_or_else(SyncReport::default, |s| SyncReport {
+                total_ios: s.count,
+                lat_ns: crate::model::fio::LatNs {
+                    min: (s.latency_us.min * 1000.0).round() as u64,
+                    max: (s.latency_us.max * 1000.0).round() as u64,
+                    mean: s.latency_us.mean * 1000.0,
+                    n: s.count,
+                    ..Default::default()
+                },
+            }),
         job_runtime: runtime_ms,
         usr_cpu: pct_of_runtime(res.cpu.process_user_s),
         sys_cpu: pct_of_runtime(res.cpu.process_sys_s),

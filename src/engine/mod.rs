@@ -77,4 +77,28 @@ pub trait Engine {
 
     /// The buffer of `slot`, to fill before a write or inspect after a read.
     fn buffer(&mut self, slot: u32) -> &mut [u8];
+
+    /// Flushes every file of the engine to stable storage (fsync, or fdatasync with
+    /// `data_only`), blocking; called with nothing in flight. The null engine has nothing to
+    /// flush.
+    fn sync_files(&mut self, data_only: bool) -> io::Result<()>;
+}
+
+/// fsync or fdatasync each of `fds`.
+pub(crate) fn sync_fds(fds: &[std::os::fd::RawFd], data_only: bool) -> io::Result<()> {
+    for &fd in fds {
+        // SAFETY: fd is open for the engine's lifetime (the engines' contract); the calls take
+        // no pointers.
+        let rc = unsafe {
+            if data_only {
+                libc::fdatasync(fd)
+            } else {
+                libc::fsync(fd)
+            }
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }

@@ -44,4 +44,8 @@ impl Engine for NullEngine {
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.arena.slot_mut(slot, self.len as usize)
     }
+
+    fn sync_files(&mut self, _data_only: bool) -> io::Result<()> {
+        Ok(())
+    }
 }

@@ -72,4 +72,8 @@ impl Engine for SyncEngine {
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.arena.slot_mut(slot, self.len as usize)
     }
+
+    fn sync_files(&mut self, data_only: bool) -> io::Result<()> {
+        super::sync_fds(&self.fds, data_only)
+    }
 }

@@ -11,7 +11,10 @@ use crate::units::{ByteSize, Dur};
 use std::time::Duration;
 
 /// The option names this file reads.
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 13] = [
+    "fsync",
+    "fdatasync",
+    "end_fsync",
     "bssplit",
     "bsrange",
     "random_distribution",
@@ -47,6 +50,12 @@ pub struct FioAccess {
     pub thinktime_us: u64,
     /// `thinktime_blocks`.
     pub thinktime_blocks: u32,
+    /// `fsync`: after every this many writes (0: never).
+    pub fsync: u64,
+    /// `fdatasync`: after every this many writes (0: never).
+    pub fdatasync: u64,
+    /// `end_fsync`.
+    pub end_fsync: bool,
 }
 
 impl Default for FioAccess {
@@ -62,6 +71,9 @@ impl Default for FioAccess {
             rate_min: [0, 0],
             thinktime_us: 0,
             thinktime_blocks: 1,
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
         }
     }
 }
@@ -129,8 +141,14 @@ fn bsrange(key: &str, v: &str, base: KbBase) -> Result<(u64, u64), FioError> {
 impl FioAccess {
     /// Applies one of [`KEYS`].
     pub fn apply(&mut self, key: &str, value: Option<&str>, base: KbBase) -> Result<(), FioError> {
+        if key == "end_fsync" {
+            self.end_fsync = number::switch(key, value)?;
+            return Ok(());
+        }
         let v = value.ok_or_else(|| FioError::value(key, "", "a value (write it as key=value)"))?;
         match key {
+            "fsync" => self.fsync = number::int(key, v)?,
+            "fdatasync" => self.fdatasync = number::int(key, v)?,
             "bssplit" => {
                 let d = [RequestSize::fixed(4096), RequestSize::fixed(4096)];
                 self.bssplit = Some(per_dir(key, v, d, |s| bssplit(key, s, base))?);
@@ -274,6 +292,28 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) -> Result
             why: "failing a job that falls below a rate is not implemented yet".into(),
         });
     }
+    let writes = o.writes();
+    match (a.fsync, a.fdatasync) {
+        (0, 0) => {}
+        (n, 0) | (0, n) if writes => {
+            let n = u32::try_from(n).map_err(|_| {
+                FioError::value("fsync", &n.to_string(), "a count of writes below 2^32")
+            })?;
+            if a.fsync > 0 {
+                s.fsync = Some(n);
+            } else {
+                s.fdatasync = Some(n);
+            }
+        }
+        (_, 0) | (0, _) => {}
+        _ => {
+            return Err(FioError::NotYet {
+                option: "fdatasync".into(),
+                why: "fsync and fdatasync in one job".into(),
+            });
+        }
+    }
+    s.end_fsync = a.end_fsync && writes;
     if a.thinktime_us > 0 {
         s.think = Some(Dur(Duration::from_micros(a.thinktime_us)));
         s.think_every = a.thinktime_blocks;

@@ -18,7 +18,9 @@ pub mod sweep;
 
 pub use device::{DeviceClass, ServiceMethod, Serving};
 pub use quick::{QuickReport, QuickTest};
-pub use run::{ErrorSummary, Results, RunReport, TargetInfo, TargetKind, TargetResult};
+pub use run::{
+    ErrorSummary, Results, RunReport, SyncSummary, TargetInfo, TargetKind, TargetResult,
+};
 
 use serde::{Deserialize, Serialize};
 

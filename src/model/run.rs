@@ -170,6 +170,16 @@ pub struct Steady {
     pub ci95_pct: Option<f64>,
 }
 
+/// The syncs of a run: how many, and how long each took (from the call to its return, with
+/// nothing else in flight).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SyncSummary {
+    /// fsync or fdatasync calls.
+    pub count: u64,
+    /// Their latency, µs.
+    pub latency_us: crate::stats::summary::LatencySummary,
+}
+
 /// The `results` object of a run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Results {
@@ -202,6 +212,9 @@ pub struct Results {
     pub write: Option<DirSummary>,
     /// Failed I/Os over all targets.
     pub errors: ErrorSummary,
+    /// fsyncs and fdatasyncs (`--fsync`, `--fdatasync`, `--end-fsync`): absent without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncSummary>,
     /// Per target.
     pub targets: Vec<TargetResult>,
     /// CPU cost.

@@ -55,6 +55,8 @@ pub struct TargetMeasurement {
     pub write: DirStats,
     /// Failures.
     pub errors: ErrorStats,
+    /// fsyncs and fdatasyncs.
+    pub syncs: DirStats,
 }
 
 /// Everything one run measured, before formatting.
@@ -278,6 +280,9 @@ fn worker_thread(
             ns_per_byte: a.rate.map_or(0.0, |r| 1e9 * workers / r.0 as f64),
             think_ns: a.think.map_or(0, |t| t.0.as_nanos() as u64),
             think_every: a.think_every,
+            sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
+            data_only: a.fdatasync.is_some(),
+            end_sync: a.end_fsync,
         },
         rng: Rng::new(w.setup.seed, stream),
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
@@ -479,6 +484,7 @@ pub fn execute_laid(
             m.read.merge(&o.rec.read);
             m.write.merge(&o.rec.write);
             m.errors.merge(&o.rec.errors);
+            m.syncs.merge(&o.rec.syncs);
         }
         fatal = fatal.or_else(|| o.fatal.clone());
         registered = registered.or(o.registered);

@@ -153,6 +153,10 @@ pub fn results(
         read: all.read,
         write: all.write,
         errors: all.errors,
+        sync: (m.total.syncs.ios > 0).then(|| crate::model::SyncSummary {
+            count: m.total.syncs.ios,
+            latency_us: crate::stats::summary::LatencySummary::of(&m.total.syncs.hist),
+        }),
         targets: match m.layout {
             Layout::Separate => targets
                 .iter()
@@ -218,7 +222,10 @@ mod tests {
         let rates = [100.0, 102.0, 98.0, 100.0, 101.0, 99.0, 100.0, 100.0];
         let same = ci(100.0, &rates).unwrap();
         let off = ci(90.0, &rates).unwrap();
-        assert!((off.half - same.half - 10.0).abs() < 1e-9, "{off:?} {same:?}");
+        assert!(
+            (off.half - same.half - 10.0).abs() < 1e-9,
+            "{off:?} {same:?}"
+        );
         assert!(off.pct > 100.0 * 10.0 / 90.0);
         assert!(ci(0.0, &rates).is_none());
     }

@@ -60,6 +60,8 @@ pub struct Recorder {
     pub write: DirStats,
     /// Failures.
     pub errors: ErrorStats,
+    /// fsyncs and fdatasyncs: how many (`ios`) and how long each took (`hist`).
+    pub syncs: DirStats,
     /// Where finished seconds go (None: no series is kept).
     series: Option<Arc<SeriesSink>>,
     /// Start of the measured phase (ns, monotonic).
@@ -88,6 +90,7 @@ impl Recorder {
             read: DirStats::default(),
             write: DirStats::default(),
             errors: ErrorStats::default(),
+            syncs: DirStats::default(),
             series,
             origin_ns,
             last_ns: origin_ns,
@@ -116,6 +119,12 @@ impl Recorder {
         self.cur_ios += 1;
         self.cur_bytes += bytes;
         self.last_ns = now_ns;
+    }
+
+    /// Counts one fsync or fdatasync that took `ns`.
+    pub fn sync_done(&mut self, ns: u64) {
+        self.syncs.ios += 1;
+        self.syncs.hist.record(ns);
     }
 
     /// Counts one failed I/O (negative errno, or 0 for a short transfer) at `offset`.

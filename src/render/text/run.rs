@@ -193,6 +193,21 @@ pub fn run_table(r: &RunReport) -> String {
         let _ = write!(head, ", {access}");
     }
     let mut out = format!("{head}\n{}", results_table(&r.results));
+    if let Some(s) = &r.results.sync {
+        let _ = writeln!(
+            out,
+            "syncs: {} ({}), mean {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+            s.count,
+            if w.setup.access.fdatasync.is_some() {
+                "fdatasync"
+            } else {
+                "fsync"
+            },
+            s.latency_us.mean,
+            s.latency_us.p99,
+            s.latency_us.max
+        );
+    }
     if let Some(rep) = &r.repeat {
         let _ = writeln!(
             out,
