@@ -179,9 +179,15 @@ fn unknown_options_exit_2_by_name_unless_ignored() {
         err.contains("'zonemode'") && err.contains("not supported"),
         "{err}"
     );
-    let err = usage_error(&["fio", "--name=x", "--fsync=8", "--size=1m"]);
-    assert!(err.contains("'fsync'") && err.contains("yet"), "{err}");
-    let err = usage_error(&["fio", "--name=a", "--size=1m", "--name=b", "--size=1m"]);
+    let err = usage_error(&["fio", "--name=x", "--verify=md5", "--size=1m"]);
+    assert!(err.contains("'verify'") && err.contains("yet"), "{err}");
+    let err = usage_error(&[
+        "fio",
+        "--filename=hp-fio-not-there",
+        "--size=1m",
+        "--name=a",
+        "--name=b",
+    ]);
     assert!(
         err.contains("same time") && err.contains("stonewall"),
         "{err}"
@@ -347,4 +353,65 @@ fn jobs_match_fio_on_a_throttled_device() {
         }
     }
     eprintln!("{report:#?}");
+}
+
+/// Jobs without stonewall run at the same time, in fio and in halfpower: a reader and a writer
+/// on one loop device throttled to 2000 IOPS each way each get about 2000 IOPS, in both tools,
+/// and halfpower's two measured windows overlap.
+#[test]
+fn jobs_of_one_wave_run_at_the_same_time() {
+    if !fio_available() {
+        return;
+    }
+    let Some(throttle) = Throttle::new("fiowave") else {
+        return;
+    };
+    let Some(lo) = LoopDev::new("fiowave", 64 << 20) else {
+        return;
+    };
+    throttle.limit(&lo.dev, 0, 2000);
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("wave.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nioengine=libaio\ndirect=1\ntime_based\nruntime=2\n\
+             size=48m\niodepth=4\nbs=4k\n\n[reader]\nrw=randread\n\n[writer]\nrw=randwrite\n",
+            lo.path()
+        ),
+    )
+    .unwrap();
+    let run = |program: &Path, extra: &[&str]| -> Value {
+        let mut args = extra.to_vec();
+        args.extend([job.to_str().unwrap(), "--output-format=json"]);
+        let out = throttle.command_of(program, &args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let fio = run(Path::new("fio"), &[]);
+    let t0 = std::time::Instant::now();
+    let hp = run(
+        &assert_cmd::cargo::cargo_bin("halfpower"),
+        &["fio", "--allow-write", "--quiet"],
+    );
+    // Two 2-s jobs one after the other would take at least 4 s.
+    let wall = t0.elapsed().as_secs_f64();
+    assert!(wall < 3.6, "the jobs ran one after the other: {wall:.1} s");
+    for (doc, who) in [(&fio, "fio"), (&hp, "halfpower")] {
+        let jobs = doc["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 2, "{who}");
+        let r = num(&jobs[0]["read"], "iops");
+        let w = num(&jobs[1]["write"], "iops");
+        // Each direction has its own 2000-IOPS cap; run together, each still gets it.
+        for x in [r, w] {
+            assert!(
+                (0.85 * 2000.0..=1.15 * 2000.0).contains(&x),
+                "{who}: {r} {w}"
+            );
+        }
+    }
 }

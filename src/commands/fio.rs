@@ -24,6 +24,7 @@ enum Format {
 }
 
 /// What the command line holds besides job options.
+#[derive(Clone)]
 struct Args {
     format: Format,
     output: Option<PathBuf>,
@@ -329,6 +330,82 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
     }
 }
 
+/// Refuses what halfpower cannot run of a wave of concurrent jobs: `group_reporting` over
+/// several different jobs (fio would merge their reports), and two jobs on one file that does
+/// not exist yet (both would create it).
+fn check_waves(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
+    for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
+        if wave.len() < 2 {
+            continue;
+        }
+        for pair in wave.windows(2) {
+            if pair[0].group == pair[1].group
+                && (pair[0].opts.group_reporting || pair[1].opts.group_reporting)
+            {
+                return Err(FioError::NotYet {
+                    option: "group_reporting".into(),
+                    why: format!(
+                        "jobs '{}' and '{}' run at the same time in one group, and fio would \
+                         report them as one; halfpower reports each job (drop group_reporting, \
+                         or put new_group in '{}')",
+                        pair[0].opts.name, pair[1].opts.name, pair[1].opts.name
+                    ),
+                }
+                .into());
+            }
+        }
+        let mut paths = Vec::new();
+        for job in wave {
+            let p = fio::plan(job, a.allow_write, a.destroy_data)?.path;
+            if !p.exists() && paths.contains(&p) {
+                return Err(FioError::Plan(format!(
+                    "jobs of one wave (running at the same time) would both create {}: create \
+                     it first (and pass --allow-write to write to it), give each job its own \
+                     file, or put stonewall between them",
+                    p.display()
+                ))
+                .into());
+            }
+            paths.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Runs the jobs of one wave at the same time, each on its own thread, and returns them in
+/// job order. The progress line is off when more than one job runs.
+fn run_wave(wave: &[FioJob], a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Vec<Ran>> {
+    if let [job] = wave {
+        return Ok(vec![run_job(job, a, warnings)?]);
+    }
+    let quiet = Args {
+        quiet: true,
+        ..a.clone()
+    };
+    let outcomes: Vec<(anyhow::Result<Ran>, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = wave
+            .iter()
+            .map(|job| {
+                let quiet = &quiet;
+                s.spawn(move || {
+                    let mut w = Vec::new();
+                    (run_job(job, quiet, &mut w), w)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut ran = Vec::with_capacity(wave.len());
+    for (r, w) in outcomes {
+        warnings.extend(w);
+        ran.push(r?);
+    }
+    Ok(ran)
+}
+
 /// How one job would run, for `--parse-only`: its workload, ending, and the notes.
 fn plan_line(job: &FioJob, p: &JobPlan) -> String {
     let w = &p.workload;
@@ -381,18 +458,8 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     for w in &set.warnings {
         super::warn(&mut warnings, w.clone());
     }
-    // Waves run one after another; a wave must be one job (its clones run together).
-    for pair in set.jobs.windows(2) {
-        if pair[0].wave == pair[1].wave {
-            return Err(crate::Error::from(FioError::Plan(format!(
-                "jobs '{}' and '{}' would run at the same time in fio; halfpower fio runs one \
-                 job at a time so far: put stonewall in '{}', or use numjobs for copies of one \
-                 job",
-                pair[0].opts.name, pair[1].opts.name, pair[1].opts.name
-            )))
-            .into());
-        }
-    }
+    // Waves run one after another, the jobs of a wave at the same time (as in fio).
+    check_waves(&set, &a)?;
     // Every job maps onto a workload before anything runs.
     for job in &set.jobs {
         let plan = fio::plan(job, a.allow_write, a.destroy_data).map_err(crate::Error::from)?;
@@ -404,15 +471,25 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         return Ok(0);
     }
     let started_ms = unix_ms();
-    let mut ran = Vec::new();
-    for job in &set.jobs {
+    let mut ran: Vec<Ran> = Vec::new();
+    let mut disk_deltas = Vec::new();
+    for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
         if crate::signal::interrupted() {
             break;
         }
-        ran.push(run_job(job, &a, &mut warnings)?);
+        let done = run_wave(wave, &a, &mut warnings)?;
+        // Jobs of one wave share their disks' counters over overlapping windows: the longest
+        // job's window stands for the wave, so no disk is counted twice.
+        if let Some(longest) = done
+            .iter()
+            .max_by(|x, y| x.results.seconds.total_cmp(&y.results.seconds))
+        {
+            disk_deltas.extend(longest.results.devices.iter().cloned());
+        }
+        ran.extend(done);
     }
     let ended = unix_ms();
-    let deltas: Vec<_> = ran.iter().flat_map(|r| r.results.devices.iter()).collect();
+    let deltas: Vec<_> = disk_deltas.iter().collect();
     let disks = figures::disk_util(&deltas);
     let doc = FioDocument {
         fio_version: format!("halfpower-{} (fio-compatible)", env!("CARGO_PKG_VERSION")),
