@@ -415,3 +415,65 @@ fn jobs_of_one_wave_run_at_the_same_time() {
         }
     }
 }
+
+/// A job on several files (`filename=a:b`, `nrfiles`) sends its requests to them in turn and
+/// divides its size between them, as fio does: a sequential 8 MiB fill over two files is
+/// 2048 writes of 4 KiB in both tools, and fio leaves two 4-MiB files.
+#[test]
+fn a_job_on_two_files_divides_its_size_between_them() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let args = |tool: &str| {
+        let mut v: Vec<String> = if tool == "fio" {
+            vec![]
+        } else {
+            vec!["fio".into(), "--quiet".into()]
+        };
+        v.extend(
+            [
+                "--name=two",
+                &format!("--directory={d}/{tool}"),
+                "--filename=a:b",
+                "--size=8m",
+                "--rw=write",
+                "--bs=4k",
+                "--output-format=json",
+            ]
+            .map(String::from),
+        );
+        v
+    };
+    for tool in ["fio", "halfpower"] {
+        std::fs::create_dir(dir.path().join(tool)).unwrap();
+    }
+    let out = std::process::Command::new("fio")
+        .args(args("fio"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let fio: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hp = stdout_json(&args("halfpower"));
+    for (doc, who) in [(&fio, "fio"), (&hp, "halfpower")] {
+        assert_eq!(num(&doc["jobs"][0]["write"], "total_ios"), 2048.0, "{who}");
+    }
+    for f in ["a", "b"] {
+        let len = std::fs::metadata(dir.path().join("fio").join(f))
+            .unwrap()
+            .len();
+        assert_eq!(len, 4 << 20, "fio's {f}");
+    }
+    assert_eq!(
+        hp["jobs"][0]["halfpower"]["target"],
+        format!("stripe({d}/halfpower/a+{d}/halfpower/b)")
+    );
+    // halfpower removes the files it created.
+    assert!(
+        std::fs::read_dir(dir.path().join("halfpower"))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}

@@ -8,7 +8,7 @@ use crate::fio::{self, Ending, FioError, FioJob, JobPlan, jobfile};
 use crate::model::Results;
 use crate::model::fio::{FioDocument, FioJobReport, HalfpowerExtras, Ordered, SyncReport};
 use crate::render::text::fio as normal;
-use crate::runner::{self, Control, Measurement};
+use crate::runner::{self, Control, Layout, Measurement};
 use crate::stats::cpu::ProcessEvents;
 use crate::stats::window::{Mark, Rates};
 use crate::units::ByteSize;
@@ -174,7 +174,7 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         super::warn(warnings, n.clone());
     }
     let (mut w, fallback) = effective_workload(&plan.workload, warnings);
-    let paths = [plan.path.clone()];
+    let paths = plan.paths.clone();
     if let Some(pct) = plan.size_pct {
         let probe = open_targets(&paths, &w, warnings)?;
         let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
@@ -186,7 +186,8 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         std::thread::sleep(plan.startdelay);
     }
     let targets = open_targets(&paths, &w, warnings)?;
-    if let Some(b) = plan.budget(&job.opts, targets[0].size) {
+    let region: u64 = targets.iter().map(|t| t.size).sum();
+    if let Some(b) = plan.budget(&job.opts, region) {
         if b == 0 {
             return Err(FioError::Plan(format!(
                 "job '{}': io_size/size is smaller than one request (bs {})",
@@ -201,7 +202,8 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
     }
     let w = w.validated()?;
     let before = ProcessEvents::now();
-    let m: Measurement = runner::execute(&targets, &w, Control::progress(!a.quiet))?;
+    let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
+    let m: Measurement = runner::execute_laid(&targets, layout, &w, Control::progress(!a.quiet))?;
     let events = ProcessEvents::now().since(before);
     let results = runner::results(&m, &w, &targets, fallback);
     let target = targets[0].info();
@@ -319,7 +321,11 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
         halfpower: HalfpowerExtras {
             workload: r.plan.workload.clone(),
             engine: res.engine,
-            target: r.target.path.clone(),
+            // One file, or the stripe set of a job's files (`stripe(a+b)`).
+            target: res
+                .targets
+                .first()
+                .map_or_else(|| r.target.path.clone(), |t| t.path.clone()),
             direct: r.target.direct,
             cpu_us_per_io: res.cpu.us_per_io,
             system_busy_pct: res.cpu.system_busy_pct,
@@ -356,17 +362,18 @@ fn check_waves(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
         }
         let mut paths = Vec::new();
         for job in wave {
-            let p = fio::plan(job, a.allow_write, a.destroy_data)?.path;
-            if !p.exists() && paths.contains(&p) {
-                return Err(FioError::Plan(format!(
-                    "jobs of one wave (running at the same time) would both create {}: create \
+            for p in fio::plan(job, a.allow_write, a.destroy_data)?.paths {
+                if !p.exists() && paths.contains(&p) {
+                    return Err(FioError::Plan(format!(
+                        "jobs of one wave (running at the same time) would both create {}: create \
                      it first (and pass --allow-write to write to it), give each job its own \
                      file, or put stonewall between them",
-                    p.display()
-                ))
-                .into());
+                        p.display()
+                    ))
+                    .into());
+                }
+                paths.push(p);
             }
-            paths.push(p);
         }
     }
     Ok(())
@@ -412,7 +419,11 @@ fn plan_line(job: &FioJob, p: &JobPlan) -> String {
     let mut line = format!(
         "{}: {} {} {} QD{} T{} {} {}",
         job.opts.name,
-        p.path.display(),
+        p.paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":"),
         w.rw.name(),
         w.bs,
         w.qd,

@@ -224,8 +224,11 @@ pub enum Ending {
 pub struct JobPlan {
     /// The workload (its `bytes` is filled in once the target's region is known).
     pub workload: Workload,
-    /// The file or device.
-    pub path: PathBuf,
+    /// The files or devices: one, or several that the job's requests go to in turn (fio's
+    /// `filename=a:b` and `nrfiles`), run as one stripe set in chunks of the request size.
+    pub paths: Vec<PathBuf>,
+    /// With several files: the stripe's chunk, bytes (the largest request size).
+    pub stripe: Option<u64>,
     /// How it ends.
     pub ending: Ending,
     /// The size as a share of the target, when given so.
@@ -236,41 +239,39 @@ pub struct JobPlan {
     pub notes: Vec<String>,
 }
 
-/// fio's name for a job's file when none is given: `directory/jobname.0.0`.
-fn default_path(o: &JobOptions) -> PathBuf {
-    let dir = PathBuf::from(o.directory.as_deref().unwrap_or("."));
-    dir.join(format!("{}.0.0", o.name))
-}
-
 /// Maps a job onto a halfpower workload. `setup` carries halfpower's own permissions
 /// (`allow_write`, `destroy_data`).
 pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPlan, FioError> {
     let o = &job.opts;
     let mut notes = Vec::new();
-    if o.nrfiles > 1 {
-        return Err(FioError::NotYet {
-            option: "nrfiles".into(),
-            why: "a job runs on one file so far".into(),
-        });
-    }
-    // fio separates files with ':'; `\:` is a literal colon.
-    let unescaped = o.filename.as_ref().map(|f| f.replace("\\:", "\u{0}"));
-    let path = match &unescaped {
-        Some(f) if f.contains(':') => {
-            return Err(FioError::NotYet {
-                option: "filename".into(),
-                why: "a job runs on one file so far (this is a ':'-separated list)".into(),
-            });
-        }
-        Some(f) => {
-            let f = f.replace('\u{0}', ":");
-            match &o.directory {
-                Some(d) if !f.starts_with('/') => PathBuf::from(d).join(f),
-                _ => PathBuf::from(f),
-            }
-        }
-        None => default_path(o),
+    let dir = o.directory.as_deref();
+    let at = |f: &str| match dir {
+        Some(d) if !f.starts_with('/') => PathBuf::from(d).join(f),
+        _ => PathBuf::from(f),
     };
+    // fio separates files with ':'; `\:` is a literal colon.
+    let paths: Vec<PathBuf> = match &o.filename {
+        Some(f) => {
+            if o.nrfiles > 1 {
+                return Err(FioError::NotYet {
+                    option: "nrfiles".into(),
+                    why: "nrfiles together with filename".into(),
+                });
+            }
+            f.replace("\\:", "\u{0}")
+                .split(':')
+                .filter(|p| !p.is_empty())
+                .map(|p| at(&p.replace('\u{0}', ":")))
+                .collect()
+        }
+        // fio's names without filename: directory/jobname.0.N for each of nrfiles.
+        None => (0..o.nrfiles)
+            .map(|i| PathBuf::from(dir.unwrap_or(".")).join(format!("{}.0.{i}", o.name)))
+            .collect(),
+    };
+    if paths.is_empty() {
+        return Err(FioError::value("filename", "", "a file or device name"));
+    }
     let mut w = Workload {
         rw: o.rw,
         ..Workload::default()
@@ -336,8 +337,25 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         None => crate::affinity::Affinity::None,
     };
     let mut size_pct = None;
+    let files = paths.len() as u64;
+    // A job on several files goes to them in turn, a request at a time: one stripe set in
+    // chunks of the request size (so every size of a mix must divide the largest).
+    let stripe = (files > 1).then(|| w.bs.max());
+    if stripe.is_some() && w.bs.parts().iter().any(|p| w.bs.max() % p.0 != 0) {
+        return Err(FioError::NotYet {
+            option: "filename".into(),
+            why: "several files with request sizes that do not all divide the largest".into(),
+        });
+    }
     match o.size {
-        Some(Size::Bytes(b)) => w.setup.size = Some(ByteSize(b)),
+        // fio divides a job's size between its files.
+        Some(Size::Bytes(b)) => w.setup.size = Some(ByteSize(b / files)),
+        Some(Size::Percent(_)) if files > 1 => {
+            return Err(FioError::NotYet {
+                option: "size".into(),
+                why: "a size in percent on several files".into(),
+            });
+        }
         Some(Size::Percent(p)) if p > 0.0 => size_pct = Some(p),
         Some(Size::Percent(_)) => return Err(FioError::value("size", "0%", "a share above 0 %")),
         None => {}
@@ -385,7 +403,8 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     }
     Ok(JobPlan {
         workload: w,
-        path,
+        paths,
+        stripe,
         ending,
         size_pct,
         startdelay: Duration::from_micros(o.startdelay_us),

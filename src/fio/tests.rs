@@ -3,7 +3,7 @@
 use super::jobfile::{parse_command_line, parse_file};
 use super::*;
 use crate::spec::RwMode;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn sections(text: &str) -> Vec<Section> {
     parse_file(
@@ -69,7 +69,7 @@ fn globals_flow_into_jobs_and_stonewalls_make_groups() {
         }
     );
     assert_eq!(p.budget(&set.jobs[1].opts, 64 << 20), Some(64 << 20));
-    assert_eq!(p.path, PathBuf::from("/tmp/x"));
+    assert_eq!(p.paths, vec![PathBuf::from("/tmp/x")]);
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn fio_defaults_map_onto_workloads() {
     assert!(p.workload.setup.buffered, "fio is buffered unless direct=1");
     assert_eq!(p.workload.setup.engine, EngineKind::Sync);
     assert_eq!(p.workload.setup.warmup, Dur(Duration::ZERO));
-    assert_eq!(p.path, PathBuf::from("./job.0.0"));
+    assert_eq!(p.paths, vec![PathBuf::from("./job.0.0")]);
     assert_eq!(p.ending, Ending::Bytes { runtime: None });
     assert_eq!(p.budget(&set.jobs[0].opts, 1 << 20), Some(1 << 20));
     let looped = resolve(
@@ -161,8 +161,7 @@ fn fio_defaults_map_onto_workloads() {
 #[test]
 fn what_cannot_run_yet_is_refused() {
     for text in [
-        "[a]\nfilename=/a:/b\n",
-        "[a]\nnrfiles=2\n",
+        "[a]\nfilename=/a\nnrfiles=2\n",
         "[a]\nrw=randrw\nbs=4k,64k\n",
         "[a]\nrw=randread\nbssplit=4k/50:8k/50\n",
         "[a]\nrw=randrw\nrate=1m\n",
@@ -181,7 +180,7 @@ fn comments_escaped_colons_and_zero_offsets_read_as_in_fio() {
     let o = &set.jobs[0].opts;
     assert_eq!(o.numjobs, 2);
     let p = plan(&set.jobs[0], false, false).unwrap();
-    assert_eq!(p.path, Path::new("/dev/disk/by-path/pci-0:1"));
+    assert_eq!(p.paths, vec![PathBuf::from("/dev/disk/by-path/pci-0:1")]);
     assert_eq!(p.workload.setup.offset.0, 0);
     assert_eq!(
         p.workload.setup.access.dist.to_string(),
@@ -212,8 +211,7 @@ fn a_jobs_filename_adds_to_the_inherited_one_as_in_fio() {
     )
     .unwrap();
     assert_eq!(set.jobs[0].opts.filename.as_deref(), Some("a:b"));
-    assert!(matches!(
-        plan(&set.jobs[0], false, false),
-        Err(FioError::NotYet { .. })
-    ));
+    let p = plan(&set.jobs[0], false, false).unwrap();
+    assert_eq!(p.paths, vec![PathBuf::from("a"), PathBuf::from("b")]);
+    assert_eq!(p.stripe, Some(4096));
 }
