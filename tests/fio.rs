@@ -477,3 +477,43 @@ fn a_job_on_two_files_divides_its_size_between_them() {
             .is_none()
     );
 }
+
+/// rate_min fails a job, as in fio, when a whole second after the first falls below it: a
+/// null-engine job capped at 1000 IOPS of 4 KiB (4.1 MB/s) fails a rate_min of 8m (EIO in
+/// `error`, exit status 1) and passes one of 1m.
+#[test]
+fn rate_min_fails_a_job_below_it() {
+    let job = |min: &str| {
+        halfpower()
+            .args([
+                "fio",
+                "--name=x",
+                "--ioengine=null",
+                "--rw=read",
+                "--bs=4k",
+                "--size=64m",
+                "--rate_iops=1000",
+                &format!("--rate_min={min}"),
+                "--time_based",
+                "--runtime=3",
+                "--output-format=json",
+                "--quiet",
+            ])
+            .output()
+            .unwrap()
+    };
+    let slow = job("8m");
+    assert_eq!(slow.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&slow.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["error"], libc_eio());
+    assert!(String::from_utf8_lossy(&slow.stderr).contains("rate_min"));
+    let fine = job("1m");
+    assert_eq!(fine.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&fine.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["error"], 0);
+}
+
+/// EIO, as fio writes it in `error`.
+fn libc_eio() -> i64 {
+    5
+}

@@ -155,6 +155,33 @@ struct Ran {
     samples: [Samples; 2],
     events: ProcessEvents,
     ended_ms: u64,
+    /// Why the job failed its `rate_min`, if it did.
+    below_min: Option<String>,
+}
+
+/// fio's `rate_min` check on a finished job: the first whole second after the first (fio
+/// skips its first rate cycle) whose bytes/s in a direction fell below that direction's
+/// minimum.
+fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String> {
+    for (d, name) in [(0, "read"), (1, "write")] {
+        let min = plan.rate_min[d];
+        if min == 0 {
+            continue;
+        }
+        if let Some((i, s)) = samples[d]
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find(|(_, s)| s.1 < min as f64)
+        {
+            return Some(format!(
+                "{name} rate_min {min} B/s not met: {:.0} B/s in second {}",
+                s.1,
+                i + 1
+            ));
+        }
+    }
+    None
 }
 
 /// Per-second (IOPS, bytes/s) of reads and of writes from the phase's 100-ms marks.
@@ -207,17 +234,24 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
     let events = ProcessEvents::now().since(before);
     let results = runner::results(&m, &w, &targets, fallback);
     let target = targets[0].info();
+    let samples = samples(&m.marks);
+    let plan = JobPlan {
+        workload: w,
+        ..plan
+    };
+    let below = below_min(&plan, &samples);
+    if let Some(why) = &below {
+        super::warn(warnings, format!("job '{}': {why}", job.opts.name));
+    }
     Ok(Ran {
         job: job.clone(),
-        plan: JobPlan {
-            workload: w,
-            ..plan
-        },
+        plan,
         results,
         target,
-        samples: samples(&m.marks),
+        samples,
         events,
         ended_ms: unix_ms(),
+        below_min: below,
     })
 }
 
@@ -280,7 +314,12 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
     FioJobReport {
         jobname: o.name.clone(),
         groupid: r.job.group,
-        error: res.errors.first_error.as_ref().map_or(0, |_| libc::EIO),
+        // fio reports EIO for failed I/O and for a job below its rate_min.
+        error: if res.errors.first_error.is_some() || r.below_min.is_some() {
+            libc::EIO
+        } else {
+            0
+        },
         eta: i32::MAX as u64,
         elapsed: r.ended_ms.saturating_sub(started_ms).div_ceil(1000),
         job_options: ordered(&r.job.written),
@@ -525,7 +564,9 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
             .with_context(|| format!("writing {}", p.display()))?,
         None => print!("{text}"),
     }
-    let failed = ran.iter().any(|r| r.results.exit_status() != 0);
+    let failed = ran
+        .iter()
+        .any(|r| r.results.exit_status() != 0 || r.below_min.is_some());
     Ok(if failed || crate::signal::interrupted() {
         1
     } else {

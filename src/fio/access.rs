@@ -286,12 +286,6 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) -> Result
     // fio's rate is per job, and each numjobs clone is a job: halfpower's cap is the total.
     s.rate = (rate > 0).then_some(ByteSize(rate * clones));
     s.rate_iops = (rate_iops > 0).then_some(rate_iops * clones);
-    if a.rate_min != [0, 0] {
-        return Err(FioError::NotYet {
-            option: "rate_min".into(),
-            why: "failing a job that falls below a rate is not implemented yet".into(),
-        });
-    }
     let writes = o.writes();
     match (a.fsync, a.fdatasync) {
         (0, 0) => {}
@@ -404,7 +398,6 @@ mod tests {
         assert_eq!(w.setup.access.random_run, 8);
         for bad in [
             &[("rw", "randrw"), ("rate", "1m")][..],
-            &[("rw", "read"), ("rate_min", "1m")],
             &[
                 ("rw", "randread"),
                 ("random_distribution", "zipf:1.2,pareto:0.2"),

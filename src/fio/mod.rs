@@ -229,6 +229,9 @@ pub struct JobPlan {
     pub paths: Vec<PathBuf>,
     /// With several files: the stripe's chunk, bytes (the largest request size).
     pub stripe: Option<u64>,
+    /// `rate_min` for reads and writes, bytes/s over all clones (0: none): a whole second of
+    /// the measured phase below it, after the first, fails the job as in fio.
+    pub rate_min: [u64; 2],
     /// How it ends.
     pub ending: Ending,
     /// The size as a share of the target, when given so.
@@ -405,6 +408,11 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         workload: w,
         paths,
         stripe,
+        // Only the directions the job does (a value given once applies to both in fio).
+        rate_min: [
+            if o.reads() { o.access.rate_min[0] } else { 0 } * o.numjobs as u64,
+            if o.writes() { o.access.rate_min[1] } else { 0 } * o.numjobs as u64,
+        ],
         ending,
         size_pct,
         startdelay: Duration::from_micros(o.startdelay_us),
