@@ -364,7 +364,9 @@ impl Workload {
             (None, _) if w.setup.time.is_none() => w.setup.time = Some(Dur(DEFAULT_TIME)),
             (None, _) => {}
         }
-        w.check_access()?;
+        w.setup
+            .access
+            .check(w.rw.is_random(), w.bs.max(), w.writes())?;
         if w.setup.create != Create::Filled && w.reads() {
             return Err(Error::invalid(
                 "--create",
@@ -413,84 +415,6 @@ impl Workload {
             (Some(b), Some(bs)) => Some(b.0 / bs),
             _ => None,
         }
-    }
-
-    /// Checks the access options against the rest of the workload.
-    fn check_access(&self) -> Result<()> {
-        let a = &self.setup.access;
-        let random = self.rw.is_random();
-        if a.random_pct > 100 || (!random && a.random_pct != 100) {
-            return Err(Error::invalid(
-                "--random-pct",
-                a.random_pct,
-                "a percentage from 0 to 100, with a random --rw (randread, randwrite, randrw)",
-            ));
-        }
-        if a.random_run == 0 || (!random && a.random_run != 1) {
-            return Err(Error::invalid(
-                "--random-run",
-                a.random_run,
-                "a count of 1 or more, with a random --rw",
-            ));
-        }
-        if !random && !a.dist.is_uniform() {
-            return Err(Error::invalid(
-                "--dist",
-                &a.dist,
-                "uniform with a sequential --rw (use randread, randwrite or randrw for a distribution)",
-            ));
-        }
-        if let Some(st) = a.stride {
-            if random || st.0 < self.bs.max() {
-                return Err(Error::invalid(
-                    "--stride",
-                    st,
-                    format!(
-                        "a size of at least the request size ({}) with a sequential --rw",
-                        ByteSize(self.bs.max())
-                    ),
-                ));
-            }
-        }
-        if a.rate == Some(ByteSize(0)) || a.rate_iops == Some(0) {
-            return Err(Error::invalid(
-                if a.rate_iops == Some(0) {
-                    "--rate-iops"
-                } else {
-                    "--rate"
-                },
-                0,
-                "a rate above zero, or no rate option for an uncapped run",
-            ));
-        }
-        for (flag, n) in [("--fsync", a.fsync), ("--fdatasync", a.fdatasync)] {
-            if let Some(n) = n {
-                if n == 0 || !self.writes() {
-                    return Err(Error::invalid(
-                        flag,
-                        n,
-                        "a count of writes of 1 or more, with a workload that writes",
-                    ));
-                }
-            }
-        }
-        if a.end_fsync && !self.writes() {
-            return Err(Error::invalid(
-                "--end-fsync",
-                "",
-                "a workload that writes (--rw write, randwrite, rw or randrw)",
-            ));
-        }
-        if let Some(t) = a.think {
-            if a.think_every == 0 || t.0 > Duration::from_secs(60) {
-                return Err(Error::invalid(
-                    "--think",
-                    t,
-                    "a pause of at most 60s, with --think-every 1 or more",
-                ));
-            }
-        }
-        Ok(())
     }
 }
 

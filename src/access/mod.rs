@@ -6,6 +6,7 @@ pub mod sample;
 #[cfg(test)]
 mod tests;
 
+use crate::error::Error;
 use crate::units::{ByteSize, Dur};
 use clap::Args;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -499,5 +500,83 @@ impl Access {
             parts.push("fsync at the end".into());
         }
         parts.join(", ")
+    }
+
+    /// Checks the options against a workload that is `random` or sequential, whose largest
+    /// request is `max_bs` bytes, and that `writes` or not.
+    pub fn check(&self, random: bool, max_bs: u64, writes: bool) -> crate::error::Result<()> {
+        let a = self;
+        if a.random_pct > 100 || (!random && a.random_pct != 100) {
+            return Err(Error::invalid(
+                "--random-pct",
+                a.random_pct,
+                "a percentage from 0 to 100, with a random --rw (randread, randwrite, randrw)",
+            ));
+        }
+        if a.random_run == 0 || (!random && a.random_run != 1) {
+            return Err(Error::invalid(
+                "--random-run",
+                a.random_run,
+                "a count of 1 or more, with a random --rw",
+            ));
+        }
+        if !random && !a.dist.is_uniform() {
+            return Err(Error::invalid(
+                "--dist",
+                &a.dist,
+                "uniform with a sequential --rw (use randread, randwrite or randrw for a distribution)",
+            ));
+        }
+        if let Some(st) = a.stride {
+            if random || st.0 < max_bs {
+                return Err(Error::invalid(
+                    "--stride",
+                    st,
+                    format!(
+                        "a size of at least the request size ({}) with a sequential --rw",
+                        ByteSize(max_bs)
+                    ),
+                ));
+            }
+        }
+        if a.rate == Some(ByteSize(0)) || a.rate_iops == Some(0) {
+            return Err(Error::invalid(
+                if a.rate_iops == Some(0) {
+                    "--rate-iops"
+                } else {
+                    "--rate"
+                },
+                0,
+                "a rate above zero, or no rate option for an uncapped run",
+            ));
+        }
+        for (flag, n) in [("--fsync", a.fsync), ("--fdatasync", a.fdatasync)] {
+            if let Some(n) = n {
+                if n == 0 || !writes {
+                    return Err(Error::invalid(
+                        flag,
+                        n,
+                        "a count of writes of 1 or more, with a workload that writes",
+                    ));
+                }
+            }
+        }
+        if a.end_fsync && !writes {
+            return Err(Error::invalid(
+                "--end-fsync",
+                "",
+                "a workload that writes (--rw write, randwrite, rw or randrw)",
+            ));
+        }
+        if let Some(t) = a.think {
+            if a.think_every == 0 || t.0 > std::time::Duration::from_secs(60) {
+                return Err(Error::invalid(
+                    "--think",
+                    t,
+                    "a pause of at most 60s, with --think-every 1 or more",
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod jobfile;
+pub mod mapping;
 pub mod number;
 pub mod options;
 
@@ -292,7 +293,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     })
     .into();
     w.threads = o.numjobs;
-    access::plan(o, &mut w, &mut notes)?;
+    mapping::plan(o, &mut w, &mut notes)?;
     w.setup.engine = match o.ioengine {
         FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
         FioEngine::Sync => EngineKind::Sync,
