@@ -63,6 +63,11 @@ Welch's; with one run each, the delta method on each run's within-run interval (
 variation: repeat runs to compare them honestly. Significant: the interval excludes 1 and the \
 change exceeds --threshold.";
 
+const VERIFY_HELP: &str = "Kinds: corrupt (checksum fails, sectors of one write), misdirected (a \
+valid block of another offset), torn (sectors of two writes), stale (older than the last \
+acknowledged write: a lost write), unwritten (recorded as written, no block there). Exit status: 0 \
+when every block is good, 1 when any is bad or unreadable, 2 for a usage error. docs/verify.md.";
+
 const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
 random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
 1m (4k 16k 64k with --quick); sequential and cache-hit at QD1, random at QD1 and QD4. Service \
@@ -139,6 +144,49 @@ pub enum Command {
     /// shapes (normal, json, json+); `halfpower fio --help` for the details, docs/fio.md for
     /// the options taken.
     Fio(FioArgs),
+    /// Read written blocks back and judge each one: good, corrupt, misdirected, torn, stale
+    /// (a lost write) or unwritten, against the record of a `run --verify-state`.
+    #[command(after_help = VERIFY_HELP)]
+    Verify(VerifyArgs),
+}
+
+/// `run --verify` and `--verify-state`.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct VerifyOpts {
+    /// Seal every block written (block = the smallest request size) with a header and a
+    /// CRC-32C, and read every written block back at the end; a bad block makes the exit
+    /// status 1.
+    #[arg(long)]
+    pub verify: bool,
+    /// Implies --verify: keep the generation of every block's last acknowledged write in PATH
+    /// (4 bytes per block), for `halfpower verify` later; an existing state is continued.
+    #[arg(long, value_name = "PATH")]
+    pub verify_state: Option<PathBuf>,
+}
+
+impl VerifyOpts {
+    /// Whether the run verifies.
+    pub fn on(&self) -> bool {
+        self.verify || self.verify_state.is_some()
+    }
+}
+
+/// `halfpower verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Files or block devices to read back [default: every target of the state].
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<PathBuf>,
+    /// The record a `run --verify-state PATH` kept: every block it names is judged.
+    #[arg(long, value_name = "PATH", required_unless_present = "bs")]
+    pub verify_state: Option<PathBuf>,
+    /// Without a state: read each whole target in blocks of SIZE (the run's smallest request
+    /// size; k/m = KiB/MiB) and judge every block that holds one of halfpower's.
+    #[arg(long, value_name = "SIZE", conflicts_with = "verify_state")]
+    pub bs: Option<ByteSize>,
+    /// Write the findings as one JSON document to PATH, or to stdout with `-` (then no text).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
 }
 
 /// `halfpower fio`: fio's own arguments, read by `commands::fio` with fio's grammar.
@@ -176,6 +224,9 @@ pub struct RunArgs {
     /// The workload.
     #[command(flatten)]
     pub workload: Workload,
+    /// Data verification.
+    #[command(flatten)]
+    pub verify: VerifyOpts,
     /// Run the workload N times, each on targets opened (and a created file filled) afresh, and
     /// report each figure's mean, spread and t-based 95 % interval over them.
     #[arg(long, value_name = "N", default_value_t = 1)]

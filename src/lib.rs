@@ -5,7 +5,8 @@
 //!
 //! 1. base: [`error`], [`units`], [`clock`], [`signal`], [`rng`], [`output`]
 //! 2. the machine: [`oscounters`] (/proc and sysfs), [`engine`] (io_uring, sync, null),
-//!    [`affinity`], [`offsets`], [`access`] (size mixes, distributions, rate caps, think time)
+//!    [`affinity`], [`offsets`], [`access`] (size mixes, distributions, rate caps, think time),
+//!    [`verify`] (sealed blocks, the record of writes, reading back)
 //! 3. measured figures: [`stats`] (histograms, recorders, CPU, windows), [`spec`] (workload)
 //! 4. typed documents: [`model`] (the JSON schema)
 //! 5. computation and reading: [`analysis`] (pure figures from figures), [`input`] (parsers
@@ -39,6 +40,7 @@ pub mod spec;
 pub mod stats;
 pub mod target;
 pub mod units;
+pub mod verify;
 pub mod worker;
 
 pub use error::{Error, Result};

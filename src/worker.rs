@@ -16,6 +16,7 @@ use crate::offsets::{OffsetGen, Stripe};
 use crate::rng::Rng;
 use crate::signal;
 use crate::stats::Recorder;
+use crate::verify::{CLAIM_TRIES, Writer};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -39,6 +40,8 @@ pub struct WorkerPlan {
     pub write_tag: u64,
     /// With a stripe set, how the offsets map onto the engine's files (else all go to file 0).
     pub stripe: Option<Stripe>,
+    /// With `--verify`: the record every write is sealed for and acknowledged in.
+    pub verify: Option<Writer>,
 }
 
 /// The pace of one worker: its share of a rate cap, and its think time.
@@ -250,11 +253,28 @@ impl Worker {
                         break;
                     }
                 }
-                claimed = claimed.saturating_sub(1);
-                free.pop();
                 let dir = self.next_dir();
                 let len = self.plan.sizes.pick(&mut self.plan.rng);
-                let logical = self.plan.offsets.next(&mut self.plan.rng, len);
+                let mut logical = self.plan.offsets.next(&mut self.plan.rng, len);
+                if let (Some(v), IoDir::Write) = (&self.plan.verify, dir) {
+                    // One write in flight per block: draw again while this one has one.
+                    let mut tries = 1;
+                    while !v.claim(logical, len) && tries < CLAIM_TRIES {
+                        logical = self.plan.offsets.next(&mut self.plan.rng, len);
+                        tries += 1;
+                    }
+                    if tries == CLAIM_TRIES && !v.claim(logical, len) {
+                        if inflight == 0 {
+                            return Err(io::Error::other(format!(
+                                "--verify: no free block for a write of {len} bytes at {logical}"
+                            )));
+                        }
+                        blocked = true;
+                        break;
+                    }
+                }
+                claimed = claimed.saturating_sub(1);
+                free.pop();
                 issued += 1;
                 issued_bytes += len;
                 since_think += 1;
@@ -268,11 +288,11 @@ impl Worker {
                 self.offset[s] = offset;
                 self.len[s] = len as u32;
                 if dir == IoDir::Write {
-                    stamp(
-                        &mut eng.buffer(slot)[..len as usize],
-                        logical,
-                        self.plan.write_tag.wrapping_add(self.writes),
-                    );
+                    let buf = &mut eng.buffer(slot)[..len as usize];
+                    match &self.plan.verify {
+                        Some(v) => v.seal(buf, logical),
+                        None => stamp(buf, logical, self.plan.write_tag.wrapping_add(self.writes)),
+                    }
                     self.writes += 1;
                 }
                 self.start_ns[s] = now_ns();
@@ -315,6 +335,7 @@ impl Worker {
             let want = if blocked { inflight } else { 1 };
             let (starts, dirs, offsets, lens) =
                 (&self.start_ns, &self.dir, &self.offset, &self.len);
+            let verify = &self.plan.verify;
             eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
                 let s = slot as usize;
@@ -322,6 +343,9 @@ impl Worker {
                 free.push(slot);
                 now = t;
                 let len = lens[s];
+                if let (Some(v), IoDir::Write) = (verify, dirs[s]) {
+                    v.done(offsets[s], len as u64, res == len as i32);
+                }
                 if res == len as i32 {
                     counts.ios += 1;
                     counts.bytes += len as u64;
@@ -371,6 +395,7 @@ mod tests {
             pace: Pace::default(),
             write_tag: 0,
             stripe: None,
+            verify: None,
         }
     }
 

@@ -10,7 +10,14 @@ use std::path::Path;
 /// The layers, lowest first, as docs/architecture.md and src/lib.rs draw them.
 const LAYERS: [&[&str]; 8] = [
     &["error", "units", "clock", "signal", "rng", "output"],
-    &["oscounters", "engine", "affinity", "offsets", "access"],
+    &[
+        "oscounters",
+        "engine",
+        "affinity",
+        "offsets",
+        "access",
+        "verify",
+    ],
     &["stats", "spec"],
     &["model"],
     &["analysis", "input", "fio"],

@@ -53,6 +53,11 @@ impl RequestSize {
         self.parts.iter().map(|p| p.0).max().unwrap_or(0)
     }
 
+    /// Every size of the mix, in the order given.
+    pub fn sizes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.parts.iter().map(|p| p.0)
+    }
+
     /// The smallest size (the alignment of offsets in a mix).
     pub fn min(&self) -> u64 {
         self.parts.iter().map(|p| p.0).min().unwrap_or(0)

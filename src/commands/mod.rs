@@ -12,6 +12,7 @@ mod report;
 mod run;
 mod scale;
 mod sweep;
+mod verify;
 
 use crate::cli::{Cli, Command, OutputArgs, QuickArgs};
 use anyhow::Context;
@@ -56,6 +57,7 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         Some(Command::Report(args)) => report::report(args),
         Some(Command::Compare(args)) => compare::compare(args, command),
         Some(Command::Fio(args)) => fio::fio(args.args),
+        Some(Command::Verify(args)) => verify::verify(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

@@ -86,6 +86,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         )
         .into());
     }
+    super::verify::check_workload(&args.verify, &asked, args.repeat)?;
     let mut warnings = Vec::new();
     let (w, engine_fallback) = effective_workload(&asked, &mut warnings);
     let mut runs = Vec::new();
@@ -99,13 +100,23 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }
         // Each repetition opens (and a created file is filled) afresh: independent runs.
         let targets = open_targets(&args.targets, &w, &mut warnings)?;
-        let m = match runner::execute(&targets, &w, Control::progress(!args.output.quiet)) {
+        let record = super::verify::prepare(&args.verify, &w, &targets)?;
+        let control = Control::progress(!args.output.quiet);
+        let m = match &record {
+            Some(r) => runner::execute_verified(&targets, &w, control, r),
+            None => runner::execute(&targets, &w, control),
+        };
+        let m = match m {
             Ok(m) => m,
             Err(crate::Error::Interrupted) if !runs.is_empty() => break,
             Err(e) => return Err(e.into()),
         };
         infos = targets.iter().map(Target::info).collect();
-        runs.push(runner::results(&m, &w, &targets, engine_fallback.clone()));
+        let mut results = runner::results(&m, &w, &targets, engine_fallback.clone());
+        if let Some(r) = &record {
+            results.verify = Some(super::verify::finish(&args.verify, r, &targets)?);
+        }
+        runs.push(results);
         drop(targets); // removes created files unless --keep
     }
     let results = runs[0].clone();

@@ -15,6 +15,7 @@ pub mod quick;
 pub mod run;
 pub mod scale;
 pub mod sweep;
+pub mod verify;
 
 pub use device::{DeviceClass, ServiceMethod, Serving};
 pub use quick::{QuickReport, QuickTest};
@@ -111,6 +112,8 @@ pub enum Kind {
     Compare,
     /// A monitor log (its records carry no kind; the name is used by `report`).
     Monitor,
+    /// `halfpower verify`.
+    Verify,
 }
 
 impl Kind {
@@ -126,6 +129,7 @@ impl Kind {
             Kind::Experiment => "experiment",
             Kind::Compare => "compare",
             Kind::Monitor => "monitor",
+            Kind::Verify => "verify",
         }
     }
 }

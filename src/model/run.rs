@@ -215,6 +215,9 @@ pub struct Results {
     /// fsyncs and fdatasyncs (`--fsync`, `--fdatasync`, `--end-fsync`): absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncSummary>,
+    /// With `--verify`: what reading the written blocks back found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<super::verify::Verification>,
     /// Per target.
     pub targets: Vec<TargetResult>,
     /// CPU cost.
@@ -230,11 +233,14 @@ pub struct Results {
 
 impl Results {
     /// The process exit status these results call for: 130 when interrupted, 1 when I/Os
-    /// failed or a worker stopped on an error, else 0.
+    /// failed, a worker stopped on an error or verification found a bad block, else 0.
     pub fn exit_status(&self) -> u8 {
         if self.interrupted {
             130
-        } else if self.errors.count > 0 || self.fatal.is_some() {
+        } else if self.errors.count > 0
+            || self.fatal.is_some()
+            || self.verify.as_ref().is_some_and(|v| !v.clean())
+        {
             1
         } else {
             0

@@ -117,6 +117,8 @@ struct Shared {
     done: Mutex<usize>,
     done_signal: Condvar,
     workers: usize,
+    /// With `--verify`: the record the workers seal their writes for.
+    record: Option<crate::verify::Record>,
 }
 
 impl Shared {
@@ -288,6 +290,7 @@ fn worker_thread(
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
         write_tag: Rng::new(w.setup.seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
+        verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
     };
     let pinned = match cpu {
         Some(c) => crate::affinity::pin_current_thread(c)
@@ -347,12 +350,32 @@ pub fn execute(targets: &[Target], w: &Workload, control: Control) -> crate::Res
     execute_laid(targets, Layout::Separate, w, control)
 }
 
+/// [`execute`] with every write sealed for `record` and acknowledged in it (`--verify`).
+pub fn execute_verified(
+    targets: &[Target],
+    w: &Workload,
+    control: Control,
+    record: &crate::verify::Record,
+) -> crate::Result<Measurement> {
+    execute_inner(targets, Layout::Separate, w, control, Some(record.clone()))
+}
+
 /// [`execute`] with the workload laid over the targets as `layout` says.
 pub fn execute_laid(
     targets: &[Target],
     layout: Layout,
     w: &Workload,
     control: Control,
+) -> crate::Result<Measurement> {
+    execute_inner(targets, layout, w, control, None)
+}
+
+fn execute_inner(
+    targets: &[Target],
+    layout: Layout,
+    w: &Workload,
+    control: Control,
+    record: Option<crate::verify::Record>,
 ) -> crate::Result<Measurement> {
     let engine = w.setup.engine;
     let threads = w.threads as usize;
@@ -379,6 +402,7 @@ pub fn execute_laid(
         done: Mutex::new(0),
         done_signal: Condvar::new(),
         workers: n,
+        record,
     };
     // The disks under the targets and every device beneath them (a loop device's backing
     // disk, a dm device's members), so shared components show their own counters.

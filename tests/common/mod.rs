@@ -105,6 +105,11 @@ impl LoopDev {
         self.dev.to_str().unwrap()
     }
 
+    /// The file in /dev/shm under the device (writes to it show through the device).
+    pub fn backing(&self) -> &Path {
+        &self.backing
+    }
+
     /// Kernel name, e.g. `loop3`.
     pub fn name(&self) -> String {
         self.dev.file_name().unwrap().to_string_lossy().into_owned()

@@ -9,3 +9,4 @@ pub mod profile;
 pub mod run;
 pub mod scale;
 pub mod sweep;
+pub mod verify;

@@ -193,6 +193,9 @@ pub fn run_table(r: &RunReport) -> String {
         let _ = write!(head, ", {access}");
     }
     let mut out = format!("{head}\n{}", results_table(&r.results));
+    if let Some(v) = &r.results.verify {
+        out.push_str(&super::verify::lines(v));
+    }
     if let Some(s) = &r.results.sync {
         let _ = writeln!(
             out,

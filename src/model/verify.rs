@@ -1,0 +1,82 @@
+//! The documents of data verification: what reading targets back found, as `run --verify`
+//! records it in its results and `halfpower verify` writes it (`kind: "verify"`).
+
+use super::Header;
+use crate::verify::check::{BadBlock, FaultCounts, MAX_LISTED, TargetCheck};
+use serde::{Deserialize, Serialize};
+
+/// One bad block of one target.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TargetBadBlock {
+    /// The target's path.
+    pub target: String,
+    /// The block.
+    #[serde(flatten)]
+    pub block: BadBlock,
+}
+
+/// What reading the written blocks back found, over all targets.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Verification {
+    /// The record's id (every block written under it carries it); absent when a whole target
+    /// was read without a record.
+    pub record: Option<u64>,
+    /// The state file, when there is one.
+    pub state: Option<String>,
+    /// Blocks read and judged, all targets.
+    pub blocks_checked: u64,
+    /// Of those, bad, by fault.
+    pub faults: FaultCounts,
+    /// The first bad blocks (at most 1000), target by target in offset order.
+    pub bad: Vec<TargetBadBlock>,
+    /// Blocks that could not be read.
+    pub read_errors: u64,
+    /// Per target (its own bad list is in `bad`).
+    pub targets: Vec<TargetCheck>,
+}
+
+impl Verification {
+    /// Gathers the targets' checks.
+    pub fn new(record: Option<u64>, state: Option<String>, mut targets: Vec<TargetCheck>) -> Self {
+        let mut v = Verification {
+            record,
+            state,
+            ..Verification::default()
+        };
+        for t in &mut targets {
+            v.blocks_checked += t.blocks_checked;
+            v.read_errors += t.read_errors;
+            v.faults.corrupt += t.faults.corrupt;
+            v.faults.misdirected += t.faults.misdirected;
+            v.faults.torn += t.faults.torn;
+            v.faults.stale += t.faults.stale;
+            v.faults.unwritten += t.faults.unwritten;
+            for b in std::mem::take(&mut t.bad) {
+                if v.bad.len() < MAX_LISTED {
+                    v.bad.push(TargetBadBlock {
+                        target: t.path.clone(),
+                        block: b,
+                    });
+                }
+            }
+        }
+        v.targets = targets;
+        v
+    }
+
+    /// Whether every block checked was good and readable.
+    pub fn clean(&self) -> bool {
+        self.faults.total() == 0 && self.read_errors == 0
+    }
+}
+
+/// The document `halfpower verify --json` writes.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VerifyReport {
+    /// Layout version, kind, writer, command line and date.
+    #[serde(flatten)]
+    pub header: Header,
+    /// What was found.
+    #[serde(flatten)]
+    pub verification: Verification,
+}

@@ -1,0 +1,88 @@
+//! Data verification: every block a verified run writes carries a header and a checksum
+//! ([`block`]), the run keeps the generation of every block's last acknowledged write
+//! ([`table`], saved with `--verify-state`), and reading the target back judges each block
+//! good, corrupt, misdirected, torn, stale or unwritten ([`check`]).
+//!
+//! A worker writes through a [`Writer`]: it claims the blocks of a write (so a block never has
+//! two writes in flight), seals them with their next generation, and releases them when the
+//! write completes.
+
+pub mod block;
+pub mod check;
+pub mod table;
+
+use std::sync::Arc;
+use table::{State, Table};
+
+/// Tries to find a write's blocks free of another write in flight before a worker waits for
+/// its own writes to complete.
+pub const CLAIM_TRIES: u32 = 64;
+
+/// A run's record and, per target in run order, which of its tables is that target's.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// The record.
+    pub state: Arc<State>,
+    /// Table index per target.
+    pub tables: Vec<usize>,
+}
+
+impl Record {
+    /// The handle of worker `worker` (of `rank`) on target `target`.
+    pub fn writer(&self, target: usize, rank: u32, worker: usize) -> Writer {
+        Writer {
+            state: self.state.clone(),
+            table: self.tables[target],
+            writer: (rank << 16) | (worker as u32 & 0xffff),
+        }
+    }
+}
+
+/// One worker's handle on the record of its target.
+#[derive(Clone, Debug)]
+pub struct Writer {
+    /// The record of the run.
+    pub state: Arc<State>,
+    /// Which of its tables is this worker's target.
+    pub table: usize,
+    /// Rank × 65536 + worker: stamped into every block written.
+    pub writer: u32,
+}
+
+impl Writer {
+    fn table(&self) -> &Table {
+        &self.state.tables[self.table]
+    }
+
+    /// Claims the blocks of a write of `len` bytes at `offset`; false when one of them has a
+    /// write in flight.
+    #[inline]
+    pub fn claim(&self, offset: u64, len: u64) -> bool {
+        self.table().claim(offset, len)
+    }
+
+    /// Seals every block of `buf` (claimed, about to be written at `offset`) with its header
+    /// and next generation.
+    pub fn seal(&self, buf: &mut [u8], offset: u64) {
+        let t = self.table();
+        let bs = t.block as usize;
+        for (k, blk) in buf.chunks_mut(bs).enumerate() {
+            let at = offset + (k * bs) as u64;
+            block::seal(
+                blk,
+                block::Stamp {
+                    offset: at,
+                    id: self.state.id,
+                    generation: t.next_generation((at / t.block) as usize),
+                    writer: self.writer,
+                },
+            );
+        }
+    }
+
+    /// The write of `len` bytes at `offset` completed: acknowledged when `ok`.
+    #[inline]
+    pub fn done(&self, offset: u64, len: u64, ok: bool) {
+        self.table().release(offset, len, ok);
+    }
+}
