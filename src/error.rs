@@ -72,7 +72,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Invalid { .. } | Error::Refused { .. } | Error::Foreign(_) => 2,
-            Error::Interrupted => 130,
+            Error::Interrupted => crate::signal::exit_status(),
             Error::Io { .. } => 1,
         }
     }

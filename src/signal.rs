@@ -1,16 +1,19 @@
 //! Ctrl-C: the first SIGINT (or SIGTERM) sets a flag that workers and loops poll, so a run stops
-//! promptly and still reports what it measured; a second one exits at once.
+//! promptly and still reports what it measured (exit status 130, or 143 for SIGTERM); a second
+//! one exits at once.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_signal(_sig: libc::c_int) {
+extern "C" fn on_signal(sig: libc::c_int) {
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
         // Second signal: the user insists. Only async-signal-safe calls here.
         // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
+        unsafe { libc::_exit(128 + sig) };
     }
+    SIGNAL.store(sig, Ordering::SeqCst);
 }
 
 /// Installs the SIGINT/SIGTERM handler (idempotent).
@@ -32,4 +35,13 @@ pub fn install() {
 #[inline]
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The exit status of a run the user stopped: 128 + the signal (130 for SIGINT, 143 for
+/// SIGTERM), as shells report a process killed by it.
+pub fn exit_status() -> u8 {
+    match SIGNAL.load(Ordering::SeqCst) {
+        libc::SIGTERM => 143,
+        _ => 130,
+    }
 }

@@ -90,6 +90,20 @@ impl EngineKind {
     }
 }
 
+/// What a run does when I/Os fail (`--on-error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum OnError {
+    /// Go on for one second after the first failure (to see whether it is a burst), then stop.
+    #[default]
+    Stop,
+    /// Run to the end whatever fails.
+    Continue,
+}
+
+/// How long `--on-error stop` lets errors go on before the run stops, ns.
+pub const ERROR_GRACE_NS: u64 = 1_000_000_000;
+
 /// How halfpower creates a missing file (`--create`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -221,6 +235,11 @@ pub struct Setup {
     #[arg(long, value_name = "DUR", default_value = "0")]
     #[serde(default)]
     pub spin: Dur,
+    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue
+    /// to the end. Failures are counted per target and direction either way, and exit 1.
+    #[arg(long, value_enum, value_name = "HOW", default_value = "stop")]
+    #[serde(default)]
+    pub on_error: OnError,
     /// Offset distribution, random share, stride, rate cap and think time.
     #[command(flatten)]
     #[serde(flatten)]
@@ -250,6 +269,7 @@ impl Default for Setup {
             create: Create::Filled,
             affinity: Affinity::Spread,
             spin: Dur(Duration::ZERO),
+            on_error: OnError::Stop,
             access: Access::default(),
         }
     }

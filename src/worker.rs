@@ -42,6 +42,8 @@ pub struct WorkerPlan {
     pub stripe: Option<Stripe>,
     /// With `--verify`: the record every write is sealed for and acknowledged in.
     pub verify: Option<Writer>,
+    /// With `--on-error stop`: how long failures may go on before the phase stops, ns.
+    pub error_grace_ns: Option<u64>,
 }
 
 /// The pace of one worker: its share of a rate cap, and its think time.
@@ -219,7 +221,17 @@ impl Worker {
         let chunk = (self.plan.qd as u64).clamp(1, 32);
         let mut counts = PhaseCounts::default();
         progress.publish(&counts);
+        let mut first_fail: Option<u64> = None;
         loop {
+            if let (Some(grace), Some(f)) = (self.plan.error_grace_ns, first_fail) {
+                if now >= f.saturating_add(grace) && !stop.load(Ordering::Relaxed) {
+                    // Failures went on past the grace: every worker stops.
+                    stop.store(true, Ordering::Relaxed);
+                    if let Some(rec) = rec.as_deref_mut() {
+                        rec.errors.stopped = true;
+                    }
+                }
+            }
             let mut blocked = false;
             // A sync is due after every `sync_every` writes, also after the last one.
             let sync_due = syncs && since_sync >= pace.sync_every;
@@ -354,6 +366,9 @@ impl Worker {
                         counts.read_bytes += len as u64;
                     }
                 }
+                if res != len as i32 {
+                    first_fail.get_or_insert(t);
+                }
                 if let Some(rec) = rec.as_deref_mut() {
                     if res == len as i32 {
                         rec.complete(dirs[s], len as u64, t.saturating_sub(starts[s]), t);
@@ -396,6 +411,7 @@ mod tests {
             write_tag: 0,
             stripe: None,
             verify: None,
+            error_grace_ns: None,
         }
     }
 

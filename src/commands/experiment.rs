@@ -376,5 +376,9 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
     if !report.rows.is_empty() {
         write_html(&args.output, Document::Experiment(Box::new(report)))?;
     }
-    Ok(if interrupted { 130 } else { status })
+    Ok(if interrupted {
+        crate::signal::exit_status()
+    } else {
+        status
+    })
 }

@@ -229,7 +229,7 @@ impl PointRunner {
     /// else 0.
     pub fn exit_status(&self) -> u8 {
         if signal::interrupted() {
-            130
+            crate::signal::exit_status()
         } else {
             self.status
         }

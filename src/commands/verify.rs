@@ -233,7 +233,7 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
         None => print!("{}", text::verify::lines(&report.verification)),
     }
     Ok(if crate::signal::interrupted() {
-        130
+        crate::signal::exit_status()
     } else if clean {
         0
     } else {

@@ -74,6 +74,29 @@ pub struct ErrorSummary {
     pub first_error: Option<String>,
     /// Its direction.
     pub first_direction: Option<Direction>,
+    /// Of the failures, reads.
+    #[serde(default)]
+    pub reads: u64,
+    /// Of the failures, writes.
+    #[serde(default)]
+    pub writes: u64,
+    /// The earliest failures (at most 16), in the order they completed.
+    #[serde(default)]
+    pub first: Vec<ErrorAt>,
+    /// The run stopped because errors went on for a second (`--on-error stop`).
+    #[serde(default)]
+    pub stopped: bool,
+}
+
+/// One failed I/O.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ErrorAt {
+    /// Byte offset on the target.
+    pub offset: u64,
+    /// The error (`EIO`, `ENOSPC`, … or `short transfer`).
+    pub error: String,
+    /// Direction.
+    pub direction: Direction,
 }
 
 /// Results of one target (or all of them), per direction and in total.
@@ -236,7 +259,7 @@ impl Results {
     /// failed, a worker stopped on an error or verification found a bad block, else 0.
     pub fn exit_status(&self) -> u8 {
         if self.interrupted {
-            130
+            crate::signal::exit_status()
         } else if self.errors.count > 0
             || self.fatal.is_some()
             || self.verify.as_ref().is_some_and(|v| !v.clean())

@@ -291,6 +291,8 @@ fn worker_thread(
         write_tag: Rng::new(w.setup.seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
         verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
+        error_grace_ns: (w.setup.on_error == crate::spec::OnError::Stop)
+            .then_some(crate::spec::ERROR_GRACE_NS),
     };
     let pinned = match cpu {
         Some(c) => crate::affinity::pin_current_thread(c)

@@ -45,7 +45,7 @@ fn target_result(path: String, m: &TargetMeasurement, w: &Workload, seconds: f64
     let mut both = DirStats::default();
     both.merge(&m.read);
     both.merge(&m.write);
-    let first = m.errors.first;
+    let first = m.errors.first.first();
     TargetResult {
         path,
         total: DirSummary::of(&both, seconds),
@@ -56,6 +56,19 @@ fn target_result(path: String, m: &TargetMeasurement, w: &Workload, seconds: f64
             first_offset: first.map(|f| f.1),
             first_error: first.map(|f| errno_name(f.2)),
             first_direction: first.map(|f| f.3),
+            reads: m.errors.reads,
+            writes: m.errors.writes,
+            first: m
+                .errors
+                .first
+                .iter()
+                .map(|f| crate::model::run::ErrorAt {
+                    offset: f.1,
+                    error: errno_name(f.2),
+                    direction: f.3,
+                })
+                .collect(),
+            stopped: m.errors.stopped,
         },
     }
 }

@@ -30,24 +30,47 @@ impl DirStats {
     }
 }
 
-/// Failed I/Os: how many, and the first one.
+/// Failed I/Os kept one by one (the earliest), per worker and merged.
+pub const ERRORS_KEPT: usize = 16;
+
+/// Failed I/Os: how many per direction, and the earliest ones.
 #[derive(Clone, Debug, Default)]
 pub struct ErrorStats {
     /// I/Os that returned an error or transferred fewer bytes than asked.
     pub count: u64,
-    /// The earliest failure seen: (completion time ns, offset, errno or 0 for a short transfer,
-    /// direction).
-    pub first: Option<(u64, u64, i32, IoDir)>,
+    /// Of those, reads.
+    pub reads: u64,
+    /// Of those, writes.
+    pub writes: u64,
+    /// The earliest failures, by completion time: (completion time ns, offset, errno or 0 for
+    /// a short transfer, direction); at most [`ERRORS_KEPT`].
+    pub first: Vec<(u64, u64, i32, IoDir)>,
+    /// The worker stopped because errors went on past the grace of `--on-error stop`.
+    pub stopped: bool,
 }
 
 impl ErrorStats {
-    /// Adds `other`, keeping the earliest first failure.
+    /// Adds `other`, keeping the earliest failures.
     pub fn merge(&mut self, other: &ErrorStats) {
         self.count += other.count;
-        self.first = match (self.first, other.first) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (a, b) => a.or(b),
-        };
+        self.reads += other.reads;
+        self.writes += other.writes;
+        self.stopped |= other.stopped;
+        self.first.extend_from_slice(&other.first);
+        self.first.sort_by_key(|f| (f.0, f.1));
+        self.first.truncate(ERRORS_KEPT);
+    }
+
+    /// Counts one failure.
+    fn add(&mut self, at: (u64, u64, i32, IoDir)) {
+        self.count += 1;
+        match at.3 {
+            IoDir::Read => self.reads += 1,
+            IoDir::Write => self.writes += 1,
+        }
+        if self.first.len() < ERRORS_KEPT {
+            self.first.push(at);
+        }
     }
 }
 
@@ -129,10 +152,7 @@ impl Recorder {
 
     /// Counts one failed I/O (negative errno, or 0 for a short transfer) at `offset`.
     pub fn fail(&mut self, dir: IoDir, offset: u64, errno: i32, now_ns: u64) {
-        self.errors.count += 1;
-        if self.errors.first.is_none() {
-            self.errors.first = Some((now_ns, offset, errno, dir));
-        }
+        self.errors.add((now_ns, offset, errno, dir));
         self.last_ns = self.last_ns.max(now_ns);
     }
 
@@ -189,15 +209,20 @@ mod tests {
     }
 
     #[test]
-    fn earliest_error_wins_on_merge() {
+    fn earliest_errors_win_on_merge_and_directions_add_up() {
         let mut a = ErrorStats::default();
         let mut b = ErrorStats::default();
-        a.count = 1;
-        a.first = Some((50, 8192, -5, IoDir::Read));
-        b.count = 2;
-        b.first = Some((20, 4096, -28, IoDir::Write));
+        a.add((50, 8192, -5, IoDir::Read));
+        b.add((20, 4096, -28, IoDir::Write));
+        b.add((60, 0, -5, IoDir::Write));
+        for k in 0..20 {
+            b.add((100 + k, k, -5, IoDir::Read));
+        }
         a.merge(&b);
-        assert_eq!(a.count, 3);
-        assert_eq!(a.first.unwrap().1, 4096);
+        assert_eq!(a.count, 23);
+        assert_eq!((a.reads, a.writes), (21, 2));
+        assert_eq!(a.first.len(), ERRORS_KEPT);
+        let offsets: Vec<u64> = a.first.iter().take(3).map(|f| f.1).collect();
+        assert_eq!(offsets, [4096, 8192, 0], "by completion time");
     }
 }

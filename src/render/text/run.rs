@@ -152,12 +152,28 @@ pub fn results_table(r: &Results) -> String {
     if r.errors.count > 0 {
         let _ = writeln!(
             out,
-            "ERRORS: {} I/Os failed; first: {} on {} at offset {}",
+            "ERRORS: {} I/Os failed ({} reads, {} writes); first: {} on {} at offset {}{}",
             r.errors.count,
+            r.errors.reads,
+            r.errors.writes,
             r.errors.first_error.as_deref().unwrap_or("?"),
             r.errors.first_direction.map_or("?", |d| d.name()),
-            r.errors.first_offset.unwrap_or(0)
+            r.errors.first_offset.unwrap_or(0),
+            if r.errors.stopped {
+                "; stopped 1 s after the first (--on-error stop)"
+            } else {
+                ""
+            }
         );
+        if r.errors.first.len() > 1 {
+            let at: Vec<String> = r
+                .errors
+                .first
+                .iter()
+                .map(|e| e.offset.to_string())
+                .collect();
+            let _ = writeln!(out, "  failed at offsets {}", at.join(", "));
+        }
     }
     out
 }

@@ -1,0 +1,205 @@
+//! I/O errors at chosen offsets, from a small FUSE file system in this test: one file whose
+//! reads fail with EIO wherever a bad range lies (opened with FOPEN_DIRECT_IO, so every
+//! request reaches the file system with its own offset and length). A run reports exactly
+//! those offsets, counts them per direction and exits 1; `--on-error stop` (the default) ends
+//! a run one second after its first failure, `--on-error continue` runs to the end.
+
+mod common;
+
+use common::{halfpower, is_root, num, unavailable};
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, MountOption,
+    OpenFlags, ReplyAttr, ReplyData, ReplyEntry, Request,
+};
+use std::ffi::OsStr;
+use std::time::{Duration, UNIX_EPOCH};
+
+const SIZE: u64 = 4 << 20;
+const TTL: Duration = Duration::from_secs(60);
+
+/// A root directory holding one file, `disk`, whose reads fail inside `bad` ranges.
+struct Faulty {
+    data: Vec<u8>,
+    bad: Vec<std::ops::Range<u64>>,
+}
+
+fn attr(ino: u64, kind: FileType, size: u64) -> FileAttr {
+    FileAttr {
+        ino: INodeNo(ino),
+        size,
+        blocks: size.div_ceil(512),
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+        crtime: UNIX_EPOCH,
+        kind,
+        perm: if kind == FileType::Directory {
+            0o755
+        } else {
+            0o644
+        },
+        nlink: 1,
+        uid: 0,
+        gid: 0,
+        rdev: 0,
+        flags: 0,
+        blksize: 4096,
+    }
+}
+
+impl Filesystem for Faulty {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if u64::from(parent) == 1 && name == "disk" {
+            reply.entry(
+                &TTL,
+                &attr(2, FileType::RegularFile, SIZE),
+                fuser::Generation(0),
+            );
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match u64::from(ino) {
+            1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
+            2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, SIZE)),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: fuser::ReplyOpen) {
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let end = (offset + size as u64).min(SIZE);
+        if self.bad.iter().any(|r| r.start < end && offset < r.end) {
+            reply.error(Errno::EIO);
+        } else {
+            reply.data(&self.data[offset.min(SIZE) as usize..end as usize]);
+        }
+    }
+}
+
+/// The file system mounted on a temporary directory (unmounted on drop, also when a test
+/// fails); `None` (test skipped, or failed in CI) without root or /dev/fuse.
+fn mount(bad: Vec<std::ops::Range<u64>>) -> Option<(fuser::BackgroundSession, tempfile::TempDir)> {
+    if !is_root() || !std::path::Path::new("/dev/fuse").exists() {
+        unavailable("root and /dev/fuse (for the FUSE fault file system)");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fs = Faulty {
+        data: (0..SIZE).map(|i| (i * 31 % 251) as u8).collect(),
+        bad,
+    };
+    let mut cfg = fuser::Config::default();
+    cfg.mount_options = vec![MountOption::FSName("halfpower-faults".into())];
+    cfg.n_threads = Some(2);
+    let session = fuser::spawn_mount(fs, dir.path(), &cfg).expect("mounting the FUSE file system");
+    Some((session, dir))
+}
+
+fn run(disk: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = halfpower()
+        .args([
+            "run", disk, "--bs", "4k", "--qd", "4", "--warmup", "0", "--json", "-",
+        ])
+        .args(["--quiet"])
+        .args(extra)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), v)
+}
+
+#[test]
+fn errors_at_chosen_offsets_are_reported_with_those_offsets() {
+    let bad = [65536u64, 1056768, 3 << 20];
+    let Some((session, dir)) = mount(bad.iter().map(|&o| o..o + 1).collect()) else {
+        return;
+    };
+    let disk = dir.path().join("disk");
+    let disk = disk.to_str().unwrap();
+    // Every block once, in order: exactly the three bad ones fail.
+    let (code, v) = run(
+        disk,
+        &["--rw", "read", "--bytes", "4m", "--on-error", "continue"],
+    );
+    assert_eq!(code, Some(1), "failed I/Os exit 1");
+    let e = &v["results"]["errors"];
+    assert_eq!(e["count"], 3, "{e}");
+    assert_eq!(
+        (e["reads"].as_u64(), e["writes"].as_u64()),
+        (Some(3), Some(0))
+    );
+    let mut offsets: Vec<u64> = e["first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["offset"].as_u64().unwrap())
+        .collect();
+    offsets.sort();
+    assert_eq!(offsets, bad);
+    let eio = |f: &serde_json::Value| f["error"].as_str().unwrap().starts_with("EIO");
+    assert!(e["first"].as_array().unwrap().iter().all(eio), "{e}");
+    assert_eq!(e["stopped"], false);
+    assert_eq!(v["results"]["targets"][0]["errors"]["count"], 3);
+    // The good blocks were all read.
+    assert_eq!(num(&v, "results.read.ios") as u64, 1024 - 3);
+    drop(session);
+}
+
+#[test]
+fn on_error_stop_ends_the_run_a_second_after_the_first_failure() {
+    // Every other 64-KiB stretch fails: a random read fails about every second time.
+    let bad = (0..SIZE / 131072)
+        .map(|k| k * 131072..k * 131072 + 65536)
+        .collect();
+    let Some((session, dir)) = mount(bad) else {
+        return;
+    };
+    let disk = dir.path().join("disk");
+    let disk = disk.to_str().unwrap();
+    let (code, v) = run(disk, &["--rw", "randread", "--time", "30s"]);
+    assert_eq!(code, Some(1));
+    let e = &v["results"]["errors"];
+    assert_eq!(e["stopped"], true, "{e}");
+    assert!(num(&v, "results.errors.count") > 0.0);
+    // One second of grace, then the drain of at most 4 requests: far below the 30 s asked.
+    let s = num(&v, "results.seconds");
+    assert!((0.9..5.0).contains(&s), "stopped after {s} s");
+    assert_eq!(
+        e["first"].as_array().unwrap().len(),
+        16,
+        "the first 16 kept"
+    );
+
+    let (code, v) = run(
+        disk,
+        &["--rw", "randread", "--time", "2s", "--on-error", "continue"],
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(v["results"]["errors"]["stopped"], false);
+    let s = num(&v, "results.seconds");
+    assert!(s >= 1.9, "ran its full 2 s: {s}");
+    drop(session);
+}
