@@ -233,10 +233,10 @@ impl Worker {
                 }
             }
             let mut blocked = false;
-            // A sync is due after every `sync_every` writes, also after the last one.
-            let sync_due = syncs && since_sync >= pace.sync_every;
+            // A sync is due after every `sync_every` writes, also after the last one: checked
+            // before each request, so a pass with several free slots never overshoots.
             while let Some(&slot) = free.last() {
-                if sync_due {
+                if syncs && since_sync >= pace.sync_every {
                     blocked = true;
                     break;
                 }
@@ -317,6 +317,7 @@ impl Worker {
                 });
                 inflight += 1;
             }
+            let sync_due = syncs && since_sync >= pace.sync_every;
             if sync_due && inflight == 0 {
                 // Everything written so far has completed: flush it, timed apart.
                 let t = now_ns();
@@ -436,6 +437,28 @@ mod tests {
         let read_share = rec.read.ios as f64 / 16_384.0;
         assert!((0.66..0.74).contains(&read_share), "{read_share}");
         assert_eq!(progress.ios.load(Ordering::Relaxed), 16_384);
+    }
+
+    #[test]
+    fn a_sync_follows_exactly_every_nth_write_however_many_slots_are_free() {
+        // The null engine completes every request at once, so each pass finds all 8 slots
+        // free: the sync must still come after every 3rd write, not after 3 to 10.
+        let mut p = plan(8, 0);
+        p.pace.sync_every = 3;
+        let mut w = Worker::new(p);
+        let mut eng = NullEngine::new(BufferArena::new(8, 4096, 4096).unwrap(), 4096);
+        let budget = AtomicU64::new(300);
+        let mut rec = Recorder::new(now_ns());
+        w.phase(
+            &mut eng,
+            Limit::Budget(&budget, u64::MAX),
+            Some(&mut rec),
+            &Progress::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(rec.write.ios, 300);
+        assert_eq!(rec.syncs.ios, 100);
     }
 
     #[test]

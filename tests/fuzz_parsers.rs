@@ -13,6 +13,14 @@ const CORPUS: &[&str] = &[
     "tests/corpus/monitor.jsonl",
 ];
 
+/// Cases per property: `n`, or `HALFPOWER_FUZZ_CASES` for a longer run (docs/verify.md).
+fn cases(n: u32) -> u32 {
+    std::env::var("HALFPOWER_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n)
+}
+
 fn check(text: &str) {
     if let Ok(log) = parse_log("fuzz", text) {
         let d = diagnose(&[log], None);
@@ -32,7 +40,7 @@ fn the_corpus_parses_cleanly() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     #[test]
     fn random_text_never_panics(s in "\\PC{0,400}") {
@@ -73,5 +81,156 @@ proptest! {
         let end = (0..=end).rev().find(|&e| joined.is_char_boundary(e)).unwrap_or(0);
         check(&joined[..end]);
         check(&joined);
+    }
+}
+
+/// The other readers of files a user hands over: documents for `report` (and `compare`),
+/// sweep points for `sweep --from`, fio job files (parsed, resolved and planned) and
+/// verification state files. None may panic on any input.
+mod other_inputs {
+    use halfpower::fio::jobfile::parse_file;
+    use halfpower::fio::{plan, resolve};
+    use halfpower::input::document;
+    use halfpower::input::sweep::points_from_text;
+    use halfpower::verify::table::State;
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    const DOCUMENTS: &[&str] = &[
+        "tests/fixtures/report/run-loop.json",
+        "tests/fixtures/report/quick.json",
+        "tests/fixtures/report/sweep.json",
+        "tests/fixtures/report/profile.json",
+        "tests/fixtures/report/scale.json",
+        "tests/fixtures/report/experiment.json",
+        "tests/fixtures/report/diagnose.json",
+        "tests/fixtures/report/monitor.jsonl",
+    ];
+    const JOBS: &str = "tests/corpus/fio-mixed.fio";
+    const POINTS: &str = "tests/corpus/sweep-points.csv";
+
+    fn document(text: &str) {
+        let diagnose = |l: &halfpower::model::log::Log| {
+            halfpower::analysis::diagnose::diagnose(std::slice::from_ref(l), None)
+        };
+        let _ = document::parse("fuzz.json", text, &diagnose);
+    }
+
+    fn job_file(text: &str) {
+        let no_include = |_: &Path| Err(std::io::Error::other("no includes while fuzzing"));
+        let env = |v: &str| (v == "SIZE").then(|| "4m".to_string());
+        if let Ok(sections) = parse_file(Path::new("fuzz.fio"), text, true, &no_include, &env) {
+            for ignore in [false, true] {
+                if let Ok(set) = resolve(&sections, &[], ignore) {
+                    for job in &set.jobs {
+                        let _ = plan(job, false, false);
+                    }
+                }
+            }
+        }
+    }
+
+    fn points(text: &str) {
+        let _ = points_from_text(Path::new("fuzz.csv"), text);
+    }
+
+    fn state(bytes: &[u8]) {
+        let _ = State::parse(Path::new("fuzz.state"), bytes);
+    }
+
+    /// `bytes` with a few bytes replaced and cut at a point.
+    fn mangle(mut bytes: Vec<u8>, flips: &[(f64, u8)], cut: f64) -> Vec<u8> {
+        for &(at, b) in flips {
+            let i = (at * bytes.len() as f64) as usize;
+            if i < bytes.len() {
+                bytes[i] = b;
+            }
+        }
+        bytes.truncate((cut * bytes.len() as f64) as usize + 1);
+        bytes
+    }
+
+    /// A small valid state file: one target of 64 blocks, a few written.
+    fn a_state() -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s");
+        let mut s = State {
+            id: 5,
+            block_size: 4096,
+            tables: vec![],
+        };
+        let i = s.table_for("/dev/loop9", 64);
+        for b in [0u64, 7, 63] {
+            assert!(s.tables[i].claim(b * 4096, 4096));
+            s.tables[i].release(b * 4096, 4096, true);
+        }
+        s.save(&p).unwrap();
+        std::fs::read(&p).unwrap()
+    }
+
+    #[test]
+    fn the_corpus_reads_cleanly() {
+        for d in DOCUMENTS {
+            let text = std::fs::read_to_string(d).unwrap();
+            let diagnose = |l: &halfpower::model::log::Log| {
+                halfpower::analysis::diagnose::diagnose(std::slice::from_ref(l), None)
+            };
+            document::parse(d, &text, &diagnose).unwrap_or_else(|e| panic!("{d}: {e}"));
+        }
+        let text = std::fs::read_to_string(JOBS).unwrap();
+        let no_include = |_: &Path| Err(std::io::Error::other("none"));
+        let sections = parse_file(Path::new(JOBS), &text, true, &no_include, &|_| None).unwrap();
+        let set = resolve(&sections, &[], false).unwrap();
+        assert_eq!(set.jobs.len(), 2, "a reader (numjobs=2) and a writer");
+        let text = std::fs::read_to_string(POINTS).unwrap();
+        assert_eq!(points_from_text(Path::new(POINTS), &text).unwrap().len(), 5);
+        let s = State::parse(Path::new("s"), &a_state()).unwrap();
+        assert_eq!(s.tables[0].written(), 3);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(super::cases(300)))]
+
+        #[test]
+        fn random_text_never_panics(s in "\\PC{0,300}") {
+            document(&s);
+            job_file(&s);
+            points(&s);
+            state(s.as_bytes());
+        }
+
+        #[test]
+        fn job_file_shapes_never_panic(
+            lines in prop::collection::vec(
+                (prop::sample::select(vec![
+                    "rw", "bs", "bssplit", "bsrange", "size", "offset", "iodepth", "numjobs",
+                    "rate", "rate_iops", "rate_min", "thinktime", "random_distribution",
+                    "filename", "nrfiles", "runtime", "time_based", "rwmixread", "fsync",
+                    "percentage_random", "kb_base", "include", "stonewall", "[global]", "[j]",
+                ]), "[ -~]{0,24}"),
+                0..12,
+            ),
+        ) {
+            let text: String = lines
+                .iter()
+                .map(|(k, v)| if k.starts_with('[') { format!("{k}\n") } else { format!("{k}={v}\n") })
+                .collect();
+            job_file(&text);
+        }
+
+        #[test]
+        fn mangled_inputs_never_panic(
+            doc in 0..DOCUMENTS.len(),
+            flips in prop::collection::vec((0.0f64..1.0, any::<u8>()), 0..8),
+            cut in 0.0f64..1.0,
+        ) {
+            let d = mangle(std::fs::read(DOCUMENTS[doc]).unwrap(), &flips, cut);
+            document(&String::from_utf8_lossy(&d));
+            let j = mangle(std::fs::read(JOBS).unwrap(), &flips, cut);
+            job_file(&String::from_utf8_lossy(&j));
+            let p = mangle(std::fs::read(POINTS).unwrap(), &flips, cut);
+            points(&String::from_utf8_lossy(&p));
+            state(&mangle(a_state(), &flips, cut));
+        }
     }
 }

@@ -18,10 +18,15 @@ fn bad_file(path: &Path, what: impl Into<String>) -> Error {
 pub fn read_points(path: &Path) -> crate::Result<Vec<Point>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| bad_file(path, format!("a readable sweep JSON or CSV file ({e})")))?;
+    points_from_text(path, &text)
+}
+
+/// [`read_points`] of the text of file `path`.
+pub fn points_from_text(path: &Path, text: &str) -> crate::Result<Vec<Point>> {
     let points = if text.trim_start().starts_with('{') {
-        from_json(path, &text)?
+        from_json(path, text)?
     } else {
-        from_csv(path, &text)?
+        from_csv(path, text)?
     };
     if points.is_empty() {
         return Err(bad_file(

@@ -180,6 +180,11 @@ impl State {
     pub fn load(path: &Path) -> Result<State> {
         let data =
             std::fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        Self::parse(path, &data)
+    }
+
+    /// Reads the bytes `data` of state file `path`.
+    pub fn parse(path: &Path, data: &[u8]) -> Result<State> {
         let nl = data
             .iter()
             .position(|&b| b == b'\n')
