@@ -162,12 +162,16 @@ pub struct VerifyOpts {
     /// (4 bytes per block), for `halfpower verify` later; an existing state is continued.
     #[arg(long, value_name = "PATH")]
     pub verify_state: Option<PathBuf>,
+    /// Implies --verify: also judge every block the run reads while it runs, when no write of
+    /// it was in flight or completed while the read was (results.verify.during_run).
+    #[arg(long)]
+    pub verify_while: bool,
 }
 
 impl VerifyOpts {
     /// Whether the run verifies.
     pub fn on(&self) -> bool {
-        self.verify || self.verify_state.is_some()
+        self.verify || self.verify_state.is_some() || self.verify_while
     }
 }
 

@@ -162,6 +162,8 @@ pub struct Worker {
     dir: Vec<IoDir>,
     len: Vec<u32>,
     writes: u64,
+    /// With `--verify-while`: per slot, the record's entries when its read was issued.
+    seen: Vec<Vec<u32>>,
 }
 
 impl Worker {
@@ -175,6 +177,7 @@ impl Worker {
             dir: vec![IoDir::Read; qd],
             len: vec![0; qd],
             writes: 0,
+            seen: vec![Vec::new(); qd],
         }
     }
 
@@ -299,6 +302,11 @@ impl Worker {
                 self.dir[s] = dir;
                 self.offset[s] = offset;
                 self.len[s] = len as u32;
+                if let (Some(v), IoDir::Read) = (&self.plan.verify, dir) {
+                    if v.while_running() {
+                        v.before_read(offset, len, &mut self.seen[s]);
+                    }
+                }
                 if dir == IoDir::Write {
                     let buf = &mut eng.buffer(slot)[..len as usize];
                     match &self.plan.verify {
@@ -349,6 +357,8 @@ impl Worker {
             let (starts, dirs, offsets, lens) =
                 (&self.start_ns, &self.dir, &self.offset, &self.len);
             let verify = &self.plan.verify;
+            let judge_reads = verify.as_ref().is_some_and(Writer::while_running);
+            let mut reads_done: Vec<u32> = Vec::new();
             eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
                 let s = slot as usize;
@@ -369,6 +379,8 @@ impl Worker {
                 }
                 if res != len as i32 {
                     first_fail.get_or_insert(t);
+                } else if judge_reads && dirs[s] == IoDir::Read {
+                    reads_done.push(slot);
                 }
                 if let Some(rec) = rec.as_deref_mut() {
                     if res == len as i32 {
@@ -378,6 +390,14 @@ impl Worker {
                     }
                 }
             })?;
+            if let Some(v) = verify.as_ref().filter(|_| !reads_done.is_empty()) {
+                // The slots are free but not reused before the next pass: their data is intact.
+                for slot in reads_done {
+                    let s = slot as usize;
+                    let len = self.len[s] as usize;
+                    v.after_read(&eng.buffer(slot)[..len], self.offset[s], &self.seen[s]);
+                }
+            }
             progress.publish(&counts);
         }
         if pace.end_sync && !signal::interrupted() {

@@ -12,6 +12,7 @@ use fuser::{
     OpenFlags, ReplyAttr, ReplyData, ReplyEntry, Request,
 };
 use std::ffi::OsStr;
+use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
 const SIZE: u64 = 4 << 20;
@@ -202,4 +203,97 @@ fn on_error_stop_ends_the_run_a_second_after_the_first_failure() {
     let s = num(&v, "results.seconds");
     assert!(s >= 1.9, "ran its full 2 s: {s}");
     drop(session);
+}
+
+/// A tmpfs of 2 MiB under a sparse 8-MiB file under a loop device: writes past what the tmpfs
+/// holds fail (ENOSPC from the file system, as the loop device passes it on). Unmounted and
+/// detached on drop, also when the test fails.
+struct FullTmpfs {
+    dir: tempfile::TempDir,
+    dev: Option<String>,
+}
+
+impl FullTmpfs {
+    fn new() -> Option<FullTmpfs> {
+        if !is_root() || !common::have("losetup", "--version") {
+            unavailable("root, mount and losetup (for a loop device over a full tmpfs)");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=2m", "halfpower-full"])
+            .arg(dir.path())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mounting a 2-MiB tmpfs");
+        let mut me = FullTmpfs { dir, dev: None };
+        let img = me.dir.path().join("img");
+        std::fs::File::create(&img)
+            .unwrap()
+            .set_len(8 << 20)
+            .unwrap();
+        let out = std::process::Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&img)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "losetup");
+        me.dev = Some(String::from_utf8_lossy(&out.stdout).trim().to_string());
+        Some(me)
+    }
+}
+
+impl Drop for FullTmpfs {
+    fn drop(&mut self) {
+        if let Some(d) = &self.dev {
+            common::detach_loop(Path::new(d), &self.dir.path().join("img"));
+        }
+        let mut umount = std::process::Command::new("umount");
+        umount.arg(self.dir.path());
+        common::retry_until_ok(&mut umount);
+    }
+}
+
+#[test]
+fn writes_to_a_full_file_system_fail_with_enospc_and_are_counted_as_writes() {
+    let Some(full) = FullTmpfs::new() else {
+        return;
+    };
+    let dev = full.dev.clone().unwrap();
+    let out = halfpower()
+        .args([
+            "run", &dev, "--rw", "write", "--bs", "64k", "--qd", "4", "--warmup", "0",
+        ])
+        .args([
+            "--bytes",
+            "8m",
+            "--allow-write",
+            "--on-error",
+            "continue",
+            "--json",
+            "-",
+        ])
+        .args(["--quiet"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["results"]["errors"];
+    // 128 writes of 64 KiB; the tmpfs holds at most 32 of them.
+    let failed = e["writes"].as_u64().unwrap();
+    assert!((96..=128).contains(&failed), "{e}");
+    assert_eq!(e["reads"], 0);
+    assert_eq!(num(&v, "results.write.ios") as u64 + failed, 128);
+    let first = e["first_error"].as_str().unwrap();
+    assert!(
+        first.starts_with("ENOSPC") || first.starts_with("EIO"),
+        "{first}"
+    );
 }

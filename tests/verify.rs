@@ -199,3 +199,80 @@ fn verify_refuses_what_it_cannot_check() {
         assert!(e.contains(needle), "{args:?}: {e}");
     }
 }
+
+#[test]
+fn reads_are_judged_while_the_run_goes_on() {
+    let Some(dev) = LoopDev::new("verify-while", 1 << 20) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let state = state.to_str().unwrap();
+    // Reads and writes racing over 256 blocks on two threads: a block is judged only when no
+    // write of it was in flight or completed during the read, so none may come out bad.
+    let v = common::run_json(&[
+        "run",
+        dev.path(),
+        "--rw",
+        "randrw",
+        "--qd",
+        "16",
+        "--threads",
+        "2",
+        "--time",
+        "2s",
+        "--warmup",
+        "0",
+        "--allow-write",
+        "--verify-while",
+        "--verify-state",
+        state,
+    ]);
+    let during = &v["results"]["verify"]["during_run"];
+    assert!(num(during, "blocks_checked") > 1000.0, "{during}");
+    assert_eq!(during["bad"].as_array().unwrap().len(), 0, "{during}");
+    // A block damaged under the record is found by a plain sequential read of the device.
+    let img = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(dev.backing())
+        .unwrap();
+    let mut b = read_block(&img, 10);
+    b[100] ^= 0x10;
+    img.write_all_at(&b, 10 * BLOCK).unwrap();
+    img.sync_all().unwrap();
+    let out = halfpower()
+        .args([
+            "run",
+            dev.path(),
+            "--rw",
+            "read",
+            "--bytes",
+            "1m",
+            "--warmup",
+            "0",
+        ])
+        .args([
+            "--verify-while",
+            "--verify-state",
+            state,
+            "--json",
+            "-",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let during = &v["results"]["verify"]["during_run"];
+    assert_eq!(
+        during["blocks_checked"], 256,
+        "every block read once and judged"
+    );
+    assert_eq!(during["faults"]["corrupt"], 1);
+    assert_eq!(during["bad"][0]["offset"], 10 * BLOCK);
+    assert_eq!(
+        v["results"]["verify"]["faults"]["corrupt"], 1,
+        "and at the end"
+    );
+}

@@ -9,11 +9,12 @@ use crate::render::text;
 use crate::spec::{EngineKind, Workload};
 use crate::target::Target;
 use crate::verify::Record;
+use crate::verify::check::TargetCheck;
 use crate::verify::check::{Scope, check};
 use crate::verify::table::State;
 use crate::{Error, Result};
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Checks that workload `w` can run verified on `targets` (before anything is opened for
 /// writing): it writes, on a real engine, every request a whole number of blocks.
@@ -25,11 +26,15 @@ pub(super) fn check_workload(opts: &VerifyOpts, w: &Workload, repeat: u32) -> Re
     let refuse = |what: &'static str, value: String, accepted: &str| {
         Err(Error::invalid(what, value, accepted.to_string()))
     };
-    if !w.writes() {
+    // Reading only is checking what an earlier run recorded.
+    let checks_a_record =
+        opts.verify_while && opts.verify_state.as_ref().is_some_and(|p| p.exists());
+    if !w.writes() && !checks_a_record {
         return refuse(
             "--verify",
             w.rw.to_string(),
-            "a workload that writes (write, randwrite, rw, randrw)",
+            "a workload that writes (write, randwrite, rw, randrw), or reads with \
+             --verify-while and an existing --verify-state",
         );
     }
     if w.setup.engine == EngineKind::Null {
@@ -116,9 +121,24 @@ pub(super) fn prepare(
         }
         tables.push(state.table_for(&t.path.display().to_string(), blocks));
     }
+    let during = opts.verify_while.then(|| {
+        Arc::new(
+            targets
+                .iter()
+                .map(|t| {
+                    Mutex::new(TargetCheck {
+                        path: t.path.display().to_string(),
+                        block_size: block,
+                        ..TargetCheck::default()
+                    })
+                })
+                .collect(),
+        )
+    });
     Ok(Some(Record {
         state: Arc::new(state),
         tables,
+        during,
     }))
 }
 
@@ -142,11 +162,19 @@ pub(super) fn finish(
                 .map_err(|e| Error::io(format!("reading {} back", t.path.display()), e))?,
         );
     }
-    Ok(Verification::new(
+    let mut v = Verification::new(
         Some(record.state.id),
         opts.verify_state.as_ref().map(|p| p.display().to_string()),
         checks,
-    ))
+    );
+    v.during_run = record.during.as_ref().map(|d| {
+        let checks = d
+            .iter()
+            .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()).clone())
+            .collect();
+        Box::new(Verification::new(Some(record.state.id), None, checks))
+    });
+    Ok(v)
 }
 
 /// Runs `halfpower verify`.

@@ -33,6 +33,9 @@ pub struct Verification {
     pub read_errors: u64,
     /// Per target (its own bad list is in `bad`).
     pub targets: Vec<TargetCheck>,
+    /// With `--verify-while`: what the run's own reads found while it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub during_run: Option<Box<Verification>>,
 }
 
 impl Verification {
@@ -66,7 +69,9 @@ impl Verification {
 
     /// Whether every block checked was good and readable.
     pub fn clean(&self) -> bool {
-        self.faults.total() == 0 && self.read_errors == 0
+        self.faults.total() == 0
+            && self.read_errors == 0
+            && self.during_run.as_ref().is_none_or(|d| d.clean())
     }
 }
 

@@ -114,7 +114,8 @@ impl TargetCheck {
         self.faults.total() == 0 && self.read_errors == 0
     }
 
-    fn judged(&mut self, j: Judgement, e: Expect) {
+    /// Counts the judgement `j` of a block expected as `e`.
+    pub fn judged(&mut self, j: Judgement, e: Expect) {
         self.blocks_checked += 1;
         match j {
             Judgement::Good { newer } => {

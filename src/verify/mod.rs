@@ -11,7 +11,8 @@ pub mod block;
 pub mod check;
 pub mod table;
 
-use std::sync::Arc;
+use check::TargetCheck;
+use std::sync::{Arc, Mutex};
 use table::{State, Table};
 
 /// Tries to find a write's blocks free of another write in flight before a worker waits for
@@ -25,6 +26,8 @@ pub struct Record {
     pub state: Arc<State>,
     /// Table index per target.
     pub tables: Vec<usize>,
+    /// With `--verify-while`: per target, what the run's own reads found.
+    pub during: Option<Arc<Vec<Mutex<TargetCheck>>>>,
 }
 
 impl Record {
@@ -34,6 +37,7 @@ impl Record {
             state: self.state.clone(),
             table: self.tables[target],
             writer: (rank << 16) | (worker as u32 & 0xffff),
+            during: self.during.clone().map(|d| (d, target)),
         }
     }
 }
@@ -47,6 +51,8 @@ pub struct Writer {
     pub table: usize,
     /// Rank × 65536 + worker: stamped into every block written.
     pub writer: u32,
+    /// With `--verify-while`: where this worker's target counts what its reads found.
+    pub during: Option<(Arc<Vec<Mutex<TargetCheck>>>, usize)>,
 }
 
 impl Writer {
@@ -77,6 +83,47 @@ impl Writer {
                     writer: self.writer,
                 },
             );
+        }
+    }
+
+    /// Whether reads are judged as they complete (`--verify-while`).
+    pub fn while_running(&self) -> bool {
+        self.during.is_some()
+    }
+
+    /// The raw entries of the blocks of a read of `len` bytes at `offset`, taken as it is
+    /// issued, into `seen`.
+    pub fn before_read(&self, offset: u64, len: u64, seen: &mut Vec<u32>) {
+        let t = self.table();
+        seen.clear();
+        let first = (offset / t.block) as usize;
+        seen.extend((first..first + len.div_ceil(t.block) as usize).map(|i| t.raw(i)));
+    }
+
+    /// Judges the blocks of `buf`, read at `offset`, whose record was settled when the read
+    /// was issued (`seen`) and has not changed since: a write in flight or completed meanwhile
+    /// may or may not be in what was read, so such a block is not judged.
+    pub fn after_read(&self, buf: &[u8], offset: u64, seen: &[u32]) {
+        let Some((during, target)) = &self.during else {
+            return;
+        };
+        let t = self.table();
+        let bs = t.block as usize;
+        let first = (offset / t.block) as usize;
+        let mut tally = during[*target].lock().unwrap_or_else(|p| p.into_inner());
+        for (k, blk) in buf.chunks(bs).enumerate() {
+            let Some(generation) = seen.get(k).and_then(|&r| Table::settled(r)) else {
+                continue;
+            };
+            if t.raw(first + k) != seen[k] || blk.len() < bs {
+                continue;
+            }
+            let e = block::Expect {
+                offset: offset + (k * bs) as u64,
+                id: Some(self.state.id),
+                generation,
+            };
+            tally.judged(block::judge(blk, e), e);
         }
     }
 

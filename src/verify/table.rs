@@ -106,6 +106,19 @@ impl Table {
         }
     }
 
+    /// Block `i`'s raw entry (flags included), to compare before and after a read.
+    pub fn raw(&self, i: usize) -> u32 {
+        self.entries
+            .get(i)
+            .map_or(BUSY, |e| e.load(Ordering::Acquire))
+    }
+
+    /// The generation a raw entry records, when it holds one that can be judged (written, the
+    /// last write acknowledged, none in flight).
+    pub fn settled(raw: u32) -> Option<u32> {
+        (raw & (BUSY | DOUBT) == 0 && raw & GEN > 0).then_some(raw & GEN)
+    }
+
     /// Block `i`'s entry.
     pub fn entry(&self, i: u64) -> Entry {
         let e = self.entries[i as usize].load(Ordering::Acquire) & !BUSY;

@@ -40,7 +40,20 @@ pub fn lines(v: &Verification) -> String {
         let _ = write!(out, " (read through the page cache: O_DIRECT refused)");
     }
     out.push('\n');
-    for b in v.bad.iter().take(SHOWN) {
+    if let Some(d) = &v.during_run {
+        let _ = writeln!(
+            out,
+            "verify during the run: {} blocks judged as they were read, {} bad",
+            d.blocks_checked,
+            d.faults.total()
+        );
+    }
+    for b in v
+        .bad
+        .iter()
+        .chain(v.during_run.iter().flat_map(|d| d.bad.iter()))
+        .take(SHOWN)
+    {
         let bb = &b.block;
         let found = match &bb.found {
             Some(s) if s.record.is_some() => {
