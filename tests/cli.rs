@@ -603,3 +603,31 @@ fn help_states_the_units() {
     assert!(text.contains("MB/s = 10^6 bytes"), "{text}");
     assert!(text.contains("us, ms, s, m"), "{text}");
 }
+
+/// A halfpower built without the `mpi` feature, started as one of several processes by mpirun
+/// or srun, refuses (exit 2) instead of running independent copies; as one of one it runs.
+#[test]
+fn without_mpi_a_copy_among_many_refuses() {
+    for var in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
+        let out = halfpower()
+            .env(var, "3")
+            .args([
+                "run", "x", "--engine", "null", "--time", "100ms", "--warmup", "0",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--features mpi") && err.contains("3 processes"),
+            "{err}"
+        );
+    }
+    halfpower()
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .args([
+            "run", "x", "--engine", "null", "--time", "100ms", "--warmup", "0", "--quiet",
+        ])
+        .assert()
+        .success();
+}

@@ -20,6 +20,17 @@ use clap::Parser;
 use std::ffi::OsString;
 use std::io::Write;
 
+/// The launcher's variable and world size when this process is one of several that mpirun
+/// (Open MPI) or an MPI process manager (MPICH, Slurm's PMI) started.
+fn launched_as_many() -> Option<(&'static str, u64)> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .into_iter()
+        .find_map(|var| {
+            let n: u64 = std::env::var(var).ok()?.trim().parse().ok()?;
+            (n > 1).then_some((var, n))
+        })
+}
+
 /// Parses `argv`, runs the command and returns the exit status: 0 success, 1 failure, 2 usage
 /// error, 130 interrupted.
 pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
@@ -40,6 +51,15 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
             return Ok(2);
         }
     };
+    if let Some((var, n)) = launched_as_many() {
+        eprintln!(
+            "halfpower: started as one of {n} processes ({var}={n}: mpirun or srun), but this \
+             halfpower was built without MPI, so the {n} copies would measure independently and \
+             no one would add them up. Build it with `cargo build --release --features mpi`, \
+             or run it without mpirun"
+        );
+        return Ok(2);
+    }
     crate::signal::install();
     let command: Vec<String> = argv
         .iter()
