@@ -172,6 +172,48 @@ fn a_sequential_fill_writes_exactly_its_size() {
     assert_eq!(hp["global options"]["ioengine"], "psync");
 }
 
+/// fio's verify becomes halfpower's: every block sealed, and read back after the job; the
+/// result is in the job's `halfpower` object, and a job that only reads cannot verify.
+#[test]
+fn verify_seals_and_reads_back_a_jobs_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("v");
+    let hp = stdout_json(&[
+        "fio",
+        "--name=v",
+        &format!("--filename={}", f.display()),
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=2m",
+        "--iodepth=8",
+        "--direct=1",
+        "--verify=crc32c",
+        "--output-format=json",
+        "--quiet",
+    ]);
+    let j = &hp["jobs"][0];
+    assert_eq!(j["error"], 0);
+    assert_eq!(num(&j["write"], "total_ios"), 512.0, "size=2m of 4k writes");
+    let v = &j["halfpower"]["verify"];
+    // 512 random writes over 512 blocks: every block written at least once is checked.
+    assert!(
+        num(v, "blocks_checked") > 0.0 && num(v, "blocks_checked") <= 512.0,
+        "{v}"
+    );
+    assert_eq!(v["bad"].as_array().unwrap().len(), 0);
+    let notes = j["halfpower"]["notes"].to_string();
+    assert!(notes.contains("verify=crc32c"), "{notes}");
+    let err = usage_error(&[
+        "fio",
+        "--name=r",
+        "--rw=randread",
+        "--size=1m",
+        "--verify=md5",
+        &format!("--filename={}", dir.path().join("r").display()),
+    ]);
+    assert!(err.contains("--verify") && err.contains("writes"), "{err}");
+}
+
 #[test]
 fn unknown_options_exit_2_by_name_unless_ignored() {
     let err = usage_error(&["fio", "--name=x", "--zonemode=zbd", "--size=1m"]);
@@ -179,8 +221,8 @@ fn unknown_options_exit_2_by_name_unless_ignored() {
         err.contains("'zonemode'") && err.contains("not supported"),
         "{err}"
     );
-    let err = usage_error(&["fio", "--name=x", "--verify=md5", "--size=1m"]);
-    assert!(err.contains("'verify'") && err.contains("yet"), "{err}");
+    let err = usage_error(&["fio", "--name=x", "--verify=pattern", "--size=1m"]);
+    assert!(err.contains("verify") && err.contains("crc32c"), "{err}");
     let err = usage_error(&[
         "fio",
         "--filename=hp-fio-not-there",

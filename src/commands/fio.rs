@@ -230,9 +230,40 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
     let w = w.validated()?;
     let before = ProcessEvents::now();
     let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
-    let m: Measurement = runner::execute_laid(&targets, layout, &w, Control::progress(!a.quiet))?;
+    let verify = crate::cli::VerifyOpts {
+        verify: plan.verify.is_some(),
+        ..Default::default()
+    };
+    if verify.on() && plan.stripe.is_some() {
+        return Err(FioError::Plan(format!(
+            "job '{}': verify on several files is not supported by halfpower fio",
+            job.opts.name
+        ))
+        .into());
+    }
+    super::verify::check_workload(&verify, &w, 1)?;
+    let record = super::verify::prepare(&verify, &w, &targets)?;
+    let control = Control::progress(!a.quiet);
+    let m: Measurement = match &record {
+        Some(r) => runner::execute_verified(&targets, layout, &w, control, r)?,
+        None => runner::execute_laid(&targets, layout, &w, control)?,
+    };
     let events = ProcessEvents::now().since(before);
-    let results = runner::results(&m, &w, &targets, fallback);
+    let mut results = runner::results(&m, &w, &targets, fallback);
+    if let Some(r) = &record {
+        let v = super::verify::finish(&verify, r, &targets)?;
+        if !v.clean() {
+            super::warn(
+                warnings,
+                format!(
+                    "job '{}': verify found bad blocks: {}",
+                    job.opts.name,
+                    crate::render::text::verify::lines(&v).trim_end()
+                ),
+            );
+        }
+        results.verify = Some(v);
+    }
     let target = targets[0].info();
     let samples = samples(&m.marks);
     let plan = JobPlan {
@@ -314,9 +345,12 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
     FioJobReport {
         jobname: o.name.clone(),
         groupid: r.job.group,
-        // fio reports EIO for failed I/O and for a job below its rate_min.
+        // fio reports EIO for failed I/O and for a job below its rate_min, EILSEQ for a block
+        // that fails verification.
         error: if res.errors.first_error.is_some() || r.below_min.is_some() {
             libc::EIO
+        } else if res.verify.as_ref().is_some_and(|v| !v.clean()) {
+            libc::EILSEQ
         } else {
             0
         },
@@ -371,6 +405,7 @@ fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
             iops_ci95_pct: res.total.iops_ci95.map(|c| c.pct),
             devices: res.devices.clone(),
             notes: r.plan.notes.clone(),
+            verify: res.verify.clone(),
         },
     }
 }

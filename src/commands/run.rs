@@ -103,7 +103,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         let record = super::verify::prepare(&args.verify, &w, &targets)?;
         let control = Control::progress(!args.output.quiet);
         let m = match &record {
-            Some(r) => runner::execute_verified(&targets, &w, control, r),
+            Some(r) => runner::execute_verified(&targets, runner::Layout::Separate, &w, control, r),
             None => runner::execute(&targets, &w, control),
         };
         let m = match m {

@@ -241,6 +241,8 @@ pub struct JobPlan {
     pub startdelay: Duration,
     /// Differences from fio worth a warning.
     pub notes: Vec<String>,
+    /// `verify`: the method fio was asked for; halfpower seals and reads back its own way.
+    pub verify: Option<String>,
 }
 
 /// Maps a job onto a halfpower workload. `setup` carries halfpower's own permissions
@@ -316,6 +318,13 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             o.name,
             o.ioengine.fio_name(),
             o.iodepth
+        ));
+    }
+    if let Some(m) = &o.verify {
+        notes.push(format!(
+            "job '{}': verify={m} seals every block with halfpower's header and CRC-32C and \
+             reads the written blocks back after the job (docs/verify.md)",
+            o.name
         ));
     }
     if o.numjobs > 1 && !o.group_reporting {
@@ -418,6 +427,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         size_pct,
         startdelay: Duration::from_micros(o.startdelay_us),
         notes,
+        verify: o.verify.clone(),
     })
 }
 

@@ -120,6 +120,8 @@ pub struct JobOptions {
     pub kb_base: KbBase,
     /// `unified_rw_reporting`.
     pub unified_rw_reporting: bool,
+    /// `verify`: the checksum method asked for (`None`: no verification).
+    pub verify: Option<String>,
     /// The access options: size mixes, distributions, rates, think time.
     pub access: FioAccess,
 }
@@ -166,6 +168,7 @@ impl Default for JobOptions {
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             kb_base: KbBase::Binary,
             unified_rw_reporting: false,
+            verify: None,
             access: FioAccess::default(),
         }
     }
@@ -192,7 +195,28 @@ impl JobOptions {
 }
 
 /// Options fio has and halfpower will take, but cannot run yet: refused, with this reason.
-pub const NOT_YET: [(&str, &str); 1] = [("verify", "data verification is not implemented yet")];
+pub const NOT_YET: [(&str, &str); 0] = [];
+
+/// fio's checksum methods for `verify`: each becomes halfpower's own seal (a header and a
+/// CRC-32C per block) and read-back.
+pub const VERIFY_METHODS: [&str; 16] = [
+    "md5",
+    "crc64",
+    "crc32c",
+    "crc32c-intel",
+    "crc32",
+    "crc16",
+    "crc7",
+    "xxhash",
+    "sha1",
+    "sha256",
+    "sha512",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+    "meta",
+];
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
 const NO_EFFECT: [&str; 8] = [
@@ -415,6 +439,24 @@ impl JobOptions {
                 self.percentile_list = list?;
             }
             "kb_base" => self.kb_base = KbBase::parse(key, need()?)?,
+            "verify" => {
+                let v = need()?.trim();
+                self.verify = match v {
+                    "none" | "0" => None,
+                    m if VERIFY_METHODS.contains(&m) => Some(m.to_string()),
+                    _ => {
+                        return Err(FioError::value(
+                            key,
+                            v,
+                            format!(
+                                "none or a checksum method ({}); pattern verification is not \
+                                 halfpower's",
+                                VERIFY_METHODS.join(", ")
+                            ),
+                        ));
+                    }
+                };
+            }
             "unified_rw_reporting" => {
                 self.unified_rw_reporting = match value.map(str::trim) {
                     None | Some("1") | Some("mixed") | Some("both") => true,
@@ -498,16 +540,18 @@ mod tests {
             Err(FioError::Unsupported(name)) => assert_eq!(name, "zonemode"),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(
-            job(&[("verify", Some("crc32c"))]),
-            Err(FioError::NotYet { .. })
-        ));
+        assert_eq!(
+            job(&[("verify", Some("crc32c"))])
+                .unwrap()
+                .verify
+                .as_deref(),
+            Some("crc32c")
+        );
+        assert_eq!(job(&[("verify", Some("none"))]).unwrap().verify, None);
+        assert!(job(&[("verify", Some("pattern"))]).is_err());
         assert!(job(&[("rate_iops", Some("0"))]).is_ok());
         assert!(job(&[("random_distribution", Some("random"))]).is_ok());
-        assert!(matches!(
-            job(&[("verify", Some("md5"))]),
-            Err(FioError::NotYet { .. })
-        ));
+        assert!(job(&[("verify", Some("md5"))]).is_ok());
         assert!(job(&[("iodepth", Some("0"))]).is_err());
         assert!(job(&[("rw", Some("trim"))]).is_err());
         assert!(job(&[("ioengine", Some("spdk"))]).is_err());

@@ -145,6 +145,9 @@ pub struct HalfpowerExtras {
     pub devices: Vec<crate::oscounters::diskstats::DeviceDelta>,
     /// What differs from fio for this job.
     pub notes: Vec<String>,
+    /// With `verify`: what reading the written blocks back found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<super::verify::Verification>,
 }
 
 /// One job as fio reports it.

@@ -352,14 +352,15 @@ pub fn execute(targets: &[Target], w: &Workload, control: Control) -> crate::Res
     execute_laid(targets, Layout::Separate, w, control)
 }
 
-/// [`execute`] with every write sealed for `record` and acknowledged in it (`--verify`).
+/// [`execute_laid`] with every write sealed for `record` and acknowledged in it (`--verify`).
 pub fn execute_verified(
     targets: &[Target],
+    layout: Layout,
     w: &Workload,
     control: Control,
     record: &crate::verify::Record,
 ) -> crate::Result<Measurement> {
-    execute_inner(targets, Layout::Separate, w, control, Some(record.clone()))
+    execute_inner(targets, layout, w, control, Some(record.clone()))
 }
 
 /// [`execute`] with the workload laid over the targets as `layout` says.
