@@ -231,6 +231,10 @@ pub struct RunArgs {
     /// Data verification.
     #[command(flatten)]
     pub verify: VerifyOpts,
+    /// Under MPI: every rank runs on the same targets, each in its own region of --size bytes
+    /// at --offset + rank × --size (a missing file is created by rank 0, N regions long).
+    #[arg(long, requires = "size")]
+    pub shared: bool,
     /// Run the workload N times, each on targets opened (and a created file filled) afresh, and
     /// report each figure's mean, spread and t-based 95 % interval over them.
     #[arg(long, value_name = "N", default_value_t = 1)]

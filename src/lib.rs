@@ -3,7 +3,8 @@
 //! The library holds everything; `main.rs` only calls [`commands::main`]. Layers, each using
 //! only those below it (docs/architecture.md):
 //!
-//! 1. base: [`error`], [`units`], [`clock`], [`signal`], [`rng`], [`output`]
+//! 1. base: [`error`], [`units`], [`clock`], [`signal`], [`rng`], [`output`], [`cluster`] (the
+//!    ranks of an MPI job, or one process)
 //! 2. the machine: [`oscounters`] (/proc and sysfs), [`engine`] (io_uring, sync, null),
 //!    [`affinity`], [`offsets`], [`access`] (size mixes, distributions, rate caps, think time),
 //!    [`verify`] (sealed blocks, the record of writes, reading back)
@@ -22,6 +23,7 @@ pub mod affinity;
 pub mod analysis;
 pub mod cli;
 pub mod clock;
+pub mod cluster;
 pub mod commands;
 pub mod engine;
 pub mod error;

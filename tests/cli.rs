@@ -631,3 +631,17 @@ fn without_mpi_a_copy_among_many_refuses() {
         .assert()
         .success();
 }
+
+/// One process is rank 0 of 1: the document is a run's as before, plus `ranks` holding that
+/// one rank's results (the same as `results`), and no job figures.
+#[test]
+fn a_single_process_is_one_rank() {
+    let v = common::run_json(&[
+        "run", "x", "--engine", "null", "--time", "200ms", "--warmup", "0",
+    ]);
+    let ranks = v["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 1);
+    assert_eq!(ranks[0]["rank"], 0);
+    assert_eq!(ranks[0]["results"], v["results"]);
+    assert!(v["results"].get("job").is_none());
+}

@@ -9,7 +9,9 @@ use std::path::Path;
 
 /// The layers, lowest first, as docs/architecture.md and src/lib.rs draw them.
 const LAYERS: [&[&str]; 8] = [
-    &["error", "units", "clock", "signal", "rng", "output"],
+    &[
+        "error", "units", "clock", "signal", "rng", "output", "cluster",
+    ],
     &[
         "oscounters",
         "engine",

@@ -17,6 +17,7 @@ pub mod monitor;
 pub mod profile;
 pub mod queueing;
 pub mod quick;
+pub mod ranks;
 pub mod rules;
 pub mod sanity;
 pub mod scale;

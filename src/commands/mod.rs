@@ -22,6 +22,7 @@ use std::io::Write;
 
 /// The launcher's variable and world size when this process is one of several that mpirun
 /// (Open MPI) or an MPI process manager (MPICH, Slurm's PMI) started.
+#[cfg(not(feature = "mpi"))]
 fn launched_as_many() -> Option<(&'static str, u64)> {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
         .into_iter()
@@ -51,6 +52,7 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
             return Ok(2);
         }
     };
+    #[cfg(not(feature = "mpi"))]
     if let Some((var, n)) = launched_as_many() {
         eprintln!(
             "halfpower: started as one of {n} processes ({var}={n}: mpirun or srun), but this \
@@ -60,11 +62,40 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         );
         return Ok(2);
     }
+    // MPI (with the `mpi` feature, under mpirun or srun) lives until this function returns.
+    let _mpi = crate::cluster::init();
+    if crate::cluster::many() && !matches!(cli.command, Some(Command::Run(_))) {
+        if crate::cluster::rank() == 0 {
+            eprintln!(
+                "halfpower: under MPI ({} ranks) `run` is the command that runs as one job; \
+                 run the others without mpirun",
+                crate::cluster::size()
+            );
+        }
+        return Ok(2);
+    }
     crate::signal::install();
     let command: Vec<String> = argv
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    let result = dispatch(cli, command);
+    if crate::cluster::many() {
+        if let Err(e) = &result {
+            // No rank may be left waiting in a barrier: this one names itself and ends the job.
+            eprintln!(
+                "halfpower: rank {} of {} on {} failed: {e:#}",
+                crate::cluster::rank(),
+                crate::cluster::size(),
+                crate::cluster::host()
+            );
+            crate::cluster::abort(exit_code(e).max(1) as i32);
+        }
+    }
+    result
+}
+
+fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
     match cli.command {
         Some(Command::Run(args)) => run::run(args, command),
         Some(Command::Quick(args)) => quick::quick(args, command),

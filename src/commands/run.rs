@@ -6,6 +6,7 @@ use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
 use crate::engine::uring_available;
+use crate::model::ranks::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport};
 use crate::oscounters::host;
@@ -13,6 +14,7 @@ use crate::render::text;
 use crate::runner::{self, Control};
 use crate::spec::{EngineKind, Workload};
 use crate::target::{self, Target};
+use anyhow::Context;
 
 /// The most repetitions `--repeat` takes.
 pub const MAX_REPEAT: u32 = 1000;
@@ -75,7 +77,22 @@ pub(super) fn open_targets(
 }
 
 /// Runs `halfpower run`.
-pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
+pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    // Under MPI each rank has its own targets: `{rank}` and `{host}` name them.
+    for t in &mut args.targets {
+        *t = crate::cluster::place(t);
+    }
+    if let Some(s) = &mut args.verify.verify_state {
+        *s = crate::cluster::place(s);
+    }
+    if crate::cluster::many() && args.repeat > 1 {
+        return Err(crate::Error::invalid(
+            "--repeat",
+            args.repeat,
+            "1 under MPI (each repetition would need its own gathering)",
+        )
+        .into());
+    }
     let asked = args.workload.validated()?;
     check_output_dests(&args.output)?;
     if args.repeat == 0 || args.repeat > MAX_REPEAT {
@@ -89,6 +106,8 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     super::verify::check_workload(&args.verify, &asked, args.repeat)?;
     let mut warnings = Vec::new();
     let (w, engine_fallback) = effective_workload(&asked, &mut warnings);
+    // --shared: rank 0 creates a missing file for every rank's region first.
+    let (w, _creator) = shared_regions(&args, w, &mut warnings)?;
     let mut runs = Vec::new();
     let mut infos = Vec::new();
     for k in 0..args.repeat {
@@ -101,7 +120,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         // Each repetition opens (and a created file is filled) afresh: independent runs.
         let targets = open_targets(&args.targets, &w, &mut warnings)?;
         let record = super::verify::prepare(&args.verify, &w, &targets)?;
-        let control = Control::progress(!args.output.quiet);
+        let control = Control::progress(!args.output.quiet && crate::cluster::rank() == 0);
         let m = match &record {
             Some(r) => runner::execute_verified(&targets, runner::Layout::Separate, &w, control, r),
             None => runner::execute(&targets, &w, control),
@@ -127,15 +146,28 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         figures: summarize(&runs),
         runs,
     });
-    let report = RunReport {
+    let host = host::read();
+    let mut report = RunReport {
         header: Header::new(Kind::Run, command, utc_now()),
         workload: w,
-        host: host::read(),
+        ranks: vec![RankRun {
+            rank: crate::cluster::rank(),
+            host: host.hostname.clone(),
+            results: results.clone(),
+        }],
+        host,
         targets: infos,
         results,
         repeat,
         warnings,
     };
+    if crate::cluster::many() {
+        match gather_ranks(report)? {
+            Some(whole) => report = whole,
+            // Rank 0 speaks for the job; the others only say how they ended.
+            None => return Ok(0),
+        }
+    }
     let json_on_stdout = write_json(&args.output, &report)?;
     if !json_on_stdout {
         print!("{}", text::run::run_table(&report));
@@ -146,6 +178,77 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .map_or(report.results.exit_status(), |r| {
             r.runs.iter().map(Results::exit_status).max().unwrap_or(0)
         });
+    let status = status.max(
+        report
+            .ranks
+            .iter()
+            .map(|r| r.results.exit_status())
+            .max()
+            .unwrap_or(0),
+    );
     write_html(&args.output, Document::Run(Box::new(report)))?;
     Ok(status)
+}
+
+/// With `--shared` under MPI: this rank's workload, its region moved to `--offset` + rank ×
+/// `--size`; and on rank 0 the targets it created for all regions (kept open, and removed at
+/// the end unless `--keep`). Every rank looks for the files before rank 0 creates them, so a
+/// file the job created may be written by every rank without `--allow-write`.
+fn shared_regions(
+    args: &RunArgs,
+    mut w: Workload,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<(Workload, Vec<Target>)> {
+    if !args.shared || !crate::cluster::many() {
+        return Ok((w, Vec::new()));
+    }
+    let size = w.setup.size.map_or(0, |s| s.0);
+    let (rank, n) = (crate::cluster::rank() as u64, crate::cluster::size() as u64);
+    let missing = args.targets.iter().all(|p| !p.exists());
+    crate::cluster::barrier();
+    let mut created = Vec::new();
+    if rank == 0 {
+        let mut whole = w.clone();
+        whole.setup.size = Some(crate::units::ByteSize(size * n));
+        created = open_targets(&args.targets, &whole, warnings)?;
+    }
+    crate::cluster::barrier();
+    w.setup.offset.0 += rank * size;
+    if missing {
+        w.setup.allow_write = true;
+        w.setup.keep = true; // rank 0's creating target removes the file
+    }
+    Ok((w, created))
+}
+
+/// Under MPI: every rank's report to rank 0, which returns the job's (its own host and
+/// workload, every rank's targets, results and warnings, and the merged results); `None` on
+/// the other ranks.
+fn gather_ranks(report: RunReport) -> anyhow::Result<Option<RunReport>> {
+    let barrier_us = crate::cluster::barrier_waits();
+    let bytes = serde_json::to_vec(&report).context("encoding this rank's report")?;
+    let t = std::time::Instant::now();
+    let Some(all) = crate::cluster::gather(&bytes) else {
+        return Ok(None);
+    };
+    let gather_us = t.elapsed().as_secs_f64() * 1e6;
+    let mut whole = report;
+    let mut ranks = Vec::with_capacity(all.len());
+    let (mut targets, mut warnings) = (Vec::new(), Vec::new());
+    for (i, b) in all.iter().enumerate() {
+        let r: RunReport =
+            serde_json::from_slice(b).with_context(|| format!("reading rank {i}'s report"))?;
+        targets.extend(r.targets);
+        warnings.extend(r.warnings.into_iter().map(|w| format!("rank {i}: {w}")));
+        ranks.push(RankRun {
+            rank: i as u32,
+            host: r.host.hostname,
+            results: r.results,
+        });
+    }
+    whole.results = crate::analysis::ranks::merge(&ranks, barrier_us, gather_us);
+    whole.ranks = ranks;
+    whole.targets = targets;
+    whole.warnings = warnings;
+    Ok(Some(whole))
 }

@@ -12,6 +12,7 @@ pub mod log;
 pub mod monitor;
 pub mod profile;
 pub mod quick;
+pub mod ranks;
 pub mod run;
 pub mod scale;
 pub mod sweep;

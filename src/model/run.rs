@@ -238,6 +238,9 @@ pub struct Results {
     /// fsyncs and fdatasyncs (`--fsync`, `--fdatasync`, `--end-fsync`): absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncSummary>,
+    /// Under MPI with several ranks: the figures of the whole job (absent for one process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<super::ranks::Job>,
     /// With `--verify`: what reading the written blocks back found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<super::verify::Verification>,
@@ -290,4 +293,8 @@ pub struct RunReport {
     pub repeat: Option<Repeat>,
     /// Warnings printed during the run.
     pub warnings: Vec<String>,
+    /// Each rank's own results (one for a single process; under MPI, rank by rank, and
+    /// `results` is then the whole job's).
+    #[serde(default)]
+    pub ranks: Vec<super::ranks::RankRun>,
 }

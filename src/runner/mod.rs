@@ -421,7 +421,12 @@ fn execute_inner(
     let progress = control.progress && std::io::stderr().is_terminal();
     let mut sampler = DeviceSampler::new(device_names.clone());
     // A process whose affinity cannot be read runs unpinned.
-    let allowed = crate::affinity::allowed_cpus().unwrap_or_default();
+    let mut allowed = crate::affinity::allowed_cpus().unwrap_or_default();
+    // Ranks of an MPI job on one host spread over its CPUs in turn, not all from the first.
+    if w.setup.affinity == crate::affinity::Affinity::Spread && !allowed.is_empty() {
+        let shift = crate::cluster::local_rank() as usize * n % allowed.len();
+        allowed.rotate_left(shift);
+    }
     let placement = w.setup.affinity.plan(n, &allowed)?;
 
     let (outputs, before, after, t0, t1, watched, transient_s) = std::thread::scope(|s| {
@@ -439,6 +444,8 @@ fn execute_inner(
                 handles.push(s.spawn(move || worker_thread(group, stripe, id, w, engine, shared)));
             }
         }
+        // Every rank of an MPI job has its engines set up before any warms up.
+        crate::cluster::barrier();
         shared.barrier.wait(); // B0
         let failed = shared
             .setup_error
@@ -463,6 +470,8 @@ fn execute_inner(
             for p in &shared.progress {
                 p.reset();
             }
+            // ... and every rank starts measuring at once (its clock, its window).
+            crate::cluster::barrier();
             t0 = Instant::now();
             sampler.start(t0);
             shared.barrier.wait(); // B2
@@ -476,6 +485,8 @@ fn execute_inner(
             sampler.finish();
             t1 = Instant::now();
             after = Some((device_snapshot(&device_names), CpuSnapshot::now()));
+            // Every rank has drained before any gathers.
+            crate::cluster::barrier();
             if progress {
                 eprint!("\r\x1b[K");
             }

@@ -167,6 +167,7 @@ pub fn results(
         write: all.write,
         errors: all.errors,
         verify: None,
+        job: None,
         sync: (m.total.syncs.ios > 0).then(|| crate::model::SyncSummary {
             count: m.total.syncs.ios,
             latency_us: crate::stats::summary::LatencySummary::of(&m.total.syncs.hist),

@@ -373,4 +373,32 @@ mod tests {
         let q = g.quantile_ns(0.5);
         assert!((q - 5000.0).abs() / 5000.0 < 0.004, "{q}");
     }
+
+    #[test]
+    fn a_histogram_read_back_from_its_buckets_merges_exactly() {
+        let (mut a, mut b, mut all) = (Histogram::new(), Histogram::new(), Histogram::new());
+        for k in 0..5000u64 {
+            let v = 100 + k * k % 1_000_003;
+            if k % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
+            all.record(v);
+        }
+        let back = |h: &Histogram| {
+            Histogram::from_buckets(&h.buckets(), h.min_ns(), h.max_ns(), h.mean_ns())
+        };
+        let mut merged = back(&a);
+        merged.merge(&back(&b));
+        assert_eq!(merged.count(), all.count());
+        assert_eq!(merged.buckets(), all.buckets());
+        for q in [0.5, 0.9, 0.99, 0.999] {
+            assert_eq!(merged.quantile_ns(q), all.quantile_ns(q));
+        }
+        assert_eq!(
+            (merged.min_ns(), merged.max_ns()),
+            (all.min_ns(), all.max_ns())
+        );
+    }
 }

@@ -1,0 +1,382 @@
+//! Many ranks' results as one job's: counts summed, latency percentiles from the merged
+//! histograms (bucket counts added exactly, never percentiles averaged), CPU per I/O over the
+//! job, each host's counters once, and the figures only a job has: the stonewall (every
+//! rank's I/Os until the first rank finished), the spread between ranks, per-host subtotals.
+
+use super::fio::histogram;
+use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankRun, RankSpread};
+use crate::model::run::{ErrorSummary, Results};
+use crate::stats::histogram::Histogram;
+use crate::stats::series::TimePoint;
+use crate::stats::summary::{DirSummary, LatencySummary};
+
+/// The summary of one direction over the job: `parts` are the ranks' (those that have it).
+fn merge_dir(parts: &[&DirSummary], seconds: f64) -> DirSummary {
+    let mut h = Histogram::new();
+    let (mut ios, mut bytes) = (0, 0);
+    for d in parts {
+        h.merge(&histogram(d));
+        ios += d.ios;
+        bytes += d.bytes;
+    }
+    let rate = |n: u64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    DirSummary {
+        ios,
+        bytes,
+        iops: rate(ios),
+        bytes_per_s: rate(bytes),
+        mb_per_s: rate(bytes) / 1e6,
+        iops_ci95: None,
+        bytes_per_s_ci95: None,
+        latency_us: LatencySummary::of(&h),
+        histogram: h.buckets(),
+    }
+}
+
+/// I/Os and bytes of a rank's series up to `t` s: whole seconds, then the share of the second
+/// `t` falls in (each point is a rate; the last one covers `seconds − t_s` of a second).
+fn until(series: &[TimePoint], seconds: f64, t: f64) -> (f64, f64) {
+    let (mut ios, mut bytes) = (0.0, 0.0);
+    for p in series {
+        let start = p.t_s as f64;
+        let len = (seconds - start).clamp(0.0, 1.0);
+        let part = (t - start).clamp(0.0, len);
+        ios += p.iops * part;
+        bytes += p.bytes_per_s * part;
+    }
+    (ios, bytes)
+}
+
+/// Each host once: the first rank of each host, in rank order.
+fn first_of_each_host(ranks: &[RankRun]) -> Vec<&RankRun> {
+    let mut seen: Vec<&str> = Vec::new();
+    ranks
+        .iter()
+        .filter(|r| {
+            let new = !seen.contains(&r.host.as_str());
+            if new {
+                seen.push(&r.host);
+            }
+            new
+        })
+        .collect()
+}
+
+/// The job's results from its ranks' (in rank order, at least one). The window is the longest
+/// rank's (last done); `job` carries the stonewall, the spread and the per-host subtotals.
+pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results {
+    let mut r = ranks[0].results.clone();
+    let all: Vec<&Results> = ranks.iter().map(|x| &x.results).collect();
+    let seconds = all.iter().map(|x| x.seconds).fold(0.0, f64::max);
+    r.seconds = seconds;
+    let reads: Vec<&DirSummary> = all.iter().filter_map(|x| x.read.as_ref()).collect();
+    let writes: Vec<&DirSummary> = all.iter().filter_map(|x| x.write.as_ref()).collect();
+    r.read = (!reads.is_empty()).then(|| merge_dir(&reads, seconds));
+    r.write = (!writes.is_empty()).then(|| merge_dir(&writes, seconds));
+    let both: Vec<&DirSummary> = reads.iter().chain(&writes).copied().collect();
+    r.total = merge_dir(&both, seconds);
+    if r.read.is_some() != r.write.is_some() {
+        r.total.histogram.clear(); // the one direction's, kept once (as a single run does)
+    }
+    r.interrupted = all.iter().any(|x| x.interrupted);
+    r.fatal = ranks.iter().find_map(|x| {
+        x.results
+            .fatal
+            .as_ref()
+            .map(|f| format!("rank {}: {f}", x.rank))
+    });
+    r.errors = merge_errors(&all);
+    r.targets = all.iter().flat_map(|x| x.targets.clone()).collect();
+    r.worker_cpus = all.iter().flat_map(|x| x.worker_cpus.clone()).collect();
+    r.steady = None;
+    r.sync = None;
+    r.verify = None;
+    // CPU: every rank's process time; system-wide figures once per host.
+    let ios = r.total.ios as f64;
+    let mb = r.total.bytes as f64 / 1e6;
+    let per = |s: f64, n: f64| if n > 0.0 { s * 1e6 / n } else { 0.0 };
+    let user: f64 = all.iter().map(|x| x.cpu.process_user_s).sum();
+    let sys: f64 = all.iter().map(|x| x.cpu.process_sys_s).sum();
+    let hosts = first_of_each_host(ranks);
+    let busy: f64 = hosts.iter().map(|h| h.results.cpu.system_busy_s).sum();
+    r.cpu.process_user_s = user;
+    r.cpu.process_sys_s = sys;
+    r.cpu.process_pct_of_one_cpu = all.iter().map(|x| x.cpu.process_pct_of_one_cpu).sum();
+    r.cpu.us_per_io = per(user + sys, ios);
+    r.cpu.us_per_mb = per(user + sys, mb);
+    r.cpu.system_busy_s = busy;
+    r.cpu.system_busy_pct = hosts
+        .iter()
+        .map(|h| h.results.cpu.system_busy_pct)
+        .sum::<f64>()
+        / hosts.len().max(1) as f64;
+    r.cpu.system_us_per_io = per(busy, ios);
+    r.cpu.system_us_per_mb = per(busy, mb);
+    let several_hosts = hosts.len() > 1;
+    let named = |host: &str, name: &str| {
+        if several_hosts {
+            format!("{host}:{name}")
+        } else {
+            name.to_string()
+        }
+    };
+    r.devices = hosts
+        .iter()
+        .flat_map(|h| {
+            h.results.devices.iter().map(|d| {
+                let mut d = d.clone();
+                d.name = named(&h.host, &d.name);
+                d
+            })
+        })
+        .collect();
+    r.device_timeseries = hosts
+        .iter()
+        .flat_map(|h| {
+            h.results.device_timeseries.iter().map(|d| {
+                let mut d = d.clone();
+                d.device = named(&h.host, &d.device);
+                d
+            })
+        })
+        .collect();
+    r.timeseries = merge_series(&all);
+    r.job = Some(job(ranks, seconds, barrier_us, gather_us));
+    r
+}
+
+fn merge_errors(all: &[&Results]) -> ErrorSummary {
+    let mut e = ErrorSummary::default();
+    for x in all {
+        let o = &x.errors;
+        e.count += o.count;
+        e.reads += o.reads;
+        e.writes += o.writes;
+        e.stopped |= o.stopped;
+        if e.first_error.is_none() && o.first_error.is_some() {
+            e.first_offset = o.first_offset;
+            e.first_error = o.first_error.clone();
+            e.first_direction = o.first_direction;
+        }
+        e.first.extend(o.first.iter().cloned());
+    }
+    e.first.truncate(crate::stats::recorder::ERRORS_KEPT);
+    e
+}
+
+/// Second by second over the ranks: rates added; the p99 is the highest rank's (the
+/// per-second histograms are not kept, so it bounds the job's p99 from above).
+fn merge_series(all: &[&Results]) -> Vec<TimePoint> {
+    let mut out: Vec<TimePoint> = Vec::new();
+    for x in all {
+        for p in &x.timeseries {
+            match out.iter_mut().find(|q| q.t_s == p.t_s) {
+                Some(q) => {
+                    q.iops += p.iops;
+                    q.bytes_per_s += p.bytes_per_s;
+                    q.p99_us = q.p99_us.max(p.p99_us);
+                }
+                None => out.push(p.clone()),
+            }
+        }
+    }
+    out.sort_by_key(|p| p.t_s);
+    out
+}
+
+fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) -> Job {
+    let first = ranks
+        .iter()
+        .min_by(|a, b| a.results.seconds.total_cmp(&b.results.seconds))
+        .expect("at least one rank");
+    let t = first.results.seconds;
+    let (mut ios, mut bytes) = (0.0, 0.0);
+    for x in ranks {
+        let (i, b) = if x.results.seconds <= t {
+            (x.results.total.ios as f64, x.results.total.bytes as f64)
+        } else {
+            until(&x.results.timeseries, x.results.seconds, t)
+        };
+        ios += i;
+        bytes += b;
+    }
+    let rate = |n: f64| if t > 0.0 { n / t } else { 0.0 };
+    let by_iops =
+        |a: &&RankRun, b: &&RankRun| a.results.total.iops.total_cmp(&b.results.total.iops);
+    let slow = ranks.iter().min_by(by_iops).expect("at least one rank");
+    let fast = ranks.iter().max_by(by_iops).expect("at least one rank");
+    let mut hosts: Vec<HostSubtotal> = Vec::new();
+    for x in ranks {
+        let i = match hosts.iter().position(|h| h.host == x.host) {
+            Some(i) => i,
+            None => {
+                hosts.push(HostSubtotal {
+                    host: x.host.clone(),
+                    ..HostSubtotal::default()
+                });
+                hosts.len() - 1
+            }
+        };
+        let h = &mut hosts[i];
+        h.ranks.push(x.rank);
+        h.ios += x.results.total.ios;
+        h.bytes += x.results.total.bytes;
+        h.cpu_us_per_io += (x.results.cpu.process_user_s + x.results.cpu.process_sys_s) * 1e6;
+    }
+    for h in &mut hosts {
+        h.iops = if seconds > 0.0 {
+            h.ios as f64 / seconds
+        } else {
+            0.0
+        };
+        h.bytes_per_s = if seconds > 0.0 {
+            h.bytes as f64 / seconds
+        } else {
+            0.0
+        };
+        h.cpu_us_per_io = if h.ios > 0 {
+            h.cpu_us_per_io / h.ios as f64
+        } else {
+            0.0
+        };
+    }
+    let shortest = ranks
+        .iter()
+        .map(|x| x.results.seconds)
+        .fold(f64::INFINITY, f64::min);
+    Job {
+        ranks: ranks.len() as u32,
+        first_done: FirstDone {
+            seconds: t,
+            rank: first.rank,
+            ios,
+            bytes,
+            iops: rate(ios),
+            bytes_per_s: rate(bytes),
+        },
+        spread: RankSpread {
+            slowest_rank: slow.rank,
+            slowest_iops: slow.results.total.iops,
+            fastest_rank: fast.rank,
+            fastest_iops: fast.results.total.iops,
+            ratio: if slow.results.total.iops > 0.0 {
+                fast.results.total.iops / slow.results.total.iops
+            } else {
+                0.0
+            },
+            seconds: [shortest, seconds],
+        },
+        hosts,
+        barrier_us,
+        gather_us,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::recorder::DirStats;
+
+    /// A rank that did `ios` reads of 4 KiB at latencies `lat_ns` (cycled) over `seconds`,
+    /// `iops_per_s` in each whole second of its series.
+    fn rank(n: u32, host: &str, ios: u64, seconds: f64, lat_ns: &[u64]) -> RankRun {
+        let mut d = DirStats::default();
+        for k in 0..ios {
+            d.ios += 1;
+            d.bytes += 4096;
+            d.hist.record(lat_ns[k as usize % lat_ns.len()]);
+        }
+        let s = DirSummary::of(&d, seconds);
+        let per_s = ios as f64 / seconds;
+        let mut results = Results {
+            seconds,
+            read: Some(s.clone()),
+            total: s,
+            ..Results::default()
+        };
+        results.cpu.process_sys_s = ios as f64 * 2e-6;
+        results.timeseries = (0..seconds.ceil() as u32)
+            .map(|t| TimePoint {
+                t_s: t,
+                iops: per_s,
+                bytes_per_s: per_s * 4096.0,
+                p99_us: 10.0 * (n + 1) as f64,
+            })
+            .collect();
+        RankRun {
+            rank: n,
+            host: host.into(),
+            results,
+        }
+    }
+
+    #[test]
+    fn counts_add_up_and_percentiles_come_from_the_merged_buckets() {
+        let ranks = [
+            rank(0, "a", 1000, 2.0, &[10_000, 20_000]),
+            rank(1, "a", 3000, 2.0, &[40_000]),
+            rank(2, "b", 2000, 1.0, &[5_000, 80_000]),
+        ];
+        let r = merge(&ranks, vec![1.0, 2.0, 3.0], 4.0);
+        assert_eq!(r.total.ios, 6000);
+        assert_eq!(r.read.as_ref().unwrap().bytes, 6000 * 4096);
+        assert_eq!(r.seconds, 2.0, "the last rank done");
+        assert_eq!(r.total.iops, 3000.0);
+        // One histogram of all 6000 values, built here from the ranks apart from merge().
+        let mut all = Histogram::new();
+        for x in &ranks {
+            all.merge(&histogram(x.results.read.as_ref().unwrap()));
+        }
+        assert_eq!(all.count(), 6000);
+        let l = &r.read.as_ref().unwrap().latency_us;
+        assert_eq!(l.p50, all.quantile_ns(0.5) / 1000.0);
+        assert_eq!(l.p99, all.quantile_ns(0.99) / 1000.0);
+        assert_eq!((l.min, l.max), (5.0, 80.0));
+        assert!((r.cpu.us_per_io - 2.0).abs() < 1e-9);
+        let job = r.job.unwrap();
+        // Rank 2 finished first, at 1 s: ranks 0 and 1 had done half of theirs.
+        assert_eq!(job.first_done.rank, 2);
+        assert_eq!(job.first_done.seconds, 1.0);
+        assert!((job.first_done.ios - (500.0 + 1500.0 + 2000.0)).abs() < 1e-6);
+        assert!((job.first_done.iops - 4000.0).abs() < 1e-6);
+        assert_eq!((job.spread.slowest_rank, job.spread.fastest_rank), (0, 2));
+        assert_eq!(job.spread.ratio, 4.0);
+        assert_eq!(job.spread.seconds, [1.0, 2.0]);
+        assert_eq!(job.hosts.len(), 2);
+        assert_eq!(
+            (job.hosts[0].ios, job.hosts[0].ranks.clone()),
+            (4000, vec![0, 1])
+        );
+        assert_eq!(
+            job.hosts[1].iops, 1000.0,
+            "host b's I/Os over the job's 2 s"
+        );
+        // Second 0 adds every rank's rate; the p99 is the highest rank's.
+        assert_eq!(r.timeseries[0].iops, 500.0 + 1500.0 + 2000.0);
+        assert_eq!(r.timeseries[0].p99_us, 30.0);
+        assert_eq!(r.timeseries[1].iops, 2000.0);
+    }
+
+    #[test]
+    fn until_takes_whole_seconds_then_a_share_of_the_last() {
+        let s: Vec<TimePoint> = [100.0, 200.0, 300.0]
+            .iter()
+            .enumerate()
+            .map(|(t, &iops)| TimePoint {
+                t_s: t as u32,
+                iops,
+                bytes_per_s: iops,
+                p99_us: 0.0,
+            })
+            .collect();
+        assert_eq!(until(&s, 2.5, 1.5).0, 100.0 + 100.0);
+        // The last point is a rate over its half second: 150 I/Os in all.
+        assert_eq!(until(&s, 2.5, 10.0).0, 100.0 + 200.0 + 150.0);
+    }
+}

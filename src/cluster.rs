@@ -1,0 +1,174 @@
+//! The processes of one measurement: with the `mpi` feature and started by mpirun or srun, the
+//! ranks of MPI's world communicator; otherwise one process, rank 0 of 1. Barriers between
+//! phases, gathering documents on rank 0, and aborting the whole job. MPI is called from the
+//! main thread only (MPI_THREAD_FUNNELED); the worker threads never call it.
+
+use std::sync::OnceLock;
+
+/// This process's place: (rank, size).
+static PLACE: OnceLock<(u32, u32)> = OnceLock::new();
+
+/// Keeps MPI initialised while it lives (MPI_Finalize when dropped); a no-op guard for a
+/// singleton.
+pub struct Guard {
+    #[cfg(feature = "mpi")]
+    _universe: Option<mpi::environment::Universe>,
+}
+
+/// Whether a process manager (mpirun, srun with PMI) started this process.
+pub fn launched() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// Joins the MPI job when launched by one (with the `mpi` feature); else this process is rank
+/// 0 of 1. Call once, first thing; keep the guard until the end.
+pub fn init() -> Guard {
+    #[cfg(feature = "mpi")]
+    {
+        use mpi::traits::Communicator;
+        if launched() {
+            if let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) {
+                let world = universe.world();
+                let _ = PLACE.set((world.rank() as u32, world.size() as u32));
+                return Guard {
+                    _universe: Some(universe),
+                };
+            }
+        }
+        let _ = PLACE.set((0, 1));
+        Guard { _universe: None }
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = PLACE.set((0, 1));
+        Guard {}
+    }
+}
+
+/// This process's rank (0 for a singleton).
+pub fn rank() -> u32 {
+    PLACE.get().map_or(0, |p| p.0)
+}
+
+/// How many processes take part (1 for a singleton).
+pub fn size() -> u32 {
+    PLACE.get().map_or(1, |p| p.1)
+}
+
+/// Whether several processes take part.
+pub fn many() -> bool {
+    size() > 1
+}
+
+/// This process's rank among the ranks on its host (0 for a singleton): from the launcher's
+/// variables (Open MPI, MPICH/Hydra, Slurm).
+pub fn local_rank() -> u32 {
+    if !many() {
+        return 0;
+    }
+    [
+        "OMPI_COMM_WORLD_LOCAL_RANK",
+        "MPI_LOCALRANKID",
+        "SLURM_LOCALID",
+        "PMI_LOCAL_RANK",
+    ]
+    .iter()
+    .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
+    .unwrap_or(0)
+}
+
+/// This host's name.
+pub fn host() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// How long each barrier of this process waited, µs, since the last [`barrier_waits`].
+static WAITS: std::sync::Mutex<Vec<f64>> = std::sync::Mutex::new(Vec::new());
+
+/// Waits until every rank gets here (nothing for a singleton); the wait is kept for
+/// [`barrier_waits`].
+pub fn barrier() {
+    #[cfg(feature = "mpi")]
+    if many() {
+        use mpi::traits::CommunicatorCollectives;
+        let t = std::time::Instant::now();
+        mpi::topology::SimpleCommunicator::world().barrier();
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        WAITS.lock().unwrap_or_else(|p| p.into_inner()).push(us);
+    }
+}
+
+/// The waits of the barriers since the last call, µs, in order.
+pub fn barrier_waits() -> Vec<f64> {
+    std::mem::take(&mut *WAITS.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// `path` with `{rank}` and `{host}` replaced by this process's rank and host name.
+pub fn place(path: &std::path::Path) -> std::path::PathBuf {
+    let s = path.to_string_lossy();
+    if !s.contains('{') {
+        return path.to_path_buf();
+    }
+    s.replace("{rank}", &rank().to_string())
+        .replace("{host}", &host())
+        .into()
+}
+
+/// Gathers every rank's `bytes` on rank 0, in rank order; `None` on the other ranks.
+pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    #[cfg(feature = "mpi")]
+    if many() {
+        use mpi::datatype::PartitionMut;
+        use mpi::traits::{Communicator, Root};
+        let world = mpi::topology::SimpleCommunicator::world();
+        let root = world.process_at_rank(0);
+        let len = bytes.len() as mpi::Count;
+        if rank() != 0 {
+            root.gather_into(&len);
+            root.gather_varcount_into(bytes);
+            return None;
+        }
+        let mut lens = vec![0 as mpi::Count; size() as usize];
+        root.gather_into_root(&len, &mut lens[..]);
+        let displs: Vec<mpi::Count> = lens
+            .iter()
+            .scan(0, |acc, &l| {
+                let at = *acc;
+                *acc += l;
+                Some(at)
+            })
+            .collect();
+        let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+        {
+            let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+            root.gather_varcount_into_root(bytes, &mut part);
+        }
+        return Some(
+            lens.iter()
+                .zip(&displs)
+                .map(|(&l, &d)| all[d as usize..(d + l) as usize].to_vec())
+                .collect(),
+        );
+    }
+    Some(vec![bytes.to_vec()])
+}
+
+/// Ends the whole job with `code` (MPI_Abort): no rank is left waiting in a barrier. A
+/// singleton just exits.
+pub fn abort(code: i32) -> ! {
+    #[cfg(feature = "mpi")]
+    if many() {
+        use mpi::traits::Communicator;
+        mpi::topology::SimpleCommunicator::world().abort(code);
+    }
+    std::process::exit(code)
+}

@@ -1,0 +1,90 @@
+//! The documents of a run on many ranks (MPI): each rank's own results, and the figures only
+//! the whole job has: the stonewall (first done), the spread between ranks, per-host
+//! subtotals and what the coordination cost.
+
+use super::run::Results;
+use serde::{Deserialize, Serialize};
+
+/// One rank's own run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RankRun {
+    /// The rank (0-based) in the MPI world.
+    pub rank: u32,
+    /// The host it ran on.
+    pub host: String,
+    /// What it measured on its own targets, as a single run reports it.
+    pub results: Results,
+}
+
+/// The job up to the moment its first rank finished (IOR's and elbencho's stonewall figure):
+/// every rank's I/Os until then.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FirstDone {
+    /// When the first rank finished, s after the common start of the measured phase.
+    pub seconds: f64,
+    /// The rank that finished first.
+    pub rank: u32,
+    /// I/Os of all ranks until then (from each rank's per-second series, linear within a
+    /// second).
+    pub ios: f64,
+    /// Bytes of all ranks until then.
+    pub bytes: f64,
+    /// `ios` / `seconds`.
+    pub iops: f64,
+    /// `bytes` / `seconds`.
+    pub bytes_per_s: f64,
+}
+
+/// How far apart the ranks were.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RankSpread {
+    /// The slowest rank (lowest IOPS) and its IOPS.
+    pub slowest_rank: u32,
+    /// Its IOPS.
+    pub slowest_iops: f64,
+    /// The fastest rank and its IOPS.
+    pub fastest_rank: u32,
+    /// Its IOPS.
+    pub fastest_iops: f64,
+    /// fastest ÷ slowest (1: even).
+    pub ratio: f64,
+    /// The shortest and longest measured window of a rank, s.
+    pub seconds: [f64; 2],
+}
+
+/// The ranks of one host together.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct HostSubtotal {
+    /// Host name.
+    pub host: String,
+    /// Its ranks.
+    pub ranks: Vec<u32>,
+    /// I/Os of its ranks.
+    pub ios: u64,
+    /// Bytes of its ranks.
+    pub bytes: u64,
+    /// Their I/Os over the job's window.
+    pub iops: f64,
+    /// Their bytes over the job's window.
+    pub bytes_per_s: f64,
+    /// Process CPU µs per I/O of its ranks.
+    pub cpu_us_per_io: f64,
+}
+
+/// What a job of several ranks adds to `results`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Job {
+    /// Ranks in the job.
+    pub ranks: u32,
+    /// The stonewall figure.
+    pub first_done: FirstDone,
+    /// Slowest and fastest rank.
+    pub spread: RankSpread,
+    /// Per host.
+    pub hosts: Vec<HostSubtotal>,
+    /// Rank 0's waits in the phase barriers (after setup, before the measured phase, after
+    /// it), µs: the skew between ranks plus MPI's own cost.
+    pub barrier_us: Vec<f64>,
+    /// Rank 0's time to gather every rank's document, µs.
+    pub gather_us: f64,
+}

@@ -1,0 +1,285 @@
+//! halfpower under MPI: three ranks on one machine (`mpirun --oversubscribe -np 3`) run one
+//! job; rank 0's document holds every rank's results and the job's, whose totals are the sums
+//! of the ranks' exactly and whose latency histogram is the ranks' buckets added (its
+//! percentiles recomputed here from those buckets by the documented rule); a rank that cannot
+//! open its target ends the whole job within seconds, naming itself.
+//!
+//! The MPI build (`--features mpi`, Debian's libopenmpi-dev and libclang-dev) goes to
+//! target/mpi so the tests' default binary stays the one without MPI.
+
+mod common;
+
+use common::unavailable;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The MPI build of halfpower, built here when missing or stale; `None` (skipped, or failed
+/// in CI) without mpirun or the MPI development files.
+fn mpi_halfpower() -> Option<PathBuf> {
+    if !common::have("mpirun", "--version") {
+        unavailable("mpirun (Debian's openmpi-bin)");
+        return None;
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--features",
+            "mpi",
+            "--target-dir",
+        ])
+        .arg(root.join("target/mpi"))
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        unavailable(&format!(
+            "an MPI build of halfpower (libopenmpi-dev, libclang-dev): {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+        return None;
+    }
+    Some(root.join("target/mpi/release/halfpower"))
+}
+
+fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {
+    Command::new("mpirun")
+        .args(["--oversubscribe", "-np", &np.to_string()])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl", "self,vader,tcp")
+        .arg(hp)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The documented percentile rule (docs/figures.md): the midpoint of the bucket holding the
+/// ⌈q·N⌉-th smallest value, clamped to [min, max]; the N-th is the max.
+fn percentile(buckets: &[(u64, u64, u64)], q: f64, min: f64, max: f64) -> f64 {
+    let n: u64 = buckets.iter().map(|b| b.2).sum();
+    let rank = ((q * n as f64).ceil() as u64).max(1);
+    if rank == n {
+        return max;
+    }
+    let mut seen = 0;
+    for &(low, width, count) in buckets {
+        seen += count;
+        if seen >= rank {
+            return (low as f64 + (width as f64 - 1.0) / 2.0).clamp(min, max);
+        }
+    }
+    max
+}
+
+#[test]
+fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let json = dir.path().join("job.json");
+    let out = mpirun(
+        3,
+        &hp,
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--rw",
+            "randrw",
+            "--qd",
+            "4",
+            "--bytes",
+            "8m",
+            "--warmup",
+            "200ms",
+            "--json",
+            json.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let ranks = v["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 3);
+    assert_eq!(v["results"]["job"]["ranks"], 3);
+    let sum = |key: &str| -> u64 {
+        ranks
+            .iter()
+            .map(|r| r["results"]["total"][key].as_u64().unwrap())
+            .sum()
+    };
+    let total = &v["results"]["total"];
+    assert_eq!(total["ios"].as_u64().unwrap(), sum("ios"));
+    assert_eq!(total["bytes"].as_u64().unwrap(), sum("bytes"));
+    assert_eq!(sum("ios"), 3 * 2048, "8 MiB of 4 KiB requests per rank");
+    for (i, r) in ranks.iter().enumerate() {
+        assert_eq!(r["rank"], i as u64);
+    }
+    // Each direction: the ranks' buckets added here, against the job's histogram and figures.
+    for dir in ["read", "write"] {
+        let mut buckets: Vec<(u64, u64, u64)> = Vec::new();
+        let (mut min, mut max) = (f64::INFINITY, 0.0f64);
+        for r in ranks {
+            let d = &r["results"][dir];
+            min = min.min(d["latency_us"]["min"].as_f64().unwrap());
+            max = max.max(d["latency_us"]["max"].as_f64().unwrap());
+            for b in d["histogram"].as_array().unwrap() {
+                let low = b["low_ns"].as_u64().unwrap();
+                let c = b["count"].as_u64().unwrap();
+                match buckets.iter_mut().find(|x| x.0 == low) {
+                    Some(x) => x.2 += c,
+                    None => buckets.push((low, b["width_ns"].as_u64().unwrap(), c)),
+                }
+            }
+        }
+        buckets.sort();
+        let job = &v["results"][dir];
+        let job_buckets: Vec<(u64, u64, u64)> = job["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    b["low_ns"].as_u64().unwrap(),
+                    b["width_ns"].as_u64().unwrap(),
+                    b["count"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            job_buckets, buckets,
+            "{dir}: the buckets are the ranks' added"
+        );
+        let count: u64 = buckets.iter().map(|b| b.2).sum();
+        assert_eq!(
+            count,
+            job["ios"].as_u64().unwrap(),
+            "{dir}: one count per I/O"
+        );
+        let (min_ns, max_ns) = (min * 1000.0, max * 1000.0);
+        for (q, key) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99")] {
+            let want = percentile(&buckets, q, min_ns, max_ns) / 1000.0;
+            let got = job["latency_us"][key].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-9 * want.max(1.0),
+                "{dir} {key}: {got} vs {want}"
+            );
+        }
+    }
+    let first = &v["results"]["job"]["first_done"];
+    assert!(first["ios"].as_f64().unwrap() <= sum("ios") as f64 + 1e-6);
+    assert!(first["seconds"].as_f64().unwrap() <= v["results"]["seconds"].as_f64().unwrap());
+    assert_eq!(
+        v["results"]["job"]["barrier_us"].as_array().unwrap().len(),
+        3
+    );
+    for r in 0..3 {
+        assert!(
+            !dir.path().join(format!("f.{r}")).exists(),
+            "rank {r}'s file removed"
+        );
+    }
+}
+
+#[test]
+fn a_rank_that_cannot_open_its_target_ends_the_job_naming_itself() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Ranks 0 and 2 have a directory for their file; rank 1 has none.
+    for r in [0, 2] {
+        std::fs::create_dir(dir.path().join(r.to_string())).unwrap();
+    }
+    let target = dir.path().join("{rank}").join("f");
+    let start = Instant::now();
+    let out = mpirun(
+        3,
+        &hp,
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--time",
+            "30s",
+            "--quiet",
+        ],
+    );
+    let took = start.elapsed();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rank 1 of 3"), "{err}");
+    assert!(
+        took < Duration::from_secs(20),
+        "ended after {took:?}, not the 30 s run"
+    );
+}
+
+/// `--shared`: three ranks write one file, each its own 2-MiB region, every block sealed: a
+/// region that overlapped another's would read back another rank's blocks (another record:
+/// stale or misdirected), so a clean verification on every rank shows the regions apart.
+#[test]
+fn shared_ranks_write_their_own_regions_of_one_file() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shared");
+    let json = dir.path().join("job.json");
+    let out = mpirun(
+        3,
+        &hp,
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--shared",
+            "--size",
+            "2m",
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--bytes",
+            "2m",
+            "--warmup",
+            "0",
+            "--verify",
+            "--keep",
+            "--json",
+            json.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().len(),
+        6 << 20,
+        "three regions"
+    );
+    for (i, r) in v["ranks"].as_array().unwrap().iter().enumerate() {
+        let ver = &r["results"]["verify"];
+        assert_eq!(
+            ver["blocks_checked"], 32,
+            "rank {i}: 2 MiB of 64 KiB blocks"
+        );
+        assert_eq!(ver["bad"].as_array().unwrap().len(), 0, "rank {i}: {ver}");
+    }
+    assert_eq!(v["results"]["total"]["bytes"], 6 << 20);
+}
