@@ -209,6 +209,22 @@ pub fn run_table(r: &RunReport) -> String {
         let _ = write!(head, ", {access}");
     }
     let mut out = format!("{head}\n{}", results_table(&r.results));
+    if let Some(j) = &r.results.job {
+        let _ = writeln!(
+            out,
+            "job: {} ranks on {} host(s); first done (rank {}) at {:.2} s: {:.0} IOPS, {:.2} MB/s \
+             (stonewall); ranks {:.0}-{:.0} IOPS (fastest/slowest {:.3})",
+            j.ranks,
+            j.hosts.len(),
+            j.first_done.rank,
+            j.first_done.seconds,
+            j.first_done.iops,
+            j.first_done.bytes_per_s / 1e6,
+            j.spread.slowest_iops,
+            j.spread.fastest_iops,
+            j.spread.ratio
+        );
+    }
     if let Some(v) = &r.results.verify {
         out.push_str(&super::verify::lines(v));
     }
