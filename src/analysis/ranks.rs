@@ -4,8 +4,8 @@
 //! rank's I/Os until the first rank finished), the spread between ranks, per-host subtotals.
 
 use super::fio::histogram;
-use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankRun, RankSpread};
-use crate::model::run::{ErrorSummary, Results};
+use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankSpread};
+use crate::model::run::{ErrorSummary, RankRun, Results};
 use crate::stats::histogram::Histogram;
 use crate::stats::series::TimePoint;
 use crate::stats::summary::{DirSummary, LatencySummary};

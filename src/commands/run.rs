@@ -6,7 +6,7 @@ use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
 use crate::engine::uring_available;
-use crate::model::ranks::RankRun;
+use crate::model::run::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport};
 use crate::oscounters::host;

@@ -1,20 +1,8 @@
-//! The documents of a run on many ranks (MPI): each rank's own results, and the figures only
-//! the whole job has: the stonewall (first done), the spread between ranks, per-host
-//! subtotals and what the coordination cost.
+//! The figures only a job of many ranks (MPI) has: the stonewall (first done), the spread
+//! between ranks, per-host subtotals and what the coordination cost. Each rank's own results
+//! are `run::RankRun`.
 
-use super::run::Results;
 use serde::{Deserialize, Serialize};
-
-/// One rank's own run.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct RankRun {
-    /// The rank (0-based) in the MPI world.
-    pub rank: u32,
-    /// The host it ran on.
-    pub host: String,
-    /// What it measured on its own targets, as a single run reports it.
-    pub results: Results,
-}
 
 /// The job up to the moment its first rank finished (IOR's and elbencho's stonewall figure):
 /// every rank's I/Os until then.

@@ -296,5 +296,16 @@ pub struct RunReport {
     /// Each rank's own results (one for a single process; under MPI, rank by rank, and
     /// `results` is then the whole job's).
     #[serde(default)]
-    pub ranks: Vec<super::ranks::RankRun>,
+    pub ranks: Vec<RankRun>,
+}
+
+/// One rank's own run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RankRun {
+    /// The rank (0-based) in the MPI world.
+    pub rank: u32,
+    /// The host it ran on.
+    pub host: String,
+    /// What it measured on its own targets, as a single run reports it.
+    pub results: Results,
 }
