@@ -13,7 +13,7 @@ cargo build --release -q --features mpi --target-dir target/mpi
 HP=$PWD/target/mpi/release/halfpower
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated
 echo "run  barrier after setup, before measuring, after measuring (µs)  gather (µs)  IOPS spread"
 for r in $(seq "$RUNS"); do
   mpirun --oversubscribe -np "$RANKS" "$HP" run "$OUT/f.{rank}" --size 16m --rw randread --qd 4 \

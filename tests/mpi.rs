@@ -51,6 +51,8 @@ fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_btl", "self,vader,tcp")
+        // One machine: start the ranks directly, no ssh needed.
+        .env("OMPI_MCA_plm", "isolated")
         .arg(hp)
         .args(args)
         .output()
