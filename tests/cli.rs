@@ -645,3 +645,28 @@ fn a_single_process_is_one_rank() {
     assert_eq!(ranks[0]["results"], v["results"]);
     assert!(v["results"].get("job").is_none());
 }
+
+/// A run killed with SIGKILL leaves no JSON at all, never half of one: results are written only
+/// whole, to a temporary file renamed over the name.
+#[test]
+fn sigkill_leaves_no_half_written_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("halfpower"))
+        .args([
+            "run", "x", "--engine", "null", "--time", "30s", "--warmup", "0", "--json",
+        ])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "nothing written: {left:?}");
+}
