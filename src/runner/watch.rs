@@ -60,6 +60,9 @@ pub(super) fn watch_warmup(shared: &Shared, t0: Instant, until: Instant) -> f64 
     until.saturating_duration_since(t0).as_secs_f64()
 }
 
+/// The most windows a measured phase keeps for its intervals (409.6 s of 100-ms windows).
+pub(super) const MAX_WINDOWS: usize = 4096;
+
 /// Watches the measured phase until every worker is done (woken the moment the last one is):
 /// takes the phase's counts every [`CI_WINDOW_S`], redraws the progress line every 250 ms,
 /// samples the disks once a second, and with a steady-state rule raises `shared.stop` once it
@@ -73,7 +76,7 @@ pub(super) fn watch(
     sampler: &mut DeviceSampler,
 ) -> Watched {
     let tick = Duration::from_millis(250);
-    let window = Duration::from_secs_f64(CI_WINDOW_S);
+    let mut window = Duration::from_secs_f64(CI_WINDOW_S);
     let mut last = (0, 0, Instant::now());
     let mut next_tick = progress.then_some(t0 + tick);
     let mut next_mark = t0 + window;
@@ -103,6 +106,13 @@ pub(super) fn watch(
             let at = (now - t0).as_secs_f64();
             out.marks.push(mark(shared, at));
             next_mark += window;
+            // A long run keeps at most MAX_WINDOWS windows: every second mark goes and the
+            // windows double, so memory stays flat and the windows stay equal (batch means).
+            if out.marks.len() > MAX_WINDOWS + 1 && (out.marks.len() - 1) % 2 == 0 {
+                out.marks = out.marks.iter().copied().step_by(2).collect();
+                next_mark += window;
+                window *= 2;
+            }
             if let (Some(rule), None) = (steady, out.reached) {
                 if let Some(pct) = rule.holds(&Rates::of(&out.marks).bytes_per_s, at) {
                     shared.stop.store(true, Ordering::Relaxed);
