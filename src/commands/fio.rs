@@ -8,7 +8,7 @@ use crate::fio::{self, Ending, FioError, FioJob, JobPlan, jobfile};
 use crate::model::Results;
 use crate::model::fio::{FioDocument, FioJobReport, HalfpowerExtras, Ordered, SyncReport};
 use crate::render::text::fio as normal;
-use crate::runner::{self, Control, Layout, Measurement};
+use crate::runner::{self, Control, Layout};
 use crate::stats::cpu::ProcessEvents;
 use crate::stats::window::{Mark, Rates};
 use crate::units::ByteSize;
@@ -242,12 +242,8 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         .into());
     }
     super::verify::check_workload(&verify, &w, 1)?;
-    let record = super::verify::prepare(&verify, &w, &targets)?;
     let control = Control::progress(!a.quiet);
-    let m: Measurement = match &record {
-        Some(r) => runner::execute_verified(&targets, layout, &w, control, r)?,
-        None => runner::execute_laid(&targets, layout, &w, control)?,
-    };
+    let (m, record) = super::verify::execute(&verify, &targets, layout, &w, control)?;
     let events = ProcessEvents::now().since(before);
     let mut results = runner::results(&m, &w, &targets, fallback);
     if let Some(r) = &record {

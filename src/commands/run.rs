@@ -119,14 +119,11 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }
         // Each repetition opens (and a created file is filled) afresh: independent runs.
         let targets = open_targets(&args.targets, &w, &mut warnings)?;
-        let record = super::verify::prepare(&args.verify, &w, &targets)?;
         let control = Control::progress(!args.output.quiet && crate::cluster::rank() == 0);
-        let m = match &record {
-            Some(r) => runner::execute_verified(&targets, runner::Layout::Separate, &w, control, r),
-            None => runner::execute(&targets, &w, control),
-        };
-        let m = match m {
-            Ok(m) => m,
+        let layout = runner::Layout::Separate;
+        let (m, record) = match super::verify::execute(&args.verify, &targets, layout, &w, control)
+        {
+            Ok(done) => done,
             Err(crate::Error::Interrupted) if !runs.is_empty() => break,
             Err(e) => return Err(e.into()),
         };

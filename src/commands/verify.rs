@@ -6,6 +6,7 @@ use crate::clock::utc_now;
 use crate::model::verify::{Verification, VerifyReport};
 use crate::model::{Header, Kind};
 use crate::render::text;
+use crate::runner;
 use crate::spec::{EngineKind, Workload};
 use crate::target::Target;
 use crate::verify::Record;
@@ -140,6 +141,23 @@ pub(super) fn prepare(
         tables,
         during,
     }))
+}
+
+/// Runs `w` on `targets` laid out as `layout` says, every write sealed and recorded when
+/// `opts` asks for verification: the measurement, and the record for [`finish`].
+pub(super) fn execute(
+    opts: &VerifyOpts,
+    targets: &[Target],
+    layout: runner::Layout,
+    w: &Workload,
+    control: runner::Control,
+) -> Result<(runner::Measurement, Option<Record>)> {
+    let record = prepare(opts, w, targets)?;
+    let m = match &record {
+        Some(r) => runner::execute_verified(targets, layout, w, control, r)?,
+        None => runner::execute_laid(targets, layout, w, control)?,
+    };
+    Ok((m, record))
 }
 
 /// After a verified run: saves the record (when asked) and reads every target back.
