@@ -93,9 +93,35 @@ impl Filesystem for Faulty {
     }
 }
 
-/// The file system mounted on a temporary directory (unmounted on drop, also when a test
-/// fails); `None` (test skipped, or failed in CI) without root or /dev/fuse.
-fn mount(bad: Vec<std::ops::Range<u64>>) -> Option<(fuser::BackgroundSession, tempfile::TempDir)> {
+/// The fault file system, mounted on a temporary directory: unmounted (lazily, so a process
+/// still holding the file cannot keep it) and the directory removed on drop, also when a test
+/// fails. fuser's own unmount on drop goes through fusermount, which a root test without fuse3
+/// lacks, so the guard unmounts itself.
+struct Mounted {
+    session: Option<fuser::BackgroundSession>,
+    dir: tempfile::TempDir,
+}
+
+impl Mounted {
+    fn disk(&self) -> String {
+        self.dir.path().join("disk").to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .output();
+        if let Some(s) = self.session.take() {
+            let _ = s.join();
+        }
+    }
+}
+
+/// The file system mounted; `None` (test skipped, or failed in CI) without root or /dev/fuse.
+fn mount(bad: Vec<std::ops::Range<u64>>) -> Option<Mounted> {
     if !is_root() || !std::path::Path::new("/dev/fuse").exists() {
         unavailable("root and /dev/fuse (for the FUSE fault file system)");
         return None;
@@ -109,7 +135,10 @@ fn mount(bad: Vec<std::ops::Range<u64>>) -> Option<(fuser::BackgroundSession, te
     cfg.mount_options = vec![MountOption::FSName("halfpower-faults".into())];
     cfg.n_threads = Some(2);
     let session = fuser::spawn_mount(fs, dir.path(), &cfg).expect("mounting the FUSE file system");
-    Some((session, dir))
+    Some(Mounted {
+        session: Some(session),
+        dir,
+    })
 }
 
 fn run(disk: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
@@ -135,11 +164,10 @@ fn run(disk: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
 #[test]
 fn errors_at_chosen_offsets_are_reported_with_those_offsets() {
     let bad = [65536u64, 1056768, 3 << 20];
-    let Some((session, dir)) = mount(bad.iter().map(|&o| o..o + 1).collect()) else {
+    let Some(fs) = mount(bad.iter().map(|&o| o..o + 1).collect()) else {
         return;
     };
-    let disk = dir.path().join("disk");
-    let disk = disk.to_str().unwrap();
+    let disk = &fs.disk();
     // Every block once, in order: exactly the three bad ones fail.
     let (code, v) = run(
         disk,
@@ -166,7 +194,6 @@ fn errors_at_chosen_offsets_are_reported_with_those_offsets() {
     assert_eq!(v["results"]["targets"][0]["errors"]["count"], 3);
     // The good blocks were all read.
     assert_eq!(num(&v, "results.read.ios") as u64, 1024 - 3);
-    drop(session);
 }
 
 #[test]
@@ -175,11 +202,10 @@ fn on_error_stop_ends_the_run_a_second_after_the_first_failure() {
     let bad = (0..SIZE / 131072)
         .map(|k| k * 131072..k * 131072 + 65536)
         .collect();
-    let Some((session, dir)) = mount(bad) else {
+    let Some(fs) = mount(bad) else {
         return;
     };
-    let disk = dir.path().join("disk");
-    let disk = disk.to_str().unwrap();
+    let disk = &fs.disk();
     let (code, v) = run(disk, &["--rw", "randread", "--time", "30s"]);
     assert_eq!(code, Some(1));
     let e = &v["results"]["errors"];
@@ -202,7 +228,6 @@ fn on_error_stop_ends_the_run_a_second_after_the_first_failure() {
     assert_eq!(v["results"]["errors"]["stopped"], false);
     let s = num(&v, "results.seconds");
     assert!(s >= 1.9, "ran its full 2 s: {s}");
-    drop(session);
 }
 
 /// A tmpfs of 2 MiB under a sparse 8-MiB file under a loop device: writes past what the tmpfs
