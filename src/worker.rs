@@ -164,6 +164,8 @@ pub struct Worker {
     writes: u64,
     /// With `--verify-while`: per slot, the record's entries when its read was issued.
     seen: Vec<Vec<u32>>,
+    /// With `--verify-while`: the slots of reads completed in the last reap, to judge.
+    reads_done: Vec<u32>,
 }
 
 impl Worker {
@@ -178,6 +180,7 @@ impl Worker {
             len: vec![0; qd],
             writes: 0,
             seen: vec![Vec::new(); qd],
+            reads_done: Vec::with_capacity(qd),
         }
     }
 
@@ -358,7 +361,7 @@ impl Worker {
                 (&self.start_ns, &self.dir, &self.offset, &self.len);
             let verify = &self.plan.verify;
             let judge_reads = verify.as_ref().is_some_and(Writer::while_running);
-            let mut reads_done: Vec<u32> = Vec::new();
+            let reads_done = &mut self.reads_done;
             eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
                 let s = slot as usize;
@@ -390,9 +393,9 @@ impl Worker {
                     }
                 }
             })?;
-            if let Some(v) = verify.as_ref().filter(|_| !reads_done.is_empty()) {
+            if let Some(v) = verify.as_ref().filter(|_| !self.reads_done.is_empty()) {
                 // The slots are free but not reused before the next pass: their data is intact.
-                for slot in reads_done {
+                for slot in self.reads_done.drain(..) {
                     let s = slot as usize;
                     let len = self.len[s] as usize;
                     v.after_read(&eng.buffer(slot)[..len], self.offset[s], &self.seen[s]);

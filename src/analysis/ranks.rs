@@ -6,37 +6,20 @@
 use super::fio::histogram;
 use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankSpread};
 use crate::model::run::{ErrorSummary, RankRun, Results};
-use crate::stats::histogram::Histogram;
+use crate::stats::recorder::DirStats;
 use crate::stats::series::TimePoint;
-use crate::stats::summary::{DirSummary, LatencySummary};
+use crate::stats::summary::DirSummary;
 
-/// The summary of one direction over the job: `parts` are the ranks' (those that have it).
+/// The summary of one direction over the job: `parts` are the ranks' (those that have it),
+/// their histograms added bucket by bucket.
 fn merge_dir(parts: &[&DirSummary], seconds: f64) -> DirSummary {
-    let mut h = Histogram::new();
-    let (mut ios, mut bytes) = (0, 0);
-    for d in parts {
-        h.merge(&histogram(d));
-        ios += d.ios;
-        bytes += d.bytes;
+    let mut d = DirStats::default();
+    for p in parts {
+        d.hist.merge(&histogram(p));
+        d.ios += p.ios;
+        d.bytes += p.bytes;
     }
-    let rate = |n: u64| {
-        if seconds > 0.0 {
-            n as f64 / seconds
-        } else {
-            0.0
-        }
-    };
-    DirSummary {
-        ios,
-        bytes,
-        iops: rate(ios),
-        bytes_per_s: rate(bytes),
-        mb_per_s: rate(bytes) / 1e6,
-        iops_ci95: None,
-        bytes_per_s_ci95: None,
-        latency_us: LatencySummary::of(&h),
-        histogram: h.buckets(),
-    }
+    DirSummary::of(&d, seconds)
 }
 
 /// I/Os and bytes of a rank's series up to `t` s: whole seconds, then the share of the second
@@ -281,7 +264,7 @@ fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::recorder::DirStats;
+    use crate::stats::histogram::Histogram;
 
     /// A rank that did `ios` reads of 4 KiB at latencies `lat_ns` (cycled) over `seconds`,
     /// `iops_per_s` in each whole second of its series.

@@ -14,7 +14,6 @@ use crate::verify::check::TargetCheck;
 use crate::verify::check::{Scope, check};
 use crate::verify::table::State;
 use crate::{Error, Result};
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Checks that workload `w` can run verified on `targets` (before anything is opened for
@@ -266,17 +265,13 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
         header: Header::new(Kind::Verify, command, utc_now()),
         verification,
     };
-    match args.json.as_deref() {
-        Some(dest) => {
-            let text = serde_json::to_string_pretty(&report)? + "\n";
-            if dest == "-" {
-                std::io::stdout().lock().write_all(text.as_bytes())?;
-            } else {
-                crate::output::write_atomic(std::path::Path::new(dest), text.as_bytes())?;
-                print!("{}", text::verify::lines(&report.verification));
-            }
-        }
-        None => print!("{}", text::verify::lines(&report.verification)),
+    let out = crate::cli::OutputArgs {
+        json: args.json.clone(),
+        html: None,
+        quiet: true,
+    };
+    if !super::write_json(&out, &report)? {
+        print!("{}", text::verify::lines(&report.verification));
     }
     Ok(if crate::signal::interrupted() {
         crate::signal::exit_status()
