@@ -3,7 +3,7 @@
 //! the within-run intervals, and the steady-state rule that may end the phase early.
 
 use super::Shared;
-use super::progress::{mark, show_progress};
+use super::progress::{mark_now, show_progress};
 use super::sampler::DeviceSampler;
 use crate::analysis::steady::{SteadyRule, settled};
 use crate::spec::Workload;
@@ -49,8 +49,9 @@ pub(super) fn watch_warmup(shared: &Shared, t0: Instant, until: Instant) -> f64 
     let mut next = t0 + step;
     while next < until {
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
-        let at = t0.elapsed().as_secs_f64();
-        marks.push(mark(shared, at));
+        let m = mark_now(shared, t0);
+        let at = m.at_s;
+        marks.push(m);
         if settled(&Rates::of(&marks).bytes_per_s, at) {
             shared.warm_stop.store(true, Ordering::Relaxed);
             return at;
@@ -103,8 +104,9 @@ pub(super) fn watch(
             sampler.sample();
         }
         if now >= next_mark {
-            let at = (now - t0).as_secs_f64();
-            out.marks.push(mark(shared, at));
+            let m = mark_now(shared, t0);
+            let at = m.at_s;
+            out.marks.push(m);
             next_mark += window;
             // A long run keeps at most MAX_WINDOWS windows: every second mark goes and the
             // windows double, so memory stays flat and the windows stay equal (batch means).
@@ -122,6 +124,6 @@ pub(super) fn watch(
         }
     }
     // The phase's end: the counts once every worker has drained.
-    out.marks.push(mark(shared, t0.elapsed().as_secs_f64()));
+    out.marks.push(mark_now(shared, t0));
     out
 }
