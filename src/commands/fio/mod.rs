@@ -1,18 +1,19 @@
 //! `halfpower fio`: fio's job files and command-line options run on halfpower's engine, with
 //! fio's JSON (`json`, `json+`) or a summary shaped like fio's (`normal`) as the output.
 
+mod report;
+
 use super::run::{effective_workload, open_targets};
-use crate::analysis::fio::{self as figures, Samples};
+use crate::analysis::fio as figures;
 use crate::clock::{ctime_utc, unix_ms};
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan, jobfile};
-use crate::model::Results;
-use crate::model::fio::{FioDocument, FioJobReport, HalfpowerExtras, Ordered, SyncReport};
+use crate::model::fio::FioDocument;
 use crate::render::text::fio as normal;
 use crate::runner::{self, Control, Layout};
 use crate::stats::cpu::ProcessEvents;
-use crate::stats::window::{Mark, Rates};
 use crate::units::ByteSize;
 use anyhow::Context;
+use report::{Ran, below_min, job_report, ordered, samples};
 use std::path::{Path, PathBuf};
 
 /// fio's output formats.
@@ -146,55 +147,6 @@ fn job_set(a: &Args) -> Result<fio::JobSet, FioError> {
     fio::resolve(&sections, &a.sections, a.ignore_unknown)
 }
 
-/// One job run: what `figures` needs.
-struct Ran {
-    job: FioJob,
-    plan: JobPlan,
-    results: Results,
-    target: crate::model::TargetInfo,
-    samples: [Samples; 2],
-    events: ProcessEvents,
-    ended_ms: u64,
-    /// Why the job failed its `rate_min`, if it did.
-    below_min: Option<String>,
-}
-
-/// fio's `rate_min` check on a finished job: the first whole second after the first (fio
-/// skips its first rate cycle) whose bytes/s in a direction fell below that direction's
-/// minimum.
-fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String> {
-    for (d, name) in [(0, "read"), (1, "write")] {
-        let min = plan.rate_min[d];
-        if min == 0 {
-            continue;
-        }
-        if let Some((i, s)) = samples[d]
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, s)| s.1 < min as f64)
-        {
-            return Some(format!(
-                "{name} rate_min {min} B/s not met: {:.0} B/s in second {}",
-                s.1,
-                i + 1
-            ));
-        }
-    }
-    None
-}
-
-/// Per-second (IOPS, bytes/s) of reads and of writes from the phase's 100-ms marks.
-fn samples(marks: &[Mark]) -> [Samples; 2] {
-    let per_second: Vec<Mark> = marks.iter().step_by(10).copied().collect();
-    let r = Rates::of(&per_second);
-    let zip = |a: &[f64], b: &[f64]| a.iter().copied().zip(b.iter().copied()).collect();
-    [
-        zip(&r.read_iops, &r.read_bytes_per_s),
-        zip(&r.write_iops, &r.write_bytes_per_s),
-    ]
-}
-
 fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran> {
     let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
     for n in &plan.notes {
@@ -280,130 +232,6 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         ended_ms: unix_ms(),
         below_min: below,
     })
-}
-
-fn ordered(pairs: &[(String, String)]) -> Ordered<String> {
-    Ordered(
-        pairs
-            .iter()
-            .filter(|(_, v)| !v.is_empty())
-            .cloned()
-            .collect(),
-    )
-}
-
-fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
-    let o = &r.job.opts;
-    let res = &r.results;
-    let pcts = figures::Percentiles {
-        clat: o.clat_percentiles.then_some(o.percentile_list.as_slice()),
-        lat: o.lat_percentiles.then_some(o.percentile_list.as_slice()),
-    };
-    let bins = format == Format::JsonPlus;
-    let dir = |d: &Option<crate::stats::summary::DirSummary>, k: usize| {
-        d.as_ref()
-            .map(|d| figures::dir_report(d, res.seconds, &r.samples[k], pcts, bins))
-    };
-    let (read, write, mixed) = if o.unified_rw_reporting {
-        let both: Samples = r.samples[0]
-            .iter()
-            .zip(r.samples[1].iter())
-            .map(|(a, b)| (a.0 + b.0, a.1 + b.1))
-            .collect();
-        (
-            None,
-            None,
-            Some(figures::dir_report(
-                &res.total,
-                res.seconds,
-                &both,
-                pcts,
-                bins,
-            )),
-        )
-    } else {
-        (
-            Some(dir(&res.read, 0).unwrap_or_default()),
-            Some(dir(&res.write, 1).unwrap_or_default()),
-            None,
-        )
-    };
-    let h = figures::histogram(&res.total);
-    let [latency_ns, latency_us, latency_ms] = figures::latency_ranges(&h);
-    let runtime_ms = (res.seconds * 1000.0).round() as u64;
-    let pct_of_runtime = |s: f64| {
-        if res.seconds > 0.0 {
-            100.0 * s / res.seconds
-        } else {
-            0.0
-        }
-    };
-    FioJobReport {
-        jobname: o.name.clone(),
-        groupid: r.job.group,
-        // fio reports EIO for failed I/O and for a job below its rate_min, EILSEQ for a block
-        // that fails verification.
-        error: if res.errors.first_error.is_some() || r.below_min.is_some() {
-            libc::EIO
-        } else if res.verify.as_ref().is_some_and(|v| !v.clean()) {
-            libc::EILSEQ
-        } else {
-            0
-        },
-        eta: i32::MAX as u64,
-        elapsed: r.ended_ms.saturating_sub(started_ms).div_ceil(1000),
-        job_options: ordered(&r.job.written),
-        read,
-        write,
-        trim: (!o.unified_rw_reporting).then(Default::default),
-        mixed,
-        // fio's sync object from halfpower's syncs (stddev is not kept for them: 0).
-        sync: res
-            .sync
-            .as_ref()
-            .map_or_else(SyncReport::default, |s| SyncReport {
-                total_ios: s.count,
-                lat_ns: crate::model::fio::LatNs {
-                    min: (s.latency_us.min * 1000.0).round() as u64,
-                    max: (s.latency_us.max * 1000.0).round() as u64,
-                    mean: s.latency_us.mean * 1000.0,
-                    n: s.count,
-                    ..Default::default()
-                },
-            }),
-        job_runtime: runtime_ms,
-        usr_cpu: pct_of_runtime(res.cpu.process_user_s),
-        sys_cpu: pct_of_runtime(res.cpu.process_sys_s),
-        ctx: r.events.ctx,
-        majf: r.events.majf,
-        minf: r.events.minf,
-        iodepth_level: figures::iodepth_levels(r.plan.workload.qd),
-        iodepth_submit: figures::not_measured_depths(),
-        iodepth_complete: figures::not_measured_depths(),
-        latency_ns,
-        latency_us,
-        latency_ms,
-        latency_depth: o.iodepth,
-        latency_target: 0,
-        latency_percentile: 100.0,
-        latency_window: 0,
-        halfpower: HalfpowerExtras {
-            workload: r.plan.workload.clone(),
-            engine: res.engine,
-            // One file, or the stripe set of a job's files (`stripe(a+b)`).
-            target: res
-                .targets
-                .first()
-                .map_or_else(|| r.target.path.clone(), |t| t.path.clone()),
-            direct: r.target.direct,
-            cpu_us_per_io: res.cpu.us_per_io,
-            system_busy_pct: res.cpu.system_busy_pct,
-            iops_ci95_pct: res.total.iops_ci95.map(|c| c.pct),
-            devices: res.devices.clone(),
-            notes: r.plan.notes.clone(),
-            verify: res.verify.clone(),
-        },
-    }
 }
 
 /// Refuses what halfpower cannot run of a wave of concurrent jobs: `group_reporting` over
