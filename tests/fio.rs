@@ -172,6 +172,97 @@ fn a_sequential_fill_writes_exactly_its_size() {
     assert_eq!(hp["global options"]["ioengine"], "psync");
 }
 
+/// fio's keywords and arithmetic: `$pagesize`, `$ncpus` and a sum of them (fio 3.33 works the
+/// sum out with bc) give the same job in fio and in halfpower, whose sizes match the host's page
+/// size and CPU count read independently (`getconf`, `nproc`); a value in parentheses is worked
+/// out too, and a sum that mixes in a size suffix is refused by name.
+#[test]
+fn keywords_and_arithmetic_size_a_job_as_fio_does() {
+    if !fio_available() {
+        return;
+    }
+    let sh = |cmd: &str| -> u64 {
+        let o = Command::new("sh").args(["-c", cmd]).output().unwrap();
+        String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+    };
+    let (page, cpus) = (sh("getconf PAGESIZE"), sh("nproc"));
+    let want = page * cpus * 8 + 2 * page;
+    let dir = tempfile::tempdir().unwrap();
+    let written = |tool: &str, file: &str| -> (f64, f64) {
+        let job = dir.path().join(format!("{tool}.fio"));
+        std::fs::write(
+            &job,
+            format!(
+                "[kw]\nfilename={}\nioengine=psync\nrw=write\nbs=$pagesize\n\
+                 size=$pagesize*$ncpus*8+2*$pagesize\n",
+                dir.path().join(file).display()
+            ),
+        )
+        .unwrap();
+        let v: Value = if tool == "fio" {
+            let o = Command::new("fio")
+                .args([job.to_str().unwrap(), "--output-format=json"])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            serde_json::from_slice(&o.stdout).unwrap()
+        } else {
+            stdout_json(&[
+                "fio",
+                job.to_str().unwrap(),
+                "--output-format=json",
+                "--quiet",
+            ])
+        };
+        let w = &v["jobs"][0]["write"];
+        (num(w, "io_bytes"), num(w, "total_ios"))
+    };
+    let fio = written("fio", "by-fio");
+    let hp = written("hp", "by-halfpower");
+    assert_eq!(fio, (want as f64, (want / page) as f64));
+    assert_eq!(hp, fio);
+
+    // In parentheses (fio builds with arithmetic): bs=(2*4096) is 8 KiB.
+    let out = halfpower()
+        .args([
+            "fio",
+            "--name=p",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=(2*4096)",
+        ])
+        .args(["--size=(64*1024)", "--parse-only"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" 8k "),
+        "{out:?}"
+    );
+    // A size suffix inside the sum: fio's bc cannot read it, and halfpower says why.
+    let out = halfpower()
+        .args([
+            "fio",
+            "--name=p",
+            "--ioengine=null",
+            "--rw=read",
+            "--size=1m",
+        ])
+        .args(["--bs=2*$pagesize+4k", "--parse-only"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2*$pagesize+4k") && err.contains("(2*4096)"),
+        "{err}"
+    );
+}
+
 /// fio's verify becomes halfpower's: every block sealed, and read back after the job; the
 /// result is in the job's `halfpower` object, and a job that only reads cannot verify.
 #[test]

@@ -219,6 +219,15 @@ mod other_inputs {
         }
 
         #[test]
+        fn keyword_arithmetic_never_panics(
+            key in prop::sample::select(vec!["bs", "size", "iodepth", "runtime", "thinktime", "rate"]),
+            parts in prop::collection::vec(
+                "(\\$pagesize|\\$ncpus|\\$mb_memory|[0-9]{1,40}|[-+*/%^()k ])", 0..24),
+        ) {
+            job_file(&format!("[j]\nrw=read\nfilename=f\n{key}={}\n", parts.concat()));
+        }
+
+        #[test]
         fn mangled_inputs_never_panic(
             doc in 0..DOCUMENTS.len(),
             flips in prop::collection::vec((0.0f64..1.0, any::<u8>()), 0..8),

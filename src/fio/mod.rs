@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod jobfile;
+pub mod keywords;
 pub mod mapping;
 pub mod number;
 pub mod options;

@@ -4,6 +4,9 @@
 //! option's own unit (seconds for runtime, microseconds for thinktime), and `0x` is hex.
 
 use super::FioError;
+use super::keywords::{self, Keywords};
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// fio's base for size suffixes (`kb_base`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -64,12 +67,45 @@ fn split(s: &str) -> (&str, String, u32) {
     (num, suffix, radix)
 }
 
+/// This host's keyword values, read once.
+fn host() -> &'static Keywords {
+    static HOST: OnceLock<Keywords> = OnceLock::new();
+    HOST.get_or_init(Keywords::host)
+}
+
+/// `v` with fio's keywords replaced and worked out (`8*$mb_memory`), as fio does before it
+/// reads any option.
+fn expanded<'a>(option: &str, v: &'a str) -> Result<Cow<'a, str>, FioError> {
+    if !v.contains('$') {
+        return Ok(Cow::Borrowed(v));
+    }
+    keywords::expand(v, host())
+        .map(Cow::Owned)
+        .map_err(|e| FioError::value(option, v, format!("{} ({e})", keywords::ACCEPTED)))
+}
+
+/// A value in parentheses worked out (`(2*4096)`), as fio builds with arithmetic read any
+/// number: None when `v` is not in parentheses.
+fn parenthesized(option: &str, v: &str) -> Option<Result<u64, FioError>> {
+    let t = v.trim();
+    t.starts_with('(').then(|| {
+        keywords::eval(t)
+            .map_err(|e| format!("{} ({e})", keywords::ACCEPTED))
+            .and_then(|n| u64::try_from(n).map_err(|_| "a value of 0 or more".to_string()))
+            .map_err(|e| FioError::value(option, v, e))
+    })
+}
+
 const SIZE_ACCEPTED: &str = "a whole number with an optional suffix k, m, g, t or p (kb_base: 1024 by default; \
      KiB-style suffixes take the other base), e.g. 4k, 1m, 10g";
 
 /// A size option's value (`bs`, `size`, `offset`, `io_size`, `rate`…), `allow_percent` for
 /// the options that also take `N%`.
 pub fn size(option: &str, v: &str, base: KbBase, allow_percent: bool) -> Result<Size, FioError> {
+    let v = &*expanded(option, v)?;
+    if let Some(n) = parenthesized(option, v) {
+        return n.map(Size::Bytes);
+    }
     let (num, suffix, radix) = split(v);
     if num.is_empty() {
         return Err(FioError::value(option, v, SIZE_ACCEPTED));
@@ -125,6 +161,11 @@ pub enum TimeUnit {
 /// exactly `s`, `m`, `h` or `d`; a bare number is in `unit`.
 pub fn time_us(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
     let accepted = "a whole number with an optional unit us, ms, s, m, h or d, e.g. 30s";
+    let v = &*expanded(option, v)?;
+    // In parentheses a time is in microseconds, whatever the option's own unit (fio's rule).
+    if let Some(us) = parenthesized(option, v) {
+        return us;
+    }
     let (num, suffix, radix) = split(v);
     if num.is_empty() || radix != 10 {
         return Err(FioError::value(option, v, accepted));
@@ -156,6 +197,10 @@ pub fn time_us(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
 
 /// A whole number (`iodepth`, `numjobs`, `loops`, percentages).
 pub fn int(option: &str, v: &str) -> Result<u64, FioError> {
+    let v = &*expanded(option, v)?;
+    if let Some(n) = parenthesized(option, v) {
+        return n;
+    }
     let (num, suffix, radix) = split(v);
     if num.is_empty() || !suffix.is_empty() {
         return Err(FioError::value(option, v, "a whole number"));
