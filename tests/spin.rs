@@ -49,14 +49,16 @@ fn spinning_keeps_the_worker_on_its_cpu() {
     // A 1 s poll outlasts every 4k read, so the worker never sleeps (≈ 86-98 % of a CPU; the
     // rest is yielded to kernel threads sharing its CPU); what sleeps is the main thread
     // (the watch loop, some tens a second) and the process's start and end.
+    // Its CPU share is not asserted: the poll yields between looks, so a CPU shared with other
+    // work (a compiler beside the tests) takes most of the time; 2.5 % was seen that way. The
+    // yields are involuntary switches, not sleeps, so the count below holds under load too.
     let (spinning, iops, spin_sleeps) = share(lo.path(), "1s");
     assert!(iops > 0.0 && sleeping_iops > 0.0);
-    assert!(spinning >= 50.0, "CPU share with --spin 1s {spinning:.1} %");
     // Measured: 31-34 thousand sleeps a second at 220 thousand IOPS sleeping, 17-18 spinning.
     // The bounds leave an order of magnitude on each side.
     assert!(
         sleeps >= 1000 && spin_sleeps * 20 < sleeps,
         "voluntary context switches: {sleeps} sleeping ({sleeping_iops:.0} IOPS), \
-         {spin_sleeps} spinning"
+         {spin_sleeps} spinning (at {spinning:.1} % of a CPU)"
     );
 }

@@ -2,7 +2,7 @@
 //! `$ncpus` are replaced by the host's values, and a value that then holds `+ - * /` is worked
 //! out as fio 3.33 has `bc` work it out (whole numbers, division truncated: `size=8*$mb_memory`
 //! is 8 × the MiB of memory, in bytes). A value in parentheses, `bs=(2*4096)`, is worked out the
-//! same way (fio builds with arithmetic take it for any number; times in it are microseconds).
+//! same way (fio builds with arithmetic take it for any number).
 //! Hand-written: thirty lines of precedence climbing, where a crate would bring a general
 //! expression language fio does not have.
 
@@ -59,7 +59,8 @@ pub fn expand(value: &str, kw: &Keywords) -> Result<String, String> {
 }
 
 /// What an arithmetic value may hold.
-pub const ACCEPTED: &str = "whole numbers with + - * / % ^ and parentheses, e.g. (2*4096)";
+pub const ACCEPTED: &str =
+    "whole numbers with + - * / % ^ and parentheses, no size suffixes inside, e.g. (2*4096)";
 
 /// The deepest nesting of parentheses worked out (a deeper one is refused, never a stack
 /// overflow).
@@ -69,10 +70,10 @@ const MAX_DEPTH: usize = 64;
 /// precedence (`^` binds tightest, right to left; unary minus tighter still) and its integer
 /// division. Err on anything else, on division by zero and on overflow.
 pub fn eval(expr: &str) -> Result<i128, String> {
-    let tokens: Vec<char> = expr.chars().filter(|c| !c.is_whitespace()).collect();
+    let tokens: Vec<char> = expr.chars().collect();
     let mut p = Parser { t: &tokens, i: 0 };
     let v = p.sum(0)?;
-    match p.t.get(p.i) {
+    match p.peek() {
         None => Ok(v),
         Some(c) => Err(format!("unexpected '{c}' in '{expr}'")),
     }
@@ -84,7 +85,11 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    fn peek(&self) -> Option<char> {
+    /// The next token, past blanks (a blank separates tokens; it never joins digits).
+    fn peek(&mut self) -> Option<char> {
+        while self.t.get(self.i).is_some_and(|c| c.is_whitespace()) {
+            self.i += 1;
+        }
         self.t.get(self.i).copied()
     }
 
@@ -152,7 +157,7 @@ impl Parser<'_> {
             }
             Some(c) if c.is_ascii_digit() => {
                 let start = self.i;
-                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                while self.t.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
                     self.i += 1;
                 }
                 let digits: String = self.t[start..self.i].iter().collect();
@@ -198,6 +203,7 @@ mod tests {
         assert_eq!(eval("-2^2").unwrap(), 4, "bc: unary minus binds tighter");
         assert_eq!(eval("10%3*1024").unwrap(), 1024);
         assert_eq!(eval(" 7 / 2 ").unwrap(), 3);
+        assert!(eval("1 0").is_err(), "a blank separates numbers, as in bc");
         assert_eq!(eval("-7/2").unwrap(), -3);
         for bad in [
             "",

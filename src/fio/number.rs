@@ -85,15 +85,35 @@ fn expanded<'a>(option: &str, v: &'a str) -> Result<Cow<'a, str>, FioError> {
 }
 
 /// A value in parentheses worked out (`(2*4096)`), as fio builds with arithmetic read any
-/// number: None when `v` is not in parentheses.
+/// number: None when `v` is not in parentheses. fio's own parser there ranks `%` above `*`, `/`
+/// and `^` (bc ranks it with `*`), so `%` beside those is refused rather than read one way.
 fn parenthesized(option: &str, v: &str) -> Option<Result<u64, FioError>> {
     let t = v.trim();
     t.starts_with('(').then(|| {
-        keywords::eval(t)
-            .map_err(|e| format!("{} ({e})", keywords::ACCEPTED))
-            .and_then(|n| u64::try_from(n).map_err(|_| "a value of 0 or more".to_string()))
-            .map_err(|e| FioError::value(option, v, e))
+        let refuse = |why: String| FioError::value(option, v, why);
+        if t.contains('%') && t.contains(['*', '/', '^']) {
+            return Err(refuse(format!(
+                "{}; % beside * / ^ needs its own parentheses (fio and bc rank it differently)",
+                keywords::ACCEPTED
+            )));
+        }
+        let n = keywords::eval(t).map_err(|e| refuse(format!("{} ({e})", keywords::ACCEPTED)))?;
+        u64::try_from(n).map_err(|_| refuse(format!("a value from 0 to {}", u64::MAX)))
     })
+}
+
+/// `e` naming the value as written, and what it became, when fio's keywords changed it.
+fn as_written(e: FioError, written: &str, expanded: &str) -> FioError {
+    match e {
+        FioError::Value {
+            option, accepted, ..
+        } if written != expanded => FioError::Value {
+            option,
+            value: format!("{written} (= {expanded})"),
+            accepted,
+        },
+        other => other,
+    }
 }
 
 const SIZE_ACCEPTED: &str = "a whole number with an optional suffix k, m, g, t or p (kb_base: 1024 by default; \
@@ -102,7 +122,11 @@ const SIZE_ACCEPTED: &str = "a whole number with an optional suffix k, m, g, t o
 /// A size option's value (`bs`, `size`, `offset`, `io_size`, `rate`…), `allow_percent` for
 /// the options that also take `N%`.
 pub fn size(option: &str, v: &str, base: KbBase, allow_percent: bool) -> Result<Size, FioError> {
-    let v = &*expanded(option, v)?;
+    let x = expanded(option, v)?;
+    size_of(option, &x, base, allow_percent).map_err(|e| as_written(e, v, &x))
+}
+
+fn size_of(option: &str, v: &str, base: KbBase, allow_percent: bool) -> Result<Size, FioError> {
     if let Some(n) = parenthesized(option, v) {
         return n.map(Size::Bytes);
     }
@@ -160,11 +184,22 @@ pub enum TimeUnit {
 /// A time option's value in microseconds. As fio: `us`/`usec` and `ms`/`msec` prefixes, and
 /// exactly `s`, `m`, `h` or `d`; a bare number is in `unit`.
 pub fn time_us(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
+    let x = expanded(option, v)?;
+    time_of(option, &x, unit).map_err(|e| as_written(e, v, &x))
+}
+
+fn time_of(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
     let accepted = "a whole number with an optional unit us, ms, s, m, h or d, e.g. 30s";
-    let v = &*expanded(option, v)?;
-    // In parentheses a time is in microseconds, whatever the option's own unit (fio's rule).
-    if let Some(us) = parenthesized(option, v) {
-        return us;
+    let unit_us: u64 = match unit {
+        TimeUnit::Seconds => 1_000_000,
+        TimeUnit::Micros => 1,
+    };
+    // In parentheses a time is in the option's own unit too (fio's str_to_decimal scales it
+    // to µs and back for the options counted in seconds).
+    if let Some(n) = parenthesized(option, v) {
+        return n?
+            .checked_mul(unit_us)
+            .ok_or_else(|| FioError::value(option, v, accepted));
     }
     let (num, suffix, radix) = split(v);
     if num.is_empty() || radix != 10 {
@@ -174,10 +209,7 @@ pub fn time_us(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
         .parse()
         .map_err(|_| FioError::value(option, v, accepted))?;
     let mult: u64 = if suffix.is_empty() {
-        match unit {
-            TimeUnit::Seconds => 1_000_000,
-            TimeUnit::Micros => 1,
-        }
+        unit_us
     } else if suffix.starts_with("us") {
         1
     } else if suffix.starts_with("ms") {
@@ -197,7 +229,11 @@ pub fn time_us(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
 
 /// A whole number (`iodepth`, `numjobs`, `loops`, percentages).
 pub fn int(option: &str, v: &str) -> Result<u64, FioError> {
-    let v = &*expanded(option, v)?;
+    let x = expanded(option, v)?;
+    int_of(option, &x).map_err(|e| as_written(e, v, &x))
+}
+
+fn int_of(option: &str, v: &str) -> Result<u64, FioError> {
     if let Some(n) = parenthesized(option, v) {
         return n;
     }
@@ -260,6 +296,29 @@ mod tests {
         assert_eq!(time_us("thinktime", "2ms", Micros).unwrap(), 2000);
         assert_eq!(time_us("runtime", "1h", Seconds).unwrap(), 3_600_000_000);
         assert!(time_us("runtime", "10 parsecs", Seconds).is_err());
+    }
+
+    #[test]
+    fn parentheses_and_keywords() {
+        assert_eq!(b("(2*4096)"), 8192);
+        assert_eq!(int("iodepth", "(4+4)").unwrap(), 8);
+        // A time in parentheses is in the option's own unit, as fio reads it.
+        assert_eq!(
+            time_us("runtime", "(30)", TimeUnit::Seconds).unwrap(),
+            30_000_000
+        );
+        assert_eq!(time_us("thinktime", "(30)", TimeUnit::Micros).unwrap(), 30);
+        let page = Keywords::host().pagesize;
+        assert_eq!(b("$pagesize"), page);
+        assert_eq!(b("2*$pagesize"), 2 * page);
+        for bad in ["(2*7%4)", "(2^64)", "(1 0)", "(4k*2)", "(-1)"] {
+            assert!(size("bs", bad, KbBase::Binary, false).is_err(), "{bad}");
+        }
+        // An error names the value as written and what the keywords made of it.
+        let e = size("bs", "$ncpus-99999", KbBase::Binary, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("$ncpus-99999 (= -"), "{e}");
     }
 
     #[test]

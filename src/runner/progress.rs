@@ -30,9 +30,9 @@ pub(super) fn mark_now(shared: &Shared, t0: Instant) -> Mark {
         let m = mark(shared, 0.0);
         let b = t0.elapsed();
         tries += 1;
-        if b - a <= MARK_SPAN || tries == 4 {
+        if b.saturating_sub(a) <= MARK_SPAN || tries == 4 {
             return Mark {
-                at_s: (a + (b - a) / 2).as_secs_f64(),
+                at_s: (a + b.saturating_sub(a) / 2).as_secs_f64(),
                 ..m
             };
         }

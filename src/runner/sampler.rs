@@ -71,8 +71,11 @@ impl DeviceSampler {
 
     /// Samples the disks now: closes the second that began at the last sample.
     pub fn sample(&mut self) {
-        let now = Instant::now();
+        // Stamped with the middle of the read, as the watcher's marks are: a watcher that
+        // loses its CPU between the clock and the counters would skew the second's figures.
+        let start = Instant::now();
         let snap = device_snapshot(&self.names);
+        let now = start + Instant::now().saturating_duration_since(start) / 2;
         if let Some((then, before)) = &self.last {
             for a in &snap {
                 if let Some(b) = before.iter().find(|b| b.name == a.name) {

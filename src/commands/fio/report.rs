@@ -7,16 +7,23 @@ use crate::fio::{FioJob, JobPlan};
 use crate::model::Results;
 use crate::model::fio::{FioJobReport, HalfpowerExtras, Ordered, SyncReport};
 use crate::stats::cpu::ProcessEvents;
-use crate::stats::window::{Mark, Rates};
+use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 
 /// One job run: what `figures` needs.
 pub(super) struct Ran {
+    /// The job as resolved from its sections.
     pub(super) job: FioJob,
+    /// What halfpower ran for it.
     pub(super) plan: JobPlan,
+    /// halfpower's results of the run.
     pub(super) results: Results,
+    /// The file or device it ran on.
     pub(super) target: crate::model::TargetInfo,
+    /// Per-second (IOPS, bytes/s) of reads and of writes.
     pub(super) samples: [Samples; 2],
+    /// The process's faults and context switches over the job.
     pub(super) events: ProcessEvents,
+    /// Wall-clock ms when the job ended.
     pub(super) ended_ms: u64,
     /// Why the job failed its `rate_min`, if it did.
     pub(super) below_min: Option<String>,
@@ -47,9 +54,19 @@ pub(super) fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String
     None
 }
 
-/// Per-second (IOPS, bytes/s) of reads and of writes from the phase's 100-ms marks.
+/// Per-second (IOPS, bytes/s) of reads and of writes from the phase's marks: the marks nearest
+/// each whole second. The marks are 100 ms apart until a long phase thins them (400 s and
+/// more), so they are picked by their time, not by their count.
 pub(super) fn samples(marks: &[Mark]) -> [Samples; 2] {
-    let per_second: Vec<Mark> = marks.iter().step_by(10).copied().collect();
+    let mut per_second: Vec<Mark> = Vec::new();
+    let mut next = 0.0;
+    for m in marks {
+        // Half a base window early still counts as the second (the watcher wakes late too).
+        if m.at_s + CI_WINDOW_S / 2.0 >= next {
+            per_second.push(*m);
+            next = (m.at_s + CI_WINDOW_S / 2.0).floor() + 1.0;
+        }
+    }
     let r = Rates::of(&per_second);
     let zip = |a: &[f64], b: &[f64]| a.iter().copied().zip(b.iter().copied()).collect();
     [
@@ -58,6 +75,7 @@ pub(super) fn samples(marks: &[Mark]) -> [Samples; 2] {
     ]
 }
 
+/// The options as written, those with an empty value left out (fio's `job options`).
 pub(super) fn ordered(pairs: &[(String, String)]) -> Ordered<String> {
     Ordered(
         pairs
@@ -68,6 +86,7 @@ pub(super) fn ordered(pairs: &[(String, String)]) -> Ordered<String> {
     )
 }
 
+/// One job's object in fio's JSON.
 pub(super) fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
     let o = &r.job.opts;
     let res = &r.results;
@@ -179,5 +198,32 @@ pub(super) fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobRepo
             notes: r.plan.notes.clone(),
             verify: res.verify.clone(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marks(step: f64, n: usize) -> Vec<Mark> {
+        (0..=n)
+            .map(|i| Mark {
+                at_s: i as f64 * step,
+                ios: (i as f64 * step * 1000.0) as u64,
+                bytes: (i as f64 * step * 4096e3) as u64,
+                read_ios: (i as f64 * step * 1000.0) as u64,
+                read_bytes: (i as f64 * step * 4096e3) as u64,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn samples_are_whole_seconds_however_far_apart_the_marks_are() {
+        for step in [0.1, 0.2] {
+            let [r, w] = samples(&marks(step, (10.0 / step).round() as usize));
+            assert_eq!(r.len(), 10, "step {step}");
+            assert!(r.iter().all(|s| (s.0 - 1000.0).abs() < 1.0), "{r:?}");
+            assert!(w.iter().all(|s| s.0 == 0.0));
+        }
     }
 }
