@@ -311,9 +311,10 @@ fn writes_to_a_full_file_system_fail_with_enospc_and_are_counted_as_writes() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let e = &v["results"]["errors"];
-    // 128 writes of 64 KiB; the tmpfs holds at most 32 of them.
+    // 128 writes of 64 KiB; the tmpfs holds 32 of them, give or take: it has held 33 (seen
+    // in CI; its page accounting is not exact to the page). Up to 40 may succeed.
     let failed = e["writes"].as_u64().unwrap();
-    assert!((96..=128).contains(&failed), "{e}");
+    assert!((88..=128).contains(&failed), "{e}");
     assert_eq!(e["reads"], 0);
     assert_eq!(num(&v, "results.write.ios") as u64 + failed, 128);
     let first = e["first_error"].as_str().unwrap();
