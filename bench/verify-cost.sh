@@ -42,7 +42,7 @@ case_() {
     # shellcheck disable=SC2086
     fio_run "$OUT/f0.json" $fioa >>"$OUT/$name.f0"
     # shellcheck disable=SC2086
-    fio_run "$OUT/f1.json" $fioa --verify=crc32c --do_verify=0 >>"$OUT/$name.f1"
+    fio_run "$OUT/f1.json" $fioa --verify=crc32c --do_verify=0 --verify_state_save=0 >>"$OUT/$name.f1"
   done
   a=$(cut -d' ' -f1 "$OUT/$name.h0" | median); b=$(cut -d' ' -f1 "$OUT/$name.h1" | median)
   c=$(cut -d' ' -f1 "$OUT/$name.f0" | median); d=$(cut -d' ' -f1 "$OUT/$name.f1" | median)
