@@ -223,40 +223,26 @@ fn keywords_and_arithmetic_size_a_job_as_fio_does() {
     assert_eq!(hp, fio);
 
     // In parentheses (fio builds with arithmetic): bs=(2*4096) is 8 KiB.
-    let out = halfpower()
-        .args([
-            "fio",
-            "--name=p",
-            "--ioengine=null",
-            "--rw=read",
-            "--bs=(2*4096)",
-        ])
-        .args(["--size=(64*1024)", "--parse-only"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains(" 8k "),
-        "{out:?}"
-    );
+    let plan = stdout_text(&[
+        "fio",
+        "--name=p",
+        "--ioengine=null",
+        "--rw=read",
+        "--bs=(2*4096)",
+        "--size=(64*1024)",
+        "--parse-only",
+    ]);
+    assert!(plan.contains(" 8k "), "{plan}");
     // A size suffix inside the sum: fio's bc cannot read it, and halfpower says why.
-    let out = halfpower()
-        .args([
-            "fio",
-            "--name=p",
-            "--ioengine=null",
-            "--rw=read",
-            "--size=1m",
-        ])
-        .args(["--bs=2*$pagesize+4k", "--parse-only"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = usage_error(&[
+        "fio",
+        "--name=p",
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+        "--bs=2*$pagesize+4k",
+        "--parse-only",
+    ]);
     assert!(
         err.contains("2*$pagesize+4k") && err.contains("(2*4096)"),
         "{err}"

@@ -5,7 +5,6 @@
 
 use super::FioError;
 use super::keywords::{self, Keywords};
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// fio's base for size suffixes (`kb_base`).
@@ -73,15 +72,29 @@ fn host() -> &'static Keywords {
     HOST.get_or_init(Keywords::host)
 }
 
-/// `v` with fio's keywords replaced and worked out (`8*$mb_memory`), as fio does before it
-/// reads any option.
-fn expanded<'a>(option: &str, v: &'a str) -> Result<Cow<'a, str>, FioError> {
+/// Reads `v` with `read` after fio's keywords are replaced and worked out (`8*$mb_memory`), as
+/// fio does before it reads any option; an error names the value as written and what the
+/// keywords made of it.
+fn with_keywords<T>(
+    option: &str,
+    v: &str,
+    read: impl FnOnce(&str) -> Result<T, FioError>,
+) -> Result<T, FioError> {
     if !v.contains('$') {
-        return Ok(Cow::Borrowed(v));
+        return read(v);
     }
-    keywords::expand(v, host())
-        .map(Cow::Owned)
-        .map_err(|e| FioError::value(option, v, format!("{} ({e})", keywords::ACCEPTED)))
+    let x = keywords::expand(v, host())
+        .map_err(|e| FioError::value(option, v, format!("{} ({e})", keywords::ACCEPTED)))?;
+    read(&x).map_err(|e| match e {
+        FioError::Value {
+            option, accepted, ..
+        } => FioError::Value {
+            option,
+            value: format!("{v} (= {x})"),
+            accepted,
+        },
+        other => other,
+    })
 }
 
 /// A value in parentheses worked out (`(2*4096)`), as fio builds with arithmetic read any
@@ -102,28 +115,13 @@ fn parenthesized(option: &str, v: &str) -> Option<Result<u64, FioError>> {
     })
 }
 
-/// `e` naming the value as written, and what it became, when fio's keywords changed it.
-fn as_written(e: FioError, written: &str, expanded: &str) -> FioError {
-    match e {
-        FioError::Value {
-            option, accepted, ..
-        } if written != expanded => FioError::Value {
-            option,
-            value: format!("{written} (= {expanded})"),
-            accepted,
-        },
-        other => other,
-    }
-}
-
 const SIZE_ACCEPTED: &str = "a whole number with an optional suffix k, m, g, t or p (kb_base: 1024 by default; \
      KiB-style suffixes take the other base), e.g. 4k, 1m, 10g";
 
 /// A size option's value (`bs`, `size`, `offset`, `io_size`, `rate`…), `allow_percent` for
 /// the options that also take `N%`.
 pub fn size(option: &str, v: &str, base: KbBase, allow_percent: bool) -> Result<Size, FioError> {
-    let x = expanded(option, v)?;
-    size_of(option, &x, base, allow_percent).map_err(|e| as_written(e, v, &x))
+    with_keywords(option, v, |x| size_of(option, x, base, allow_percent))
 }
 
 fn size_of(option: &str, v: &str, base: KbBase, allow_percent: bool) -> Result<Size, FioError> {
@@ -184,8 +182,7 @@ pub enum TimeUnit {
 /// A time option's value in microseconds. As fio: `us`/`usec` and `ms`/`msec` prefixes, and
 /// exactly `s`, `m`, `h` or `d`; a bare number is in `unit`.
 pub fn time_us(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
-    let x = expanded(option, v)?;
-    time_of(option, &x, unit).map_err(|e| as_written(e, v, &x))
+    with_keywords(option, v, |x| time_of(option, x, unit))
 }
 
 fn time_of(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
@@ -229,8 +226,7 @@ fn time_of(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
 
 /// A whole number (`iodepth`, `numjobs`, `loops`, percentages).
 pub fn int(option: &str, v: &str) -> Result<u64, FioError> {
-    let x = expanded(option, v)?;
-    int_of(option, &x).map_err(|e| as_written(e, v, &x))
+    with_keywords(option, v, |x| int_of(option, x))
 }
 
 fn int_of(option: &str, v: &str) -> Result<u64, FioError> {

@@ -176,6 +176,17 @@ pub fn num(v: &serde_json::Value, path: &str) -> f64 {
         .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
 }
 
+/// Runs halfpower with exactly `args`, asserts success, and returns stdout as text.
+pub fn stdout_text(args: &[&str]) -> String {
+    let out = halfpower().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "halfpower {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs halfpower with `args`, asserts the usage-error exit status 2, and returns stderr.
 pub fn usage_error(args: &[&str]) -> String {
     let out = halfpower().args(args).output().unwrap();
