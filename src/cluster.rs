@@ -94,20 +94,27 @@ pub fn host() -> String {
 /// How long each barrier of this process waited, µs, since the last [`barrier_waits`].
 static WAITS: std::sync::Mutex<Vec<f64>> = std::sync::Mutex::new(Vec::new());
 
-/// Waits until every rank gets here (nothing for a singleton); the wait is kept for
-/// [`barrier_waits`].
+/// Waits until every rank gets here (nothing for a singleton).
 pub fn barrier() {
     #[cfg(feature = "mpi")]
     if many() {
         use mpi::traits::CommunicatorCollectives;
-        let t = std::time::Instant::now();
         mpi::topology::SimpleCommunicator::world().barrier();
+    }
+}
+
+/// A [`barrier`] between a run's phases: its wait is kept for [`barrier_waits`] (the job's
+/// `barrier_us`), which other barriers (e.g. `--shared`'s setup) do not touch.
+pub fn phase_barrier() {
+    let t = std::time::Instant::now();
+    barrier();
+    if many() {
         let us = t.elapsed().as_secs_f64() * 1e6;
         WAITS.lock().unwrap_or_else(|p| p.into_inner()).push(us);
     }
 }
 
-/// The waits of the barriers since the last call, µs, in order.
+/// The waits of the phase barriers since the last call, µs, in order.
 pub fn barrier_waits() -> Vec<f64> {
     std::mem::take(&mut *WAITS.lock().unwrap_or_else(|p| p.into_inner()))
 }

@@ -17,6 +17,11 @@ use std::time::{Duration, Instant};
 /// The MPI build of halfpower, built here when missing or stale; `None` (skipped, or failed
 /// in CI) without mpirun or the MPI development files.
 fn mpi_halfpower() -> Option<PathBuf> {
+    static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_mpi_halfpower).clone()
+}
+
+fn build_mpi_halfpower() -> Option<PathBuf> {
     if !common::have("mpirun", "--version") {
         unavailable("mpirun (Debian's openmpi-bin)");
         return None;
@@ -59,6 +64,21 @@ fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Runs `halfpower ARGS --json FILE --quiet` as a job of three ranks in `dir`, asserts it
+/// succeeded, and returns the job's document.
+fn three_rank_job(hp: &PathBuf, dir: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let json = dir.join("job.json");
+    let mut all = args.to_vec();
+    all.extend(["--json", json.to_str().unwrap(), "--quiet"]);
+    let out = mpirun(3, hp, &all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
 /// The documented percentile rule (docs/figures.md): the midpoint of the bucket holding the
 /// ⌈q·N⌉-th smallest value, clamped to [min, max]; the N-th is the max.
 fn percentile(buckets: &[(u64, u64, u64)], q: f64, min: f64, max: f64) -> f64 {
@@ -84,10 +104,9 @@ fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
     };
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("f.{rank}");
-    let json = dir.path().join("job.json");
-    let out = mpirun(
-        3,
+    let v = three_rank_job(
         &hp,
+        dir.path(),
         &[
             "run",
             target.to_str().unwrap(),
@@ -101,17 +120,8 @@ fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
             "8m",
             "--warmup",
             "200ms",
-            "--json",
-            json.to_str().unwrap(),
-            "--quiet",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let ranks = v["ranks"].as_array().unwrap();
     assert_eq!(ranks.len(), 3);
     assert_eq!(v["results"]["job"]["ranks"], 3);
@@ -239,10 +249,9 @@ fn shared_ranks_write_their_own_regions_of_one_file() {
     };
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("shared");
-    let json = dir.path().join("job.json");
-    let out = mpirun(
-        3,
+    let v = three_rank_job(
         &hp,
+        dir.path(),
         &[
             "run",
             file.to_str().unwrap(),
@@ -259,17 +268,8 @@ fn shared_ranks_write_their_own_regions_of_one_file() {
             "0",
             "--verify",
             "--keep",
-            "--json",
-            json.to_str().unwrap(),
-            "--quiet",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(
         std::fs::metadata(&file).unwrap().len(),
         6 << 20,
@@ -284,4 +284,11 @@ fn shared_ranks_write_their_own_regions_of_one_file() {
         assert_eq!(ver["bad"].as_array().unwrap().len(), 0, "rank {i}: {ver}");
     }
     assert_eq!(v["results"]["total"]["bytes"], 6 << 20);
+    // The job's verification is the ranks' together; only the three phase barriers count.
+    assert_eq!(v["results"]["verify"]["blocks_checked"], 96);
+    assert_eq!(v["results"]["verify"]["bad"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        v["results"]["job"]["barrier_us"].as_array().unwrap().len(),
+        3
+    );
 }

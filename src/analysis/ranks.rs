@@ -6,9 +6,12 @@
 use super::fio::histogram;
 use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankSpread};
 use crate::model::run::{ErrorSummary, RankRun, Results};
+use crate::model::verify::Verification;
+use crate::oscounters::diskstats::DeviceDelta;
 use crate::stats::recorder::DirStats;
 use crate::stats::series::TimePoint;
-use crate::stats::summary::DirSummary;
+use crate::stats::summary::{DeviceSecond, DirSummary};
+use crate::verify::check::TargetCheck;
 
 /// The summary of one direction over the job: `parts` are the ranks' (those that have it),
 /// their histograms added bucket by bucket.
@@ -79,7 +82,7 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.worker_cpus = all.iter().flat_map(|x| x.worker_cpus.clone()).collect();
     r.steady = None;
     r.sync = None;
-    r.verify = None;
+    r.verify = merge_verify(all.iter().filter_map(|x| x.verify.as_ref()));
     // CPU: every rank's process time; system-wide figures once per host.
     let ios = r.total.ios as f64;
     let mb = r.total.bytes as f64 / 1e6;
@@ -101,34 +104,29 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
         / hosts.len().max(1) as f64;
     r.cpu.system_us_per_io = per(busy, ios);
     r.cpu.system_us_per_mb = per(busy, mb);
+    // Each host's disks once, named `host:disk` when the job spans several hosts.
     let several_hosts = hosts.len() > 1;
-    let named = |host: &str, name: &str| {
-        if several_hosts {
-            format!("{host}:{name}")
-        } else {
-            name.to_string()
-        }
-    };
-    r.devices = hosts
-        .iter()
-        .flat_map(|h| {
-            h.results.devices.iter().map(|d| {
-                let mut d = d.clone();
-                d.name = named(&h.host, &d.name);
-                d
-            })
-        })
-        .collect();
-    r.device_timeseries = hosts
-        .iter()
-        .flat_map(|h| {
-            h.results.device_timeseries.iter().map(|d| {
-                let mut d = d.clone();
-                d.device = named(&h.host, &d.device);
-                d
-            })
-        })
-        .collect();
+    r.devices.clear();
+    r.device_timeseries.clear();
+    for h in &hosts {
+        let tag = |n: &str| {
+            if several_hosts {
+                format!("{}:{n}", h.host)
+            } else {
+                n.to_string()
+            }
+        };
+        r.devices
+            .extend(h.results.devices.iter().map(|d| DeviceDelta {
+                name: tag(&d.name),
+                ..d.clone()
+            }));
+        r.device_timeseries
+            .extend(h.results.device_timeseries.iter().map(|d| DeviceSecond {
+                device: tag(&d.device),
+                ..d.clone()
+            }));
+    }
     r.timeseries = merge_series(&all);
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));
     r
@@ -154,6 +152,37 @@ fn merge_errors(all: &[&Results]) -> ErrorSummary {
 }
 
 /// Second by second over the ranks: rates added; the p99 is the highest rank's (the
+/// The ranks' verifications as one (each rank's bad blocks put back on its targets, then
+/// counted again by [`Verification::new`]), and their `--verify-while` findings likewise; each
+/// rank's own record and state stay in `ranks[]`. None when no rank verified.
+fn merge_verify<'a>(each: impl Iterator<Item = &'a Verification>) -> Option<Verification> {
+    let each: Vec<&Verification> = each.collect();
+    let checks = |vs: &[&Verification]| -> Vec<TargetCheck> {
+        vs.iter()
+            .flat_map(|v| {
+                let mut ts = v.targets.clone();
+                for b in &v.bad {
+                    if let Some(t) = ts.iter_mut().find(|t| t.path == b.target) {
+                        t.bad.push(b.block.clone());
+                    }
+                }
+                ts
+            })
+            .collect()
+    };
+    if each.is_empty() {
+        return None;
+    }
+    let during: Vec<&Verification> = each
+        .iter()
+        .filter_map(|v| v.during_run.as_deref())
+        .collect();
+    let mut v = Verification::new(None, None, checks(&each));
+    v.during_run =
+        (!during.is_empty()).then(|| Box::new(Verification::new(None, None, checks(&during))));
+    Some(v)
+}
+
 /// per-second histograms are not kept, so it bounds the job's p99 from above).
 fn merge_series(all: &[&Results]) -> Vec<TimePoint> {
     let mut out: Vec<TimePoint> = Vec::new();
@@ -229,10 +258,6 @@ fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) ->
             0.0
         };
     }
-    let shortest = ranks
-        .iter()
-        .map(|x| x.results.seconds)
-        .fold(f64::INFINITY, f64::min);
     Job {
         ranks: ranks.len() as u32,
         first_done: FirstDone {
@@ -253,7 +278,7 @@ fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) ->
             } else {
                 0.0
             },
-            seconds: [shortest, seconds],
+            seconds: [t, seconds],
         },
         hosts,
         barrier_us,
@@ -311,10 +336,16 @@ mod tests {
         assert_eq!(r.read.as_ref().unwrap().bytes, 6000 * 4096);
         assert_eq!(r.seconds, 2.0, "the last rank done");
         assert_eq!(r.total.iops, 3000.0);
-        // One histogram of all 6000 values, built here from the ranks apart from merge().
+        // One histogram of all 6000 raw values, recorded here apart from the ranks' buckets.
         let mut all = Histogram::new();
-        for x in &ranks {
-            all.merge(&histogram(x.results.read.as_ref().unwrap()));
+        for (n, lat) in [
+            (1000, &[10_000, 20_000][..]),
+            (3000, &[40_000]),
+            (2000, &[5_000, 80_000]),
+        ] {
+            for k in 0..n {
+                all.record(lat[k % lat.len()]);
+            }
         }
         assert_eq!(all.count(), 6000);
         let l = &r.read.as_ref().unwrap().latency_us;
@@ -344,6 +375,42 @@ mod tests {
         assert_eq!(r.timeseries[0].iops, 500.0 + 1500.0 + 2000.0);
         assert_eq!(r.timeseries[0].p99_us, 30.0);
         assert_eq!(r.timeseries[1].iops, 2000.0);
+    }
+
+    #[test]
+    fn verification_adds_up_over_the_ranks() {
+        use crate::verify::block::Fault;
+        use crate::verify::check::{BadBlock, Seen};
+        let check = |path: &str, blocks: u64, bad: u64| {
+            let mut t = TargetCheck {
+                path: path.into(),
+                blocks_checked: blocks,
+                ..TargetCheck::default()
+            };
+            t.faults.corrupt = bad;
+            t.bad = (0..bad)
+                .map(|i| BadBlock {
+                    offset: i * 4096,
+                    kind: Fault::Corrupt,
+                    expected: Seen::default(),
+                    found: None,
+                    sector_generations: Vec::new(),
+                })
+                .collect();
+            t
+        };
+        let mut ranks = [
+            rank(0, "a", 10, 1.0, &[1000]),
+            rank(1, "a", 10, 1.0, &[1000]),
+        ];
+        ranks[0].results.verify = Some(Verification::new(None, None, vec![check("f.0", 100, 0)]));
+        ranks[1].results.verify = Some(Verification::new(None, None, vec![check("f.1", 50, 2)]));
+        let v = merge(&ranks, Vec::new(), 0.0).verify.unwrap();
+        assert_eq!((v.blocks_checked, v.faults.corrupt), (150, 2));
+        assert_eq!(v.bad.len(), 2);
+        assert!(v.bad.iter().all(|b| b.target == "f.1"));
+        assert!(!v.clean());
+        assert!(merge(&ranks[..1], Vec::new(), 0.0).verify.unwrap().clean());
     }
 
     #[test]

@@ -147,11 +147,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut report = RunReport {
         header: Header::new(Kind::Run, command, utc_now()),
         workload: w,
-        ranks: vec![RankRun {
-            rank: crate::cluster::rank(),
-            host: host.hostname.clone(),
-            results: results.clone(),
-        }],
+        ranks: Vec::new(),
         host,
         targets: infos,
         results,
@@ -164,6 +160,14 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
             // Rank 0 speaks for the job; the others only say how they ended.
             None => return Ok(0),
         }
+    } else {
+        // A single process is a job of one rank (set after any gathering, which sends only
+        // each rank's results).
+        report.ranks = vec![RankRun {
+            rank: 0,
+            host: report.host.hostname.clone(),
+            results: report.results.clone(),
+        }];
     }
     let json_on_stdout = write_json(&args.output, &report)?;
     if !json_on_stdout {
@@ -175,14 +179,6 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .map_or(report.results.exit_status(), |r| {
             r.runs.iter().map(Results::exit_status).max().unwrap_or(0)
         });
-    let status = status.max(
-        report
-            .ranks
-            .iter()
-            .map(|r| r.results.exit_status())
-            .max()
-            .unwrap_or(0),
-    );
     write_html(&args.output, Document::Run(Box::new(report)))?;
     Ok(status)
 }

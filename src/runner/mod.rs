@@ -331,6 +331,7 @@ fn worker_thread(
     {
         return out;
     }
+    shared.barrier.wait(); // B0b: every rank of an MPI job set up too
     let worker = Worker::new(plan);
     let (rec, fatal) = match eng.as_mut() {
         Some(AnyEngine::Uring(e)) => {
@@ -444,14 +445,17 @@ fn execute_inner(
                 handles.push(s.spawn(move || worker_thread(group, stripe, id, w, engine, shared)));
             }
         }
-        // Every rank of an MPI job has its engines set up before any warms up.
-        crate::cluster::barrier();
         shared.barrier.wait(); // B0
         let failed = shared
             .setup_error
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_some();
+        if !failed {
+            // Every rank of an MPI job has its engines set up before any warms up.
+            crate::cluster::phase_barrier();
+            shared.barrier.wait(); // B0b
+        }
         let mut before = None;
         let mut after = None;
         let mut t0 = Instant::now();
@@ -465,13 +469,14 @@ fn execute_inner(
                 transient_s = Some(watch::watch_warmup(&shared, w0, until));
             }
             shared.barrier.wait(); // B1
+            // Every rank starts measuring at once; the counters are read after the wait, so
+            // the disks' and CPU's window is the measured one.
+            crate::cluster::phase_barrier();
             before = Some((device_snapshot(&device_names), CpuSnapshot::now()));
             // The measured phase's counts start from zero (no worker runs until B2).
             for p in &shared.progress {
                 p.reset();
             }
-            // ... and every rank starts measuring at once (its clock, its window).
-            crate::cluster::barrier();
             t0 = Instant::now();
             sampler.start(t0);
             shared.barrier.wait(); // B2
@@ -486,7 +491,7 @@ fn execute_inner(
             t1 = Instant::now();
             after = Some((device_snapshot(&device_names), CpuSnapshot::now()));
             // Every rank has drained before any gathers.
-            crate::cluster::barrier();
+            crate::cluster::phase_barrier();
             if progress {
                 eprint!("\r\x1b[K");
             }
