@@ -228,6 +228,8 @@ impl Worker {
         let mut counts = PhaseCounts::default();
         progress.publish(&counts);
         let mut first_fail: Option<u64> = None;
+        // With `--verify-while`, reads are judged as they complete.
+        let judge_reads = self.plan.verify.as_ref().is_some_and(Writer::while_running);
         loop {
             if let (Some(grace), Some(f)) = (self.plan.error_grace_ns, first_fail) {
                 if now >= f.saturating_add(grace) && !stop.load(Ordering::Relaxed) {
@@ -305,10 +307,8 @@ impl Worker {
                 self.dir[s] = dir;
                 self.offset[s] = offset;
                 self.len[s] = len as u32;
-                if let (Some(v), IoDir::Read) = (&self.plan.verify, dir) {
-                    if v.while_running() {
-                        v.before_read(offset, len, &mut self.seen[s]);
-                    }
+                if let (Some(v), IoDir::Read, true) = (&self.plan.verify, dir, judge_reads) {
+                    v.before_read(offset, len, &mut self.seen[s]);
                 }
                 if dir == IoDir::Write {
                     let buf = &mut eng.buffer(slot)[..len as usize];
@@ -360,7 +360,6 @@ impl Worker {
             let (starts, dirs, offsets, lens) =
                 (&self.start_ns, &self.dir, &self.offset, &self.len);
             let verify = &self.plan.verify;
-            let judge_reads = verify.as_ref().is_some_and(Writer::while_running);
             let reads_done = &mut self.reads_done;
             eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
@@ -368,32 +367,32 @@ impl Worker {
                 inflight -= 1;
                 free.push(slot);
                 now = t;
-                let len = lens[s];
-                if let (Some(v), IoDir::Write) = (verify, dirs[s]) {
-                    v.done(offsets[s], len as u64, res == len as i32);
+                let (dir, len) = (dirs[s], lens[s]);
+                let ok = res == len as i32;
+                if let (Some(v), IoDir::Write) = (verify, dir) {
+                    v.done(offsets[s], len as u64, ok);
                 }
-                if res == len as i32 {
+                if ok {
                     counts.ios += 1;
                     counts.bytes += len as u64;
-                    if dirs[s] == IoDir::Read {
+                    if dir == IoDir::Read {
                         counts.read_ios += 1;
                         counts.read_bytes += len as u64;
+                        if judge_reads {
+                            reads_done.push(slot);
+                        }
                     }
-                }
-                if res != len as i32 {
+                    if let Some(rec) = rec.as_deref_mut() {
+                        rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t);
+                    }
+                } else {
                     first_fail.get_or_insert(t);
-                } else if judge_reads && dirs[s] == IoDir::Read {
-                    reads_done.push(slot);
-                }
-                if let Some(rec) = rec.as_deref_mut() {
-                    if res == len as i32 {
-                        rec.complete(dirs[s], len as u64, t.saturating_sub(starts[s]), t);
-                    } else {
-                        rec.fail(dirs[s], offsets[s], res.min(0), t);
+                    if let Some(rec) = rec.as_deref_mut() {
+                        rec.fail(dir, offsets[s], res.min(0), t);
                     }
                 }
             })?;
-            if let Some(v) = verify.as_ref().filter(|_| !self.reads_done.is_empty()) {
+            if let Some(v) = verify {
                 // The slots are free but not reused before the next pass: their data is intact.
                 for slot in self.reads_done.drain(..) {
                     let s = slot as usize;

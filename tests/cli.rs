@@ -652,7 +652,7 @@ fn a_single_process_is_one_rank() {
 fn sigkill_leaves_no_half_written_json() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out.json");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("halfpower"))
+    let mut child = halfpower_spawnable()
         .args([
             "run", "x", "--engine", "null", "--time", "30s", "--warmup", "0", "--json",
         ])

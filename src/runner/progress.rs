@@ -1,59 +1,38 @@
 //! The live progress line on stderr: measured I/Os and throughput since the last redraw.
 
 use super::Shared;
+use crate::clock::read_stamped;
 use crate::spec::Workload;
 use crate::stats::window::Mark;
 use std::io::Write;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The current phase's I/Os and bytes completed so far, all workers together.
 pub(super) fn completed(shared: &Shared) -> (u64, u64) {
-    let m = mark(shared, 0.0);
+    let m = mark(shared);
     (m.ios, m.bytes)
 }
 
-/// A read of the counters that took longer than this was interrupted (the watcher preempted
-/// between its clock and the counters): it is taken again.
-const MARK_SPAN: Duration = Duration::from_micros(200);
-
 /// The current phase's counts now, all workers together, stamped with the time since `t0`
-/// (the middle of the read). On a busy machine the watcher can lose its CPU for tens of ms
-/// between reading the clock and reading the counters, which shifts counts from one 100-ms
-/// window to the next (seen on a blkio-throttled loop device: 580 then 22 I/Os where 300 and
-/// 300 completed); so a read that took longer than [`MARK_SPAN`] is taken again (up to four
-/// times, then the last is kept).
+/// at the middle of their read ([`read_stamped`]).
 pub(super) fn mark_now(shared: &Shared, t0: Instant) -> Mark {
-    let mut tries = 0;
-    loop {
-        let a = t0.elapsed();
-        let m = mark(shared, 0.0);
-        let b = t0.elapsed();
-        tries += 1;
-        if b.saturating_sub(a) <= MARK_SPAN || tries == 4 {
-            return Mark {
-                at_s: (a + b.saturating_sub(a) / 2).as_secs_f64(),
-                ..m
-            };
-        }
+    let (at, m) = read_stamped(|| mark(shared));
+    Mark {
+        at_s: at.saturating_duration_since(t0).as_secs_f64(),
+        ..m
     }
 }
 
-/// The current phase's counts, all workers together, stamped `at_s` into the phase.
-pub(super) fn mark(shared: &Shared, at_s: f64) -> Mark {
-    shared.progress.iter().fold(
-        Mark {
-            at_s,
-            ..Mark::default()
-        },
-        |m, p| Mark {
-            at_s,
-            ios: m.ios + p.ios.load(Ordering::Relaxed),
-            bytes: m.bytes + p.bytes.load(Ordering::Relaxed),
-            read_ios: m.read_ios + p.read_ios.load(Ordering::Relaxed),
-            read_bytes: m.read_bytes + p.read_bytes.load(Ordering::Relaxed),
-        },
-    )
+/// The current phase's counts, all workers together (not stamped).
+fn mark(shared: &Shared) -> Mark {
+    shared.progress.iter().fold(Mark::default(), |m, p| Mark {
+        at_s: 0.0,
+        ios: m.ios + p.ios.load(Ordering::Relaxed),
+        bytes: m.bytes + p.bytes.load(Ordering::Relaxed),
+        read_ios: m.read_ios + p.read_ios.load(Ordering::Relaxed),
+        read_bytes: m.read_bytes + p.read_bytes.load(Ordering::Relaxed),
+    })
 }
 
 /// Redraws the progress line: elapsed time or I/Os against the limit, IOPS and MB/s since

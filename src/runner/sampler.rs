@@ -71,11 +71,8 @@ impl DeviceSampler {
 
     /// Samples the disks now: closes the second that began at the last sample.
     pub fn sample(&mut self) {
-        // Stamped with the middle of the read, as the watcher's marks are: a watcher that
-        // loses its CPU between the clock and the counters would skew the second's figures.
-        let start = Instant::now();
-        let snap = device_snapshot(&self.names);
-        let now = start + Instant::now().saturating_duration_since(start) / 2;
+        // Stamped with the middle of the read, as the watcher's marks are.
+        let (now, snap) = crate::clock::read_stamped(|| device_snapshot(&self.names));
         if let Some((then, before)) = &self.last {
             for a in &snap {
                 if let Some(b) = before.iter().find(|b| b.name == a.name) {

@@ -50,8 +50,8 @@ pub(super) fn watch_warmup(shared: &Shared, t0: Instant, until: Instant) -> f64 
     while next < until {
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
         let m = mark_now(shared, t0);
-        let at = m.at_s;
         marks.push(m);
+        let at = m.at_s;
         if settled(&Rates::of(&marks).bytes_per_s, at) {
             shared.warm_stop.store(true, Ordering::Relaxed);
             return at;
@@ -61,8 +61,24 @@ pub(super) fn watch_warmup(shared: &Shared, t0: Instant, until: Instant) -> f64 
     until.saturating_duration_since(t0).as_secs_f64()
 }
 
-/// The most windows a measured phase keeps for its intervals (409.6 s of 100-ms windows).
+/// The most windows a measured phase keeps for its intervals (409.6 s of 100-ms windows); even,
+/// so that thinning keeps the last mark.
 pub(super) const MAX_WINDOWS: usize = 4096;
+
+/// Keeps a long phase at most [`MAX_WINDOWS`] windows: once they are that many, every second
+/// mark goes (the first and the last stay) and the windows double, so memory stays flat and
+/// the windows stay equal (batch means). Whether it thinned.
+fn thin(marks: &mut Vec<Mark>) -> bool {
+    if marks.len() <= MAX_WINDOWS {
+        return false;
+    }
+    let mut i = 0;
+    marks.retain(|_| {
+        i += 1;
+        i % 2 == 1
+    });
+    true
+}
 
 /// Watches the measured phase until every worker is done (woken the moment the last one is):
 /// takes the phase's counts every [`CI_WINDOW_S`], redraws the progress line every 250 ms,
@@ -105,13 +121,10 @@ pub(super) fn watch(
         }
         if now >= next_mark {
             let m = mark_now(shared, t0);
-            let at = m.at_s;
             out.marks.push(m);
+            let at = m.at_s;
             next_mark += window;
-            // A long run keeps at most MAX_WINDOWS windows: every second mark goes and the
-            // windows double, so memory stays flat and the windows stay equal (batch means).
-            if out.marks.len() > MAX_WINDOWS + 1 && (out.marks.len() - 1) % 2 == 0 {
-                out.marks = out.marks.iter().copied().step_by(2).collect();
+            if thin(&mut out.marks) {
                 next_mark += window;
                 window *= 2;
             }
@@ -126,4 +139,26 @@ pub(super) fn watch(
     // The phase's end: the counts once every worker has drained.
     out.marks.push(mark_now(shared, t0));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinning_halves_the_windows_and_keeps_both_ends() {
+        let mut marks: Vec<Mark> = (0..=MAX_WINDOWS)
+            .map(|i| Mark {
+                at_s: i as f64 * 0.1,
+                ios: i as u64,
+                ..Mark::default()
+            })
+            .collect();
+        let last = *marks.last().unwrap();
+        assert!(thin(&mut marks));
+        assert_eq!(marks.len() - 1, MAX_WINDOWS / 2);
+        assert_eq!(*marks.last().unwrap(), last);
+        assert_eq!(marks[1].ios, 2, "equal windows, twice as long");
+        assert!(!thin(&mut marks), "below the bound nothing goes");
+    }
 }
