@@ -20,23 +20,14 @@ IOPS=${2:-3000}
 BYTES=${3:-150000000}
 # shellcheck source=bench/targets.sh
 source bench/targets.sh
-bench_targets sweep-speed 16m
-CG=/sys/fs/cgroup/blkio/halfpower-bench-$$
-mkdir -p "$CG"
-trap 'bench_cleanup; rmdir "$CG" 2>/dev/null || true' EXIT
-NUM=$(lsblk -no MAJ:MIN "$LOOP" | tr -d ' ')
-
-limit() { # IOPS BYTES (0 0: none)
-  for f in read_iops_device write_iops_device; do echo "$NUM $1" >"$CG/blkio.throttle.$f"; done
-  for f in read_bps_device write_bps_device; do echo "$NUM $2" >"$CG/blkio.throttle.$f"; done
-}
+bench_throttled sweep-speed 16m
 
 # sweep NAME [flags...]: the 12 points in the cgroup; records wall seconds and the JSON.
 sweep() {
   local name=$1; shift
   local t0 t1
   t0=$(date +%s.%N)
-  sh -c "echo \$\$ > $CG/cgroup.procs && exec \"\$0\" \"\$@\"" "$HP" sweep "$LOOP" \
+  incg "$HP" sweep "$LOOP" \
     --rw randread --bs 4k,16k,64k,256k --qd 1,4,16 --quiet "$@" \
     --json "$OUT/$name.json" >/dev/null 2>"$OUT/$name.err"
   t1=$(date +%s.%N)

@@ -19,7 +19,25 @@ bench_targets() {
 }
 
 bench_cleanup() {
+  [ -n "${CG:-}" ] && rmdir "$CG" 2>/dev/null || true
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
   rm -f "$IMG" "$FILE"
   rm -rf "$OUT"
 }
+
+# bench_throttled TAG FILE_SIZE: bench_targets, plus a blkio (cgroup v1) group CG for LOOP,
+# removed on exit. `limit IOPS BYTES` caps LOOP there (0 0: no cap); `incg CMD...` runs CMD in it.
+bench_throttled() {
+  [ -d /sys/fs/cgroup/blkio ] || { echo "needs cgroup v1 blkio (/sys/fs/cgroup/blkio)" >&2; exit 1; }
+  bench_targets "$@"
+  CG=/sys/fs/cgroup/blkio/halfpower-bench-$$
+  mkdir -p "$CG"
+  NUM=$(lsblk -no MAJ:MIN "$LOOP" | tr -d ' ')
+}
+
+limit() {
+  for f in read_iops_device write_iops_device; do echo "$NUM $1" >"$CG/blkio.throttle.$f"; done
+  for f in read_bps_device write_bps_device; do echo "$NUM $2" >"$CG/blkio.throttle.$f"; done
+}
+
+incg() { sh -c "echo \$\$ > $CG/cgroup.procs && exec \"\$0\" \"\$@\"" "$@"; }

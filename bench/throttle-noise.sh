@@ -17,14 +17,8 @@ IOPS=${2:-3000}
 BYTES=${3:-150000000}
 # shellcheck source=bench/targets.sh
 source bench/targets.sh
-bench_targets throttle-noise 16m
-CG=/sys/fs/cgroup/blkio/halfpower-bench-$$
-mkdir -p "$CG"
-trap 'bench_cleanup; rmdir "$CG" 2>/dev/null || true' EXIT
-NUM=$(lsblk -no MAJ:MIN "$LOOP" | tr -d ' ')
-for f in read_iops_device write_iops_device; do echo "$NUM $IOPS" >"$CG/blkio.throttle.$f"; done
-for f in read_bps_device write_bps_device; do echo "$NUM $BYTES" >"$CG/blkio.throttle.$f"; done
-incg() { sh -c "echo \$\$ > $CG/cgroup.procs && exec \"\$0\" \"\$@\"" "$@"; }
+bench_throttled throttle-noise 16m
+limit "$IOPS" "$BYTES"
 
 for job in "4k 4" "256k 16"; do
   read -r bs qd <<<"$job"
