@@ -9,21 +9,22 @@ use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
 use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
-use crate::oscounters::{host, sysfs};
-use crate::render::text::scale::scale_table;
+use crate::oscounters::{host, sysfs, throttle};
+use crate::render::text::scale::{scale_table, verdict};
 use crate::runner::Layout;
 use crate::signal;
+use crate::spec::Workload;
 use crate::target::Target;
 use crate::units::ByteSize;
 
-/// What each target stands on: its disk, then every device beneath it.
+/// What each target stands on: its disk, then every device beneath it, and the limits this
+/// process's cgroup sets on any of them.
 fn stacks(runner: &PointRunner) -> Vec<Stack> {
     runner
         .targets()
         .iter()
-        .map(|t| Stack {
-            target: t.path.display().to_string(),
-            devices: t
+        .map(|t| {
+            let devices: Vec<String> = t
                 .device
                 .as_ref()
                 .map(|d| {
@@ -31,7 +32,14 @@ fn stacks(runner: &PointRunner) -> Vec<Stack> {
                         .chain(sysfs::stack(&d.name))
                         .collect()
                 })
-                .unwrap_or_default(),
+                .unwrap_or_default();
+            Stack {
+                target: t.path.display().to_string(),
+                throttles: (devices.iter())
+                    .filter_map(|d| Some((d.clone(), throttle::limits(d)?)))
+                    .collect(),
+                devices,
+            }
         })
         .collect()
 }
@@ -67,11 +75,12 @@ fn member_shares(members: &[Target], r: &Results) -> Vec<PerTarget> {
         .collect()
 }
 
-/// A step of the first `n` targets from its results; `members` are the stripe's members when
-/// the step ran as a stripe set.
-fn step(n: usize, r: Results, members: Option<&[Target]>) -> Step {
+/// A step of the first `n` targets from its results, run by `threads` workers; `members` are
+/// the stripe's members when the step ran as a stripe set.
+fn step(n: usize, threads: u32, r: Results, members: Option<&[Target]>) -> Step {
     Step {
         targets: n,
+        threads,
         bytes_per_s: r.total.bytes_per_s,
         iops: r.total.iops,
         per_target: match members {
@@ -93,6 +102,19 @@ fn step(n: usize, r: Results, members: Option<&[Target]>) -> Step {
     }
 }
 
+/// What the analysis reads of a run: throughput with its interval, IOPS and mean response
+/// time (Little's law), device counters and the CPUs' busy share.
+fn figures(r: &Results) -> StepFigures<'_> {
+    StepFigures {
+        bytes_per_s: r.total.bytes_per_s,
+        bytes_per_s_half: r.total.bytes_per_s_ci95.map(|c| c.half),
+        iops: r.total.iops,
+        mean_latency_us: r.total.latency_us.mean,
+        devices: &r.devices,
+        cpu_busy_pct: r.cpu.system_busy_pct,
+    }
+}
+
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
@@ -110,6 +132,21 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
                     format!(
                         "a chunk size that is a multiple of --bs {} (e.g. 64k)",
                         w.bs
+                    ),
+                )
+                .into());
+            }
+            let most = w.threads.saturating_mul(args.targets.len() as u32);
+            if most > crate::spec::MAX_THREADS {
+                return Err(crate::Error::invalid(
+                    "--threads",
+                    w.threads,
+                    format!(
+                        "at most {} with --stripe over {} targets (a stripe over n runs \
+                         --threads × n workers, at most {})",
+                        crate::spec::MAX_THREADS / args.targets.len() as u32,
+                        args.targets.len(),
+                        crate::spec::MAX_THREADS
                     ),
                 )
                 .into());
@@ -163,19 +200,27 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut steps = Vec::new();
     if let Some(first) = alone.first() {
         // Step 1 is the first target alone: the same workload on the same target.
-        steps.push(step(1, first.results.clone(), None));
+        steps.push(step(1, w.threads, first.results.clone(), None));
     }
     if alone.len() == n {
         for k in 2..=n {
-            let label = match layout {
-                Layout::Separate => format!("targets 1-{k} together"),
-                Layout::Stripe(_) => format!("targets 1-{k} striped"),
+            // A stripe over k keeps the depth of its k members alone: k times the workers,
+            // each with every member open (else it runs one target's depth over k targets).
+            let (label, wk) = match layout {
+                Layout::Separate => (format!("targets 1-{k} together"), w.clone()),
+                Layout::Stripe(_) => (
+                    format!("targets 1-{k} striped"),
+                    Workload {
+                        threads: w.threads * k as u32,
+                        ..w.clone()
+                    },
+                ),
             };
-            let Some(r) = runner.run_on(0..k, layout, &w, &label, &mut warnings)? else {
+            let Some(r) = runner.run_on(0..k, layout, &wk, &label, &mut warnings)? else {
                 break;
             };
             let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
-            steps.push(step(k, r, members));
+            steps.push(step(k, wk.threads, r, members));
         }
     }
     let stacks = stacks(&runner);
@@ -193,16 +238,10 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let status = runner.exit_status();
     let targets = runner.infos();
     drop(runner); // removes files the experiment created, also after Ctrl-C
-    let figures: Vec<StepFigures> = steps
-        .iter()
-        .map(|s| StepFigures {
-            bytes_per_s: s.bytes_per_s,
-            devices: &s.devices,
-            cpu_busy_pct: s.cpu_busy_pct,
-        })
-        .collect();
-    let alone_bps: Vec<f64> = alone.iter().map(|a| a.bytes_per_s).collect();
-    let analysis = analyse(&alone_bps, &figures, &stacks);
+    let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
+    let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
+    let mut analysis = analyse(&alone_fig, &steps_fig, &stacks);
+    analysis.verdict = verdict(&analysis, n);
     let report = ScaleReport {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),
