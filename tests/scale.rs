@@ -75,17 +75,20 @@ fn measured_within_throttle(
 /// Little's law in a closed loop: each step keeps `depth` I/Os in flight (the job's arithmetic:
 /// threads × QD × targets), so IOPS × mean response time is `depth`, less the drain at the end
 /// (up to a slice, at a falling depth) and the moments between a completion and the next
-/// submission. The analysis's own figure is that product.
-fn little(step: &Value, reading: &Value, depth: f64, seconds: f64) {
+/// submission. The analysis's own figure (`reading`, checked after every step's) is that
+/// product.
+fn little(step: &Value, depth: f64, seconds: f64) -> impl Fn(&Value) + use<> {
     let l = num(step, "iops") * num(step, "results.total.latency_us.mean") / 1e6;
     assert!(
         l <= depth * 1.01 && l >= depth * (1.0 - 2.0 * SLICE_S / seconds),
         "{l} in flight by Little's law, the job keeps {depth}"
     );
-    assert!(
-        (num(reading, "inflight") / l - 1.0).abs() < 1e-6,
-        "{reading}"
-    );
+    move |reading: &Value| {
+        assert!(
+            (num(reading, "inflight") / l - 1.0).abs() < 1e-6,
+            "{reading}"
+        )
+    }
 }
 
 /// 000's "3 disks saturate a bus": disks of 40 MB/s each on a bus of 100 MB/s give steps of
@@ -133,13 +136,13 @@ fn three_disks_of_40_saturate_a_bus_of_100() {
     assert_eq!(steps.len(), 4, "one step per added target");
     assert_eq!(v["alone"].as_array().unwrap().len(), 4);
     let an = &v["analysis"];
-    for (k, s) in steps.iter().enumerate() {
-        little(
-            s,
-            &an["steps"][k],
-            4.0 * (k + 1) as f64,
-            num(s, "results.seconds"),
-        );
+    let readings: Vec<_> = steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| little(s, 4.0 * (k + 1) as f64, num(s, "results.seconds")))
+        .collect();
+    for (k, reading) in readings.into_iter().enumerate() {
+        reading(&an["steps"][k]);
         // The known efficiency (the throttle's arithmetic) lies in the step's interval, widened
         // by the slice bounds of the step and of the runs alone.
         let known = want[k] / (40e6 * (k + 1) as f64);
@@ -245,10 +248,14 @@ fn a_stripe_set_spreads_a_sequential_read_over_its_members() {
     assert_eq!(v["stripe_bytes"], 256 * 1024);
     let steps = v["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 3);
-    for (k, s) in steps.iter().enumerate() {
+    let readings: Vec<_> = steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| little(s, 6.0 * (k + 1) as f64, num(s, "results.seconds")))
+        .collect();
+    for (k, (s, reading)) in steps.iter().zip(readings).enumerate() {
+        reading(&v["analysis"]["steps"][k]);
         assert_eq!(s["threads"], k + 1, "threads × members: {}", s["threads"]);
-        let seconds = num(s, "results.seconds");
-        little(s, &v["analysis"]["steps"][k], 6.0 * (k + 1) as f64, seconds);
     }
     let last = &steps[2];
     assert_eq!(last["results"]["targets"].as_array().unwrap().len(), 1);
@@ -306,7 +313,6 @@ fn a_stripe_keeps_its_members_depth_by_littles_law() {
         assert!(l > 0.8 && l <= 1.01, "alone: {l} in flight at QD1");
     }
     let s = &v["steps"][1];
-    assert_eq!(s["threads"], 2);
     let w = num(s, "results.total.latency_us.mean");
     let l = num(s, "iops") * w / 1e6;
     // A worker has nothing in flight only between a completion and its next submission: well
@@ -315,6 +321,7 @@ fn a_stripe_keeps_its_members_depth_by_littles_law() {
         l > 1.6 && l <= 2.02,
         "stripe: {l} in flight, the job keeps 2"
     );
+    assert_eq!(s["threads"], 2);
     let r = &an["steps"][1];
     assert!((num(r, "inflight") / l - 1.0).abs() < 1e-6, "{r}");
     // The targets alone: their mean response time, weighted by their IOPS.
