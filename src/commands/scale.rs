@@ -115,6 +115,109 @@ fn figures(r: &Results) -> StepFigures<'_> {
     }
 }
 
+/// The layout `--stripe` asks for: a chunk that is a multiple of every request size, and no
+/// more than [`crate::spec::MAX_THREADS`] workers in the widest stripe (`--threads` × targets).
+fn layout(args: &ScaleArgs, w: &Workload) -> crate::Result<Layout> {
+    let Some(ByteSize(chunk)) = args.stripe else {
+        return Ok(Layout::Separate);
+    };
+    if chunk == 0 || w.bs.parts().iter().any(|p| chunk % p.0 != 0) {
+        return Err(crate::Error::invalid(
+            "--stripe",
+            ByteSize(chunk),
+            format!(
+                "a chunk size that is a multiple of --bs {} (e.g. 64k)",
+                w.bs
+            ),
+        ));
+    }
+    let n = args.targets.len().max(1) as u32;
+    if w.threads.saturating_mul(n) > crate::spec::MAX_THREADS {
+        return Err(crate::Error::invalid(
+            "--threads",
+            w.threads,
+            format!(
+                "at most {} with --stripe over {n} targets (a stripe over n runs --threads × n \
+                 workers, at most {})",
+                crate::spec::MAX_THREADS / n,
+                crate::spec::MAX_THREADS
+            ),
+        ));
+    }
+    Ok(Layout::Stripe(chunk))
+}
+
+/// Refuses a stripe chunk that is not a multiple of every member's direct-I/O alignment.
+fn check_alignment(targets: &[Target], chunk: u64) -> crate::Result<()> {
+    for t in targets {
+        if chunk % u64::from(t.offset_align.max(1)) != 0 {
+            return Err(crate::Error::invalid(
+                "--stripe",
+                ByteSize(chunk),
+                format!(
+                    "a multiple of {}'s direct-I/O alignment {}",
+                    t.path.display(),
+                    t.offset_align
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Gives each target's share of a step the counters of the devices in its own stack.
+fn attach_stacks(steps: &mut [Step], stacks: &[Stack]) {
+    for s in steps {
+        for pt in &mut s.per_target {
+            if let Some(st) = stacks.iter().find(|st| st.target == pt.target) {
+                pt.devices = (s.devices.iter())
+                    .filter(|d| st.devices.contains(&d.name))
+                    .cloned()
+                    .collect();
+            }
+        }
+    }
+}
+
+/// Steps 1..n: the first target alone (its own run), then the first k together or striped,
+/// once every target has run alone.
+fn together(
+    runner: &mut PointRunner,
+    layout: Layout,
+    w: &Workload,
+    alone: &[Alone],
+    n: usize,
+    warnings: &mut Vec<String>,
+) -> crate::Result<Vec<Step>> {
+    let mut steps = Vec::new();
+    if let Some(first) = alone.first() {
+        // Step 1 is the first target alone: the same workload on the same target.
+        steps.push(step(1, w.threads, first.results.clone(), None));
+    }
+    if alone.len() == n {
+        for k in 2..=n {
+            // A stripe over k keeps the depth of its k members alone: k times the workers,
+            // each with every member open (else it runs one target's depth over k targets).
+            let (label, wk) = match layout {
+                Layout::Separate => (format!("targets 1-{k} together"), w.clone()),
+                Layout::Stripe(_) => (
+                    format!("targets 1-{k} striped"),
+                    Workload {
+                        threads: w.threads * k as u32,
+                        ..w.clone()
+                    },
+                ),
+            };
+            let Some(r) = runner.run_on(0..k, layout, &wk, &label, warnings)? else {
+                break;
+            };
+            let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
+            steps.push(step(k, wk.threads, r, members));
+        }
+    }
+    Ok(steps)
+}
+
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
@@ -122,38 +225,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let (engine, fallback) = available_engine(&asked);
     let w = asked.run_by(engine);
     let mut warnings = Vec::new();
-    let layout = match args.stripe {
-        None => Layout::Separate,
-        Some(ByteSize(chunk)) => {
-            if chunk == 0 || w.bs.parts().iter().any(|p| chunk % p.0 != 0) {
-                return Err(crate::Error::invalid(
-                    "--stripe",
-                    ByteSize(chunk),
-                    format!(
-                        "a chunk size that is a multiple of --bs {} (e.g. 64k)",
-                        w.bs
-                    ),
-                )
-                .into());
-            }
-            let most = w.threads.saturating_mul(args.targets.len() as u32);
-            if most > crate::spec::MAX_THREADS {
-                return Err(crate::Error::invalid(
-                    "--threads",
-                    w.threads,
-                    format!(
-                        "at most {} with --stripe over {} targets (a stripe over n runs \
-                         --threads × n workers, at most {})",
-                        crate::spec::MAX_THREADS / args.targets.len() as u32,
-                        args.targets.len(),
-                        crate::spec::MAX_THREADS
-                    ),
-                )
-                .into());
-            }
-            Layout::Stripe(chunk)
-        }
-    };
+    let layout = layout(&args, &w)?;
     let mut runner = PointRunner::open(
         &args.targets,
         std::slice::from_ref(&w),
@@ -163,20 +235,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &mut warnings,
     )?;
     if let Layout::Stripe(chunk) = layout {
-        for t in runner.targets() {
-            if chunk % u64::from(t.offset_align.max(1)) != 0 {
-                return Err(crate::Error::invalid(
-                    "--stripe",
-                    ByteSize(chunk),
-                    format!(
-                        "a multiple of {}'s direct-I/O alignment {}",
-                        t.path.display(),
-                        t.offset_align
-                    ),
-                )
-                .into());
-            }
-        }
+        check_alignment(runner.targets(), chunk)?;
     }
     let n = args.targets.len();
     let names: Vec<String> = args
@@ -197,44 +256,9 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
             results: r,
         });
     }
-    let mut steps = Vec::new();
-    if let Some(first) = alone.first() {
-        // Step 1 is the first target alone: the same workload on the same target.
-        steps.push(step(1, w.threads, first.results.clone(), None));
-    }
-    if alone.len() == n {
-        for k in 2..=n {
-            // A stripe over k keeps the depth of its k members alone: k times the workers,
-            // each with every member open (else it runs one target's depth over k targets).
-            let (label, wk) = match layout {
-                Layout::Separate => (format!("targets 1-{k} together"), w.clone()),
-                Layout::Stripe(_) => (
-                    format!("targets 1-{k} striped"),
-                    Workload {
-                        threads: w.threads * k as u32,
-                        ..w.clone()
-                    },
-                ),
-            };
-            let Some(r) = runner.run_on(0..k, layout, &wk, &label, &mut warnings)? else {
-                break;
-            };
-            let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
-            steps.push(step(k, wk.threads, r, members));
-        }
-    }
+    let mut steps = together(&mut runner, layout, &w, &alone, n, &mut warnings)?;
     let stacks = stacks(&runner);
-    // Each target's share of a step carries the counters of the devices in its own stack.
-    for s in &mut steps {
-        for pt in &mut s.per_target {
-            if let Some(st) = stacks.iter().find(|st| st.target == pt.target) {
-                pt.devices = (s.devices.iter())
-                    .filter(|d| st.devices.contains(&d.name))
-                    .cloned()
-                    .collect();
-            }
-        }
-    }
+    attach_stacks(&mut steps, &stacks);
     let status = runner.exit_status();
     let targets = runner.infos();
     drop(runner); // removes files the experiment created, also after Ctrl-C
