@@ -214,6 +214,22 @@ fn null_targets_share_the_cpus_and_one_target_is_refused() {
     }
     let err = common::usage_error(&["scale", "a", "--engine", "null"]);
     assert!(err.contains("TARGET"), "{err}");
+    // A stripe over n runs --threads × n workers: at most 1024 in all.
+    let err = common::usage_error(&[
+        "scale",
+        "a",
+        "b",
+        "--engine",
+        "null",
+        "--stripe",
+        "4k",
+        "--threads",
+        "600",
+    ]);
+    assert!(
+        err.contains("--threads '600'") && err.contains("at most 512"),
+        "{err}"
+    );
 }
 
 /// `--stripe`: each step is one logical target striped over its disks, run by `--threads` × n
