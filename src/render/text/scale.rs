@@ -135,25 +135,22 @@ fn pct(x: f64) -> String {
 
 /// What holds the total at the saturating step, in words.
 fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
-    let r = a.steps.get(at - 1);
-    let response = r
-        .and_then(|r| Some((r.response_us?, r.response_alone_us?)))
-        .map_or(String::new(), |(w, wa)| {
-            format!(" (response time {w:.0} µs against {wa:.0} µs alone)")
-        });
+    let r = at.checked_sub(1).and_then(|i| a.steps.get(i));
+    let times = r.and_then(|r| Some((r.response_us?, r.response_alone_us?)));
+    let response = times.map_or(String::new(), |(w, wa)| {
+        format!(" (response time {w:.0} µs against {wa:.0} µs alone)")
+    });
     match a.limit {
-        Limit::Depth => {
-            match r.and_then(|r| Some((r.inflight?, r.inflight_alone?, r.response_us?))) {
-                Some((l, la, w)) => format!(
-                    "the I/Os in flight hold the total at {}: {l:.1} in flight against {la:.1} for \
-                 the same targets alone, and Little's law ({l:.1} ÷ {w:.0} µs) accounts for it; \
-                 nothing the targets share is needed to explain it. Give the step more depth \
-                 (--qd, --threads)",
-                    mb_s(limit)
-                ),
-                None => format!("the I/Os in flight hold the total at {}", mb_s(limit)),
-            }
-        }
+        Limit::Depth => match r.and_then(|r| Some((r.inflight?, r.inflight_alone?))) {
+            Some((l, la)) => format!(
+                "the I/Os in flight hold the total at {}: {l:.1} in flight against {la:.1} for \
+                 the same targets alone{response}; by Little's law in flight ÷ response time \
+                 accounts for the total, and nothing the targets share is needed to explain it. \
+                 Give the step more depth (--qd, --threads)",
+                mb_s(limit)
+            ),
+            None => format!("the I/Os in flight hold the total at {}", mb_s(limit)),
+        },
         Limit::Cpu => format!(
             "the host's processors ({:.0} % busy) cap the total at {}{response}",
             a.shared.first().and_then(|s| s.util_pct).unwrap_or(0.0),
