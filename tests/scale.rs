@@ -72,6 +72,12 @@ fn measured_within_throttle(
     }
 }
 
+/// I/Os one target keeps in flight: `--threads` × `--qd` as the workload ran (QD1 on the sync
+/// engine, should io_uring be disabled while the test runs).
+fn depth(v: &Value) -> f64 {
+    num(v, "workload.threads") * num(v, "workload.qd")
+}
+
 /// Little's law in a closed loop: each step keeps `depth` I/Os in flight (the job's arithmetic:
 /// threads × QD × targets), so IOPS × mean response time is `depth`, less the drain at the end
 /// (up to a slice, at a falling depth) and the moments between a completion and the next
@@ -139,7 +145,7 @@ fn three_disks_of_40_saturate_a_bus_of_100() {
     let readings: Vec<_> = steps
         .iter()
         .enumerate()
-        .map(|(k, s)| little(s, 4.0 * (k + 1) as f64, num(s, "results.seconds")))
+        .map(|(k, s)| little(s, depth(&v) * (k + 1) as f64, num(s, "results.seconds")))
         .collect();
     for (k, reading) in readings.into_iter().enumerate() {
         reading(&an["steps"][k]);
@@ -267,7 +273,7 @@ fn a_stripe_set_spreads_a_sequential_read_over_its_members() {
     let readings: Vec<_> = steps
         .iter()
         .enumerate()
-        .map(|(k, s)| little(s, 6.0 * (k + 1) as f64, num(s, "results.seconds")))
+        .map(|(k, s)| little(s, depth(&v) * (k + 1) as f64, num(s, "results.seconds")))
         .collect();
     for (k, (s, reading)) in steps.iter().zip(readings).enumerate() {
         reading(&v["analysis"]["steps"][k]);
