@@ -1,9 +1,11 @@
 //! Repetitions and comparisons: each figure's mean, spread and t-based interval over `--repeat`
 //! runs, and whether run B really differs from run A: the ratio B/A with its 95 % interval
-//! (Welch when both have repetitions, else the delta method on each run's within-run interval),
-//! significant only when the interval excludes 1 and the change exceeds a practical threshold.
+//! (Welch when both have repetitions; when one side has, its run-to-run spread for both; else
+//! the delta method on each run's within-run interval), significant only when the interval
+//! excludes 1, the change exceeds a practical threshold, and a single run lies outside the
+//! range of the other side's repetitions.
 
-use super::uncertainty::{ratio_from_intervals, ratio_welch, repetitions};
+use super::uncertainty::{ratio_from_intervals, ratio_one_repeated, ratio_welch, repetitions};
 use crate::model::Results;
 use crate::model::compare::{CompareMethod, FigureComparison};
 use crate::model::run::{FIGURES, FigureStat};
@@ -43,22 +45,39 @@ pub fn compare(a: &[Results], b: &[Results], threshold: f64) -> Vec<FigureCompar
             if ma <= 0.0 || mb <= 0.0 {
                 return None;
             }
-            let (interval, method) = if va.len() >= 2 && vb.len() >= 2 {
-                (ratio_welch(&va, &vb), CompareMethod::Repetitions)
-            } else {
-                let half = |r: &Results| r.figure_interval(f).map(|(lo, hi)| (hi - lo) / 2.0);
-                match (half(&a[0]), half(&b[0])) {
+            let half = |r: &Results| r.figure_interval(f).map(|(lo, hi)| (hi - lo) / 2.0);
+            // The single run of a one-sided comparison, and the repeated side's range.
+            let mut single_in_range = false;
+            let (interval, method) = match (va.len() >= 2, vb.len() >= 2) {
+                (true, true) => (ratio_welch(&va, &vb), CompareMethod::Repetitions),
+                (true, false) | (false, true) => {
+                    let (rep, single, is_b) = if va.len() >= 2 {
+                        (&va, (vb[0], half(&b[0])), true)
+                    } else {
+                        (&vb, (va[0], half(&a[0])), false)
+                    };
+                    let lo = rep.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = rep.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    single_in_range = (lo..=hi).contains(&single.0);
+                    (
+                        ratio_one_repeated(rep, single.0, single.1, is_b),
+                        CompareMethod::RepeatedSide,
+                    )
+                }
+                (false, false) => match (half(&a[0]), half(&b[0])) {
                     (Some(ha), Some(hb)) => (
                         ratio_from_intervals(ma, ha, mb, hb),
                         CompareMethod::WithinRun,
                     ),
                     _ => (None, CompareMethod::None),
-                }
+                },
             };
             let ratio = mb / ma;
-            let significant = interval.is_some_and(|(_, lo, hi)| {
-                (lo > 1.0 || hi < 1.0) && (ratio - 1.0).abs() > threshold
-            });
+            // A single run within the range of the other side's runs is one more such run.
+            let significant = !single_in_range
+                && interval.is_some_and(|(_, lo, hi)| {
+                    (lo > 1.0 || hi < 1.0) && (ratio - 1.0).abs() > threshold
+                });
             Some(FigureComparison {
                 figure: f.to_string(),
                 a: ma,
@@ -131,6 +150,43 @@ mod tests {
             .find(|f| f.figure == "cpu.us_per_io")
             .unwrap();
         assert_eq!(cpu.method, CompareMethod::None);
+    }
+
+    /// The case: A three runs of 1800, 2000 and 2200 IOPS (±1 % within each), B one run
+    /// of 2200 with ±1 %. B/A = 1.10, and within-run intervals called it significant; B equals
+    /// one of A's runs, so it is not. One 3200-IOPS run is, beyond A's spread.
+    #[test]
+    fn one_repeated_side_lends_its_spread() {
+        let a = [
+            run(1800.0, Some(1.0)),
+            run(2000.0, Some(1.0)),
+            run(2200.0, Some(1.0)),
+        ];
+        let iops =
+            |c: Vec<FigureComparison>| c.into_iter().find(|f| f.figure == "total.iops").unwrap();
+        let x = iops(compare(&a, &[run(2200.0, Some(1.0))], THRESHOLD));
+        assert!((x.ratio - 1.1).abs() < 1e-9);
+        assert_eq!(x.method, CompareMethod::RepeatedSide);
+        assert!(!x.significant, "{x:?}");
+        // s = 200: 1.1 ± 4.303 × √(200²/3 + 200²) / 2000 = ± 0.497.
+        assert!(
+            (x.ci95_high.unwrap() - x.ratio - 0.4968).abs() < 0.001,
+            "{x:?}"
+        );
+        // Just outside A's range but within its spread: still not significant.
+        let x = iops(compare(&a, &[run(2300.0, Some(1.0))], THRESHOLD));
+        assert!(!x.significant, "{x:?}");
+        let x = iops(compare(&a, &[run(3200.0, Some(1.0))], THRESHOLD));
+        assert!(x.significant, "{x:?}");
+        // The other way round: A single, B repeated.
+        let x = iops(compare(&[run(2200.0, Some(1.0))], &a, THRESHOLD));
+        assert!((x.ratio - 2000.0 / 2200.0).abs() < 1e-9);
+        assert_eq!(x.method, CompareMethod::RepeatedSide);
+        assert!(!x.significant, "{x:?}");
+        // Repetitions without spread and a single run outside them: the within-run interval.
+        let same = [run(2000.0, Some(1.0)), run(2000.0, Some(1.0))];
+        let x = iops(compare(&same, &[run(2200.0, Some(1.0))], THRESHOLD));
+        assert!(x.significant, "{x:?}");
     }
 
     #[test]

@@ -17,6 +17,9 @@ fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
         p99_us: 200.0,
         cpu_us_per_mb: 100.0,
         system_cpu_us_per_mb: 150.0,
+        device_read_bytes: None,
+        device_write_bytes: None,
+        device_share: None,
         results: Results::default(),
     }
 }

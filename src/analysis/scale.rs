@@ -1,25 +1,41 @@
-//! Reading a scaling experiment (000: "3 disks saturate a bus"): how far each step's total falls
-//! short of the sum of its targets alone, where it first falls below 90 %, the plateau after
-//! that, and the components the targets share that can explain it. Pure: figures in, figures
-//! out.
+//! Reading a scaling experiment (000: "3 disks saturate a bus"): each step's efficiency (its
+//! total ÷ the sum of its targets alone) with its interval, the first step from which the total
+//! stays below 90 %, the plateau after it, and what holds it there: the I/Os in flight when the
+//! response time is unchanged (Little's law), else the components the targets share. Pure:
+//! figures in, figures out; render words them.
 
-use crate::model::scale::{ComponentKind, ScaleAnalysis, Shared};
+use crate::model::scale::{ComponentKind, Limit, ScaleAnalysis, Shared, StepFlag, StepReading};
 use crate::oscounters::diskstats::DeviceDelta;
+use crate::oscounters::throttle::IoLimit;
 
 /// A step saturates when it delivers less than this share of the sum of its targets alone.
 pub const SATURATION_EFFICIENCY: f64 = 0.9;
 /// The host's CPUs count as a shared component when this busy (%) at the limit.
 pub const CPU_BUSY_PCT: f64 = 90.0;
 
-/// What the analysis needs of one step.
+/// What the analysis needs of one run: a target alone or a step.
 #[derive(Clone, Debug)]
 pub struct StepFigures<'a> {
     /// Total throughput, bytes/s.
     pub bytes_per_s: f64,
+    /// Half-width of its 95 % interval, bytes/s (None: the run had too few windows).
+    pub bytes_per_s_half: Option<f64>,
+    /// Total I/Os per second.
+    pub iops: f64,
+    /// Mean response time of its I/Os, µs (0: not measured).
+    pub mean_latency_us: f64,
     /// Counters of the devices under and beneath the targets over the step.
     pub devices: &'a [DeviceDelta],
     /// All CPUs' busy share over the step, %.
     pub cpu_busy_pct: f64,
+}
+
+impl StepFigures<'_> {
+    /// I/Os in flight on average (Little's law), when the response time was measured.
+    fn inflight(&self) -> Option<f64> {
+        (self.mean_latency_us > 0.0 && self.iops > 0.0)
+            .then(|| self.iops * self.mean_latency_us / 1e6)
+    }
 }
 
 /// A target and the devices it stands on: its own disk first, then everything beneath.
@@ -29,37 +45,29 @@ pub struct Stack {
     pub target: String,
     /// Kernel device names, its disk first (empty for a target without a disk).
     pub devices: Vec<String>,
+    /// The cgroup's I/O limits on any of them (`oscounters::throttle`), by device name.
+    pub throttles: Vec<(String, IoLimit)>,
 }
 
-fn mb(bytes_per_s: f64) -> String {
-    let v = bytes_per_s / 1e6;
-    if v >= 100.0 {
-        format!("{v:.0} MB/s")
-    } else {
-        format!("{v:.1} MB/s")
-    }
-}
-
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, x) if x != 11 => "st",
-        (2, x) if x != 12 => "nd",
-        (3, x) if x != 13 => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
-fn how_many(k: usize, n: usize) -> String {
-    match (k, n) {
-        (k, n) if k == n && n == 2 => "both targets".into(),
-        (k, n) if k == n => format!("all {n} targets"),
-        (k, n) => format!("{k} of the {n} targets"),
-    }
+/// How close device `d` ran to `limit`, % of the nearest of its limits.
+fn throttle_pct(d: &DeviceDelta, limit: &IoLimit) -> Option<f64> {
+    let secs = d.seconds.max(f64::MIN_POSITIVE);
+    [
+        (d.read_bytes as f64 / secs, limit.read_bytes_per_s),
+        (d.write_bytes as f64 / secs, limit.write_bytes_per_s),
+        (d.reads as f64 / secs, limit.read_iops),
+        (d.writes as f64 / secs, limit.write_iops),
+    ]
+    .into_iter()
+    .filter_map(|(rate, lim)| lim.filter(|l| *l > 0.0).map(|l| rate / l * 100.0))
+    .max_by(f64::total_cmp)
 }
 
 /// The components more than one target stands on, with their figures at `at` (the limit step),
-/// and the CPUs when they were busy there.
+/// and the CPUs when they were busy there. Most likely first: a shared device busy at least
+/// [`CPU_BUSY_PCT`] %, or running at that share of its cgroup's throttle (it carries every
+/// target's I/O itself), then by busy share, then by bytes moved. The CPUs' busy share counts
+/// every process on the machine, so they come after such a device.
 fn shared(stacks: &[Stack], at: Option<&StepFigures>) -> Vec<Shared> {
     let mut names: Vec<&String> = stacks.iter().flat_map(|s| &s.devices).collect();
     names.sort();
@@ -74,6 +82,11 @@ fn shared(stacks: &[Stack], at: Option<&StepFigures>) -> Vec<Shared> {
                 .collect();
             (above.len() > 1).then(|| {
                 let d = at.and_then(|a| a.devices.iter().find(|d| &d.name == name));
+                let throttle = stacks
+                    .iter()
+                    .flat_map(|s| &s.throttles)
+                    .find(|(n, _)| n == name)
+                    .map(|(_, l)| *l);
                 Shared {
                     component: name.clone(),
                     kind: ComponentKind::Device,
@@ -82,6 +95,10 @@ fn shared(stacks: &[Stack], at: Option<&StepFigures>) -> Vec<Shared> {
                         (d.read_bytes + d.write_bytes) as f64 / d.seconds.max(f64::MIN_POSITIVE)
                     }),
                     util_pct: d.map(|d| d.util_pct),
+                    throttle,
+                    throttle_pct: d
+                        .zip(throttle.as_ref())
+                        .and_then(|(d, l)| throttle_pct(d, l)),
                 }
             })
         })
@@ -93,183 +110,152 @@ fn shared(stacks: &[Stack], at: Option<&StepFigures>) -> Vec<Shared> {
             targets: stacks.iter().map(|s| s.target.clone()).collect(),
             bytes_per_s: None,
             util_pct: Some(a.cpu_busy_pct),
+            throttle: None,
+            throttle_pct: None,
         });
     }
-    // The most likely limit first: the busiest, then the one moving the most bytes.
+    let key = |s: &Shared| {
+        let util = s.util_pct.unwrap_or(0.0);
+        let full = util.max(s.throttle_pct.unwrap_or(0.0));
+        (
+            s.kind == ComponentKind::Device && full >= CPU_BUSY_PCT,
+            util,
+            s.bytes_per_s.unwrap_or(0.0),
+        )
+    };
     out.sort_by(|a, b| {
-        let key = |s: &Shared| (s.util_pct.unwrap_or(0.0), s.bytes_per_s.unwrap_or(0.0));
-        key(b)
-            .0
-            .total_cmp(&key(a).0)
-            .then(key(b).1.total_cmp(&key(a).1))
+        let (ka, kb) = (key(a), key(b));
+        kb.0.cmp(&ka.0)
+            .then(kb.1.total_cmp(&ka.1))
+            .then(kb.2.total_cmp(&ka.2))
     });
     out
 }
 
-/// Analyses a scaling experiment: `alone[i]` is target i's throughput alone (bytes/s), `steps[n
-/// - 1]` the first n together, `stacks` what each target stands on.
-pub fn analyse(alone: &[f64], steps: &[StepFigures], stacks: &[Stack]) -> ScaleAnalysis {
+/// Step n's reading: its efficiency against the first n alone, with an interval from the
+/// step's and the runs alone's intervals (relative errors in quadrature; step 1 is the first
+/// target's own run, so exact), and Little's law figures of both.
+fn reading(n: usize, step: &StepFigures, alone: &[StepFigures]) -> StepReading {
+    let sum: f64 = alone.iter().map(|a| a.bytes_per_s).sum();
+    let e = if sum > 0.0 {
+        step.bytes_per_s / sum
+    } else {
+        0.0
+    };
+    let rel = if n == 1 || sum <= 0.0 || step.bytes_per_s <= 0.0 {
+        0.0
+    } else {
+        let step_rel = step.bytes_per_s_half.unwrap_or(0.0) / step.bytes_per_s;
+        let alone_half: f64 = alone
+            .iter()
+            .map(|a| a.bytes_per_s_half.unwrap_or(0.0).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        (step_rel.powi(2) + (alone_half / sum).powi(2)).sqrt()
+    };
+    let inflight_alone: Option<f64> = alone.iter().map(StepFigures::inflight).sum();
+    let iops_alone: f64 = alone.iter().map(|a| a.iops).sum();
+    StepReading {
+        targets: n,
+        efficiency: e,
+        efficiency_low: (e * (1.0 - rel)).max(0.0),
+        efficiency_high: e * (1.0 + rel),
+        inflight: step.inflight(),
+        inflight_alone,
+        response_us: step.inflight().map(|_| step.mean_latency_us),
+        // Σ in flight ÷ Σ IOPS: the mean response time of all their I/Os.
+        response_alone_us: inflight_alone
+            .filter(|_| iops_alone > 0.0)
+            .map(|l| l / iops_alone * 1e6),
+        flag: None,
+    }
+}
+
+/// The saturating step and each step's flag. A step is clearly below 90 % when its interval's
+/// upper end is, clearly at or above when its lower end is. The total saturates at the first
+/// step below 90 % by its figure from which no step is clearly at or above 90 % and at least
+/// one is clearly below; a step below 90 % with a clearly linear step after it is a dip, one
+/// with no step clearly below from it on cannot be judged.
+fn judge(r: &mut [StepReading]) -> Option<usize> {
+    let clearly_below = |s: &StepReading| s.efficiency_high < SATURATION_EFFICIENCY;
+    let clearly_linear = |s: &StepReading| s.efficiency_low >= SATURATION_EFFICIENCY;
+    let mut saturates_at = None;
+    for i in 0..r.len() {
+        let later_linear = r[i + 1..].iter().any(clearly_linear);
+        let below_from_here = r[i..].iter().any(clearly_below);
+        let flag = if r[i].efficiency_low > 1.0 {
+            Some(StepFlag::AboveSum)
+        } else if r[i].efficiency >= SATURATION_EFFICIENCY || saturates_at.is_some() {
+            None
+        } else if later_linear {
+            Some(StepFlag::Dip)
+        } else if below_from_here {
+            saturates_at = Some(r[i].targets);
+            None
+        } else {
+            Some(StepFlag::Uncertain)
+        };
+        r[i].flag = flag;
+    }
+    saturates_at
+}
+
+/// What holds the total at the saturating step `at`: the depth when the response time stayed
+/// within 1 / 0.9 of the targets' alone (then IOPS = in flight ÷ that response time accounts
+/// for the total: Little's law), or when fewer I/Os in flight cost more than the longer
+/// response time; else the first shared component (the CPUs, or a device or something unseen).
+fn limit(at: &StepReading, shared: &[Shared]) -> Limit {
+    if let (Some(l), Some(la), Some(w), Some(wa)) = (
+        at.inflight,
+        at.inflight_alone,
+        at.response_us,
+        at.response_alone_us,
+    ) {
+        let depth_share = l / la;
+        let response_share = wa / w;
+        if response_share >= SATURATION_EFFICIENCY || depth_share < response_share {
+            return Limit::Depth;
+        }
+    }
+    match shared.first() {
+        Some(s) if s.kind == ComponentKind::Cpu => Limit::Cpu,
+        _ => Limit::Shared,
+    }
+}
+
+/// Analyses a scaling experiment: `alone[i]` is target i alone, `steps[n - 1]` the first n
+/// together, `stacks` what each target stands on. The verdict is left empty for render to
+/// word (`render::text::scale::verdict`).
+pub fn analyse(alone: &[StepFigures], steps: &[StepFigures], stacks: &[Stack]) -> ScaleAnalysis {
     let first: Vec<f64> = (1..=steps.len())
-        .map(|n| alone.iter().take(n).sum())
+        .map(|n| alone.iter().take(n).map(|a| a.bytes_per_s).sum())
         .collect();
-    let efficiency: Vec<f64> = steps
+    let mut readings: Vec<StepReading> = steps
         .iter()
-        .zip(&first)
-        .map(|(s, sum)| if *sum > 0.0 { s.bytes_per_s / sum } else { 0.0 })
+        .enumerate()
+        .map(|(i, s)| reading(i + 1, s, &alone[..(i + 1).min(alone.len())]))
         .collect();
-    let saturates_at = efficiency
-        .iter()
-        .position(|e| *e < SATURATION_EFFICIENCY)
-        .map(|i| i + 1);
-    let limit = saturates_at.map(|n| {
+    let saturates_at = judge(&mut readings);
+    let limit_bps = saturates_at.map(|n| {
         let after = &steps[n - 1..];
         after.iter().map(|s| s.bytes_per_s).sum::<f64>() / after.len() as f64
     });
     let at = saturates_at.map(|n| &steps[n - 1]).or_else(|| steps.last());
     let shared = shared(stacks, at);
-    let n = steps.len();
-    let verdict = match (saturates_at, limit) {
-        (Some(sat), Some(limit)) => {
-            let linear = if sat > 1 {
-                format!("the targets scale linearly up to {}", sat - 1)
-            } else {
-                "the targets do not scale even at the first step".into()
-            };
-            let cause = match shared.first() {
-                Some(s) if s.kind == ComponentKind::Cpu => format!(
-                    "the host's processors ({:.0} % busy) cap the total",
-                    s.util_pct.unwrap_or(0.0)
-                ),
-                Some(s) => format!(
-                    "{}, which {} share, caps the total",
-                    s.component,
-                    how_many(s.targets.len(), stacks.len().max(n))
-                ),
-                None => "something the targets share that halfpower cannot see (a controller, \
-                         a bus, a hypervisor's limit) caps the total"
-                    .into(),
-            };
-            format!(
-                "{linear}; from the {}, {cause} at {}",
-                ordinal(sat),
-                mb(limit)
-            )
-        }
-        _ => match steps.last().zip(first.last()) {
-            Some((s, sum)) => format!(
-                "the targets scale linearly: all {n} together deliver {}, {:.0} % of the sum \
-                 of each alone ({})",
-                mb(s.bytes_per_s),
-                s.bytes_per_s / sum.max(f64::MIN_POSITIVE) * 100.0,
-                mb(*sum)
-            ),
-            None => "nothing was measured".into(),
-        },
-    };
+    let limit = saturates_at.map_or(Limit::None, |n| limit(&readings[n - 1], &shared));
     ScaleAnalysis {
-        sum_alone_bytes_per_s: alone.iter().sum(),
+        sum_alone_bytes_per_s: alone.iter().map(|a| a.bytes_per_s).sum(),
         sum_alone_first_bytes_per_s: first,
-        efficiency,
+        efficiency: readings.iter().map(|r| r.efficiency).collect(),
+        steps: readings,
         saturates_at,
-        limit_bytes_per_s: limit,
+        limit,
+        limit_bytes_per_s: limit_bps,
         shared,
-        verdict,
+        verdict: String::new(),
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dev(name: &str, mb_s: f64, util: f64) -> DeviceDelta {
-        DeviceDelta {
-            name: name.into(),
-            seconds: 1.0,
-            read_bytes: (mb_s * 1e6) as u64,
-            util_pct: util,
-            ..Default::default()
-        }
-    }
-
-    fn stacks(n: usize, bus: &str) -> Vec<Stack> {
-        (1..=n)
-            .map(|i| Stack {
-                target: format!("/dev/loop{i}"),
-                devices: vec![format!("loop{i}"), bus.to_string()],
-            })
-            .collect()
-    }
-
-    /// 000's bus: disks of 40 MB/s each on a bus of 100 MB/s: 40, 80, 100, 100.
-    #[test]
-    fn three_disks_saturate_a_bus() {
-        let devs = [dev("loop0", 100.0, 100.0), dev("loop1", 33.0, 100.0)];
-        let steps: Vec<StepFigures> = [40e6, 80e6, 100e6, 100e6]
-            .iter()
-            .map(|&b| StepFigures {
-                bytes_per_s: b,
-                devices: &devs,
-                cpu_busy_pct: 20.0,
-            })
-            .collect();
-        let a = analyse(&[40e6; 4], &steps, &stacks(4, "loop0"));
-        assert_eq!(a.saturates_at, Some(3));
-        assert!((a.limit_bytes_per_s.unwrap() - 100e6).abs() < 1.0);
-        assert_eq!(a.sum_alone_bytes_per_s, 160e6);
-        assert!((a.efficiency[2] - 100.0 / 120.0).abs() < 1e-12);
-        assert_eq!(a.shared.len(), 1);
-        assert_eq!(a.shared[0].component, "loop0");
-        assert_eq!(a.shared[0].targets.len(), 4);
-        assert_eq!(
-            a.verdict,
-            "the targets scale linearly up to 2; from the 3rd, loop0, which all 4 targets \
-             share, caps the total at 100 MB/s"
-        );
-    }
-
-    #[test]
-    fn linear_scaling_and_a_busy_cpu() {
-        let none: [DeviceDelta; 0] = [];
-        let steps: Vec<StepFigures> = [50e6, 99e6]
-            .iter()
-            .map(|&b| StepFigures {
-                bytes_per_s: b,
-                devices: &none,
-                cpu_busy_pct: 95.0,
-            })
-            .collect();
-        let a = analyse(&[50e6, 50e6], &steps, &stacks(2, "vda"));
-        assert_eq!(a.saturates_at, None);
-        assert!(
-            a.verdict.starts_with("the targets scale linearly: all 2"),
-            "{}",
-            a.verdict
-        );
-        assert!(a.shared.iter().any(|s| s.kind == ComponentKind::Cpu));
-        assert_eq!(a.shared[0].component, "cpu", "the busiest first");
-        // Nothing shared: say what cannot be seen.
-        let steps: Vec<StepFigures> = [50e6, 60e6]
-            .iter()
-            .map(|&b| StepFigures {
-                bytes_per_s: b,
-                devices: &none,
-                cpu_busy_pct: 10.0,
-            })
-            .collect();
-        let lone = vec![
-            Stack {
-                target: "a".into(),
-                devices: vec!["sda".into()],
-            },
-            Stack {
-                target: "b".into(),
-                devices: vec!["sdb".into()],
-            },
-        ];
-        let a = analyse(&[50e6, 50e6], &steps, &lone);
-        assert_eq!(a.saturates_at, Some(2));
-        assert!(a.verdict.contains("cannot see"), "{}", a.verdict);
-        assert_eq!(ordinal(11), "11th");
-        assert_eq!(ordinal(22), "22nd");
-    }
-}
+#[path = "scale_tests.rs"]
+mod tests;

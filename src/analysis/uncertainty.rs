@@ -1,7 +1,8 @@
 //! How well a figure is known: 95 % confidence intervals of a mean from a series of short
 //! windows (corrected for autocorrelation by an effective sample size), the end of a warm-up
 //! transient (MSER), intervals of a ratio from repetitions (Welch) or from two intervals (delta
-//! method), and order-statistic intervals of latency percentiles. Pure functions, tested
+//! method; one side's repetitions lending their spread to a single run), and order-statistic
+//! intervals of latency percentiles. Pure functions, tested
 //! against textbook cases in `uncertainty_tests.rs`.
 //!
 //! Why an effective sample size: successive windows of a storage run are correlated (a busy
@@ -182,6 +183,37 @@ pub fn ratio_welch(a: &[f64], b: &[f64]) -> Option<(f64, f64, f64)> {
         (a.len() + b.len() - 2) as f64
     };
     let half = t95(df) * r * rel_var.sqrt();
+    Some((r, r - half, r + half))
+}
+
+/// The ratio of two means when only one side has repetitions (`repeated`, at least 2) and the
+/// other is a single run (`single`, with its within-run interval half-width `single_half`), as
+/// (ratio, low, high) of `single / mean(repeated)`, or its inverse with `single_is_b` false.
+/// The single run is one more draw of the same process: it carries the repeated side's
+/// run-to-run standard deviation s (or its own within-run interval's, when wider), the repeated
+/// side's mean s/√n. The difference's standard error, √(s²/n + s²), times t with n − 1 degrees
+/// of freedom (s is estimated from n runs) over A's value is the ratio's half-width: the
+/// prediction interval of a new run, on the scale of A.
+pub fn ratio_one_repeated(
+    repeated: &[f64],
+    single: f64,
+    single_half: Option<f64>,
+    single_is_b: bool,
+) -> Option<(f64, f64, f64)> {
+    let n = repeated.len();
+    let m = mean(repeated);
+    if n < 2 || m <= 0.0 || single <= 0.0 {
+        return None;
+    }
+    let sd = variance(repeated).sqrt();
+    let sd_single = sd.max(single_half.map_or(0.0, |h| h / 1.96));
+    let se = (sd.powi(2) / n as f64 + sd_single.powi(2)).sqrt();
+    let (r, a) = if single_is_b {
+        (single / m, m)
+    } else {
+        (m / single, single)
+    };
+    let half = t95((n - 1) as f64) * se / a;
     Some((r, r - half, r + half))
 }
 

@@ -181,7 +181,10 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
         .collect()
 }
 
-fn row(p: &Point, w: &Workload, r: Results) -> Row {
+/// The row of point `p`, run as `w`, from its results; `disk` is the disk under its target,
+/// whose counters over the point's window give the bytes that reached the device.
+fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>) -> Row {
+    let dev = disk.and_then(|n| r.devices.iter().find(|d| d.name == n));
     let rw = if w.writes() {
         Direction::Write
     } else {
@@ -206,6 +209,11 @@ fn row(p: &Point, w: &Workload, r: Results) -> Row {
         p99_us: d.latency_us.p99,
         cpu_us_per_mb: r.cpu.us_per_mb,
         system_cpu_us_per_mb: r.cpu.system_us_per_mb,
+        device_read_bytes: dev.map(|d| d.read_bytes),
+        device_write_bytes: dev.map(|d| d.write_bytes),
+        device_share: dev
+            .filter(|_| r.total.bytes > 0)
+            .map(|d| (d.read_bytes + d.write_bytes) as f64 / r.total.bytes as f64),
         results: r,
     }
 }
@@ -307,18 +315,20 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
                 "io_uring unavailable: points run at QD1 on the sync engine".into(),
             );
         }
-        let mut runner = PointRunner::open(
+        let mut runner = PointRunner::open_clean(
             std::slice::from_ref(&p.path),
             std::slice::from_ref(&w),
             (engine, fallback.clone()),
-            None,
             args.output.quiet,
             &mut warnings,
         )?;
-        if w.setup.buffered {
-            runner.targets()[0].drop_cache();
-        }
-        info.get_or_insert_with(|| runner.infos().remove(0));
+        // Every point starts clean: the file's dirty pages (a buffered write point's) written
+        // back and its cached pages dropped, so no point reads another's cache or pays for its
+        // writeback (a direct write first flushes dirty pages in its range).
+        runner.targets()[0].drop_cache();
+        let target_info = runner.infos().remove(0);
+        let disk = target_info.device.clone();
+        info.get_or_insert(target_info);
         let label = format!(
             "{} {} {} {} QD{}",
             args.name.name(),
@@ -331,7 +341,7 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
             break;
         };
         status = status.max(runner.exit_status());
-        rows.push(row(p, &w, r));
+        rows.push(row(p, &w, r, disk.as_deref()));
     }
     let Some(target) = info else {
         return Err(Error::Interrupted.into());

@@ -88,9 +88,33 @@ impl PointRunner {
     pub fn open(
         paths: &[PathBuf],
         shapes: &[Workload],
+        engine: (EngineKind, Option<String>),
+        steady: Option<SteadyRule>,
+        quiet: bool,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Self> {
+        Self::open_inner(paths, shapes, engine, steady, quiet, true, warnings)
+    }
+
+    /// [`PointRunner::open`] for a point whose caller drops the target's cache before it runs
+    /// (`experiment`): no warning that the page cache carries one point into the next.
+    pub fn open_clean(
+        paths: &[PathBuf],
+        shapes: &[Workload],
+        engine: (EngineKind, Option<String>),
+        quiet: bool,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Self> {
+        Self::open_inner(paths, shapes, engine, None, quiet, false, warnings)
+    }
+
+    fn open_inner(
+        paths: &[PathBuf],
+        shapes: &[Workload],
         (engine, engine_fallback): (EngineKind, Option<String>),
         steady: Option<SteadyRule>,
         quiet: bool,
+        cache_carries: bool,
         warnings: &mut Vec<String>,
     ) -> crate::Result<Self> {
         let Some(first) = shapes.first() else {
@@ -122,7 +146,7 @@ impl PointRunner {
             },
         }
         .validated()?;
-        if first.setup.buffered {
+        if first.setup.buffered && cache_carries {
             warn(
                 warnings,
                 "points run buffered (--buffered): the page cache carries one point's data into \

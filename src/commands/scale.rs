@@ -9,21 +9,22 @@ use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
 use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
-use crate::oscounters::{host, sysfs};
-use crate::render::text::scale::scale_table;
+use crate::oscounters::{host, sysfs, throttle};
+use crate::render::text::scale::{scale_table, verdict};
 use crate::runner::Layout;
 use crate::signal;
+use crate::spec::Workload;
 use crate::target::Target;
 use crate::units::ByteSize;
 
-/// What each target stands on: its disk, then every device beneath it.
+/// What each target stands on: its disk, then every device beneath it, and the limits this
+/// process's cgroup sets on any of them.
 fn stacks(runner: &PointRunner) -> Vec<Stack> {
     runner
         .targets()
         .iter()
-        .map(|t| Stack {
-            target: t.path.display().to_string(),
-            devices: t
+        .map(|t| {
+            let devices: Vec<String> = t
                 .device
                 .as_ref()
                 .map(|d| {
@@ -31,7 +32,14 @@ fn stacks(runner: &PointRunner) -> Vec<Stack> {
                         .chain(sysfs::stack(&d.name))
                         .collect()
                 })
-                .unwrap_or_default(),
+                .unwrap_or_default();
+            Stack {
+                target: t.path.display().to_string(),
+                throttles: (devices.iter())
+                    .filter_map(|d| Some((d.clone(), throttle::limits(d)?)))
+                    .collect(),
+                devices,
+            }
         })
         .collect()
 }
@@ -67,11 +75,12 @@ fn member_shares(members: &[Target], r: &Results) -> Vec<PerTarget> {
         .collect()
 }
 
-/// A step of the first `n` targets from its results; `members` are the stripe's members when
-/// the step ran as a stripe set.
-fn step(n: usize, r: Results, members: Option<&[Target]>) -> Step {
+/// A step of the first `n` targets from its results, run by `threads` workers; `members` are
+/// the stripe's members when the step ran as a stripe set.
+fn step(n: usize, threads: u32, r: Results, members: Option<&[Target]>) -> Step {
     Step {
         targets: n,
+        threads,
         bytes_per_s: r.total.bytes_per_s,
         iops: r.total.iops,
         per_target: match members {
@@ -93,6 +102,122 @@ fn step(n: usize, r: Results, members: Option<&[Target]>) -> Step {
     }
 }
 
+/// What the analysis reads of a run: throughput with its interval, IOPS and mean response
+/// time (Little's law), device counters and the CPUs' busy share.
+fn figures(r: &Results) -> StepFigures<'_> {
+    StepFigures {
+        bytes_per_s: r.total.bytes_per_s,
+        bytes_per_s_half: r.total.bytes_per_s_ci95.map(|c| c.half),
+        iops: r.total.iops,
+        mean_latency_us: r.total.latency_us.mean,
+        devices: &r.devices,
+        cpu_busy_pct: r.cpu.system_busy_pct,
+    }
+}
+
+/// The layout `--stripe` asks for: a chunk that is a multiple of every request size, and no
+/// more than [`crate::spec::MAX_THREADS`] workers in the widest stripe (`--threads` × targets).
+fn layout(args: &ScaleArgs, w: &Workload) -> crate::Result<Layout> {
+    let Some(ByteSize(chunk)) = args.stripe else {
+        return Ok(Layout::Separate);
+    };
+    if chunk == 0 || w.bs.parts().iter().any(|p| chunk % p.0 != 0) {
+        return Err(crate::Error::invalid(
+            "--stripe",
+            ByteSize(chunk),
+            format!(
+                "a chunk size that is a multiple of --bs {} (e.g. 64k)",
+                w.bs
+            ),
+        ));
+    }
+    let n = args.targets.len().max(1) as u32;
+    if w.threads.saturating_mul(n) > crate::spec::MAX_THREADS {
+        return Err(crate::Error::invalid(
+            "--threads",
+            w.threads,
+            format!(
+                "at most {} with --stripe over {n} targets (a stripe over n runs --threads × n \
+                 workers, at most {})",
+                crate::spec::MAX_THREADS / n,
+                crate::spec::MAX_THREADS
+            ),
+        ));
+    }
+    Ok(Layout::Stripe(chunk))
+}
+
+/// Refuses a stripe chunk that is not a multiple of every member's direct-I/O alignment.
+fn check_alignment(targets: &[Target], chunk: u64) -> crate::Result<()> {
+    for t in targets {
+        if chunk % u64::from(t.offset_align.max(1)) != 0 {
+            return Err(crate::Error::invalid(
+                "--stripe",
+                ByteSize(chunk),
+                format!(
+                    "a multiple of {}'s direct-I/O alignment {}",
+                    t.path.display(),
+                    t.offset_align
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Gives each target's share of a step the counters of the devices in its own stack.
+fn attach_stacks(steps: &mut [Step], stacks: &[Stack]) {
+    for s in steps {
+        for pt in &mut s.per_target {
+            if let Some(st) = stacks.iter().find(|st| st.target == pt.target) {
+                pt.devices = (s.devices.iter())
+                    .filter(|d| st.devices.contains(&d.name))
+                    .cloned()
+                    .collect();
+            }
+        }
+    }
+}
+
+/// Steps 1..n: the first target alone (its own run), then the first k together or striped,
+/// once every target has run alone.
+fn together(
+    runner: &mut PointRunner,
+    layout: Layout,
+    w: &Workload,
+    alone: &[Alone],
+    n: usize,
+    warnings: &mut Vec<String>,
+) -> crate::Result<Vec<Step>> {
+    let mut steps = Vec::new();
+    if let Some(first) = alone.first() {
+        // Step 1 is the first target alone: the same workload on the same target.
+        steps.push(step(1, w.threads, first.results.clone(), None));
+    }
+    if alone.len() == n {
+        for k in 2..=n {
+            // A stripe over k keeps the depth of its k members alone: k times the workers,
+            // each with every member open (else it runs one target's depth over k targets).
+            let (label, wk) = match layout {
+                Layout::Separate => (format!("targets 1-{k} together"), w.clone()),
+                Layout::Stripe(_) => (
+                    format!("targets 1-{k} striped"),
+                    Workload {
+                        threads: w.threads * k as u32,
+                        ..w.clone()
+                    },
+                ),
+            };
+            let Some(r) = runner.run_on(0..k, layout, &wk, &label, warnings)? else {
+                break;
+            };
+            let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
+            steps.push(step(k, wk.threads, r, members));
+        }
+    }
+    Ok(steps)
+}
+
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
@@ -100,23 +225,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let (engine, fallback) = available_engine(&asked);
     let w = asked.run_by(engine);
     let mut warnings = Vec::new();
-    let layout = match args.stripe {
-        None => Layout::Separate,
-        Some(ByteSize(chunk)) => {
-            if chunk == 0 || w.bs.parts().iter().any(|p| chunk % p.0 != 0) {
-                return Err(crate::Error::invalid(
-                    "--stripe",
-                    ByteSize(chunk),
-                    format!(
-                        "a chunk size that is a multiple of --bs {} (e.g. 64k)",
-                        w.bs
-                    ),
-                )
-                .into());
-            }
-            Layout::Stripe(chunk)
-        }
-    };
+    let layout = layout(&args, &w)?;
     let mut runner = PointRunner::open(
         &args.targets,
         std::slice::from_ref(&w),
@@ -126,20 +235,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &mut warnings,
     )?;
     if let Layout::Stripe(chunk) = layout {
-        for t in runner.targets() {
-            if chunk % u64::from(t.offset_align.max(1)) != 0 {
-                return Err(crate::Error::invalid(
-                    "--stripe",
-                    ByteSize(chunk),
-                    format!(
-                        "a multiple of {}'s direct-I/O alignment {}",
-                        t.path.display(),
-                        t.offset_align
-                    ),
-                )
-                .into());
-            }
-        }
+        check_alignment(runner.targets(), chunk)?;
     }
     let n = args.targets.len();
     let names: Vec<String> = args
@@ -160,49 +256,16 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
             results: r,
         });
     }
-    let mut steps = Vec::new();
-    if let Some(first) = alone.first() {
-        // Step 1 is the first target alone: the same workload on the same target.
-        steps.push(step(1, first.results.clone(), None));
-    }
-    if alone.len() == n {
-        for k in 2..=n {
-            let label = match layout {
-                Layout::Separate => format!("targets 1-{k} together"),
-                Layout::Stripe(_) => format!("targets 1-{k} striped"),
-            };
-            let Some(r) = runner.run_on(0..k, layout, &w, &label, &mut warnings)? else {
-                break;
-            };
-            let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
-            steps.push(step(k, r, members));
-        }
-    }
+    let mut steps = together(&mut runner, layout, &w, &alone, n, &mut warnings)?;
     let stacks = stacks(&runner);
-    // Each target's share of a step carries the counters of the devices in its own stack.
-    for s in &mut steps {
-        for pt in &mut s.per_target {
-            if let Some(st) = stacks.iter().find(|st| st.target == pt.target) {
-                pt.devices = (s.devices.iter())
-                    .filter(|d| st.devices.contains(&d.name))
-                    .cloned()
-                    .collect();
-            }
-        }
-    }
+    attach_stacks(&mut steps, &stacks);
     let status = runner.exit_status();
     let targets = runner.infos();
     drop(runner); // removes files the experiment created, also after Ctrl-C
-    let figures: Vec<StepFigures> = steps
-        .iter()
-        .map(|s| StepFigures {
-            bytes_per_s: s.bytes_per_s,
-            devices: &s.devices,
-            cpu_busy_pct: s.cpu_busy_pct,
-        })
-        .collect();
-    let alone_bps: Vec<f64> = alone.iter().map(|a| a.bytes_per_s).collect();
-    let analysis = analyse(&alone_bps, &figures, &stacks);
+    let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
+    let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
+    let mut analysis = analyse(&alone_fig, &steps_fig, &stacks);
+    analysis.verdict = verdict(&analysis, n);
     let report = ScaleReport {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),

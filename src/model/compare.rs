@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 pub enum CompareMethod {
     /// Welch, from the repetitions of both runs (`--repeat`).
     Repetitions,
+    /// One side repeated, the other a single run: the repeated side's run-to-run spread for
+    /// both (the single run's within-run interval when wider); a single run within the range of
+    /// the other side's runs is never significant.
+    RepeatedSide,
     /// The delta method, from each single run's within-run interval.
     WithinRun,
     /// No interval: a figure without one on some side (CPU µs/IO of single runs).
@@ -31,7 +35,8 @@ pub struct FigureComparison {
     pub ci95_low: Option<f64>,
     /// Its upper end.
     pub ci95_high: Option<f64>,
-    /// Whether the interval excludes 1 and the change exceeds the threshold.
+    /// Whether the interval excludes 1, the change exceeds the threshold, and (one side
+    /// repeated) the single run lies outside the range of the other side's runs.
     pub significant: bool,
     /// Where the interval comes from.
     pub method: CompareMethod,

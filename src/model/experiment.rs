@@ -125,6 +125,17 @@ pub struct Row {
     pub cpu_us_per_mb: f64,
     /// The whole machine's CPU per MB, µs (kernel threads too: writeback, loop workers).
     pub system_cpu_us_per_mb: f64,
+    /// Bytes the disk under the target read over the point's window (/proc/diskstats; absent
+    /// without a disk, e.g. on tmpfs). Other I/O on that disk counts too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_read_bytes: Option<u64>,
+    /// Bytes it wrote over the point's window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_write_bytes: Option<u64>,
+    /// (`device_read_bytes` + `device_write_bytes`) ÷ the point's own bytes: 1 when the device
+    /// moved exactly what the point did, 0 for a buffered write still in the page cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_share: Option<f64>,
     /// The run record.
     pub results: Results,
 }

@@ -6,6 +6,7 @@ use super::Header;
 use super::run::{Results, TargetInfo};
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::oscounters::host::Host;
+use crate::oscounters::throttle::IoLimit;
 use crate::spec::Workload;
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +43,11 @@ pub struct PerTarget {
 pub struct Step {
     /// How many targets: the first n, in the order given.
     pub targets: usize,
+    /// Worker threads the step ran, each with `workload.qd` I/Os in flight: `--threads` per
+    /// target, or `--threads` × n for a stripe over n, so every step keeps the depth of its
+    /// targets alone. 0 in older files.
+    #[serde(default)]
+    pub threads: u32,
     /// Bytes per second, all of them together.
     pub bytes_per_s: f64,
     /// I/Os per second, all together.
@@ -80,6 +86,70 @@ pub struct Shared {
     pub bytes_per_s: Option<f64>,
     /// Its busy share at the limit step, % (a device's %util, or the CPUs' busy share).
     pub util_pct: Option<f64>,
+    /// The I/O limits this process's cgroup sets on it (blkio throttling, io.max), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<IoLimit>,
+    /// How close it ran to that limit at the limit step: the highest of its read and write
+    /// bytes/s and IOPS over their limits, % (throttled bios wait above the device, so a
+    /// throttled device's %util does not show it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle_pct: Option<f64>,
+}
+
+/// What holds the total where it stops growing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Limit {
+    /// Nothing: no step is judged below 90 % of the sum of its targets alone.
+    #[default]
+    None,
+    /// The I/Os in flight: the step kept fewer in flight than its targets did alone, at their
+    /// response time (Little's law: IOPS = in flight ÷ response time explains the total).
+    Depth,
+    /// Something the targets share: the response time rose. `shared` names it first when
+    /// halfpower can see it.
+    Shared,
+    /// The host's processors (busy ≥ 90 % at the limit), the response time having risen.
+    Cpu,
+}
+
+/// What is unusual about a step's efficiency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepFlag {
+    /// Above 100 % beyond its interval: the targets together cannot deliver more than the sum
+    /// of each alone, so the runs differ more than their intervals say (noise between runs, a
+    /// cache warmed by an earlier step).
+    AboveSum,
+    /// Below 90 % while a later step is clearly not: a dip, not the limit.
+    Dip,
+    /// Below 90 % by its figure but not beyond its interval, and no later step is clearly
+    /// below: it cannot be judged.
+    Uncertain,
+}
+
+/// One step as the analysis judged it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct StepReading {
+    /// How many targets: the first n.
+    pub targets: usize,
+    /// Its throughput ÷ the sum of the first n targets alone.
+    pub efficiency: f64,
+    /// The 95 % interval of `efficiency` (the step's and the runs alone's intervals combined;
+    /// step 1 is the first target's own run: no interval).
+    pub efficiency_low: f64,
+    /// Its upper end.
+    pub efficiency_high: f64,
+    /// I/Os in flight on average, by Little's law: IOPS × mean response time.
+    pub inflight: Option<f64>,
+    /// The same, summed over the first n targets alone.
+    pub inflight_alone: Option<f64>,
+    /// Mean response time of the step's I/Os, µs.
+    pub response_us: Option<f64>,
+    /// Mean response time of the first n targets alone, µs (weighted by their IOPS).
+    pub response_alone_us: Option<f64>,
+    /// What is unusual about it, if anything.
+    pub flag: Option<StepFlag>,
 }
 
 /// Where the total stops growing.
@@ -91,8 +161,15 @@ pub struct ScaleAnalysis {
     pub sum_alone_first_bytes_per_s: Vec<f64>,
     /// Per step n: its throughput ÷ the sum of the first n targets alone.
     pub efficiency: Vec<f64>,
-    /// The first n whose throughput is below 90 % of the sum of those n alone; None if none.
+    /// Each step judged: its efficiency with its interval, Little's law figures and a flag.
+    #[serde(default)]
+    pub steps: Vec<StepReading>,
+    /// The first n below 90 % of the sum of those n alone from which no step is clearly at or
+    /// above 90 % and some step is clearly below (beyond its interval); None if none.
     pub saturates_at: Option<usize>,
+    /// What holds the total from `saturates_at` on (`none` without saturation).
+    #[serde(default)]
+    pub limit: Limit,
     /// The plateau from `saturates_at` on: the mean throughput of those steps, bytes/s.
     pub limit_bytes_per_s: Option<f64>,
     /// Components under more than one target (and the CPU when busy ≥ 90 %), at the limit.

@@ -1,5 +1,5 @@
 //! Readers of the operating system's own counters: /proc/diskstats, block-device sysfs
-//! attributes, /proc/stat, /proc/vmstat, PSI and host facts. One reader per source, shared by
+//! attributes, /proc/stat, /proc/vmstat, PSI, cgroup I/O limits and host facts. One reader per source, shared by
 //! `run` and `monitor`.
 
 pub mod diskstats;
@@ -9,4 +9,5 @@ pub mod procstat;
 pub mod reader;
 pub mod snapshot;
 pub mod sysfs;
+pub mod throttle;
 pub mod vmstat;

@@ -12,7 +12,7 @@ use std::fmt::Write;
 fn definitions() -> Vec<Definition> {
     vec![Definition {
         name: "B/A",
-        text: "the ratio of run B's figure to run A's with its 95 % interval: Welch over repetitions, or the delta method on each single run's within-run interval; significant when the interval excludes 1 and the change exceeds the threshold",
+        text: "the ratio of run B's figure to run A's with its 95 % interval: Welch over repetitions; when only one run was repeated, its run-to-run spread for both (a single run within the range of the other's runs is never significant); else the delta method on each single run's within-run interval; significant when the interval excludes 1 and the change exceeds the threshold",
         doc: "docs/uncertainty.md",
     }]
 }

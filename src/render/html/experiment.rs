@@ -91,6 +91,7 @@ fn rows_table(e: &ExperimentReport) -> String {
                 format!("{:.1}", r.mean_us),
                 format!("{:.1}", r.p99_us),
                 format!("{:.0}", r.cpu_us_per_mb),
+                r.device_share.map_or("-".into(), |x| format!("{x:.2}")),
             ]
         })
         .collect();
@@ -103,6 +104,7 @@ fn rows_table(e: &ExperimentReport) -> String {
             "mean µs",
             "p99 µs",
             "CPU µs/MB",
+            "device bytes ÷ own",
         ],
         &rows,
     )

@@ -13,7 +13,12 @@ fn definitions() -> Vec<Definition> {
     vec![
         Definition {
             name: "efficiency",
-            text: "a step's MB/s over the sum of its targets' MB/s alone; the total saturates at the first step below 90 %",
+            text: "a step's MB/s over the sum of its targets' MB/s alone, with a 95 % interval from both runs' intervals; the total saturates at the first step below 90 % from which no step is clearly above 90 % and one is clearly below",
+            doc: "docs/experiments.md, scale",
+        },
+        Definition {
+            name: "in flight",
+            text: "I/Os in flight on average by Little's law, IOPS × mean response time; a step that keeps fewer than its targets alone at their response time is held by its depth, not by anything shared",
             doc: "docs/experiments.md, scale",
         },
         Definition {
@@ -45,19 +50,29 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .iter()
             .map(|s| (s.targets as f64, s.bytes_per_s / 1e6))
             .collect();
-        let tips = r
-            .steps
-            .iter()
-            .zip(&r.analysis.efficiency)
-            .map(|(s, e)| {
-                format!(
-                    "{label}: {} targets, {:.1} MB/s, {:.0} % of perfect",
-                    s.targets,
-                    s.bytes_per_s / 1e6,
-                    e * 100.0
-                )
-            })
-            .collect();
+        let tips =
+            r.steps
+                .iter()
+                .zip(&r.analysis.efficiency)
+                .map(|(s, e)| {
+                    let interval = r.analysis.steps.get(s.targets.wrapping_sub(1)).map_or(
+                        String::new(),
+                        |x| {
+                            format!(
+                                " ({:.0}–{:.0} %)",
+                                x.efficiency_low * 100.0,
+                                x.efficiency_high * 100.0
+                            )
+                        },
+                    );
+                    format!(
+                        "{label}: {} targets, {:.1} MB/s, {:.0} % of perfect{interval}",
+                        s.targets,
+                        s.bytes_per_s / 1e6,
+                        e * 100.0
+                    )
+                })
+                .collect();
         total.series.push(Series::line(label.clone(), pts, tips, k));
         let ideal: Vec<(f64, f64)> = r
             .analysis
@@ -82,7 +97,9 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             });
         }
     }
-    total.note = "S marks the first step below 90 % of perfect scaling.".into();
+    total.note = "S marks where the total saturates: below 90 % of perfect scaling, judged with \
+                  each step's interval."
+        .into();
     out.push_str("<h2>Scaling</h2>\n<div class=\"charts\">\n");
     out.push_str(&plot(&total));
     for (k, (r, label)) in reports.iter().zip(labels).enumerate() {

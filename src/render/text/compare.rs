@@ -21,6 +21,9 @@ pub fn compare_text(r: &CompareReport) -> String {
         };
         let how = match f.method {
             CompareMethod::Repetitions => "Welch over repetitions",
+            CompareMethod::RepeatedSide => {
+                "one side repeated: its run-to-run spread for both; repeat the other too"
+            }
             CompareMethod::WithinRun => {
                 "within-run intervals only: repeat the runs to compare them"
             }

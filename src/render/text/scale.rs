@@ -1,7 +1,8 @@
-//! The scaling experiment on a terminal: each target alone, each step with its efficiency and
-//! per-target shares, the shared components at the limit, and the verdict.
+//! The scaling experiment on a terminal: each target alone, each step with its efficiency (and
+//! its interval) and per-target shares, the shared components at the limit, and the verdict,
+//! worded here from the analysis's limit and flags.
 
-use crate::model::scale::{ComponentKind, ScaleReport};
+use crate::model::scale::{ComponentKind, Limit, ScaleAnalysis, ScaleReport, StepFlag};
 use std::fmt::Write;
 
 fn mb(bytes_per_s: f64) -> String {
@@ -36,25 +37,39 @@ pub fn scale_table(r: &ScaleReport) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{:<8} {:>10} {:>12} {:>10}  per target MB/s",
-        "targets", "MB/s", "sum alone", "efficiency"
+        "\n{:<8} {:>10} {:>12} {:>10} {:>11} {:>8}  per target MB/s",
+        "targets", "MB/s", "sum alone", "efficiency", "95 % int.", "in flt"
     );
     for (i, s) in r.steps.iter().enumerate() {
         let sum = r.analysis.sum_alone_first_bytes_per_s.get(i).copied();
+        let reading = r.analysis.steps.get(i);
         let eff = r.analysis.efficiency.get(i).copied();
         let shares: Vec<String> = s.per_target.iter().map(|p| mb(p.bytes_per_s)).collect();
-        let mark = if r.analysis.saturates_at == Some(s.targets) {
-            "  <- saturates"
-        } else {
-            ""
+        let mark = match (
+            r.analysis.saturates_at == Some(s.targets),
+            reading.and_then(|x| x.flag),
+        ) {
+            (true, _) => "  <- saturates",
+            (_, Some(StepFlag::AboveSum)) => "  <- above the sum!",
+            (_, Some(StepFlag::Dip)) => "  <- dip",
+            (_, Some(StepFlag::Uncertain)) => "  <- within noise",
+            _ => "",
         };
         let _ = writeln!(
             out,
-            "{:<8} {:>10} {:>12} {:>9}%  {}{mark}",
+            "{:<8} {:>10} {:>12} {:>9}% {:>11} {:>8}  {}{mark}",
             s.targets,
             mb(s.bytes_per_s),
             sum.map_or("-".into(), mb),
             eff.map_or("-".into(), |e| format!("{:.0}", e * 100.0)),
+            reading.map_or("-".into(), |x| format!(
+                "{:.0}-{:.0}%",
+                x.efficiency_low * 100.0,
+                x.efficiency_high * 100.0
+            )),
+            reading
+                .and_then(|x| x.inflight)
+                .map_or("-".into(), |l| format!("{l:.1}")),
             shares.join(" ")
         );
     }
@@ -65,9 +80,14 @@ pub fn scale_table(r: &ScaleReport) -> String {
                 ComponentKind::Device => "device",
                 ComponentKind::Cpu => "CPUs",
             };
+            let throttle = match (s.throttle.as_ref(), s.throttle_pct) {
+                (Some(_), Some(p)) => format!(", {p:.0} % of its cgroup's throttle"),
+                (Some(_), None) => ", throttled by its cgroup".into(),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  {} ({what}, under {}): {} MB/s, {} % busy",
+                "  {} ({what}, under {}): {} MB/s, {} % busy{throttle}",
                 s.component,
                 s.targets.len(),
                 s.bytes_per_s.map_or("-".into(), mb),
@@ -80,4 +100,222 @@ pub fn scale_table(r: &ScaleReport) -> String {
         out.push_str("interrupted: the steps measured before Ctrl-C\n");
     }
     out
+}
+
+fn mb_s(bytes_per_s: f64) -> String {
+    let v = bytes_per_s / 1e6;
+    if v >= 100.0 {
+        format!("{v:.0} MB/s")
+    } else {
+        format!("{v:.1} MB/s")
+    }
+}
+
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, x) if x != 11 => "st",
+        (2, x) if x != 12 => "nd",
+        (3, x) if x != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+fn how_many(k: usize, n: usize) -> String {
+    match (k, n) {
+        (k, n) if k == n && n == 2 => "both targets".into(),
+        (k, n) if k == n => format!("all {n} targets"),
+        (k, n) => format!("{k} of the {n} targets"),
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0} %", x * 100.0)
+}
+
+/// What holds the total at the saturating step, in words.
+fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
+    let r = at.checked_sub(1).and_then(|i| a.steps.get(i));
+    let times = r.and_then(|r| Some((r.response_us?, r.response_alone_us?)));
+    let response = times.map_or(String::new(), |(w, wa)| {
+        format!(" (response time {w:.0} µs against {wa:.0} µs alone)")
+    });
+    match a.limit {
+        Limit::Depth => match r.and_then(|r| Some((r.inflight?, r.inflight_alone?))) {
+            Some((l, la)) => format!(
+                "the I/Os in flight hold the total at {}: {l:.1} in flight against {la:.1} for \
+                 the same targets alone{response}; by Little's law in flight ÷ response time \
+                 accounts for the total, and nothing the targets share is needed to explain it. \
+                 Give the step more depth (--qd, --threads)",
+                mb_s(limit)
+            ),
+            None => format!("the I/Os in flight hold the total at {}", mb_s(limit)),
+        },
+        Limit::Cpu => format!(
+            "the host's processors ({:.0} % busy) cap the total at {}{response}",
+            a.shared.first().and_then(|s| s.util_pct).unwrap_or(0.0),
+            mb_s(limit)
+        ),
+        Limit::Shared | Limit::None => match a.shared.first() {
+            Some(s) => format!(
+                "{}, which {} share, caps the total at {}{}{response}",
+                s.component,
+                how_many(s.targets.len(), targets),
+                mb_s(limit),
+                match s.throttle_pct {
+                    Some(p) if p >= 90.0 => format!(", {p:.0} % of its cgroup's I/O throttle"),
+                    _ => String::new(),
+                }
+            ),
+            None => format!(
+                "something the targets share that halfpower cannot see (a controller, a bus, a \
+                 hypervisor's limit) caps the total at {}{response}",
+                mb_s(limit)
+            ),
+        },
+    }
+}
+
+/// The verdict of a scaling analysis over `targets` targets: where the total stops growing and
+/// what holds it, then a sentence per flagged step.
+pub fn verdict(a: &ScaleAnalysis, targets: usize) -> String {
+    let n = a.steps.len();
+    let targets = targets.max(n);
+    let mut out = match (a.saturates_at, a.limit_bytes_per_s) {
+        (Some(sat), Some(limit)) => {
+            let linear = if sat > 1 {
+                format!("the targets scale linearly up to {}", sat - 1)
+            } else {
+                "the targets do not scale even at the first step".into()
+            };
+            format!(
+                "{linear}; from the {}, {}",
+                ordinal(sat),
+                cause(a, sat, targets, limit)
+            )
+        }
+        _ => match a.sum_alone_first_bytes_per_s.last().zip(a.steps.last()) {
+            Some((sum, s)) => format!(
+                "the targets scale linearly: all {n} together deliver {}, {} of the sum of \
+                 each alone ({})",
+                mb_s(s.efficiency * sum),
+                pct(s.efficiency),
+                mb_s(*sum)
+            ),
+            None => "nothing was measured".into(),
+        },
+    };
+    for s in &a.steps {
+        let interval = format!(
+            "{}, interval {:.0}–{:.0} %",
+            pct(s.efficiency),
+            s.efficiency_low * 100.0,
+            s.efficiency_high * 100.0
+        );
+        let response = s
+            .response_us
+            .zip(s.response_alone_us)
+            .map_or(String::new(), |(w, wa)| {
+                format!(", response time {w:.0} µs against {wa:.0} µs alone")
+            });
+        let _ = match s.flag {
+            Some(StepFlag::AboveSum) => write!(
+                out,
+                ". Step {} delivered more than its targets alone ({interval}{response}), which \
+                 the same targets cannot do together unless something held them back alone: \
+                 noise between runs, a cache warmed by an earlier step, CPUs that sleep between \
+                 I/Os at a low depth; repeat or measure longer before trusting the efficiencies",
+                s.targets
+            ),
+            Some(StepFlag::Dip) => write!(
+                out,
+                ". Step {} fell below 90 % ({interval}) but a later step did not: a dip, not \
+                 the limit",
+                s.targets
+            ),
+            Some(StepFlag::Uncertain) => write!(
+                out,
+                ". Step {} is below 90 % ({interval}) but not beyond its interval, and no later \
+                 step is clearly below: it cannot be judged; measure longer",
+                s.targets
+            ),
+            None => Ok(()),
+        };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::scale::{Shared, StepReading};
+
+    fn step(n: usize, e: f64, l: f64, w: f64) -> StepReading {
+        StepReading {
+            targets: n,
+            efficiency: e,
+            efficiency_low: e * 0.99,
+            efficiency_high: e * 1.01,
+            inflight: Some(l),
+            inflight_alone: Some(4.0 * n as f64),
+            response_us: Some(w),
+            response_alone_us: Some(26_000.0),
+            flag: None,
+        }
+    }
+
+    fn bus() -> ScaleAnalysis {
+        ScaleAnalysis {
+            sum_alone_first_bytes_per_s: vec![40e6, 80e6, 120e6, 160e6],
+            efficiency: vec![1.0, 1.0, 0.833, 0.625],
+            steps: vec![
+                step(1, 1.0, 4.0, 26_000.0),
+                step(2, 1.0, 8.0, 26_000.0),
+                step(3, 0.833, 12.0, 31_200.0),
+                step(4, 0.625, 16.0, 41_600.0),
+            ],
+            saturates_at: Some(3),
+            limit: Limit::Shared,
+            limit_bytes_per_s: Some(100e6),
+            shared: vec![Shared {
+                component: "loop0".into(),
+                kind: ComponentKind::Device,
+                targets: (1..=4).map(|i| format!("/dev/loop{i}")).collect(),
+                bytes_per_s: Some(100e6),
+                util_pct: Some(100.0),
+                throttle: None,
+                throttle_pct: None,
+            }],
+            ..ScaleAnalysis::default()
+        }
+    }
+
+    #[test]
+    fn the_verdict_names_the_limit_it_found() {
+        assert_eq!(
+            verdict(&bus(), 4),
+            "the targets scale linearly up to 2; from the 3rd, loop0, which all 4 targets \
+             share, caps the total at 100 MB/s (response time 31200 µs against 26000 µs alone)"
+        );
+        let mut a = bus();
+        a.shared.clear();
+        assert!(verdict(&a, 4).contains("cannot see"), "{}", verdict(&a, 4));
+        a.limit = Limit::Depth;
+        let v = verdict(&a, 4);
+        assert!(v.contains("I/Os in flight") && !v.contains("share,"), "{v}");
+        a.saturates_at = None;
+        a.limit_bytes_per_s = None;
+        a.limit = Limit::None;
+        a.steps[1].flag = Some(StepFlag::AboveSum);
+        a.steps[2].flag = Some(StepFlag::Dip);
+        let v = verdict(&a, 4);
+        assert!(v.starts_with("the targets scale linearly: all 4"), "{v}");
+        assert!(
+            v.contains("Step 2 delivered more than its targets alone"),
+            "{v}"
+        );
+        assert!(v.contains("Step 3 fell below 90 %"), "{v}");
+        assert_eq!(ordinal(11), "11th");
+        assert_eq!(ordinal(22), "22nd");
+    }
 }
