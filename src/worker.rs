@@ -222,6 +222,8 @@ impl Worker {
         let syncs = pace.sync_every > 0;
         let mut free: Vec<u32> = (0..self.plan.qd).rev().collect();
         let mut inflight = 0u32;
+        // Requests prepared since the last submit call.
+        let mut batch = 0u32;
         let mut now = now_ns();
         let mut claimed = 0u64;
         let chunk = (self.plan.qd as u64).clamp(1, 32);
@@ -327,6 +329,7 @@ impl Worker {
                     len: len as u32,
                 });
                 inflight += 1;
+                batch += 1;
             }
             let sync_due = syncs && since_sync >= pace.sync_every;
             if sync_due && inflight == 0 {
@@ -361,10 +364,16 @@ impl Worker {
                 (&self.start_ns, &self.dir, &self.offset, &self.len);
             let verify = &self.plan.verify;
             let reads_done = &mut self.reads_done;
+            if let (Some(rec), true) = (rec.as_deref_mut(), batch > 0) {
+                rec.depth.submit_call(batch, inflight);
+            }
+            batch = 0;
+            let mut reaped = 0u32;
             eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
                 let s = slot as usize;
                 inflight -= 1;
+                reaped += 1;
                 free.push(slot);
                 now = t;
                 let (dir, len) = (dirs[s], lens[s]);
@@ -392,6 +401,9 @@ impl Worker {
                     }
                 }
             })?;
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.depth.reap_call(reaped);
+            }
             if let Some(v) = verify {
                 // The slots are free but not reused before the next pass: their data is intact.
                 for slot in self.reads_done.drain(..) {

@@ -6,6 +6,7 @@
 use crate::analysis::uncertainty::{mean, variance};
 use crate::model::fio::{DirReport, DiskUtil, LatNs, Ordered};
 use crate::oscounters::diskstats::DeviceDelta;
+use crate::stats::depth::{BUCKETS, DepthCounts};
 use crate::stats::histogram::Histogram;
 use crate::stats::summary::DirSummary;
 
@@ -84,37 +85,112 @@ pub fn latency_ranges(h: &Histogram) -> [Ordered<f64>; 3] {
     [Ordered(ns), Ordered(us), Ordered(ms)]
 }
 
-/// The share (%) of submissions at each in-flight depth, fio's keys. halfpower's workers
-/// refill every free slot before they wait, so every submission of the measured phase goes
-/// out with the queue at the job's depth (by construction, not measured; docs/fio.md).
-pub fn iodepth_levels(qd: u32) -> Ordered<f64> {
-    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
-    let at = match qd {
-        0 | 1 => 0,
-        2..=3 => 1,
-        4..=7 => 2,
-        8..=15 => 3,
-        16..=31 => 4,
-        32..=63 => 5,
-        _ => 6,
-    };
+/// Shares (%) of `counts` over `total`, keyed `keys`, as fio's `stat_calc_dist`: a bucket
+/// that holds anything shows at least 0.1.
+fn shares(counts: &[u64; BUCKETS], total: u64, keys: [&str; BUCKETS]) -> Ordered<f64> {
     Ordered(
         keys.iter()
-            .enumerate()
-            .map(|(i, k)| (k.to_string(), if i == at { 100.0 } else { 0.0 }))
+            .zip(counts)
+            .map(|(k, &n)| {
+                let pct = if total > 0 {
+                    100.0 * n as f64 / total as f64
+                } else {
+                    0.0
+                };
+                let pct = if n > 0 { pct.max(0.1) } else { pct };
+                (k.to_string(), pct)
+            })
             .collect(),
     )
 }
 
-/// fio's `iodepth_submit`/`iodepth_complete` keys, all zero: halfpower does not count how many
-/// I/Os each submit call or reap carries.
-pub fn not_measured_depths() -> Ordered<f64> {
-    Ordered(
-        ["0", "4", "8", "16", "32", "64", ">=64"]
-            .iter()
-            .map(|k| (k.to_string(), 0.0))
-            .collect(),
-    )
+/// fio's `iodepth_level`, `iodepth_submit` and `iodepth_complete` from halfpower's counts:
+/// the share of reads and writes submitted at each in-flight depth (counted once their submit
+/// call has sent them, its own I/Os included), and the share of submit calls and of reaps by
+/// how many I/Os each carried.
+pub fn depth_levels(d: &DepthCounts) -> [Ordered<f64>; 3] {
+    const LEVELS: [&str; BUCKETS] = ["1", "2", "4", "8", "16", "32", ">=64"];
+    const BATCHES: [&str; BUCKETS] = ["0", "4", "8", "16", "32", "64", ">=64"];
+    let total = |c: &[u64; BUCKETS]| c.iter().sum::<u64>();
+    [
+        shares(&d.level, total(&d.level), LEVELS),
+        shares(&d.submit, total(&d.submit), BATCHES),
+        shares(&d.complete, total(&d.complete), BATCHES),
+    ]
+}
+
+/// fio's summary of a set of per-period samples (`bw_*`, `iops_*`): smallest, largest, mean,
+/// sample standard deviation, count; all 0 without samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SampleStat {
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Their mean.
+    pub mean: f64,
+    /// Their sample standard deviation (n − 1; 0 below two samples).
+    pub dev: f64,
+    /// How many.
+    pub n: u64,
+}
+
+impl SampleStat {
+    /// The summary of `x`.
+    pub fn of(x: &[f64]) -> Self {
+        if x.is_empty() {
+            return SampleStat::default();
+        }
+        SampleStat {
+            min: x.iter().copied().fold(f64::INFINITY, f64::min),
+            max: x.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            mean: mean(x),
+            dev: variance(x).sqrt(),
+            n: x.len() as u64,
+        }
+    }
+
+    /// fio's `mixed` samples: the directions' summaries added term by term (smallest to
+    /// smallest, mean to mean, counts and sums of squares too), as its `sum_stat` does.
+    pub fn added(a: SampleStat, b: SampleStat) -> Self {
+        if a.n == 0 {
+            return b;
+        }
+        if b.n == 0 {
+            return a;
+        }
+        let squares = |s: SampleStat| s.dev * s.dev * (s.n as f64 - 1.0);
+        let n = a.n + b.n;
+        SampleStat {
+            min: a.min + b.min,
+            max: a.max + b.max,
+            mean: a.mean + b.mean,
+            dev: ((squares(a) + squares(b)) / (n as f64 - 1.0)).sqrt(),
+            n,
+        }
+    }
+}
+
+/// The per-period samples of one direction: its (IOPS, bytes/s) in each period, those
+/// periods without any of its I/O left out as fio leaves them out; bandwidth in KiB/s.
+pub fn sample_stats(bw: &Samples, iops: &Samples) -> (SampleStat, SampleStat) {
+    let kib: Vec<f64> = bw
+        .iter()
+        .filter(|s| s.1 > 0.0)
+        .map(|s| s.1 / 1024.0)
+        .collect();
+    let ios: Vec<f64> = iops.iter().filter(|s| s.0 > 0.0).map(|s| s.0).collect();
+    (SampleStat::of(&kib), SampleStat::of(&ios))
+}
+
+/// fio's `bw_agg`: the mean sampled bandwidth (whole KiB/s) as a share of the group's
+/// aggregate `agg_bytes_per_s`, at most 100; 100 when the group moved under 1 KiB/s.
+pub fn share_of_group(mean_kib: f64, agg_bytes_per_s: f64) -> f64 {
+    if agg_bytes_per_s > 1024.0 {
+        (mean_kib.trunc() * 100.0 / (agg_bytes_per_s / 1024.0)).min(100.0)
+    } else {
+        100.0
+    }
 }
 
 /// Which latency objects carry percentiles, and which: fio's percentile_list under `clat_ns`
@@ -127,26 +203,34 @@ pub struct Percentiles<'a> {
     pub lat: Option<&'a [f64]>,
 }
 
-/// One direction in fio's terms. `seconds` is the measured time; `samples` the per-second
-/// rates; `percentiles` where fio's list goes; `bins` for json+.
+/// The per-period samples of a direction: bandwidth (KiB/s) and IOPS, and the group's
+/// aggregate bandwidth (bytes/s) that `bw_agg` is a share of.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sampled {
+    /// Bandwidth samples, KiB/s.
+    pub bw: SampleStat,
+    /// IOPS samples.
+    pub iops: SampleStat,
+    /// The group's bandwidth in this direction, bytes/s.
+    pub group_bytes_per_s: f64,
+}
+
+/// One direction in fio's terms. `seconds` is the measured time; `sampled` its per-period
+/// samples; `percentiles` where fio's list goes; `bins` for json+.
 pub fn dir_report(
     d: &DirSummary,
     seconds: f64,
-    samples: &Samples,
+    sampled: &Sampled,
     percentiles: Percentiles<'_>,
     bins: bool,
 ) -> DirReport {
     let kib = |bps: f64| bps / 1024.0;
-    let bw: Vec<f64> = samples.iter().map(|s| kib(s.1)).collect();
-    let iops: Vec<f64> = samples.iter().map(|s| s.0).collect();
-    let min = |x: &[f64]| x.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = |x: &[f64]| x.iter().copied().fold(0.0, f64::max);
-    let some = !samples.is_empty();
     let bytes_per_s = if seconds > 0.0 {
         d.bytes as f64 / seconds
     } else {
         0.0
     };
+    let (bw, iops) = (sampled.bw, sampled.iops);
     DirReport {
         io_bytes: d.bytes,
         io_kbytes: d.bytes / 1024,
@@ -160,17 +244,21 @@ pub fn dir_report(
         slat_ns: LatNs::default(),
         clat_ns: lat_ns(d, percentiles.clat, bins),
         lat_ns: lat_ns(d, percentiles.lat, false),
-        bw_min: if some { min(&bw).round() as u64 } else { 0 },
-        bw_max: max(&bw).round() as u64,
-        bw_agg: 100.0,
-        bw_mean: mean(&bw),
-        bw_dev: variance(&bw).sqrt(),
-        bw_samples: samples.len() as u64,
-        iops_min: if some { min(&iops).round() as u64 } else { 0 },
-        iops_max: max(&iops).round() as u64,
-        iops_mean: mean(&iops),
-        iops_stddev: variance(&iops).sqrt(),
-        iops_samples: samples.len() as u64,
+        bw_min: bw.min.round() as u64,
+        bw_max: bw.max.round() as u64,
+        bw_agg: if bw.n > 0 {
+            share_of_group(bw.mean, sampled.group_bytes_per_s)
+        } else {
+            0.0
+        },
+        bw_mean: bw.mean,
+        bw_dev: bw.dev,
+        bw_samples: bw.n,
+        iops_min: iops.min.round() as u64,
+        iops_max: iops.max.round() as u64,
+        iops_mean: iops.mean,
+        iops_stddev: iops.dev,
+        iops_samples: iops.n,
     }
 }
 
@@ -240,7 +328,13 @@ mod tests {
             clat: Some(&[50.0, 99.0]),
             lat: None,
         };
-        let r = dir_report(&d, 2.0, &samples, p, true);
+        let (bw, iops) = sample_stats(&samples, &samples);
+        let sampled = Sampled {
+            bw,
+            iops,
+            group_bytes_per_s: 2_048_000.0,
+        };
+        let r = dir_report(&d, 2.0, &sampled, p, true);
         assert_eq!(r.io_bytes, 4_096_000);
         assert_eq!(r.io_kbytes, 4000);
         assert_eq!(r.bw, 2000, "KiB/s: 4000 KiB over 2 s");
@@ -284,11 +378,48 @@ mod tests {
     }
 
     #[test]
-    fn depth_levels() {
-        let l = iodepth_levels(16);
-        assert_eq!(l.0[4], ("16".to_string(), 100.0));
-        assert_eq!(l.0.iter().map(|e| e.1).sum::<f64>(), 100.0);
-        assert_eq!(iodepth_levels(1).0[0].1, 100.0);
-        assert_eq!(iodepth_levels(128).0[6].1, 100.0);
+    fn depth_levels_are_shares_of_what_was_counted() {
+        let mut d = DepthCounts::default();
+        for _ in 0..999 {
+            d.submit_call(1, 1);
+        }
+        d.submit_call(1, 6);
+        d.reap_call(1);
+        d.reap_call(2);
+        let [level, submit, complete] = depth_levels(&d);
+        assert_eq!(level.0[0], ("1".to_string(), 99.9));
+        assert_eq!(
+            level.0[2],
+            ("4".to_string(), 0.1),
+            "6 in flight is fio's '4' bucket"
+        );
+        assert_eq!(
+            submit.0[1],
+            ("4".to_string(), 100.0),
+            "1000 calls of one I/O"
+        );
+        assert_eq!(complete.0[1].1, 100.0);
+        let [none, ..] = depth_levels(&DepthCounts::default());
+        assert!(none.0.iter().all(|e| e.1 == 0.0));
+    }
+
+    #[test]
+    fn samples_as_fio_sums_and_summarizes_them() {
+        assert_eq!(SampleStat::of(&[]), SampleStat::default());
+        assert!(SampleStat::of(&[]).mean.is_sign_positive(), "never -0.0");
+        let r = SampleStat::of(&[100.0, 300.0]);
+        let w = SampleStat::of(&[50.0]);
+        let m = SampleStat::added(r, w);
+        assert_eq!((m.min, m.max, m.mean, m.n), (150.0, 350.0, 250.0, 3));
+        // Sum of squares 20 000 over 3 − 1.
+        assert!((m.dev - 100.0).abs() < 1e-9, "{}", m.dev);
+        let (bw, iops) = sample_stats(&vec![(0.0, 0.0), (2.0, 2048.0)], &vec![(0.0, 0.0)]);
+        assert_eq!(
+            (bw.n, bw.mean, iops.n),
+            (1, 2.0, 0),
+            "periods without I/O are left out"
+        );
+        assert_eq!(share_of_group(999.9, 1024.0 * 1000.0), 99.9);
+        assert_eq!(share_of_group(2000.0, 1024.0 * 1000.0), 100.0);
     }
 }

@@ -67,9 +67,6 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.write = (!writes.is_empty()).then(|| merge_dir(&writes, seconds));
     let both: Vec<&DirSummary> = reads.iter().chain(&writes).copied().collect();
     r.total = merge_dir(&both, seconds);
-    if r.read.is_some() != r.write.is_some() {
-        r.total.histogram.clear(); // the one direction's, kept once (as a single run does)
-    }
     r.interrupted = all.iter().any(|x| x.interrupted);
     r.fatal = ranks.iter().find_map(|x| {
         x.results

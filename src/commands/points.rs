@@ -176,6 +176,7 @@ impl PointRunner {
             control: Control {
                 progress: !quiet,
                 steady,
+                ..Control::default()
             },
             quiet,
             total: shapes.len(),

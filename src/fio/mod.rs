@@ -321,13 +321,6 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             o.iodepth
         ));
     }
-    if let Some(m) = &o.verify {
-        notes.push(format!(
-            "job '{}': verify={m} seals every block with halfpower's header and CRC-32C and \
-             reads the written blocks back after the job (docs/verify.md)",
-            o.name
-        ));
-    }
     if o.numjobs > 1 && !o.group_reporting {
         notes.push(format!(
             "job '{}': its {} clones are reported together, as with group_reporting",
@@ -415,6 +408,9 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     } else {
         w.setup.time = runtime.map(Dur);
     }
+    if let Some(m) = &o.verify {
+        notes.push(verify_note(&o.name, m, ending));
+    }
     Ok(JobPlan {
         workload: w,
         paths,
@@ -430,6 +426,26 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         notes,
         verify: o.verify.clone(),
     })
+}
+
+/// What halfpower's verification of a job does, and how fio's differs in what it reports.
+fn verify_note(name: &str, method: &str, ending: Ending) -> String {
+    let how = format!(
+        "job '{name}': verify={method} seals every block with halfpower's header and CRC-32C and \
+         reads the written blocks back after the job (docs/verify.md); "
+    );
+    let unlike = match ending {
+        Ending::Bytes { .. } => {
+            "fio counts its verify reads under `read` (and in job_runtime), halfpower reports \
+             them only under `halfpower.verify`: `read` holds the job's own reads"
+        }
+        Ending::Time(_) => {
+            "fio verifies a time_based job only after a pass that wrote all of its size within \
+             the runtime (it warns \"verification read phase will never start\" otherwise), \
+             halfpower verifies every block the job wrote"
+        }
+    };
+    how + unlike
 }
 
 impl JobPlan {

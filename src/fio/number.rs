@@ -175,6 +175,8 @@ pub fn bytes(option: &str, v: &str, base: KbBase) -> Result<u64, FioError> {
 pub enum TimeUnit {
     /// Seconds (runtime, ramp_time, startdelay).
     Seconds,
+    /// Milliseconds (bwavgtime, iopsavgtime).
+    Millis,
     /// Microseconds (thinktime).
     Micros,
 }
@@ -189,6 +191,7 @@ fn time_of(option: &str, v: &str, unit: TimeUnit) -> Result<u64, FioError> {
     let accepted = "a whole number with an optional unit us, ms, s, m, h or d, e.g. 30s";
     let unit_us: u64 = match unit {
         TimeUnit::Seconds => 1_000_000,
+        TimeUnit::Millis => 1_000,
         TimeUnit::Micros => 1,
     };
     // In parentheses a time is in the option's own unit too (fio's str_to_decimal scales it

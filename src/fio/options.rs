@@ -51,6 +51,18 @@ impl FioEngine {
     }
 }
 
+/// fio's `unified_rw_reporting`: how a job's directions are reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unified {
+    /// `none`/`0`: `read`, `write` and `trim` apart.
+    #[default]
+    None,
+    /// `mixed`/`1`: one `mixed` object for all directions together, instead of them.
+    Mixed,
+    /// `both`/`2`: `read`, `write` and `trim` apart, and `mixed` as well.
+    Both,
+}
+
 /// Every option of one fio job, typed, with fio's defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobOptions {
@@ -119,12 +131,25 @@ pub struct JobOptions {
     /// `kb_base`.
     pub kb_base: KbBase,
     /// `unified_rw_reporting`.
-    pub unified_rw_reporting: bool,
+    pub unified_rw_reporting: Unified,
+    /// `description`: fio writes it as the job's `desc`.
+    pub description: Option<String>,
+    /// `bwavgtime`: the period of the bandwidth samples (`bw_min` … `bw_samples`), ms.
+    pub bw_avg_ms: u64,
+    /// `iopsavgtime`: the period of the IOPS samples, ms.
+    pub iops_avg_ms: u64,
     /// `verify`: the checksum method asked for (`None`: no verification).
     pub verify: Option<String>,
     /// The access options: size mixes, distributions, rates, think time.
     pub access: FioAccess,
 }
+
+/// fio's default period of the bandwidth and IOPS samples (`bwavgtime`, `iopsavgtime`), ms.
+pub const DEFAULT_AVG_MS: u64 = 500;
+
+/// The shortest sample period halfpower can give: its counts are taken every 100 ms
+/// (`stats::window::CI_WINDOW_S`).
+const MIN_AVG_MS: u64 = 100;
 
 /// fio's default percentiles.
 pub const DEFAULT_PERCENTILES: [f64; 17] = [
@@ -167,7 +192,10 @@ impl Default for JobOptions {
             lat_percentiles: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             kb_base: KbBase::Binary,
-            unified_rw_reporting: false,
+            unified_rw_reporting: Unified::None,
+            description: None,
+            bw_avg_ms: DEFAULT_AVG_MS,
+            iops_avg_ms: DEFAULT_AVG_MS,
             verify: None,
             access: FioAccess::default(),
         }
@@ -219,8 +247,7 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
-const NO_EFFECT: [&str; 8] = [
-    "description",
+const NO_EFFECT: [&str; 7] = [
     "thread",
     "iodepth_batch",
     "iodepth_batch_submit",
@@ -231,7 +258,7 @@ const NO_EFFECT: [&str; 8] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 43] = [
+pub const SUPPORTED: [&str; 46] = [
     "name",
     "filename",
     "directory",
@@ -272,6 +299,9 @@ pub const SUPPORTED: [&str; 43] = [
     "percentile_list",
     "kb_base",
     "unified_rw_reporting",
+    "description",
+    "bwavgtime",
+    "iopsavgtime",
     "blocksize_unaligned",
     "bs_unaligned",
     "norandommap",
@@ -459,9 +489,31 @@ impl JobOptions {
             }
             "unified_rw_reporting" => {
                 self.unified_rw_reporting = match value.map(str::trim) {
-                    None | Some("1") | Some("mixed") | Some("both") => true,
-                    Some("0") | Some("none") => false,
-                    Some(v) => return Err(FioError::value(key, v, "none, mixed, both, 0 or 1")),
+                    None | Some("1") | Some("mixed") => Unified::Mixed,
+                    Some("2") | Some("both") => Unified::Both,
+                    Some("0") | Some("none") => Unified::None,
+                    Some(v) => {
+                        return Err(FioError::value(key, v, "none, mixed, both, 0, 1 or 2"));
+                    }
+                }
+            }
+            "description" => self.description = Some(need()?.to_string()),
+            "bwavgtime" | "iopsavgtime" => {
+                let v = need()?;
+                let ms = number::time_us(key, v, TimeUnit::Millis)? / 1000;
+                if ms < MIN_AVG_MS {
+                    return Err(FioError::value(
+                        key,
+                        v,
+                        format!(
+                            "at least {MIN_AVG_MS} ms (halfpower counts the I/Os done every \
+                             {MIN_AVG_MS} ms)"
+                        ),
+                    ));
+                }
+                match key {
+                    "bwavgtime" => self.bw_avg_ms = ms,
+                    _ => self.iops_avg_ms = ms,
                 }
             }
             // halfpower always draws random offsets with replacement, which is what
@@ -571,6 +623,7 @@ mod tests {
                 "random_center" => "0.5",
                 "rate_min" => "0",
                 "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
+                "bwavgtime" | "iopsavgtime" => "500",
                 "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",
                 _ => "1",
             };

@@ -115,7 +115,7 @@ pub struct DirReport {
     pub iops_samples: u64,
 }
 
-/// fio's `sync` object (fsync latencies): halfpower issues none.
+/// fio's `sync` object: the fsyncs and fdatasyncs of the job and their latency.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct SyncReport {
     /// fsyncs issued.
@@ -166,20 +166,21 @@ pub struct FioJobReport {
     /// Its own options as written.
     #[serde(rename = "job options")]
     pub job_options: Ordered<String>,
-    /// Reads (or reads and writes together with unified_rw_reporting, as `mixed`).
+    /// Reads (absent with `unified_rw_reporting=mixed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read: Option<DirReport>,
-    /// Writes.
+    /// Writes (absent with `unified_rw_reporting=mixed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write: Option<DirReport>,
-    /// Trims (never issued).
+    /// Trims (never issued; absent with `unified_rw_reporting=mixed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trim: Option<DirReport>,
-    /// `unified_rw_reporting`: both directions together.
+    /// fsyncs and fdatasyncs (absent with `unified_rw_reporting=mixed`, as in fio).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncReport>,
+    /// `unified_rw_reporting=mixed` or `both`: every direction together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mixed: Option<DirReport>,
-    /// fsyncs (never issued).
-    pub sync: SyncReport,
     /// Measured time, ms.
     pub job_runtime: u64,
     /// User CPU, % of the runtime.
@@ -194,9 +195,9 @@ pub struct FioJobReport {
     pub minf: u64,
     /// Share of submissions made at each in-flight depth, %.
     pub iodepth_level: Ordered<f64>,
-    /// How many I/Os each submit call carried, % (not measured: zeros; docs/fio.md).
+    /// Share of submit calls by how many I/Os each carried, %.
     pub iodepth_submit: Ordered<f64>,
-    /// How many I/Os each reap returned, % (not measured: zeros; docs/fio.md).
+    /// Share of reaps by how many completions each returned, %.
     pub iodepth_complete: Ordered<f64>,
     /// Share of I/Os by latency, ns ranges, %.
     pub latency_ns: Ordered<f64>,
@@ -212,6 +213,9 @@ pub struct FioJobReport {
     pub latency_percentile: f64,
     /// fio's latency window (0).
     pub latency_window: u64,
+    /// The job's `description`, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desc: Option<String>,
     /// halfpower's own figures.
     pub halfpower: HalfpowerExtras,
 }

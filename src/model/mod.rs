@@ -15,6 +15,7 @@ pub mod quick;
 pub mod ranks;
 pub mod run;
 pub mod scale;
+mod stored;
 pub mod sweep;
 pub mod verify;
 

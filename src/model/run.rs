@@ -9,7 +9,7 @@ use crate::spec::{EngineKind, Workload};
 use crate::stats::cpu::CpuSummary;
 use crate::stats::series::TimePoint;
 use crate::stats::summary::{Ci95, DeviceSecond, DirSummary};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// What a target is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -203,8 +203,12 @@ pub struct SyncSummary {
     pub latency_us: crate::stats::summary::LatencySummary,
 }
 
-/// The `results` object of a run.
+/// The `results` object of a run. Every histogram is whole in memory; a file keeps each once
+/// (`stored`: the total's of a one-direction run and a single target's are written empty, as
+/// they repeat another) and reading one fills them in again, so no reader finds a latency
+/// figure empty because of how it was stored (files written before this included).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(remote = "Self")]
 pub struct Results {
     /// The engine that ran (`uring`, `sync`, `null`).
     pub engine: EngineKind,
@@ -255,6 +259,22 @@ pub struct Results {
     /// Per-second %util and queue size of the disks underneath (absent in older files).
     #[serde(default)]
     pub device_timeseries: Vec<DeviceSecond>,
+}
+
+impl Serialize for Results {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut once = self.clone();
+        super::stored::keep_once(&mut once);
+        Results::serialize(&once, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Results {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut r = Results::deserialize(d)?;
+        super::stored::fill_in(&mut r);
+        Ok(r)
+    }
 }
 
 impl Results {

@@ -1,5 +1,5 @@
 //! From what the workers measured to the `results` object of a run document: per target and
-//! direction summaries, the first error, and each latency histogram kept once.
+//! direction summaries with their latency histograms, and the first error.
 
 use super::{Layout, Measurement, TargetMeasurement};
 use crate::analysis::uncertainty::{quantile_ranks, windows};
@@ -148,7 +148,7 @@ pub fn results(
 ) -> Results {
     let mut all = target_result("*".into(), &m.total, w, m.seconds);
     intervals(&mut all, m);
-    let mut r = Results {
+    Results {
         engine: m.engine,
         engine_fallback,
         registered_file: m.registered.map(|r| r.0),
@@ -196,35 +196,6 @@ pub fn results(
         devices: m.devices.clone(),
         timeseries: m.series.clone(),
         device_timeseries: m.device_series.clone(),
-    };
-    drop_repeated_histograms(&mut r);
-    r
-}
-
-/// Keeps each histogram once: a one-direction workload's total is that direction's, and
-/// a single target's entries are the run's. Their `histogram` is left empty.
-fn drop_repeated_histograms(r: &mut Results) {
-    let one_direction = r.read.is_some() != r.write.is_some();
-    if one_direction {
-        r.total.histogram.clear();
-    }
-    if let [only] = r.targets.as_mut_slice() {
-        for d in [
-            Some(&mut only.total),
-            only.read.as_mut(),
-            only.write.as_mut(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            d.histogram.clear();
-        }
-    } else {
-        for t in &mut r.targets {
-            if one_direction {
-                t.total.histogram.clear();
-            }
-        }
     }
 }
 

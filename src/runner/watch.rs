@@ -11,7 +11,7 @@ use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// How the runner watches a run while it goes.
+/// How the runner watches a run while it goes, and where its warm-up ends.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Control {
     /// Show live figures on stderr when it is a terminal.
@@ -19,6 +19,10 @@ pub struct Control {
     /// Warm up until the transient is over, and end the measured phase once this rule holds
     /// (else both run their full time).
     pub steady: Option<SteadyRule>,
+    /// A run that ends by bytes spends its warm-up's I/Os from the same budget (fio's
+    /// `ramp_time` counts toward `size`), so the measured phase does what the warm-up left.
+    /// Else the warm-up is on top of the budget (`run --bytes`).
+    pub warmup_in_budget: bool,
 }
 
 impl Control {
@@ -26,7 +30,7 @@ impl Control {
     pub fn progress(progress: bool) -> Self {
         Control {
             progress,
-            steady: None,
+            ..Control::default()
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Measured figures: latency histograms, per-worker recorders, the per-second series, CPU
-//! cost, measured windows, and the summaries they merge into.
+//! cost, queue-depth counts, measured windows, and the summaries they merge into.
 
 pub mod cpu;
+pub mod depth;
 pub mod histogram;
 pub mod recorder;
 pub mod series;

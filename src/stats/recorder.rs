@@ -6,6 +6,7 @@
 //! increments and a comparison against the next second boundary.
 
 use super::Histogram;
+use super::depth::DepthCounts;
 use super::series::SeriesSink;
 use crate::engine::IoDir;
 use std::sync::Arc;
@@ -85,6 +86,9 @@ pub struct Recorder {
     pub errors: ErrorStats,
     /// fsyncs and fdatasyncs: how many (`ios`) and how long each took (`hist`).
     pub syncs: DirStats,
+    /// How deep the queue was at each submission, and how many I/Os each submit call and
+    /// each reap carried.
+    pub depth: DepthCounts,
     /// Where finished seconds go (None: no series is kept).
     series: Option<Arc<SeriesSink>>,
     /// Start of the measured phase (ns, monotonic).
@@ -114,6 +118,7 @@ impl Recorder {
             write: DirStats::default(),
             errors: ErrorStats::default(),
             syncs: DirStats::default(),
+            depth: DepthCounts::default(),
             series,
             origin_ns,
             last_ns: origin_ns,

@@ -13,7 +13,7 @@ use crate::runner::{self, Control, Layout};
 use crate::stats::cpu::ProcessEvents;
 use crate::units::ByteSize;
 use anyhow::Context;
-use report::{Ran, below_min, job_report, ordered, samples};
+use report::{Ran, below_min, group_bandwidth, job_report, ordered, samples};
 use std::path::{Path, PathBuf};
 
 /// fio's output formats.
@@ -194,7 +194,11 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         .into());
     }
     super::verify::check_workload(&verify, &w, 1)?;
-    let control = Control::progress(!a.quiet);
+    // fio counts ramp_time's I/O toward size: the warm-up spends the budget too.
+    let control = Control {
+        warmup_in_budget: true,
+        ..Control::progress(!a.quiet)
+    };
     let (m, record) = super::verify::execute(&verify, &targets, layout, &w, control)?;
     let events = ProcessEvents::now().since(before);
     let mut results = runner::results(&m, &w, &targets, fallback);
@@ -213,12 +217,11 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         results.verify = Some(v);
     }
     let target = targets[0].info();
-    let samples = samples(&m.marks);
     let plan = JobPlan {
         workload: w,
         ..plan
     };
-    let below = below_min(&plan, &samples);
+    let below = below_min(&plan, &samples(&m.marks, 1.0));
     if let Some(why) = &below {
         super::warn(warnings, format!("job '{}': {why}", job.opts.name));
     }
@@ -227,7 +230,8 @@ fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result
         plan,
         results,
         target,
-        samples,
+        marks: m.marks,
+        depth: m.total.depth,
         events,
         ended_ms: unix_ms(),
         below_min: below,
@@ -400,6 +404,7 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     let ended = unix_ms();
     let deltas: Vec<_> = disk_deltas.iter().collect();
     let disks = figures::disk_util(&deltas);
+    let groups = group_bandwidth(&ran);
     let doc = FioDocument {
         fio_version: format!("halfpower-{} (fio-compatible)", env!("CARGO_PKG_VERSION")),
         timestamp: ended / 1000,
@@ -408,7 +413,13 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         global_options: (!set.global.is_empty()).then(|| ordered(&set.global)),
         jobs: ran
             .iter()
-            .map(|r| job_report(r, started_ms, a.format))
+            .map(|r| {
+                let group = groups
+                    .iter()
+                    .find(|g| g.0 == r.job.group)
+                    .map_or([0.0; 2], |g| g.1);
+                job_report(r, started_ms, a.format, group)
+            })
             .collect(),
         disk_util: disks,
     };

@@ -1,12 +1,14 @@
-//! The fio JSON of one finished job: its figures, per-second samples and `rate_min` check,
-//! assembled from halfpower's results into fio's shape.
+//! The fio JSON of one finished job: its figures, its samples (per `bwavgtime`, `iopsavgtime`)
+//! and `rate_min` check, assembled from halfpower's results into fio's shape.
 
 use super::Format;
 use crate::analysis::fio::{self as figures, Samples};
+use crate::fio::options::Unified;
 use crate::fio::{FioJob, JobPlan};
 use crate::model::Results;
 use crate::model::fio::{FioJobReport, HalfpowerExtras, Ordered, SyncReport};
 use crate::stats::cpu::ProcessEvents;
+use crate::stats::depth::DepthCounts;
 use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 
 /// One job run: what `figures` needs.
@@ -19,8 +21,10 @@ pub(super) struct Ran {
     pub(super) results: Results,
     /// The file or device it ran on.
     pub(super) target: crate::model::TargetInfo,
-    /// Per-second (IOPS, bytes/s) of reads and of writes.
-    pub(super) samples: [Samples; 2],
+    /// The measured phase's counts every 100 ms, from which fio's samples are taken.
+    pub(super) marks: Vec<Mark>,
+    /// Queue depth at each submission, I/Os per submit call and per reap.
+    pub(super) depth: DepthCounts,
     /// The process's faults and context switches over the job.
     pub(super) events: ProcessEvents,
     /// Wall-clock ms when the job ended.
@@ -54,20 +58,23 @@ pub(super) fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String
     None
 }
 
-/// Per-second (IOPS, bytes/s) of reads and of writes from the phase's marks: the marks nearest
-/// each whole second. The marks are 100 ms apart until a long phase thins them (400 s and
-/// more), so they are picked by their time, not by their count.
-pub(super) fn samples(marks: &[Mark]) -> [Samples; 2] {
-    let mut per_second: Vec<Mark> = Vec::new();
+/// Per-period (IOPS, bytes/s) of reads and of writes from the phase's marks: the rates
+/// between the marks nearest each multiple of `period_s` (whole seconds for `rate_min`,
+/// fio's `bwavgtime`/`iopsavgtime` for its samples). The marks are 100 ms apart until a long
+/// phase thins them (400 s and more), so they are picked by their time, not by their count;
+/// a last period shorter than `period_s` gives no sample, as in fio.
+pub(super) fn samples(marks: &[Mark], period_s: f64) -> [Samples; 2] {
+    let mut picked: Vec<Mark> = Vec::new();
     let mut next = 0.0;
+    // Half a base window early still counts as the period's end (the watcher wakes late too).
+    let early = CI_WINDOW_S / 2.0;
     for m in marks {
-        // Half a base window early still counts as the second (the watcher wakes late too).
-        if m.at_s + CI_WINDOW_S / 2.0 >= next {
-            per_second.push(*m);
-            next = (m.at_s + CI_WINDOW_S / 2.0).floor() + 1.0;
+        if m.at_s + early >= next {
+            picked.push(*m);
+            next = ((m.at_s + early) / period_s).floor() * period_s + period_s;
         }
     }
-    let r = Rates::of(&per_second);
+    let r = Rates::of(&picked);
     let zip = |a: &[f64], b: &[f64]| a.iter().copied().zip(b.iter().copied()).collect();
     [
         zip(&r.read_iops, &r.read_bytes_per_s),
@@ -86,8 +93,38 @@ pub(super) fn ordered(pairs: &[(String, String)]) -> Ordered<String> {
     )
 }
 
-/// One job's object in fio's JSON.
-pub(super) fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobReport {
+/// The sampled figures of reads and of writes (and both together, for `mixed`), each sampled
+/// as the job's `bwavgtime` and `iopsavgtime` say; `group` is the aggregate bandwidth of the
+/// job's group per direction, bytes/s.
+fn sampled(r: &Ran, group: [f64; 2]) -> [figures::Sampled; 3] {
+    let o = &r.job.opts;
+    let bw = samples(&r.marks, o.bw_avg_ms as f64 / 1000.0);
+    let iops = samples(&r.marks, o.iops_avg_ms as f64 / 1000.0);
+    let dir = |d: usize| {
+        let (bw, iops) = figures::sample_stats(&bw[d], &iops[d]);
+        figures::Sampled {
+            bw,
+            iops,
+            group_bytes_per_s: group[d],
+        }
+    };
+    let (read, write) = (dir(0), dir(1));
+    let mixed = figures::Sampled {
+        bw: figures::SampleStat::added(read.bw, write.bw),
+        iops: figures::SampleStat::added(read.iops, write.iops),
+        group_bytes_per_s: group[0] + group[1],
+    };
+    [read, write, mixed]
+}
+
+/// One job's object in fio's JSON; `group` is its group's aggregate bandwidth per direction,
+/// bytes/s (for `bw_agg`).
+pub(super) fn job_report(
+    r: &Ran,
+    started_ms: u64,
+    format: Format,
+    group: [f64; 2],
+) -> FioJobReport {
     let o = &r.job.opts;
     let res = &r.results;
     let pcts = figures::Percentiles {
@@ -95,36 +132,17 @@ pub(super) fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobRepo
         lat: o.lat_percentiles.then_some(o.percentile_list.as_slice()),
     };
     let bins = format == Format::JsonPlus;
-    let dir = |d: &Option<crate::stats::summary::DirSummary>, k: usize| {
+    let [s_read, s_write, s_mixed] = sampled(r, group);
+    let dir = |d: &Option<crate::stats::summary::DirSummary>, s: &figures::Sampled| {
         d.as_ref()
-            .map(|d| figures::dir_report(d, res.seconds, &r.samples[k], pcts, bins))
+            .map(|d| figures::dir_report(d, res.seconds, s, pcts, bins))
+            .unwrap_or_default()
     };
-    let (read, write, mixed) = if o.unified_rw_reporting {
-        let both: Samples = r.samples[0]
-            .iter()
-            .zip(r.samples[1].iter())
-            .map(|(a, b)| (a.0 + b.0, a.1 + b.1))
-            .collect();
-        (
-            None,
-            None,
-            Some(figures::dir_report(
-                &res.total,
-                res.seconds,
-                &both,
-                pcts,
-                bins,
-            )),
-        )
-    } else {
-        (
-            Some(dir(&res.read, 0).unwrap_or_default()),
-            Some(dir(&res.write, 1).unwrap_or_default()),
-            None,
-        )
-    };
+    let apart = o.unified_rw_reporting != Unified::Mixed;
+    let together = o.unified_rw_reporting != Unified::None;
     let h = figures::histogram(&res.total);
     let [latency_ns, latency_us, latency_ms] = figures::latency_ranges(&h);
+    let [iodepth_level, iodepth_submit, iodepth_complete] = figures::depth_levels(&r.depth);
     let runtime_ms = (res.seconds * 1000.0).round() as u64;
     let pct_of_runtime = |s: f64| {
         if res.seconds > 0.0 {
@@ -148,33 +166,20 @@ pub(super) fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobRepo
         eta: i32::MAX as u64,
         elapsed: r.ended_ms.saturating_sub(started_ms).div_ceil(1000),
         job_options: ordered(&r.job.written),
-        read,
-        write,
-        trim: (!o.unified_rw_reporting).then(Default::default),
-        mixed,
-        // fio's sync object from halfpower's syncs (stddev is not kept for them: 0).
-        sync: res
-            .sync
-            .as_ref()
-            .map_or_else(SyncReport::default, |s| SyncReport {
-                total_ios: s.count,
-                lat_ns: crate::model::fio::LatNs {
-                    min: (s.latency_us.min * 1000.0).round() as u64,
-                    max: (s.latency_us.max * 1000.0).round() as u64,
-                    mean: s.latency_us.mean * 1000.0,
-                    n: s.count,
-                    ..Default::default()
-                },
-            }),
+        read: apart.then(|| dir(&res.read, &s_read)),
+        write: apart.then(|| dir(&res.write, &s_write)),
+        trim: apart.then(Default::default),
+        sync: apart.then(|| sync_report(res)),
+        mixed: together.then(|| dir(&Some(res.total.clone()), &s_mixed)),
         job_runtime: runtime_ms,
         usr_cpu: pct_of_runtime(res.cpu.process_user_s),
         sys_cpu: pct_of_runtime(res.cpu.process_sys_s),
         ctx: r.events.ctx,
         majf: r.events.majf,
         minf: r.events.minf,
-        iodepth_level: figures::iodepth_levels(r.plan.workload.qd),
-        iodepth_submit: figures::not_measured_depths(),
-        iodepth_complete: figures::not_measured_depths(),
+        iodepth_level,
+        iodepth_submit,
+        iodepth_complete,
         latency_ns,
         latency_us,
         latency_ms,
@@ -182,23 +187,65 @@ pub(super) fn job_report(r: &Ran, started_ms: u64, format: Format) -> FioJobRepo
         latency_target: 0,
         latency_percentile: 100.0,
         latency_window: 0,
-        halfpower: HalfpowerExtras {
-            workload: r.plan.workload.clone(),
-            engine: res.engine,
-            // One file, or the stripe set of a job's files (`stripe(a+b)`).
-            target: res
-                .targets
-                .first()
-                .map_or_else(|| r.target.path.clone(), |t| t.path.clone()),
-            direct: r.target.direct,
-            cpu_us_per_io: res.cpu.us_per_io,
-            system_busy_pct: res.cpu.system_busy_pct,
-            iops_ci95_pct: res.total.iops_ci95.map(|c| c.pct),
-            devices: res.devices.clone(),
-            notes: r.plan.notes.clone(),
-            verify: res.verify.clone(),
-        },
+        desc: o.description.clone(),
+        halfpower: extras(r),
     }
+}
+
+/// halfpower's own figures of a job, under its `halfpower` key.
+fn extras(r: &Ran) -> HalfpowerExtras {
+    let res = &r.results;
+    HalfpowerExtras {
+        workload: r.plan.workload.clone(),
+        engine: res.engine,
+        // One file, or the stripe set of a job's files (`stripe(a+b)`).
+        target: res
+            .targets
+            .first()
+            .map_or_else(|| r.target.path.clone(), |t| t.path.clone()),
+        direct: r.target.direct,
+        cpu_us_per_io: res.cpu.us_per_io,
+        system_busy_pct: res.cpu.system_busy_pct,
+        iops_ci95_pct: res.total.iops_ci95.map(|c| c.pct),
+        devices: res.devices.clone(),
+        notes: r.plan.notes.clone(),
+        verify: res.verify.clone(),
+    }
+}
+
+/// fio's sync object from halfpower's syncs (stddev is not kept for them: 0).
+fn sync_report(res: &Results) -> SyncReport {
+    res.sync
+        .as_ref()
+        .map_or_else(SyncReport::default, |s| SyncReport {
+            total_ios: s.count,
+            lat_ns: crate::model::fio::LatNs {
+                min: (s.latency_us.min * 1000.0).round() as u64,
+                max: (s.latency_us.max * 1000.0).round() as u64,
+                mean: s.latency_us.mean * 1000.0,
+                n: s.count,
+                ..Default::default()
+            },
+        })
+}
+
+/// The aggregate bandwidth of each group's jobs, reads and writes, bytes/s: their bytes over
+/// the longest job's time, as fio's group statistics (`ran` in job order, groups in order).
+pub(super) fn group_bandwidth(ran: &[Ran]) -> Vec<(u32, [f64; 2])> {
+    let mut out: Vec<(u32, [f64; 2])> = Vec::new();
+    for g in ran.chunk_by(|a, b| a.job.group == b.job.group) {
+        let longest = g.iter().map(|r| r.results.seconds).fold(0.0, f64::max);
+        let bytes = |f: fn(&Results) -> u64| g.iter().map(|r| f(&r.results)).sum::<u64>() as f64;
+        let per_s = |b: f64| if longest > 0.0 { b / longest } else { 0.0 };
+        out.push((
+            g[0].job.group,
+            [
+                per_s(bytes(|r| r.read.as_ref().map_or(0, |d| d.bytes))),
+                per_s(bytes(|r| r.write.as_ref().map_or(0, |d| d.bytes))),
+            ],
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -220,7 +267,7 @@ mod tests {
     #[test]
     fn samples_are_whole_seconds_however_far_apart_the_marks_are() {
         for step in [0.1, 0.2] {
-            let [r, w] = samples(&marks(step, (10.0 / step).round() as usize));
+            let [r, w] = samples(&marks(step, (10.0 / step).round() as usize), 1.0);
             assert_eq!(r.len(), 10, "step {step}");
             assert!(r.iter().all(|s| (s.0 - 1000.0).abs() < 1.0), "{r:?}");
             assert!(w.iter().all(|s| s.0 == 0.0));

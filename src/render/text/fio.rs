@@ -143,6 +143,9 @@ fn job(out: &mut String, j: &FioJobReport, time: &str) {
         std::process::id(),
         time
     );
+    if let Some(d) = &j.desc {
+        let _ = writeln!(out, "  Description  : [{d}]");
+    }
     let dirs = [("read", &j.read), ("write", &j.write), ("mixed", &j.mixed)];
     for (name, d) in dirs {
         if let Some(d) = d {
@@ -159,14 +162,17 @@ fn job(out: &mut String, j: &FioJobReport, time: &str) {
         j.usr_cpu, j.sys_cpu, j.ctx, j.majf, j.minf
     );
     let _ = writeln!(out, "  IO depths    : {}", depths(&j.iodepth_level));
-    let _ = writeln!(out, "     submit    : not measured by halfpower");
-    let _ = writeln!(out, "     complete  : not measured by halfpower");
+    let _ = writeln!(out, "     submit    : {}", depths(&j.iodepth_submit));
+    let _ = writeln!(out, "     complete  : {}", depths(&j.iodepth_complete));
     let ios = |d: &Option<DirReport>| d.as_ref().map_or(0, |d| d.total_ios);
+    // With unified_rw_reporting=mixed only `mixed` is there; with `both` it repeats the others.
+    let (reads, writes) = match (&j.read, &j.write) {
+        (None, None) => (ios(&j.mixed), 0),
+        _ => (ios(&j.read), ios(&j.write)),
+    };
     let _ = writeln!(
         out,
-        "     issued rwts: total={},{},0,0 short=0,0,0,0 dropped=0,0,0,0",
-        ios(&j.read) + ios(&j.mixed),
-        ios(&j.write)
+        "     issued rwts: total={reads},{writes},0,0 short=0,0,0,0 dropped=0,0,0,0"
     );
     let _ = writeln!(
         out,
