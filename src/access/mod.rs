@@ -195,25 +195,41 @@ pub struct Zone {
     pub size: f64,
 }
 
-/// Where random offsets fall in the region (fio's random_distribution).
+/// Where random offsets fall in the region: fio's `random_distribution`, with fio's meaning
+/// (fio 3.33's lib/zipf.c, lib/gauss.c and io_u.c). Zipf, Pareto and the normal draw a
+/// popularity rank and spread it over the region with fio's multiplicative hash, so their
+/// popular blocks are scattered, not contiguous; a centre (0 to 1) is where the hash starts:
+/// Zipf's and Pareto's most popular block sits at that fraction of the region.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Distribution {
     /// Every request-sized block equally likely.
     #[default]
     Uniform,
-    /// Zipf with exponent θ > 0: the k-th most popular block is hit ∝ 1/k^θ; popular blocks
-    /// are scattered over the region.
-    Zipf(f64),
+    /// Zipf with exponent θ > 0, θ ≠ 1: the k-th most popular block is hit about ∝ 1/k^θ
+    /// (fio's approximation of Gray et al.).
+    Zipf {
+        /// The exponent θ.
+        theta: f64,
+        /// Where the most popular block sits, 0 to 1 of the region (`None`: a random place).
+        center: Option<f64>,
+    },
     /// fio's Pareto with 0 < h < 1: a share h of the blocks gets a share 1 − h of the
-    /// accesses (0.2: the 80/20 rule); popular blocks scattered as for Zipf.
-    Pareto(f64),
-    /// Normal (Gaussian) around `mean_pct` of the region with deviation `sigma_pct` of it,
-    /// drawn again when it falls outside (the NT Response Probe's FILESEEK).
+    /// accesses (0.2: the 80/20 rule).
+    Pareto {
+        /// The share h.
+        h: f64,
+        /// Where the most popular block sits, 0 to 1 of the region (`None`: a random place).
+        center: Option<f64>,
+    },
+    /// fio's normal: the mean of 12 uniform draws over the blocks (a bell whose deviation is
+    /// 1/12 of the region) moved by a uniform deviation of `dev_pct` % of the region, then
+    /// hashed over the region as the others. The popularity of blocks follows the bell; their
+    /// place does not (fio's offsets spread over the whole region).
     Normal {
-        /// Standard deviation, percent of the region.
-        sigma_pct: f64,
-        /// Centre, percent of the region.
-        mean_pct: f64,
+        /// fio's deviation, percent of the region (0 ≤ dev < 100).
+        dev_pct: f64,
+        /// Where the hash starts, 0 to 1 of the region (`None`: at 0).
+        center: Option<f64>,
     },
     /// Zones of the region by percent of its size: `zoned:60/10:30/20:10/70`.
     Zoned(Vec<Zone>),
@@ -228,10 +244,11 @@ impl Distribution {
     }
 }
 
-/// What `--dist` accepts.
-const DIST_ACCEPTED: &str = "uniform (or random), zipf:THETA (> 0), pareto:H (0 < H < 1), \
-    normal:SIGMA%[:MEAN%], zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... \
-    (accesses and zoned sizes add up to 100)";
+/// What `--dist` and fio's `random_distribution` accept.
+pub const DIST_ACCEPTED: &str = "random (or uniform), zipf[:THETA[:CENTRE]] (THETA > 0 and not \
+    1; 1.1 when left out), pareto[:H[:CENTRE]] (0 < H < 1; 0.2), normal[:DEV[:CENTRE]] \
+    (deviation 0 ≤ DEV < 100 % of the region; 0), zoned:ACCESS%/SIZE%:... or \
+    zoned_abs:ACCESS%/SIZE:... (CENTRE from 0 to 1; accesses and zoned sizes add up to 100)";
 
 fn float(s: &str, what: &str, whole: &str) -> Result<f64, String> {
     s.trim()
@@ -279,61 +296,91 @@ fn zones(spec: &str, whole: &str, absolute: bool) -> Result<Vec<Zone>, String> {
     Ok(out)
 }
 
+/// fio's `VALUE[:CENTRE]` after a distribution's name (`default` when there is none), the
+/// centre checked to lie from 0 to 1.
+fn value_and_center(
+    arg: Option<&str>,
+    default: f64,
+    what: &str,
+    whole: &str,
+) -> Result<(f64, Option<f64>), String> {
+    let Some(arg) = arg else {
+        return Ok((default, None));
+    };
+    let (v, c) = match arg.split_once(':') {
+        Some((v, c)) => (v, Some(c)),
+        None => (arg, None),
+    };
+    let v = float(v, what, whole)?;
+    let center = match c {
+        None => None,
+        Some(c) => {
+            let c = float(c, "centre", whole)?;
+            if !(0.0..=1.0).contains(&c) {
+                return Err(format!(
+                    "centre {c} in '{whole}': use a centre from 0 to 1 (a fraction of the \
+                     region, e.g. zipf:1.2:0.5)"
+                ));
+            }
+            Some(c)
+        }
+    };
+    Ok((v, center))
+}
+
 impl FromStr for Distribution {
     type Err = String;
 
+    /// fio's grammar: `zipf`, `pareto` and `normal` take an optional value and an optional
+    /// centre after it (`zipf:1.2:0.5`), with fio's defaults and ranges.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let (name, arg) = t.split_once(':').unwrap_or((t, ""));
-        let need = |what: &str| {
-            if arg.is_empty() {
-                Err(format!("'{s}' needs {what}: use {DIST_ACCEPTED}"))
-            } else {
-                Ok(())
-            }
+        let (name, arg) = match t.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (t, None),
         };
         match name.to_ascii_lowercase().as_str() {
-            "uniform" | "random" if arg.is_empty() => Ok(Distribution::Uniform),
+            "uniform" | "random" if arg.is_none() => Ok(Distribution::Uniform),
             "zipf" => {
-                need("θ")?;
-                let v = float(arg, "θ", s)?;
-                if v <= 0.0 || v > 100.0 {
-                    return Err(format!("zipf θ {v} in '{s}': use θ > 0 (up to 100)"));
-                }
-                Ok(Distribution::Zipf(v))
-            }
-            "pareto" => {
-                need("h")?;
-                let v = float(arg, "h", s)?;
-                if v <= 0.0 || v >= 1.0 {
-                    return Err(format!("pareto h {v} in '{s}': use 0 < h < 1, e.g. 0.2"));
-                }
-                Ok(Distribution::Pareto(v))
-            }
-            "normal" | "gauss" => {
-                need("σ")?;
-                let (sig, mean) = arg.split_once(':').unwrap_or((arg, "50"));
-                let sigma_pct = float(sig, "σ %", s)?;
-                let mean_pct = float(mean, "mean %", s)?;
-                if sigma_pct <= 0.0 || sigma_pct > 100.0 || !(0.0..=100.0).contains(&mean_pct) {
+                let (theta, center) = value_and_center(arg, 1.1, "θ", s)?;
+                if theta <= 0.0 || theta > 100.0 || theta == 1.0 {
                     return Err(format!(
-                        "'{s}': σ must be above 0 and at most 100 %, the mean from 0 to 100 %"
+                        "zipf θ {theta} in '{s}': use θ > 0 (up to 100) and not 1 (fio's \
+                         generator divides by 1 − θ), e.g. 0.99 or 1.2"
                     ));
                 }
-                Ok(Distribution::Normal {
-                    sigma_pct,
-                    mean_pct,
+                Ok(Distribution::Zipf { theta, center })
+            }
+            "pareto" => {
+                let (h, center) = value_and_center(arg, 0.2, "h", s)?;
+                if h <= 0.0 || h >= 1.0 {
+                    return Err(format!("pareto h {h} in '{s}': use 0 < h < 1, e.g. 0.2"));
+                }
+                Ok(Distribution::Pareto { h, center })
+            }
+            "normal" => {
+                let (dev_pct, center) = value_and_center(arg, 0.0, "deviation %", s)?;
+                if !(0.0..100.0).contains(&dev_pct) {
+                    return Err(format!(
+                        "normal deviation {dev_pct} in '{s}': use 0 ≤ deviation < 100 (percent \
+                         of the region)"
+                    ));
+                }
+                Ok(Distribution::Normal { dev_pct, center })
+            }
+            "zoned" | "zoned_abs" => {
+                let arg = arg
+                    .filter(|a| !a.is_empty())
+                    .ok_or_else(|| format!("'{s}' needs zones: use {DIST_ACCEPTED}"))?;
+                let abs = name.eq_ignore_ascii_case("zoned_abs");
+                let z = zones(arg, s, abs)?;
+                Ok(if abs {
+                    Distribution::ZonedAbs(z)
+                } else {
+                    Distribution::Zoned(z)
                 })
             }
-            "zoned" => {
-                need("zones")?;
-                Ok(Distribution::Zoned(zones(arg, s, false)?))
-            }
-            "zoned_abs" => {
-                need("zones")?;
-                Ok(Distribution::ZonedAbs(zones(arg, s, true)?))
-            }
-            _ => Err(format!("unknown distribution '{s}': use {DIST_ACCEPTED}")),
+            _ => Err(format!("'{s}' is not a distribution: use {DIST_ACCEPTED}")),
         }
     }
 }
@@ -353,14 +400,18 @@ impl fmt::Display for Distribution {
             }
             Ok(())
         };
+        let centred = |f: &mut fmt::Formatter<'_>, name: &str, v: f64, c: &Option<f64>| {
+            write!(f, "{name}:{v}")?;
+            match c {
+                Some(c) => write!(f, ":{c}"),
+                None => Ok(()),
+            }
+        };
         match self {
             Distribution::Uniform => f.write_str("uniform"),
-            Distribution::Zipf(t) => write!(f, "zipf:{t}"),
-            Distribution::Pareto(h) => write!(f, "pareto:{h}"),
-            Distribution::Normal {
-                sigma_pct,
-                mean_pct,
-            } => write!(f, "normal:{sigma_pct}:{mean_pct}"),
+            Distribution::Zipf { theta, center } => centred(f, "zipf", *theta, center),
+            Distribution::Pareto { h, center } => centred(f, "pareto", *h, center),
+            Distribution::Normal { dev_pct, center } => centred(f, "normal", *dev_pct, center),
             Distribution::Zoned(z) => {
                 f.write_str("zoned:")?;
                 list(f, z, false)
@@ -390,8 +441,9 @@ impl<'de> Deserialize<'de> for Distribution {
 /// How the offsets and the pace of a workload are drawn, beyond its direction and size.
 #[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Access {
-    /// Random modes: where offsets fall: uniform, zipf:THETA, pareto:H, normal:SIGMA%[:MEAN%],
-    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:...
+    /// Random modes: where offsets fall, as fio's random_distribution: uniform,
+    /// zipf[:THETA[:CENTRE]], pareto[:H[:CENTRE]], normal[:DEV%[:CENTRE]],
+    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... (docs/fio.md)
     #[arg(long, value_name = "DIST", default_value = "uniform")]
     #[serde(default)]
     pub dist: Distribution,

@@ -26,6 +26,14 @@ pub enum FioError {
          --ignore-unknown warns instead of stopping)"
     )]
     Unsupported(String),
+    /// A name fio itself does not know (fio 3.33 refuses it too), with what to write instead.
+    #[error("option '{option}' is not a fio option (fio refuses it too): {instead}")]
+    NotFio {
+        /// The option as written.
+        option: String,
+        /// What fio takes for it.
+        instead: String,
+    },
     /// An option halfpower takes in principle but cannot run yet.
     #[error("option '{option}' is not supported by halfpower fio yet: {why}")]
     NotYet {
@@ -43,6 +51,16 @@ pub enum FioError {
         value: String,
         /// What would be accepted.
         accepted: String,
+    },
+    /// A value that cannot be read, with why; the reason says what would be accepted.
+    #[error("invalid value '{value}' for fio option '{option}': {why}")]
+    Invalid {
+        /// The option.
+        option: String,
+        /// The value as written.
+        value: String,
+        /// Why, and what would be accepted.
+        why: String,
     },
     /// A line of a job file that is not fio's grammar.
     #[error("{origin}: cannot read '{line}': expected {expected}")]
@@ -142,7 +160,9 @@ fn apply_all(
     for o in base.into_iter().chain(rest) {
         match opts.apply(&o.key, o.value.as_deref()) {
             Ok(()) => written.push((o.key.clone(), o.value.clone().unwrap_or_default())),
-            Err(FioError::Unsupported(name)) if ignore_unknown => {
+            Err(FioError::Unsupported(name) | FioError::NotFio { option: name, .. })
+                if ignore_unknown =>
+            {
                 warnings.push(format!(
                     "{}: option '{name}' is not supported by halfpower fio; ignored (--ignore-unknown)",
                     o.origin

@@ -344,6 +344,14 @@ impl JobOptions {
         if NO_EFFECT.contains(&key) {
             return Ok(());
         }
+        if key == "random_center" {
+            return Err(FioError::NotFio {
+                option: key.into(),
+                instead: "give the centre after the distribution's value, e.g. \
+                          random_distribution=zipf:1.2:0.5 or normal:5:0.3"
+                    .into(),
+            });
+        }
         if super::access::KEYS.contains(&key) {
             return self.access.apply(key, value, base);
         }
@@ -540,6 +548,11 @@ mod tests {
             Err(FioError::Unsupported(name)) => assert_eq!(name, "zonemode"),
             other => panic!("{other:?}"),
         }
+        // fio 3.33 has no random_center ("unrecognized option"): the centre goes after the
+        // distribution's value.
+        let e = job(&[("random_center", Some("0.5"))]).unwrap_err();
+        assert!(matches!(e, FioError::NotFio { .. }), "{e:?}");
+        assert!(e.to_string().contains("zipf:1.2:0.5"), "{e}");
         assert_eq!(
             job(&[("verify", Some("crc32c"))])
                 .unwrap()
@@ -568,7 +581,6 @@ mod tests {
                 "bssplit" => "4k/50:8k/50",
                 "bsrange" => "4k-8k",
                 "random_distribution" => "zipf:1.1",
-                "random_center" => "0.5",
                 "rate_min" => "0",
                 "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
                 "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",
