@@ -122,6 +122,8 @@ pub struct JobOptions {
     pub unified_rw_reporting: bool,
     /// `verify`: the checksum method asked for (`None`: no verification).
     pub verify: Option<String>,
+    /// `norandommap`: random offsets drawn with replacement (halfpower always draws so).
+    pub norandommap: bool,
     /// The access options: size mixes, distributions, rates, think time.
     pub access: FioAccess,
 }
@@ -169,6 +171,7 @@ impl Default for JobOptions {
             kb_base: KbBase::Binary,
             unified_rw_reporting: false,
             verify: None,
+            norandommap: false,
             access: FioAccess::default(),
         }
     }
@@ -474,9 +477,7 @@ impl JobOptions {
             }
             // halfpower always draws random offsets with replacement, which is what
             // norandommap asks for (docs/fio.md: jobs without it touch each block once a pass).
-            "norandommap" => {
-                number::switch(key, value)?;
-            }
+            "norandommap" => self.norandommap = number::switch(key, value)?,
             "blocksize_unaligned" | "bs_unaligned" => {
                 if number::switch(key, value)? {
                     return Err(FioError::NotYet {
