@@ -636,3 +636,94 @@ fn rate_min_fails_a_job_below_it() {
 fn libc_eio() -> i64 {
     5
 }
+
+/// The names and sizes of the files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| {
+                    let len = e.metadata().map_or(0, |m| m.len());
+                    (e.file_name().to_string_lossy().into_owned(), len)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// `numjobs` without `filename` gives each clone files of its own, as fio does: fio 3.33 and
+/// halfpower, on the same job in two empty directories, lay out the same files (`jb.0.0`,
+/// `jb.1.0`, 8 MiB each: the whole size per clone, not shared), and each writes 16 MiB.
+/// halfpower removes what it created when the job ends, so its directory is read while the
+/// job runs (the files are laid out before the measured second starts and stay until it ends).
+#[test]
+fn numjobs_without_filename_gives_each_clone_its_own_file() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (fio_dir, hp_dir) = (dir.path().join("fio"), dir.path().join("hp"));
+    for d in [&fio_dir, &hp_dir] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let job = |d: &Path| -> Vec<String> {
+        [
+            "--name=jb".to_string(),
+            format!("--directory={}", d.display()),
+            "--numjobs=2".into(),
+            "--size=8m".into(),
+            "--rw=write".into(),
+            "--bs=64k".into(),
+            "--group_reporting".into(),
+            "--output-format=json".into(),
+        ]
+        .to_vec()
+    };
+    let out = Command::new("fio").args(job(&fio_dir)).output().unwrap();
+    assert!(out.status.success());
+    let fio: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fio_files = listing(&fio_dir);
+    assert_eq!(
+        fio_files,
+        [
+            ("jb.0.0".to_string(), 8 << 20),
+            ("jb.1.0".to_string(), 8 << 20)
+        ]
+    );
+    // The same job, slowed by a rate cap (2 × 4 MiB/s) so that its files stay a while.
+    let mut args = vec!["fio".to_string(), "--quiet".into(), "--rate=4m".into()];
+    args.extend(job(&hp_dir));
+    let child = halfpower_spawnable()
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    let t0 = std::time::Instant::now();
+    while seen != fio_files && t0.elapsed().as_secs() < 30 {
+        seen = listing(&hp_dir);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(seen, fio_files, "halfpower's files while the job ran");
+    let hp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (doc, who) in [(&fio, "fio"), (&hp, "halfpower")] {
+        assert_eq!(
+            num(&doc["jobs"][0]["write"], "io_bytes"),
+            (16 << 20) as f64,
+            "{who}"
+        );
+    }
+    assert!(
+        listing(&hp_dir).is_empty(),
+        "halfpower removes the files it made"
+    );
+}

@@ -62,8 +62,10 @@ pub struct JobOptions {
     pub directory: Option<String>,
     /// `nrfiles`.
     pub nrfiles: u64,
-    /// `size`.
+    /// `size`: the job's I/O over all its files (a clone's, with numjobs).
     pub size: Option<Size>,
+    /// `filesize`: the size of each file (`size` then only sets how much I/O is done).
+    pub filesize: Option<u64>,
     /// `offset`.
     pub offset: Size,
     /// `io_size` (alias `io_limit`).
@@ -142,6 +144,7 @@ impl Default for JobOptions {
             directory: None,
             nrfiles: 1,
             size: None,
+            filesize: None,
             offset: Size::Bytes(0),
             io_size: None,
             rw: RwMode::Read,
@@ -371,7 +374,17 @@ impl JobOptions {
             }
             "directory" => self.directory = Some(need()?.to_string()),
             "nrfiles" => self.nrfiles = u32_in(key, need()?, 1_000_000)? as u64,
-            "size" | "filesize" => self.size = Some(number::size(key, need()?, base, true)?),
+            "size" => self.size = Some(number::size(key, need()?, base, true)?),
+            "filesize" => {
+                let v = need()?;
+                if v.contains('-') && !v.trim().starts_with('(') && !v.contains('$') {
+                    return Err(FioError::NotYet {
+                        option: key.into(),
+                        why: format!("a range of file sizes ({v}): give one size"),
+                    });
+                }
+                self.filesize = Some(number::bytes(key, v, base)?).filter(|b| *b > 0);
+            }
             "offset" => self.offset = number::size(key, need()?, base, true)?,
             "io_size" | "io_limit" => self.io_size = Some(number::bytes(key, need()?, base)?),
             "rw" | "readwrite" => {
