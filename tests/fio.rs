@@ -727,3 +727,60 @@ fn numjobs_without_filename_gives_each_clone_its_own_file() {
         "halfpower removes the files it made"
     );
 }
+
+/// What fio's examples met: each refusal says what is wrong with the value as written. A
+/// backwards stride is named as such (not "use a whole number"), a value that came from an
+/// unset `${VAR}` names the variable, a distribution error reads as one sentence, fio's
+/// `random_center` (which fio 3.33 does not know) points to the centre form, and tiobench's
+/// `threads=1`, which fio takes, is taken.
+#[test]
+fn refusals_name_what_is_wrong() {
+    let base = [
+        "fio",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--parse-only",
+    ];
+    let err = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        usage_error(&a)
+    };
+    let e = err(&["--rw=read:-8k"]);
+    assert!(
+        e.contains("backwards") && !e.contains("whole number"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("env.fio");
+    std::fs::write(
+        &job,
+        "[x]\nioengine=null\nsize=1m\nbs=${HALFPOWER_TEST_UNSET_BS}\n",
+    )
+    .unwrap();
+    let out = halfpower()
+        .args(["fio", job.to_str().unwrap(), "--parse-only"])
+        .env_remove("HALFPOWER_TEST_UNSET_BS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("${HALFPOWER_TEST_UNSET_BS}") && e.contains("not set"),
+        "{e}"
+    );
+    let e = err(&["--rw=randread", "--random_distribution=sequence:1"]);
+    assert!(
+        !e.contains("use unknown") && e.contains("not a distribution"),
+        "{e}"
+    );
+    let e = err(&["--rw=randread", "--random_center=0.5"]);
+    assert!(
+        e.contains("not a fio option") && e.contains("zipf:1.2:0.5"),
+        "{e}"
+    );
+    let mut a = base.to_vec();
+    a.push("--threads=1");
+    stdout_text(&a);
+}

@@ -89,6 +89,17 @@ pub enum FioError {
         /// The error.
         inner: Box<FioError>,
     },
+    /// An error in a value that came from environment variables that are not set.
+    #[error(
+        "{inner} (the value came from {vars}, not set in the environment: fio reads an unset \
+         variable as empty)"
+    )]
+    Unset {
+        /// The error.
+        inner: Box<FioError>,
+        /// The variables as written, `${FIO_BS}`.
+        vars: String,
+    },
     /// Jobs halfpower cannot run as fio would (e.g. different jobs at the same time).
     #[error("{0}")]
     Plan(String),
@@ -170,6 +181,15 @@ fn apply_all(
                 ));
             }
             Err(e) => {
+                let e = if o.unset.is_empty() {
+                    e
+                } else {
+                    let vars: Vec<String> = o.unset.iter().map(|v| format!("${{{v}}}")).collect();
+                    FioError::Unset {
+                        inner: Box::new(e),
+                        vars: vars.join(", "),
+                    }
+                };
                 return Err(FioError::At {
                     origin: o.origin.clone(),
                     inner: Box::new(e),

@@ -225,9 +225,11 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
-const NO_EFFECT: [&str; 8] = [
+const NO_EFFECT: [&str; 9] = [
     "description",
     "thread",
+    // tiobench's spelling, which fio 3.33 takes for `thread`.
+    "threads",
     "iodepth_batch",
     "iodepth_batch_submit",
     "iodepth_batch_complete",
@@ -390,6 +392,15 @@ impl JobOptions {
             "rw" | "readwrite" => {
                 let v = need()?;
                 let (mode, stride) = rw_mode(v)?;
+                if stride.is_some_and(|s| s.trim_start().starts_with('-')) {
+                    return Err(FioError::NotYet {
+                        option: key.into(),
+                        why: format!(
+                            "{v}: backwards sequential I/O (a negative stride) is not supported; \
+                             halfpower's sequential streams go forwards (rw=read:8k leaves gaps)"
+                        ),
+                    });
+                }
                 self.rw = mode;
                 self.rw_stride = match stride {
                     Some(s) => Some(number::bytes(key, s, base)?),
