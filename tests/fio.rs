@@ -784,3 +784,177 @@ fn refusals_name_what_is_wrong() {
     a.push("--threads=1");
     stdout_text(&a);
 }
+
+/// fio's filecreate example has 16 jobs of 31 250 files each in one wave: 500 000 files whose
+/// names must all differ. Compared in pairs that is 1.25 × 10^11 comparisons, minutes at a
+/// nanosecond each (halfpower spun for over ten minutes on it); hashed, it is 500 000
+/// insertions, under a second (0.9 s measured on this machine). 20 s separates the two with
+/// room for a busy machine.
+#[test]
+fn many_files_plan_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("many.fio");
+    let mut text = String::from("[global]\nnrfiles=31250\nioengine=null\nfilesize=4k\n");
+    for i in 0..16 {
+        text.push_str(&format!("[t{i}]\n"));
+    }
+    std::fs::write(&job, text).unwrap();
+    let t0 = std::time::Instant::now();
+    let plan = stdout_text(&["fio", job.to_str().unwrap(), "--parse-only"]);
+    let took = t0.elapsed().as_secs_f64();
+    assert_eq!(plan.matches("(31250 files)").count(), 16, "{plan}");
+    assert!(took < 20.0, "planning 500 000 files took {took:.1} s");
+}
+
+/// SIGTERM while jobs are being planned ends the process at once with 143 (128 + SIGTERM), as
+/// it does during a run. 10 000 jobs of 100 000 files each take minutes to plan (10^9 names);
+/// the signal is sent once the process has installed its handler (its SigCgt in
+/// /proc/PID/status), and the process must be gone within 5 s.
+#[test]
+fn sigterm_while_planning_exits_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("huge.fio");
+    let mut text =
+        String::from("[global]\nnrfiles=100000\nioengine=null\nfilesize=4k\nstonewall\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("[t{i}]\n"));
+    }
+    std::fs::write(&job, text).unwrap();
+    let mut child = halfpower_spawnable()
+        .args(["fio", job.to_str().unwrap(), "--parse-only"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let catches_term = || {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("SigCgt:"))?.to_string();
+                u64::from_str_radix(line["SigCgt:".len()..].trim(), 16).ok()
+            })
+            .is_some_and(|mask| mask & (1 << (libc::SIGTERM - 1)) != 0)
+    };
+    let t0 = std::time::Instant::now();
+    while !catches_term() && t0.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(catches_term(), "the handler was never installed");
+    // SAFETY: kill sends a signal to the child this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let t1 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if t1.elapsed().as_secs() >= 5 {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let status = status.expect("still planning 5 s after SIGTERM");
+    assert_eq!(status.code(), Some(143), "{status:?}");
+}
+
+/// Jobs of one wave start measuring together, once every job's files are laid out, as in fio.
+/// Two read-only jobs on one ext4 file system over a loop device: "small" lays out 1 MiB,
+/// "big" 128 MiB (written, then flushed). Neither job writes, so the disk's own counters over
+/// "small"'s measured window (`halfpower.devices`) must show no more than the file system's
+/// housekeeping (< 1 MiB written). When each job laid out its own file inside its own thread,
+/// "small" started measuring while "big" was still being written, 128 MiB of it.
+#[test]
+fn every_job_of_a_wave_is_set_up_before_any_is_measured() {
+    let Some(fs) = Ext4::new("fiosetup", 160 << 20) else {
+        return;
+    };
+    let job = fs.dir.path().join("wave.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\ndirectory={}\nrw=randread\nbs=4k\ndirect=1\ntime_based\nruntime=2\n\
+             \n[small]\nsize=1m\n\n[big]\nsize=128m\n",
+            fs.path()
+        ),
+    )
+    .unwrap();
+    let v = stdout_json(&[
+        "fio",
+        job.to_str().unwrap(),
+        "--output-format=json",
+        "--quiet",
+    ]);
+    let name = fs.lo.name();
+    for j in v["jobs"].as_array().unwrap() {
+        let dev = j["halfpower"]["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} not among {j}"));
+        assert!(num(dev, "read_bytes") > 0.0, "{dev}");
+        assert!(
+            num(dev, "write_bytes") < (1 << 20) as f64,
+            "job {} measured while files were being laid out: {dev}",
+            j["jobname"]
+        );
+    }
+}
+
+/// fio's `invalidate` (on by default) drops a buffered job's files from the page cache before
+/// the job, so its reads reach the device; with `invalidate=0` a warm cache answers them. A
+/// loop device is read once to warm its cache, then a buffered 16 MiB sequential read runs:
+/// the device's own counters (/proc/diskstats) show at least 16 MiB read by default and by fio
+/// 3.33, and under 1 MiB with `invalidate=0`.
+#[test]
+fn invalidate_drops_the_cache_before_a_buffered_job() {
+    if !fio_available() {
+        return;
+    }
+    let Some(lo) = LoopDev::new("fioinval", 32 << 20) else {
+        return;
+    };
+    let name = lo.name();
+    // The kernel empties a block device's cache when its last opener closes it: the test holds
+    // it open.
+    let mut held = std::fs::File::open(&lo.dev).unwrap();
+    let mut read_mib = |program: &Path, extra: &[&str]| -> f64 {
+        use std::io::{Read, Seek};
+        held.rewind().unwrap();
+        std::io::copy(&mut (&mut held).take(32 << 20), &mut std::io::sink()).unwrap(); // warm
+        let before = disk_sectors(&name).0;
+        let mut args = extra.to_vec();
+        let file = format!("--filename={}", lo.path());
+        args.extend([
+            "--name=r",
+            file.as_str(),
+            "--rw=read",
+            "--bs=64k",
+            "--size=16m",
+            "--output-format=json",
+        ]);
+        let out = Command::new(program).args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (disk_sectors(&name).0 - before) as f64 * 512.0 / (1 << 20) as f64
+    };
+    let hp = assert_cmd::cargo::cargo_bin("halfpower");
+    let fio = read_mib(Path::new("fio"), &[]);
+    let default = read_mib(&hp, &["fio", "--quiet"]);
+    let kept = read_mib(&hp, &["fio", "--quiet", "--invalidate=0"]);
+    eprintln!("device MiB read: fio {fio:.1}, halfpower {default:.1}, invalidate=0 {kept:.1}");
+    assert!(fio >= 16.0, "fio read {fio:.1} MiB from the device");
+    assert!(
+        default >= 16.0,
+        "halfpower read {default:.1} MiB from the device"
+    );
+    assert!(
+        kept < 1.0,
+        "invalidate=0 read {kept:.1} MiB from the device"
+    );
+}

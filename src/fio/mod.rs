@@ -355,6 +355,19 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         ));
     }
     w.setup.buffered = !o.direct;
+    if w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random())) {
+        notes.push(format!(
+            "job '{}': invalidate drops its files from the page cache once, before the job; fio \
+             drops them again before every pass ({}), so halfpower's later passes may be read \
+             from the cache",
+            o.name,
+            if o.loops > 1 {
+                "each of its loops"
+            } else {
+                "each time a time-based sequential job starts over"
+            }
+        ));
+    }
     w.setup.write_through = o.sync;
     w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
     w.setup.seed = match (o.randseed, o.randrepeat) {

@@ -80,6 +80,9 @@ pub struct JobOptions {
     pub bs: [u64; 2],
     /// `direct` (fio's default is buffered I/O).
     pub direct: bool,
+    /// `invalidate` (on by default, as in fio): drop the files' pages from the page cache
+    /// before a buffered job.
+    pub invalidate: bool,
     /// `sync`: open with O_SYNC (`1`/`sync`) or O_DSYNC (`dsync`).
     pub sync: bool,
     /// `ioengine` (fio's default is psync).
@@ -152,6 +155,7 @@ impl Default for JobOptions {
             rwmixread: 50,
             bs: [4096, 4096],
             direct: false,
+            invalidate: true,
             sync: false,
             ioengine: FioEngine::Sync,
             iodepth: 1,
@@ -239,7 +243,7 @@ const NO_EFFECT: [&str; 9] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 43] = [
+pub const SUPPORTED: [&str; 44] = [
     "name",
     "filename",
     "directory",
@@ -256,6 +260,7 @@ pub const SUPPORTED: [&str; 43] = [
     "bs",
     "blocksize",
     "direct",
+    "invalidate",
     "buffered",
     "sync",
     "ioengine",
@@ -429,6 +434,7 @@ impl JobOptions {
                 self.bs = [read, write];
             }
             "direct" => self.direct = number::switch(key, value)?,
+            "invalidate" => self.invalidate = number::switch(key, value)?,
             "buffered" => self.direct = !number::switch(key, value)?,
             "sync" => {
                 self.sync = match value.map(str::trim) {
