@@ -3,6 +3,8 @@
 //! speed), job by job.
 
 mod common;
+#[path = "fio/jobs.rs"]
+mod jobs;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

@@ -2,9 +2,12 @@
 //! mixes, offset distributions, the random share, strides, rate limits and think time (types,
 //! parsing, printing and validation; the generators that draw from them are in [`sample`]).
 
+mod dist;
 pub mod sample;
 #[cfg(test)]
 mod tests;
+
+pub use dist::{DIST_ACCEPTED, Distribution, Zone};
 
 use crate::error::Error;
 use crate::units::{ByteSize, Dur};
@@ -186,212 +189,12 @@ impl<'de> Deserialize<'de> for RequestSize {
     }
 }
 
-/// One zone of a zoned distribution: a share of the accesses going to a slice of the region.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Zone {
-    /// Share of the accesses, percent.
-    pub access_pct: f64,
-    /// Size of the slice: percent of the region (`zoned`) or bytes (`zoned_abs`).
-    pub size: f64,
-}
-
-/// Where random offsets fall in the region (fio's random_distribution).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Distribution {
-    /// Every request-sized block equally likely.
-    #[default]
-    Uniform,
-    /// Zipf with exponent θ > 0: the k-th most popular block is hit ∝ 1/k^θ; popular blocks
-    /// are scattered over the region.
-    Zipf(f64),
-    /// fio's Pareto with 0 < h < 1: a share h of the blocks gets a share 1 − h of the
-    /// accesses (0.2: the 80/20 rule); popular blocks scattered as for Zipf.
-    Pareto(f64),
-    /// Normal (Gaussian) around `mean_pct` of the region with deviation `sigma_pct` of it,
-    /// drawn again when it falls outside (the NT Response Probe's FILESEEK).
-    Normal {
-        /// Standard deviation, percent of the region.
-        sigma_pct: f64,
-        /// Centre, percent of the region.
-        mean_pct: f64,
-    },
-    /// Zones of the region by percent of its size: `zoned:60/10:30/20:10/70`.
-    Zoned(Vec<Zone>),
-    /// Zones by absolute size from the region's start: `zoned_abs:60/20m:40/1g`.
-    ZonedAbs(Vec<Zone>),
-}
-
-impl Distribution {
-    /// Whether offsets are uniform.
-    pub fn is_uniform(&self) -> bool {
-        *self == Distribution::Uniform
-    }
-}
-
-/// What `--dist` accepts.
-const DIST_ACCEPTED: &str = "uniform (or random), zipf:THETA (> 0), pareto:H (0 < H < 1), \
-    normal:SIGMA%[:MEAN%], zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... \
-    (accesses and zoned sizes add up to 100)";
-
-fn float(s: &str, what: &str, whole: &str) -> Result<f64, String> {
-    s.trim()
-        .trim_end_matches('%')
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| format!("'{s}' in '{whole}' is not a number ({what}): use {DIST_ACCEPTED}"))
-}
-
-fn zones(spec: &str, whole: &str, absolute: bool) -> Result<Vec<Zone>, String> {
-    let mut out = Vec::new();
-    for item in spec.split(':') {
-        let (a, z) = item
-            .split_once('/')
-            .ok_or_else(|| format!("zone '{item}' in '{whole}' has no '/': use {DIST_ACCEPTED}"))?;
-        let access_pct = float(a, "access percentage", whole)?;
-        let size = if absolute {
-            z.parse::<ByteSize>()?.0 as f64
-        } else if z.trim().is_empty() {
-            // fio: an empty size takes what the zones before it left of 100 %.
-            100.0 - out.iter().map(|z: &Zone| z.size).sum::<f64>()
-        } else {
-            float(z, "size percentage", whole)?
-        };
-        if access_pct < 0.0 || size <= 0.0 {
-            return Err(format!(
-                "zone '{item}' in '{whole}': accesses must be ≥ 0 and sizes > 0"
-            ));
-        }
-        out.push(Zone { access_pct, size });
-    }
-    let access: f64 = out.iter().map(|z| z.access_pct).sum();
-    if (access - 100.0).abs() > 1e-6 {
-        return Err(format!(
-            "the zones' accesses in '{whole}' add up to {access}, not 100: use {DIST_ACCEPTED}"
-        ));
-    }
-    let size: f64 = out.iter().map(|z| z.size).sum();
-    if !absolute && (size - 100.0).abs() > 1e-6 {
-        return Err(format!(
-            "the zones' sizes in '{whole}' add up to {size} %, not 100: use {DIST_ACCEPTED}"
-        ));
-    }
-    Ok(out)
-}
-
-impl FromStr for Distribution {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        let (name, arg) = t.split_once(':').unwrap_or((t, ""));
-        let need = |what: &str| {
-            if arg.is_empty() {
-                Err(format!("'{s}' needs {what}: use {DIST_ACCEPTED}"))
-            } else {
-                Ok(())
-            }
-        };
-        match name.to_ascii_lowercase().as_str() {
-            "uniform" | "random" if arg.is_empty() => Ok(Distribution::Uniform),
-            "zipf" => {
-                need("θ")?;
-                let v = float(arg, "θ", s)?;
-                if v <= 0.0 || v > 100.0 {
-                    return Err(format!("zipf θ {v} in '{s}': use θ > 0 (up to 100)"));
-                }
-                Ok(Distribution::Zipf(v))
-            }
-            "pareto" => {
-                need("h")?;
-                let v = float(arg, "h", s)?;
-                if v <= 0.0 || v >= 1.0 {
-                    return Err(format!("pareto h {v} in '{s}': use 0 < h < 1, e.g. 0.2"));
-                }
-                Ok(Distribution::Pareto(v))
-            }
-            "normal" | "gauss" => {
-                need("σ")?;
-                let (sig, mean) = arg.split_once(':').unwrap_or((arg, "50"));
-                let sigma_pct = float(sig, "σ %", s)?;
-                let mean_pct = float(mean, "mean %", s)?;
-                if sigma_pct <= 0.0 || sigma_pct > 100.0 || !(0.0..=100.0).contains(&mean_pct) {
-                    return Err(format!(
-                        "'{s}': σ must be above 0 and at most 100 %, the mean from 0 to 100 %"
-                    ));
-                }
-                Ok(Distribution::Normal {
-                    sigma_pct,
-                    mean_pct,
-                })
-            }
-            "zoned" => {
-                need("zones")?;
-                Ok(Distribution::Zoned(zones(arg, s, false)?))
-            }
-            "zoned_abs" => {
-                need("zones")?;
-                Ok(Distribution::ZonedAbs(zones(arg, s, true)?))
-            }
-            _ => Err(format!("unknown distribution '{s}': use {DIST_ACCEPTED}")),
-        }
-    }
-}
-
-impl fmt::Display for Distribution {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = |f: &mut fmt::Formatter<'_>, zs: &[Zone], abs: bool| {
-            for (i, z) in zs.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(":")?;
-                }
-                if abs {
-                    write!(f, "{}/{}", z.access_pct, ByteSize(z.size as u64))?;
-                } else {
-                    write!(f, "{}/{}", z.access_pct, z.size)?;
-                }
-            }
-            Ok(())
-        };
-        match self {
-            Distribution::Uniform => f.write_str("uniform"),
-            Distribution::Zipf(t) => write!(f, "zipf:{t}"),
-            Distribution::Pareto(h) => write!(f, "pareto:{h}"),
-            Distribution::Normal {
-                sigma_pct,
-                mean_pct,
-            } => write!(f, "normal:{sigma_pct}:{mean_pct}"),
-            Distribution::Zoned(z) => {
-                f.write_str("zoned:")?;
-                list(f, z, false)
-            }
-            Distribution::ZonedAbs(z) => {
-                f.write_str("zoned_abs:")?;
-                list(f, z, true)
-            }
-        }
-    }
-}
-
-impl Serialize for Distribution {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
-
-impl<'de> Deserialize<'de> for Distribution {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
-}
-
 /// How the offsets and the pace of a workload are drawn, beyond its direction and size.
 #[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Access {
-    /// Random modes: where offsets fall: uniform, zipf:THETA, pareto:H, normal:SIGMA%[:MEAN%],
-    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:...
+    /// Random modes: where offsets fall, as fio's random_distribution: uniform,
+    /// zipf[:THETA[:CENTRE]], pareto[:H[:CENTRE]], normal[:DEV%[:CENTRE]],
+    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... (docs/fio.md)
     #[arg(long, value_name = "DIST", default_value = "uniform")]
     #[serde(default)]
     pub dist: Distribution,

@@ -116,8 +116,11 @@ fn distributions_parse_and_print_back() {
     for s in [
         "uniform",
         "zipf:1.2",
+        "zipf:1.2:0.5",
         "pareto:0.2",
-        "normal:10:50",
+        "pareto:0.3:0.25",
+        "normal:10",
+        "normal:10:0.3",
         "zoned:60/10:30/20:10/70",
         "zoned_abs:60/20m:40/1g",
     ] {
@@ -126,25 +129,30 @@ fn distributions_parse_and_print_back() {
         let json = serde_json::to_string(&d).unwrap();
         assert_eq!(serde_json::from_str::<Distribution>(&json).unwrap(), d);
     }
-    assert_eq!(
-        "random".parse::<Distribution>().unwrap(),
-        Distribution::Uniform
-    );
-    assert_eq!(
-        "normal:5".parse::<Distribution>().unwrap().to_string(),
-        "normal:5:50"
-    );
+    // fio's defaults when the value is left out.
+    for (short, full) in [
+        ("random", "uniform"),
+        ("zipf", "zipf:1.1"),
+        ("pareto", "pareto:0.2"),
+        ("normal", "normal:0"),
+    ] {
+        assert_eq!(short.parse::<Distribution>().unwrap().to_string(), full);
+    }
     for bad in [
         "zipf:0",
-        "zipf",
+        "zipf:1",
+        "zipf:1.2:1.5",
+        "zipf:",
         "pareto:1",
-        "normal:0",
+        "normal:100",
+        "normal:5:50",
+        "gauss:5",
         "zoned:60/10:30/20",
         "zoned:60/50:40/40",
         "lognormal:1",
     ] {
         let e = bad.parse::<Distribution>().unwrap_err();
-        assert!(!e.is_empty(), "{bad}");
+        assert!(e.contains("use"), "{bad}: {e}");
     }
 }
 
@@ -177,75 +185,95 @@ fn uniform_blocks_are_uniform() {
 }
 
 #[test]
-fn zipf_ranks_follow_the_power_law_and_scatter_is_one_to_one() {
+fn zipf_puts_its_top_ranks_where_fio_does() {
     let n = 1000u64;
     let theta = 1.2;
-    let mut d = Draw::new(&Distribution::Zipf(theta), n, 4096, &mut Rng::new(5, 0)).unwrap();
+    let zipf = |center| Distribution::Zipf { theta, center };
+    let mut d = Draw::new(&zipf(None), n, 4096, &mut Rng::new(5, 0)).unwrap();
     let mut rng = Rng::new(6, 0);
-    let mut counts = vec![0u64; n as usize];
+    let mut counts = [0u64; 3];
     for _ in 0..200_000 {
-        counts[d.rank(&mut rng) as usize] += 1;
+        counts[d.rank(&mut rng).min(2) as usize] += 1;
     }
-    let h: f64 = (1..=n).map(|k| (k as f64).powf(-theta)).sum();
-    let probs: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-theta) / h).collect();
-    assert_chi2(&counts, &probs, "zipf:1.2");
-    // The most popular rank is hit about 1/H of the time, and lands on one block that is not
-    // block 0 for this seed; every block is reachable (the scatter is a bijection).
+    // fio's generator gives rank 0 exactly when u·ζ(n) < 1 and rank 1 below 1 + 2^-θ.
+    let zeta: f64 = (1..=n).map(|k| (k as f64).powf(-theta)).sum();
+    let p0 = 1.0 / zeta;
+    let p1 = 0.5f64.powf(theta) / zeta;
+    assert_chi2(&counts, &[p0, p1, 1.0 - p0 - p1], "zipf:1.2 top ranks");
+    // With a centre, the most popular block is at that fraction of the region (fio's hash of
+    // rank 0 is 0), and rank 1 at the golden-ratio hash of 1 from there.
+    let mut d = Draw::new(&zipf(Some(0.25)), n, 4096, &mut Rng::new(5, 0)).unwrap();
     let mut hits = vec![0u64; n as usize];
-    for _ in 0..200_000 {
+    for _ in 0..100_000 {
         hits[d.unit(&mut rng) as usize] += 1;
     }
-    let top = hits.iter().enumerate().max_by_key(|h| *h.1).unwrap();
-    assert!((*top.1 as f64 / 200_000.0 - 1.0 / h).abs() < 0.01);
-    // Every block is reachable: the scatter is one to one (a many-to-one map would leave
-    // about a third of the blocks unhit; each block expects at least 11 hits here).
-    let seen = hits.iter().filter(|&&c| c > 0).count();
-    assert!(seen > 990, "{seen}");
+    let top = |h: &[u64], k: usize| {
+        let mut idx: Vec<usize> = (0..h.len()).collect();
+        idx.sort_by_key(|&i| std::cmp::Reverse(h[i]));
+        idx[k] as u64
+    };
+    assert_eq!(top(&hits, 0), 250);
+    assert_eq!(
+        top(&hits, 1),
+        (super::sample::fio_hash(1).wrapping_add(250)) % n
+    );
 }
 
 #[test]
 fn pareto_gives_h_of_the_blocks_one_minus_h_of_the_accesses() {
     let n = 10_000u64;
     let h = 0.2;
-    let mut d = Draw::new(&Distribution::Pareto(h), n, 4096, &mut Rng::new(7, 0)).unwrap();
+    let dist = Distribution::Pareto { h, center: None };
+    let mut d = Draw::new(&dist, n, 4096, &mut Rng::new(7, 0)).unwrap();
     let mut rng = Rng::new(8, 0);
     let ranks: Vec<f64> = (0..50_000)
-        .map(|_| d.rank(&mut rng) as f64 / n as f64)
+        .map(|_| d.rank(&mut rng) as f64 / (n - 1) as f64)
         .collect();
     let hot = ranks.iter().filter(|&&r| r < h).count() as f64 / ranks.len() as f64;
     assert!((hot - (1.0 - h)).abs() < 0.01, "{hot}");
-    // rank = ⌊n·u^p⌋, so P(rank < k) = (k/n)^(1/p) exactly: bins between ranks at every 2 %
-    // of that CDF (ranks repeat near 0, so some edges merge).
+    // fio: rank = ⌊(n − 1)·u^p⌋, so P(rank < k) = (k/(n − 1))^(1/p): bins between ranks at
+    // every 2 % of that CDF (ranks repeat near 0, so some edges merge).
+    let m = (n - 1) as f64;
     let p = h.ln() / (1.0 - h).ln();
-    let cdf = |k: u64| (k as f64 / n as f64).powf(1.0 / p);
+    let cdf = |k: u64| (k as f64 / m).powf(1.0 / p).min(1.0);
     let mut edges: Vec<u64> = (0..=50)
-        .map(|j| (n as f64 * (j as f64 / 50.0).powf(p)).round() as u64)
+        .map(|j| (m * (j as f64 / 50.0).powf(p)).ceil() as u64)
         .collect();
     edges.dedup();
     let probs: Vec<f64> = edges.windows(2).map(|e| cdf(e[1]) - cdf(e[0])).collect();
     let mut counts = vec![0u64; probs.len()];
     for r in ranks {
-        let k = (r * n as f64).round() as u64;
-        counts[edges.partition_point(|&e| e <= k) - 1] += 1;
+        let k = (r * m).round() as u64;
+        counts[(edges.partition_point(|&e| e <= k) - 1).min(probs.len() - 1)] += 1;
     }
     assert_chi2(&counts, &probs, "pareto:0.2");
 }
 
 #[test]
-fn normal_offsets_follow_the_bell_around_the_mean() {
+fn the_normal_bell_is_fios_mean_of_twelve_draws() {
     let n = 100_000u64;
-    let dist: Distribution = "normal:10:30".parse().unwrap();
+    let dist: Distribution = "normal:0".parse().unwrap();
     let mut d = Draw::new(&dist, n, 4096, &mut Rng::new(0, 0)).unwrap();
     let mut rng = Rng::new(9, 0);
     let xs: Vec<f64> = (0..40_000)
-        .map(|_| (d.unit(&mut rng) as f64 + 0.5) / n as f64)
+        .map(|_| d.rank(&mut rng) as f64 / n as f64)
         .collect();
-    // Truncation at 0 and 1 is 3σ and 7σ away: 0.13 % of the mass, below the KS bound (1.35 %).
+    // The mean of 12 uniform draws on [0, 1]: mean 1/2, deviation 1/12 (Irwin–Hall, within
+    // 0.2 % of the normal CDF, below the KS bound of 1.35 %).
     assert_ks(
         xs,
-        |x| 0.5 * (1.0 + erf((x - 0.3) / (0.1 * std::f64::consts::SQRT_2))),
-        "normal:10:30",
+        |x| 0.5 * (1.0 + erf((x - 0.5) / (std::f64::consts::SQRT_2 / 12.0))),
+        "normal:0",
     );
+    // fio's deviation widens the bell by a uniform shift of dev % of the region.
+    let wide: Distribution = "normal:30".parse().unwrap();
+    let mut d = Draw::new(&wide, n, 4096, &mut Rng::new(0, 0)).unwrap();
+    let xs: Vec<f64> = (0..40_000)
+        .map(|_| d.rank(&mut rng) as f64 / n as f64 - 0.5)
+        .collect();
+    let var = xs.iter().map(|x| x * x).sum::<f64>() / xs.len() as f64;
+    let want = 1.0 / 144.0 + 0.3f64.powi(2) / 12.0;
+    assert!((var / want - 1.0).abs() < 0.05, "{var} vs {want}");
 }
 
 #[test]
@@ -319,7 +347,7 @@ fn runs_strides_and_mixed_sizes_stay_aligned_inside_the_region() {
     let region = Region::new(4096, 3 << 20, mix.min());
     let mut z = OffsetGen::drawn(
         region,
-        Draw::new(&Distribution::Zipf(0.8), region.blocks, 4096, &mut rng).unwrap(),
+        Draw::new(&"zipf:0.8".parse().unwrap(), region.blocks, 4096, &mut rng).unwrap(),
         100,
         1,
     );

@@ -56,15 +56,20 @@ pub(super) fn effective_workload(
     (w.run_by(engine), fallback)
 }
 
-/// Opens every target; the first refusal stops (and removes files created so far).
+/// Opens every target; the first refusal stops (and removes files created so far), and so
+/// do Ctrl-C and SIGTERM. Linear in the number of targets (a job may have many thousands).
 pub(super) fn open_targets(
     paths: &[std::path::PathBuf],
     w: &Workload,
     warnings: &mut Vec<String>,
 ) -> crate::Result<Vec<Target>> {
     let mut targets = Vec::with_capacity(paths.len());
+    let mut seen = std::collections::HashSet::with_capacity(paths.len());
     for p in paths {
-        if targets.iter().any(|t: &Target| t.path == *p) {
+        if crate::signal::interrupted() {
+            return Err(crate::Error::Interrupted);
+        }
+        if !seen.insert(p) {
             return Err(crate::Error::invalid(
                 "TARGET",
                 p.display(),

@@ -1,5 +1,4 @@
-//! fio's access options (bssplit, bsrange, random_distribution, random_center,
-//! percentage_random, rate, rate_iops, rate_min, thinktime, thinktime_blocks, fsync,
+//! fio's access options (bssplit, bsrange, random_distribution, percentage_random, rate, rate_iops, rate_min, thinktime, thinktime_blocks, fsync,
 //! fdatasync, end_fsync) read with fio's grammar into [`FioAccess`]; `mapping` puts them onto
 //! halfpower's one access vocabulary ([`crate::access`]).
 
@@ -8,14 +7,13 @@ use super::number::{self, KbBase, TimeUnit};
 use crate::access::{Distribution, RequestSize};
 
 /// The option names this file reads.
-pub const KEYS: [&str; 13] = [
+pub const KEYS: [&str; 12] = [
     "fsync",
     "fdatasync",
     "end_fsync",
     "bssplit",
     "bsrange",
     "random_distribution",
-    "random_center",
     "percentage_random",
     "rate",
     "rate_iops",
@@ -31,10 +29,8 @@ pub struct FioAccess {
     pub bssplit: Option<[RequestSize; 2]>,
     /// `bsrange`, (min, max) bytes.
     pub bsrange: Option<[(u64, u64); 2]>,
-    /// `random_distribution` (fio's per-direction lists must agree).
+    /// `random_distribution` with its centre (`zipf:1.2:0.5`); per-direction lists must agree.
     pub dist: Distribution,
-    /// `random_center`, 0 to 1.
-    pub center: Option<f64>,
     /// `percentage_random`.
     pub percentage_random: [u8; 2],
     /// `rate`, bytes per second (0: none).
@@ -61,7 +57,6 @@ impl Default for FioAccess {
             bssplit: None,
             bsrange: None,
             dist: Distribution::Uniform,
-            center: None,
             percentage_random: [100, 100],
             rate: [0, 0],
             rate_iops: [0, 0],
@@ -159,7 +154,11 @@ impl FioAccess {
                 let [r, w] = per_dir(key, v, [d.clone(), d], |s| {
                     s.trim()
                         .parse::<Distribution>()
-                        .map_err(|e| FioError::value(key, s, e))
+                        .map_err(|why| FioError::Invalid {
+                            option: key.into(),
+                            value: s.trim().into(),
+                            why,
+                        })
                 })?;
                 if r != w {
                     return Err(FioError::NotYet {
@@ -168,15 +167,6 @@ impl FioAccess {
                     });
                 }
                 self.dist = r;
-            }
-            "random_center" => {
-                let c = v
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|c| (0.0..=1.0).contains(c))
-                    .ok_or_else(|| FioError::value(key, v, "a number from 0 to 1"))?;
-                self.center = Some(c);
             }
             "percentage_random" => {
                 self.percentage_random = per_dir(key, v, [100, 100], |s| {

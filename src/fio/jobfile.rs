@@ -16,6 +16,8 @@ pub struct RawOption {
     pub value: Option<String>,
     /// `FILE:LINE` or `command line`, for messages.
     pub origin: String,
+    /// The `${VAR}`s it used that the environment does not set (read as empty, as fio).
+    pub unset: Vec<String>,
 }
 
 /// A section of a job file, or a job from the command line.
@@ -57,6 +59,26 @@ pub fn substitute(s: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     out
 }
 
+/// The names of the `${VAR}`s in `s` that `env` does not set.
+pub fn unset_variables(s: &str, env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i + 2..];
+        match after.find('}') {
+            Some(j) if j > 0 => {
+                let name = &after[..j];
+                if env(name).is_none() && !out.iter().any(|n| n == name) {
+                    out.push(name.to_string());
+                }
+                rest = &after[j + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    out
+}
+
 /// A job-file line without its trailing comment: fio cuts a line at the first `;` or `#`
 /// (`numjobs=4 ; one per CPU` is `numjobs=4`).
 fn uncommented(line: &str) -> &str {
@@ -64,17 +86,20 @@ fn uncommented(line: &str) -> &str {
 }
 
 fn split_option(line: &str, origin: String, env: &dyn Fn(&str) -> Option<String>) -> RawOption {
+    let unset = unset_variables(line, env);
     let line = substitute(line, env);
     match line.split_once('=') {
         Some((k, v)) => RawOption {
             key: k.trim().to_string(),
             value: Some(v.trim().to_string()),
             origin,
+            unset,
         },
         None => RawOption {
             key: line.trim().to_string(),
             value: None,
             origin,
+            unset,
         },
     }
 }
@@ -339,6 +364,10 @@ mod tests {
         assert_eq!(substitute("size=${SIZE}", &env), "size=2g");
         assert_eq!(substitute("x=${UNSET}y", &env), "x=y");
         assert_eq!(substitute("x=${", &env), "x=${");
+        assert_eq!(
+            unset_variables("x=${UNSET}${SIZE}${UNSET}", &env),
+            ["UNSET"]
+        );
         let s = parse_file(
             Path::new("j.fio"),
             "[j]\nsize=${SIZE}\n",

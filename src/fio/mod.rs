@@ -3,6 +3,7 @@
 //! itself and fio's output shapes live in `commands::fio` and `render::fio`.
 
 pub mod access;
+pub mod files;
 pub mod jobfile;
 pub mod keywords;
 pub mod mapping;
@@ -26,6 +27,14 @@ pub enum FioError {
          --ignore-unknown warns instead of stopping)"
     )]
     Unsupported(String),
+    /// A name fio itself does not know (fio 3.33 refuses it too), with what to write instead.
+    #[error("option '{option}' is not a fio option (fio refuses it too): {instead}")]
+    NotFio {
+        /// The option as written.
+        option: String,
+        /// What fio takes for it.
+        instead: String,
+    },
     /// An option halfpower takes in principle but cannot run yet.
     #[error("option '{option}' is not supported by halfpower fio yet: {why}")]
     NotYet {
@@ -43,6 +52,16 @@ pub enum FioError {
         value: String,
         /// What would be accepted.
         accepted: String,
+    },
+    /// A value that cannot be read, with why; the reason says what would be accepted.
+    #[error("invalid value '{value}' for fio option '{option}': {why}")]
+    Invalid {
+        /// The option.
+        option: String,
+        /// The value as written.
+        value: String,
+        /// Why, and what would be accepted.
+        why: String,
     },
     /// A line of a job file that is not fio's grammar.
     #[error("{origin}: cannot read '{line}': expected {expected}")]
@@ -69,6 +88,17 @@ pub enum FioError {
         origin: String,
         /// The error.
         inner: Box<FioError>,
+    },
+    /// An error in a value that came from environment variables that are not set.
+    #[error(
+        "{inner} (the value came from {vars}, not set in the environment: fio reads an unset \
+         variable as empty)"
+    )]
+    Unset {
+        /// The error.
+        inner: Box<FioError>,
+        /// The variables as written, `${FIO_BS}`.
+        vars: String,
     },
     /// Jobs halfpower cannot run as fio would (e.g. different jobs at the same time).
     #[error("{0}")]
@@ -142,13 +172,24 @@ fn apply_all(
     for o in base.into_iter().chain(rest) {
         match opts.apply(&o.key, o.value.as_deref()) {
             Ok(()) => written.push((o.key.clone(), o.value.clone().unwrap_or_default())),
-            Err(FioError::Unsupported(name)) if ignore_unknown => {
+            Err(FioError::Unsupported(name) | FioError::NotFio { option: name, .. })
+                if ignore_unknown =>
+            {
                 warnings.push(format!(
                     "{}: option '{name}' is not supported by halfpower fio; ignored (--ignore-unknown)",
                     o.origin
                 ));
             }
             Err(e) => {
+                let e = if o.unset.is_empty() {
+                    e
+                } else {
+                    let vars: Vec<String> = o.unset.iter().map(|v| format!("${{{v}}}")).collect();
+                    FioError::Unset {
+                        inner: Box::new(e),
+                        vars: vars.join(", "),
+                    }
+                };
                 return Err(FioError::At {
                     origin: o.origin.clone(),
                     inner: Box::new(e),
@@ -229,7 +270,10 @@ pub struct JobPlan {
     /// The files or devices: one, or several that the job's requests go to in turn (fio's
     /// `filename=a:b` and `nrfiles`), run as one stripe set in chunks of the request size.
     pub paths: Vec<PathBuf>,
-    /// With several files: the stripe's chunk, bytes (the largest request size).
+    /// How many clones have files of their own (`numjobs` without `filename`: `paths` holds
+    /// one clone's files after another, each run by one worker); 1 when the clones share.
+    pub clone_files: u32,
+    /// With several files per clone: the stripe's chunk, bytes (the largest request size).
     pub stripe: Option<u64>,
     /// `rate_min` for reads and writes, bytes/s over all clones (0: none): a whole second of
     /// the measured phase below it, after the first, fails the job as in fio.
@@ -251,34 +295,8 @@ pub struct JobPlan {
 pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPlan, FioError> {
     let o = &job.opts;
     let mut notes = Vec::new();
-    let dir = o.directory.as_deref();
-    let at = |f: &str| match dir {
-        Some(d) if !f.starts_with('/') => PathBuf::from(d).join(f),
-        _ => PathBuf::from(f),
-    };
-    // fio separates files with ':'; `\:` is a literal colon.
-    let paths: Vec<PathBuf> = match &o.filename {
-        Some(f) => {
-            if o.nrfiles > 1 {
-                return Err(FioError::NotYet {
-                    option: "nrfiles".into(),
-                    why: "nrfiles together with filename".into(),
-                });
-            }
-            f.replace("\\:", "\u{0}")
-                .split(':')
-                .filter(|p| !p.is_empty())
-                .map(|p| at(&p.replace('\u{0}', ":")))
-                .collect()
-        }
-        // fio's names without filename: directory/jobname.0.N for each of nrfiles.
-        None => (0..o.nrfiles)
-            .map(|i| PathBuf::from(dir.unwrap_or(".")).join(format!("{}.0.{i}", o.name)))
-            .collect(),
-    };
-    if paths.is_empty() {
-        return Err(FioError::value("filename", "", "a file or device name"));
-    }
+    let files = files::of(o)?;
+    let paths = files.paths.clone();
     let mut w = Workload {
         rw: o.rw,
         ..Workload::default()
@@ -295,7 +313,9 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         _ => o.bs[0],
     })
     .into();
-    w.threads = o.numjobs;
+    // Clones with files of their own are one worker on each; clones that share files are
+    // that many workers on them.
+    w.threads = if files.groups > 1 { 1 } else { o.numjobs };
     mapping::plan(o, &mut w, &mut notes)?;
     w.setup.engine = match o.ioengine {
         FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
@@ -328,6 +348,19 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         ));
     }
     w.setup.buffered = !o.direct;
+    if w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random())) {
+        notes.push(format!(
+            "job '{}': invalidate drops its files from the page cache once, before the job; fio \
+             drops them again before every pass ({}), so halfpower's later passes may be read \
+             from the cache",
+            o.name,
+            if o.loops > 1 {
+                "each of its loops"
+            } else {
+                "each time a time-based sequential job starts over"
+            }
+        ));
+    }
     w.setup.write_through = o.sync;
     w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
     w.setup.seed = match (o.randseed, o.randrepeat) {
@@ -343,30 +376,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             .map_err(|e: String| FioError::value("cpus_allowed", list, e))?,
         None => crate::affinity::Affinity::None,
     };
-    let mut size_pct = None;
-    let files = paths.len() as u64;
-    // A job on several files goes to them in turn, a request at a time: one stripe set in
-    // chunks of the request size (so every size of a mix must divide the largest).
-    let stripe = (files > 1).then(|| w.bs.max());
-    if stripe.is_some() && w.bs.parts().iter().any(|p| w.bs.max() % p.0 != 0) {
-        return Err(FioError::NotYet {
-            option: "filename".into(),
-            why: "several files with request sizes that do not all divide the largest".into(),
-        });
-    }
-    match o.size {
-        // fio divides a job's size between its files.
-        Some(Size::Bytes(b)) => w.setup.size = Some(ByteSize(b / files)),
-        Some(Size::Percent(_)) if files > 1 => {
-            return Err(FioError::NotYet {
-                option: "size".into(),
-                why: "a size in percent on several files".into(),
-            });
-        }
-        Some(Size::Percent(p)) if p > 0.0 => size_pct = Some(p),
-        Some(Size::Percent(_)) => return Err(FioError::value("size", "0%", "a share above 0 %")),
-        None => {}
-    }
+    let (stripe, size_pct) = file_sizes(o, &files, &mut w)?;
     match o.offset {
         Size::Bytes(b) => w.setup.offset = ByteSize(b),
         Size::Percent(0.0) => {}
@@ -414,6 +424,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     Ok(JobPlan {
         workload: w,
         paths,
+        clone_files: files.groups,
         stripe,
         // Only the directions the job does (a value given once applies to both in fio).
         rate_min: [
@@ -448,15 +459,65 @@ fn verify_note(name: &str, method: &str, ending: Ending) -> String {
     how + unlike
 }
 
+/// Sizes the job's files in `w` as fio does: `filesize` each, or the job's `size` divided
+/// between one clone's files. Returns the stripe chunk when a clone has several files, and the
+/// size as a share of the target when it is given so.
+fn file_sizes(
+    o: &JobOptions,
+    files: &files::JobFiles,
+    w: &mut Workload,
+) -> Result<(Option<u64>, Option<f64>), FioError> {
+    let per_clone = files.per_clone();
+    // A job on several files goes to them in turn, a request at a time: one stripe set in
+    // chunks of the request size (so every size of a mix must divide the largest).
+    let stripe = (per_clone > 1).then(|| w.bs.max());
+    if stripe.is_some() && w.bs.parts().iter().any(|p| w.bs.max() % p.0 != 0) {
+        return Err(FioError::NotYet {
+            option: "filename".into(),
+            why: "several files with request sizes that do not all divide the largest".into(),
+        });
+    }
+    let mut size_pct = None;
+    match (o.filesize, o.size) {
+        (Some(f), None | Some(Size::Bytes(_))) => w.setup.size = Some(ByteSize(f)),
+        (Some(_), Some(Size::Percent(_))) => {
+            return Err(FioError::NotYet {
+                option: "size".into(),
+                why: "a size in percent together with filesize".into(),
+            });
+        }
+        // fio divides a clone's size between its files.
+        (None, Some(Size::Bytes(b))) => w.setup.size = Some(ByteSize(b / per_clone)),
+        (None, Some(Size::Percent(_))) if files.paths.len() > 1 => {
+            return Err(FioError::NotYet {
+                option: "size".into(),
+                why: "a size in percent on several files".into(),
+            });
+        }
+        (None, Some(Size::Percent(p))) if p > 0.0 => size_pct = Some(p),
+        (None, Some(Size::Percent(_))) => {
+            return Err(FioError::value("size", "0%", "a share above 0 %"));
+        }
+        (None, None) => {}
+    }
+    Ok((stripe, size_pct))
+}
+
 impl JobPlan {
-    /// For a job that ends by bytes: each clone does `io_size` (or its region) `loops` times,
-    /// in whole requests, as fio does. `region` is the target's region, bytes.
+    /// For a job that ends by bytes: each clone does `io_size` (or `size` when `filesize`
+    /// sized the files, else its files' region) `loops` times, in whole requests, as fio does.
+    /// `region` is the region of all the job's files, bytes.
     pub fn budget(&self, job: &JobOptions, region: u64) -> Option<u64> {
         match self.ending {
             Ending::Time(_) => None,
             Ending::Bytes { .. } => {
                 let bs = self.workload.bs.max();
-                let per_clone = job.io_size.unwrap_or(region) / bs * bs;
+                let sized = match (job.filesize, job.size) {
+                    (Some(_), Some(Size::Bytes(b))) => Some(b),
+                    _ => None,
+                };
+                let own = region / self.clone_files.max(1) as u64;
+                let per_clone = job.io_size.or(sized).unwrap_or(own) / bs * bs;
                 Some(per_clone * job.loops * job.numjobs as u64)
             }
         }

@@ -74,8 +74,10 @@ pub struct JobOptions {
     pub directory: Option<String>,
     /// `nrfiles`.
     pub nrfiles: u64,
-    /// `size`.
+    /// `size`: the job's I/O over all its files (a clone's, with numjobs).
     pub size: Option<Size>,
+    /// `filesize`: the size of each file (`size` then only sets how much I/O is done).
+    pub filesize: Option<u64>,
     /// `offset`.
     pub offset: Size,
     /// `io_size` (alias `io_limit`).
@@ -90,6 +92,9 @@ pub struct JobOptions {
     pub bs: [u64; 2],
     /// `direct` (fio's default is buffered I/O).
     pub direct: bool,
+    /// `invalidate` (on by default, as in fio): drop the files' pages from the page cache
+    /// before a buffered job.
+    pub invalidate: bool,
     /// `sync`: open with O_SYNC (`1`/`sync`) or O_DSYNC (`dsync`).
     pub sync: bool,
     /// `ioengine` (fio's default is psync).
@@ -140,6 +145,8 @@ pub struct JobOptions {
     pub iops_avg_ms: u64,
     /// `verify`: the checksum method asked for (`None`: no verification).
     pub verify: Option<String>,
+    /// `norandommap`: random offsets drawn with replacement (halfpower always draws so).
+    pub norandommap: bool,
     /// The access options: size mixes, distributions, rates, think time.
     pub access: FioAccess,
 }
@@ -165,6 +172,7 @@ impl Default for JobOptions {
             directory: None,
             nrfiles: 1,
             size: None,
+            filesize: None,
             offset: Size::Bytes(0),
             io_size: None,
             rw: RwMode::Read,
@@ -172,6 +180,7 @@ impl Default for JobOptions {
             rwmixread: 50,
             bs: [4096, 4096],
             direct: false,
+            invalidate: true,
             sync: false,
             ioengine: FioEngine::Sync,
             iodepth: 1,
@@ -197,6 +206,7 @@ impl Default for JobOptions {
             bw_avg_ms: DEFAULT_AVG_MS,
             iops_avg_ms: DEFAULT_AVG_MS,
             verify: None,
+            norandommap: false,
             access: FioAccess::default(),
         }
     }
@@ -247,8 +257,10 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
-const NO_EFFECT: [&str; 7] = [
+const NO_EFFECT: [&str; 8] = [
     "thread",
+    // tiobench's spelling, which fio 3.33 takes for `thread`.
+    "threads",
     "iodepth_batch",
     "iodepth_batch_submit",
     "iodepth_batch_complete",
@@ -258,7 +270,7 @@ const NO_EFFECT: [&str; 7] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 46] = [
+pub const SUPPORTED: [&str; 47] = [
     "name",
     "filename",
     "directory",
@@ -275,6 +287,7 @@ pub const SUPPORTED: [&str; 46] = [
     "bs",
     "blocksize",
     "direct",
+    "invalidate",
     "buffered",
     "sync",
     "ioengine",
@@ -374,6 +387,14 @@ impl JobOptions {
         if NO_EFFECT.contains(&key) {
             return Ok(());
         }
+        if key == "random_center" {
+            return Err(FioError::NotFio {
+                option: key.into(),
+                instead: "give the centre after the distribution's value, e.g. \
+                          random_distribution=zipf:1.2:0.5 or normal:5:0.3"
+                    .into(),
+            });
+        }
         if super::access::KEYS.contains(&key) {
             return self.access.apply(key, value, base);
         }
@@ -390,12 +411,31 @@ impl JobOptions {
             }
             "directory" => self.directory = Some(need()?.to_string()),
             "nrfiles" => self.nrfiles = u32_in(key, need()?, 1_000_000)? as u64,
-            "size" | "filesize" => self.size = Some(number::size(key, need()?, base, true)?),
+            "size" => self.size = Some(number::size(key, need()?, base, true)?),
+            "filesize" => {
+                let v = need()?;
+                if v.contains('-') && !v.trim().starts_with('(') && !v.contains('$') {
+                    return Err(FioError::NotYet {
+                        option: key.into(),
+                        why: format!("a range of file sizes ({v}): give one size"),
+                    });
+                }
+                self.filesize = Some(number::bytes(key, v, base)?).filter(|b| *b > 0);
+            }
             "offset" => self.offset = number::size(key, need()?, base, true)?,
             "io_size" | "io_limit" => self.io_size = Some(number::bytes(key, need()?, base)?),
             "rw" | "readwrite" => {
                 let v = need()?;
                 let (mode, stride) = rw_mode(v)?;
+                if stride.is_some_and(|s| s.trim_start().starts_with('-')) {
+                    return Err(FioError::NotYet {
+                        option: key.into(),
+                        why: format!(
+                            "{v}: backwards sequential I/O (a negative stride) is not supported; \
+                             halfpower's sequential streams go forwards (rw=read:8k leaves gaps)"
+                        ),
+                    });
+                }
                 self.rw = mode;
                 self.rw_stride = match stride {
                     Some(s) => Some(number::bytes(key, s, base)?),
@@ -424,6 +464,7 @@ impl JobOptions {
                 self.bs = [read, write];
             }
             "direct" => self.direct = number::switch(key, value)?,
+            "invalidate" => self.invalidate = number::switch(key, value)?,
             "buffered" => self.direct = !number::switch(key, value)?,
             "sync" => {
                 self.sync = match value.map(str::trim) {
@@ -518,9 +559,7 @@ impl JobOptions {
             }
             // halfpower always draws random offsets with replacement, which is what
             // norandommap asks for (docs/fio.md: jobs without it touch each block once a pass).
-            "norandommap" => {
-                number::switch(key, value)?;
-            }
+            "norandommap" => self.norandommap = number::switch(key, value)?,
             "blocksize_unaligned" | "bs_unaligned" => {
                 if number::switch(key, value)? {
                     return Err(FioError::NotYet {
@@ -592,6 +631,11 @@ mod tests {
             Err(FioError::Unsupported(name)) => assert_eq!(name, "zonemode"),
             other => panic!("{other:?}"),
         }
+        // fio 3.33 has no random_center ("unrecognized option"): the centre goes after the
+        // distribution's value.
+        let e = job(&[("random_center", Some("0.5"))]).unwrap_err();
+        assert!(matches!(e, FioError::NotFio { .. }), "{e:?}");
+        assert!(e.to_string().contains("zipf:1.2:0.5"), "{e}");
         assert_eq!(
             job(&[("verify", Some("crc32c"))])
                 .unwrap()
@@ -620,7 +664,6 @@ mod tests {
                 "bssplit" => "4k/50:8k/50",
                 "bsrange" => "4k-8k",
                 "random_distribution" => "zipf:1.1",
-                "random_center" => "0.5",
                 "rate_min" => "0",
                 "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
                 "bwavgtime" | "iopsavgtime" => "500",

@@ -215,3 +215,42 @@ fn a_jobs_filename_adds_to_the_inherited_one_as_in_fio() {
     assert_eq!(p.paths, vec![PathBuf::from("a"), PathBuf::from("b")]);
     assert_eq!(p.stripe, Some(4096));
 }
+
+#[test]
+fn files_and_their_sizes_follow_fio() {
+    let planned = |text: &str| {
+        let set = resolve(&sections(text), &[], false).unwrap();
+        plan(&set.jobs[0], false, false).unwrap()
+    };
+    // numjobs without filename: a file per clone, each the whole size, one worker on each.
+    let p = planned("[jb]\nnumjobs=3\nsize=8m\n");
+    assert_eq!(p.paths.len(), 3);
+    assert_eq!((p.clone_files, p.workload.threads), (3, 1));
+    assert_eq!(p.workload.setup.size, Some(ByteSize(8 << 20)));
+    assert_eq!(
+        p.budget(
+            &resolve(&sections("[jb]\nnumjobs=3\nsize=8m\n"), &[], false)
+                .unwrap()
+                .jobs[0]
+                .opts,
+            3 * (8 << 20)
+        ),
+        Some(3 * (8 << 20))
+    );
+    // Shared files: the clones are workers on them.
+    let p = planned("[jb]\nnumjobs=3\nsize=8m\nfilename=f\n");
+    assert_eq!((p.clone_files, p.workload.threads), (1, 3));
+    // filesize sizes each file; size then only says how much I/O a clone does.
+    let text = "[jb]\nnrfiles=3\nfilesize=3m\nsize=4m\n";
+    let p = planned(text);
+    assert_eq!(p.workload.setup.size, Some(ByteSize(3 << 20)));
+    let opts = &resolve(&sections(text), &[], false).unwrap().jobs[0].opts;
+    assert_eq!(p.budget(opts, 9 << 20), Some(4 << 20));
+    assert_eq!(
+        planned("[jb]\nnrfiles=2\nfilesize=3m\n")
+            .workload
+            .setup
+            .size,
+        Some(ByteSize(3 << 20))
+    );
+}

@@ -341,3 +341,69 @@ impl Drop for Bus {
         // Then the cgroup (Throttle's drop) and the bus (LoopDev's drop), in field order.
     }
 }
+
+/// An ext4 file system on a loop device, mounted (noatime) on a temporary directory;
+/// unmounted, and the device detached, on drop (also when a test fails).
+pub struct Ext4 {
+    /// The mount point.
+    pub dir: tempfile::TempDir,
+    /// The device underneath.
+    pub lo: LoopDev,
+}
+
+impl Ext4 {
+    /// A new file system of `size` bytes; None (test skipped) without root, losetup,
+    /// mkfs.ext4 or permission to mount.
+    pub fn new(tag: &str, size: usize) -> Option<Ext4> {
+        let lo = LoopDev::new(tag, size)?;
+        if !have("mkfs.ext4", "-V") {
+            unavailable("mkfs.ext4");
+            return None;
+        }
+        // Inode tables and the journal written now, not by ext4lazyinit in the background
+        // while a test counts the device's writes.
+        let made = Command::new("mkfs.ext4")
+            .args(["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"])
+            .arg(&lo.dev)
+            .status()
+            .unwrap()
+            .success();
+        assert!(made, "mkfs.ext4 {}", lo.path());
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args(["-o", "noatime"])
+            .arg(&lo.dev)
+            .arg(dir.path())
+            .status()
+            .unwrap()
+            .success();
+        if !mounted {
+            unavailable("permission to mount");
+            return None;
+        }
+        Some(Ext4 { dir, lo })
+    }
+
+    /// The mount point as a string.
+    pub fn path(&self) -> &str {
+        self.dir.path().to_str().unwrap()
+    }
+}
+
+impl Drop for Ext4 {
+    fn drop(&mut self) {
+        // Then the directory and the device go, in field order.
+        retry_until_ok(Command::new("umount").arg(self.dir.path()));
+    }
+}
+
+/// Sectors (512 bytes) read and written by block device `name` so far (/proc/diskstats).
+pub fn disk_sectors(name: &str) -> (u64, u64) {
+    let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let f: Vec<&str> = stats
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.get(2) == Some(&name))
+        .unwrap_or_else(|| panic!("{name} is not in /proc/diskstats"));
+    (f[5].parse().unwrap(), f[9].parse().unwrap())
+}

@@ -2,18 +2,15 @@
 //! fio's JSON (`json`, `json+`) or a summary shaped like fio's (`normal`) as the output.
 
 mod report;
+mod waves;
 
-use super::run::{effective_workload, open_targets};
 use crate::analysis::fio as figures;
 use crate::clock::{ctime_utc, unix_ms};
-use crate::fio::{self, Ending, FioError, FioJob, JobPlan, jobfile};
+use crate::fio::{self, FioError, FioJob, JobPlan, jobfile};
 use crate::model::fio::FioDocument;
 use crate::render::text::fio as normal;
-use crate::runner::{self, Control, Layout};
-use crate::stats::cpu::ProcessEvents;
-use crate::units::ByteSize;
 use anyhow::Context;
-use report::{Ran, below_min, group_bandwidth, job_report, ordered, samples};
+use report::{Ran, group_bandwidth, job_report, ordered};
 use std::path::{Path, PathBuf};
 
 /// fio's output formats.
@@ -147,185 +144,27 @@ fn job_set(a: &Args) -> Result<fio::JobSet, FioError> {
     fio::resolve(&sections, &a.sections, a.ignore_unknown)
 }
 
-fn run_job(job: &FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran> {
-    let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
-    for n in &plan.notes {
-        super::warn(warnings, n.clone());
-    }
-    let (mut w, fallback) = effective_workload(&plan.workload, warnings);
-    let paths = plan.paths.clone();
-    if let Some(pct) = plan.size_pct {
-        let probe = open_targets(&paths, &w, warnings)?;
-        let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
-        let unit = w.bs.max();
-        let bytes = (whole as f64 * pct / 100.0) as u64 / unit * unit;
-        w.setup.size = Some(ByteSize(bytes.max(unit)));
-    }
-    if !plan.startdelay.is_zero() {
-        std::thread::sleep(plan.startdelay);
-    }
-    let targets = open_targets(&paths, &w, warnings)?;
-    let region: u64 = targets.iter().map(|t| t.size).sum();
-    if let Some(b) = plan.budget(&job.opts, region) {
-        if b == 0 {
-            return Err(FioError::Plan(format!(
-                "job '{}': io_size/size is smaller than one request (bs {})",
-                job.opts.name, w.bs
-            ))
-            .into());
-        }
-        w.setup.bytes = Some(ByteSize(b));
-        if let Ending::Bytes { runtime: None } = plan.ending {
-            w.setup.time = None;
-        }
-    }
-    let w = w.validated()?;
-    let before = ProcessEvents::now();
-    let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
-    let verify = crate::cli::VerifyOpts {
-        verify: plan.verify.is_some(),
-        ..Default::default()
-    };
-    if verify.on() && plan.stripe.is_some() {
-        return Err(FioError::Plan(format!(
-            "job '{}': verify on several files is not supported by halfpower fio",
-            job.opts.name
-        ))
-        .into());
-    }
-    super::verify::check_workload(&verify, &w, 1)?;
-    // fio counts ramp_time's I/O toward size: the warm-up spends the budget too.
-    let control = Control {
-        warmup_in_budget: true,
-        ..Control::progress(!a.quiet)
-    };
-    let (m, record) = super::verify::execute(&verify, &targets, layout, &w, control)?;
-    let events = ProcessEvents::now().since(before);
-    let mut results = runner::results(&m, &w, &targets, fallback);
-    if let Some(r) = &record {
-        let v = super::verify::finish(&verify, r, &targets)?;
-        if !v.clean() {
-            super::warn(
-                warnings,
-                format!(
-                    "job '{}': verify found bad blocks: {}",
-                    job.opts.name,
-                    crate::render::text::verify::lines(&v).trim_end()
-                ),
-            );
-        }
-        results.verify = Some(v);
-    }
-    let target = targets[0].info();
-    let plan = JobPlan {
-        workload: w,
-        ..plan
-    };
-    let below = below_min(&plan, &samples(&m.marks, 1.0));
-    if let Some(why) = &below {
-        super::warn(warnings, format!("job '{}': {why}", job.opts.name));
-    }
-    Ok(Ran {
-        job: job.clone(),
-        plan,
-        results,
-        target,
-        marks: m.marks,
-        depth: m.total.depth,
-        events,
-        ended_ms: unix_ms(),
-        below_min: below,
-    })
-}
-
-/// Refuses what halfpower cannot run of a wave of concurrent jobs: `group_reporting` over
-/// several different jobs (fio would merge their reports), and two jobs on one file that does
-/// not exist yet (both would create it).
-fn check_waves(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
-    for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
-        if wave.len() < 2 {
-            continue;
-        }
-        for pair in wave.windows(2) {
-            if pair[0].group == pair[1].group
-                && (pair[0].opts.group_reporting || pair[1].opts.group_reporting)
-            {
-                return Err(FioError::NotYet {
-                    option: "group_reporting".into(),
-                    why: format!(
-                        "jobs '{}' and '{}' run at the same time in one group, and fio would \
-                         report them as one; halfpower reports each job (drop group_reporting, \
-                         or put new_group in '{}')",
-                        pair[0].opts.name, pair[1].opts.name, pair[1].opts.name
-                    ),
-                }
-                .into());
-            }
-        }
-        let mut paths = Vec::new();
-        for job in wave {
-            for p in fio::plan(job, a.allow_write, a.destroy_data)?.paths {
-                if !p.exists() && paths.contains(&p) {
-                    return Err(FioError::Plan(format!(
-                        "jobs of one wave (running at the same time) would both create {}: create \
-                     it first (and pass --allow-write to write to it), give each job its own \
-                     file, or put stonewall between them",
-                        p.display()
-                    ))
-                    .into());
-                }
-                paths.push(p);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Runs the jobs of one wave at the same time, each on its own thread, and returns them in
-/// job order. The progress line is off when more than one job runs.
-fn run_wave(wave: &[FioJob], a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Vec<Ran>> {
-    if let [job] = wave {
-        return Ok(vec![run_job(job, a, warnings)?]);
-    }
-    let quiet = Args {
-        quiet: true,
-        ..a.clone()
-    };
-    let outcomes: Vec<(anyhow::Result<Ran>, Vec<String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = wave
-            .iter()
-            .map(|job| {
-                let quiet = &quiet;
-                s.spawn(move || {
-                    let mut w = Vec::new();
-                    (run_job(job, quiet, &mut w), w)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    let mut ran = Vec::with_capacity(wave.len());
-    for (r, w) in outcomes {
-        warnings.extend(w);
-        ran.push(r?);
-    }
-    Ok(ran)
-}
-
 /// How one job would run, for `--parse-only`: its workload, ending, and the notes.
 fn plan_line(job: &FioJob, p: &JobPlan) -> String {
     let w = &p.workload;
-    let mut line = format!(
-        "{}: {} {} {} QD{} T{} {} {}",
-        job.opts.name,
-        p.paths
+    // Many files are shown by the first and the last.
+    let files = match p.paths.as_slice() {
+        [first, .., last] if p.paths.len() > 4 => format!(
+            "{}:…:{} ({} files)",
+            first.display(),
+            last.display(),
+            p.paths.len()
+        ),
+        all => all
             .iter()
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(":"),
+    };
+    let mut line = format!(
+        "{}: {} {} {} QD{} T{} {} {}",
+        job.opts.name,
+        files,
         w.rw.name(),
         w.bs,
         w.qd,
@@ -371,15 +210,9 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     for w in &set.warnings {
         super::warn(&mut warnings, w.clone());
     }
-    // Waves run one after another, the jobs of a wave at the same time (as in fio).
-    check_waves(&set, &a)?;
-    // Every job maps onto a workload before anything runs.
-    for job in &set.jobs {
-        let plan = fio::plan(job, a.allow_write, a.destroy_data).map_err(crate::Error::from)?;
-        if a.parse_only {
-            print!("{}", plan_line(job, &plan));
-        }
-    }
+    // Every job maps onto a workload before anything runs; waves run one after another, the
+    // jobs of a wave at the same time (as in fio).
+    waves::plan_all(&set, &a)?;
     if a.parse_only {
         return Ok(0);
     }
@@ -390,7 +223,7 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         if crate::signal::interrupted() {
             break;
         }
-        let done = run_wave(wave, &a, &mut warnings)?;
+        let done = waves::run_wave(wave, &a, &mut warnings)?;
         // Jobs of one wave share their disks' counters over overlapping windows: the longest
         // job's window stands for the wave, so no disk is counted twice.
         if let Some(longest) = done

@@ -1,0 +1,256 @@
+//! Planning and running fio's waves of concurrent jobs: every job planned once before anything
+//! runs (linear in the number of files, and stopped by Ctrl-C or SIGTERM), then wave by wave
+//! every job set up (its files laid out, fio's `invalidate` applied) before any job's measured
+//! window starts, and the jobs of a wave measured at the same time.
+
+use super::super::run::{effective_workload, open_targets};
+use super::report::{Ran, below_min, samples};
+use super::{Args, plan_line};
+use crate::clock::unix_ms;
+use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
+use crate::runner::{self, Control, Layout};
+use crate::spec::Workload;
+use crate::stats::cpu::ProcessEvents;
+use crate::target::Target;
+use crate::units::ByteSize;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// Stops with [`crate::Error::Interrupted`] once Ctrl-C or SIGTERM has come.
+fn stop_if_interrupted() -> crate::Result<()> {
+    if crate::signal::interrupted() {
+        return Err(crate::Error::Interrupted);
+    }
+    Ok(())
+}
+
+/// Plans every job before anything runs (printing each with `--parse-only`) and refuses what
+/// halfpower cannot run of a wave of concurrent jobs: `group_reporting` over several different
+/// jobs (fio would merge their reports), and two jobs on one file that does not exist yet
+/// (both would create it). Each wave's files go into one hash set, so this is linear in the
+/// number of files; it stops when interrupted.
+pub(super) fn plan_all(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
+    for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
+        check_group_reporting(wave)?;
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        for job in wave {
+            stop_if_interrupted()?;
+            let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
+            if a.parse_only {
+                print!("{}", plan_line(job, &plan));
+            }
+            for (i, p) in plan.paths.into_iter().enumerate() {
+                if i % 4096 == 4095 {
+                    stop_if_interrupted()?;
+                }
+                if seen.contains(&p) && !p.exists() {
+                    return Err(FioError::Plan(format!(
+                        "jobs of one wave (running at the same time) would both create {}: \
+                         create it first (and pass --allow-write to write to it), give each job \
+                         its own file, or put stonewall between them",
+                        p.display()
+                    ))
+                    .into());
+                }
+                seen.insert(p);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `group_reporting` over two different jobs of one wave and group.
+fn check_group_reporting(wave: &[FioJob]) -> crate::Result<()> {
+    for pair in wave.windows(2) {
+        if pair[0].group == pair[1].group
+            && (pair[0].opts.group_reporting || pair[1].opts.group_reporting)
+        {
+            return Err(FioError::NotYet {
+                option: "group_reporting".into(),
+                why: format!(
+                    "jobs '{}' and '{}' run at the same time in one group, and fio would \
+                     report them as one; halfpower reports each job (drop group_reporting, \
+                     or put new_group in '{}')",
+                    pair[0].opts.name, pair[1].opts.name, pair[1].opts.name
+                ),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A job set up to run: planned, its files opened (laid out when new), not yet measured.
+struct Ready<'a> {
+    job: &'a FioJob,
+    plan: JobPlan,
+    w: Workload,
+    fallback: Option<String>,
+    targets: Vec<Target>,
+}
+
+/// Plans `job` and opens its files, creating and filling those that do not exist: all of a
+/// job's setup, none of its measured window.
+fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ready<'a>> {
+    let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
+    for n in &plan.notes {
+        super::super::warn(warnings, n.clone());
+    }
+    let (mut w, fallback) = effective_workload(&plan.workload, warnings);
+    if let Some(pct) = plan.size_pct {
+        let probe = open_targets(&plan.paths, &w, warnings)?;
+        let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
+        let unit = w.bs.max();
+        let bytes = (whole as f64 * pct / 100.0) as u64 / unit * unit;
+        w.setup.size = Some(ByteSize(bytes.max(unit)));
+    }
+    let targets = open_targets(&plan.paths, &w, warnings)?;
+    let region: u64 = targets.iter().map(|t| t.size).sum();
+    if let Some(b) = plan.budget(&job.opts, region) {
+        if b == 0 {
+            return Err(FioError::Plan(format!(
+                "job '{}': io_size/size is smaller than one request (bs {})",
+                job.opts.name, w.bs
+            ))
+            .into());
+        }
+        w.setup.bytes = Some(ByteSize(b));
+        if let Ending::Bytes { runtime: None } = plan.ending {
+            w.setup.time = None;
+        }
+    }
+    let w = w.validated()?;
+    if plan.verify.is_some() && plan.stripe.is_some() {
+        return Err(FioError::Plan(format!(
+            "job '{}': verify on several files is not supported by halfpower fio",
+            job.opts.name
+        ))
+        .into());
+    }
+    super::super::verify::check_workload(&verify_opts(&plan), &w, 1)?;
+    Ok(Ready {
+        job,
+        plan,
+        w,
+        fallback,
+        targets,
+    })
+}
+
+fn verify_opts(plan: &JobPlan) -> crate::cli::VerifyOpts {
+    crate::cli::VerifyOpts {
+        verify: plan.verify.is_some(),
+        ..Default::default()
+    }
+}
+
+/// Runs a job that is set up: its start delay, fio's `invalidate` (a buffered job's files
+/// dropped from the page cache, as fio does before a job), the measured run, its figures.
+fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran> {
+    let Ready {
+        job,
+        plan,
+        w,
+        fallback,
+        targets,
+    } = r;
+    if !plan.startdelay.is_zero() {
+        std::thread::sleep(plan.startdelay);
+    }
+    if job.opts.invalidate && w.setup.buffered {
+        for t in &targets {
+            t.drop_cache();
+        }
+    }
+    let before = ProcessEvents::now();
+    let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
+    let verify = verify_opts(&plan);
+    // fio counts ramp_time's I/O toward size: the warm-up spends the budget too.
+    let control = Control {
+        warmup_in_budget: true,
+        ..Control::progress(!a.quiet)
+    };
+    let (m, record) = super::super::verify::execute(&verify, &targets, layout, &w, control)?;
+    let events = ProcessEvents::now().since(before);
+    let mut results = runner::results(&m, &w, &targets, fallback);
+    if let Some(r) = &record {
+        let v = super::super::verify::finish(&verify, r, &targets)?;
+        if !v.clean() {
+            super::super::warn(
+                warnings,
+                format!(
+                    "job '{}': verify found bad blocks: {}",
+                    job.opts.name,
+                    crate::render::text::verify::lines(&v).trim_end()
+                ),
+            );
+        }
+        results.verify = Some(v);
+    }
+    let target = targets[0].info();
+    let plan = JobPlan {
+        workload: w,
+        ..plan
+    };
+    let below = below_min(&plan, &samples(&m.marks, 1.0));
+    if let Some(why) = &below {
+        super::super::warn(warnings, format!("job '{}': {why}", job.opts.name));
+    }
+    Ok(Ran {
+        job: job.clone(),
+        plan,
+        results,
+        target,
+        marks: m.marks,
+        depth: m.total.depth,
+        events,
+        ended_ms: unix_ms(),
+        below_min: below,
+    })
+}
+
+/// Runs the jobs of one wave as fio does: every job set up first (files laid out one job after
+/// another, fio's default `create_serialize`), then all measured at the same time, each on its
+/// own thread; returned in job order. The progress line is off when more than one job runs.
+pub(super) fn run_wave(
+    wave: &[FioJob],
+    a: &Args,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Vec<Ran>> {
+    let mut ready = Vec::with_capacity(wave.len());
+    for job in wave {
+        stop_if_interrupted()?;
+        ready.push(set_up(job, a, warnings)?);
+    }
+    stop_if_interrupted()?;
+    if ready.len() == 1 {
+        let r = ready.pop().expect("one job");
+        return Ok(vec![measure(r, a, warnings)?]);
+    }
+    let quiet = Args {
+        quiet: true,
+        ..a.clone()
+    };
+    let outcomes: Vec<(anyhow::Result<Ran>, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = ready
+            .into_iter()
+            .map(|r| {
+                let quiet = &quiet;
+                s.spawn(move || {
+                    let mut w = Vec::new();
+                    (measure(r, quiet, &mut w), w)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut ran = Vec::with_capacity(wave.len());
+    for (r, w) in outcomes {
+        warnings.extend(w);
+        ran.push(r?);
+    }
+    Ok(ran)
+}

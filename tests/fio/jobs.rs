@@ -1,0 +1,332 @@
+//! How `halfpower fio` handles jobs (issue 23), against fio 3.33 and the kernel's counters:
+//! the files of numjobs clones, planning many files in linear time and stopping on SIGTERM,
+//! every job of a wave set up before any is measured, fio's `invalidate`, and refusals that
+//! say what is wrong.
+
+use super::*;
+
+/// The names and sizes of the files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| {
+                    let len = e.metadata().map_or(0, |m| m.len());
+                    (e.file_name().to_string_lossy().into_owned(), len)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// `numjobs` without `filename` gives each clone files of its own, as fio does: fio 3.33 and
+/// halfpower, on the same job in two empty directories, lay out the same files (`jb.0.0`,
+/// `jb.1.0`, 8 MiB each: the whole size per clone, not shared), and each writes 16 MiB.
+/// halfpower removes what it created when the job ends, so its directory is read while the
+/// job runs (the files are laid out before the measured second starts and stay until it ends).
+#[test]
+fn numjobs_without_filename_gives_each_clone_its_own_file() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (fio_dir, hp_dir) = (dir.path().join("fio"), dir.path().join("hp"));
+    for d in [&fio_dir, &hp_dir] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let job = |d: &Path| -> Vec<String> {
+        [
+            "--name=jb".to_string(),
+            format!("--directory={}", d.display()),
+            "--numjobs=2".into(),
+            "--size=8m".into(),
+            "--rw=write".into(),
+            "--bs=64k".into(),
+            "--group_reporting".into(),
+            "--output-format=json".into(),
+        ]
+        .to_vec()
+    };
+    let out = Command::new("fio").args(job(&fio_dir)).output().unwrap();
+    assert!(out.status.success());
+    let fio: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fio_files = listing(&fio_dir);
+    assert_eq!(
+        fio_files,
+        [
+            ("jb.0.0".to_string(), 8 << 20),
+            ("jb.1.0".to_string(), 8 << 20)
+        ]
+    );
+    // The same job, slowed by a rate cap (2 × 4 MiB/s) so that its files stay a while.
+    let mut args = vec!["fio".to_string(), "--quiet".into(), "--rate=4m".into()];
+    args.extend(job(&hp_dir));
+    let child = halfpower_spawnable()
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    let t0 = std::time::Instant::now();
+    while seen != fio_files && t0.elapsed().as_secs() < 30 {
+        seen = listing(&hp_dir);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(seen, fio_files, "halfpower's files while the job ran");
+    let hp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (doc, who) in [(&fio, "fio"), (&hp, "halfpower")] {
+        assert_eq!(
+            num(&doc["jobs"][0]["write"], "io_bytes"),
+            (16 << 20) as f64,
+            "{who}"
+        );
+    }
+    assert!(
+        listing(&hp_dir).is_empty(),
+        "halfpower removes the files it made"
+    );
+}
+
+/// What fio's examples met: each refusal says what is wrong with the value as written. A
+/// backwards stride is named as such (not "use a whole number"), a value that came from an
+/// unset `${VAR}` names the variable, a distribution error reads as one sentence, fio's
+/// `random_center` (which fio 3.33 does not know) points to the centre form, and tiobench's
+/// `threads=1`, which fio takes, is taken.
+#[test]
+fn refusals_name_what_is_wrong() {
+    let base = [
+        "fio",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--parse-only",
+    ];
+    let err = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        usage_error(&a)
+    };
+    let e = err(&["--rw=read:-8k"]);
+    assert!(
+        e.contains("backwards") && !e.contains("whole number"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("env.fio");
+    std::fs::write(
+        &job,
+        "[x]\nioengine=null\nsize=1m\nbs=${HALFPOWER_TEST_UNSET_BS}\n",
+    )
+    .unwrap();
+    let out = halfpower()
+        .args(["fio", job.to_str().unwrap(), "--parse-only"])
+        .env_remove("HALFPOWER_TEST_UNSET_BS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("${HALFPOWER_TEST_UNSET_BS}") && e.contains("not set"),
+        "{e}"
+    );
+    let e = err(&["--rw=randread", "--random_distribution=sequence:1"]);
+    assert!(
+        !e.contains("use unknown") && e.contains("not a distribution"),
+        "{e}"
+    );
+    let e = err(&["--rw=randread", "--random_center=0.5"]);
+    assert!(
+        e.contains("not a fio option") && e.contains("zipf:1.2:0.5"),
+        "{e}"
+    );
+    let mut a = base.to_vec();
+    a.push("--threads=1");
+    stdout_text(&a);
+}
+
+/// fio's filecreate example has 16 jobs of 31 250 files each in one wave: 500 000 files whose
+/// names must all differ. Compared in pairs that is 1.25 × 10^11 comparisons, minutes at a
+/// nanosecond each (halfpower spun for over ten minutes on it); hashed, it is 500 000
+/// insertions, under a second (0.9 s measured on this machine). 20 s separates the two with
+/// room for a busy machine.
+#[test]
+fn many_files_plan_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("many.fio");
+    let mut text = String::from("[global]\nnrfiles=31250\nioengine=null\nfilesize=4k\n");
+    for i in 0..16 {
+        text.push_str(&format!("[t{i}]\n"));
+    }
+    std::fs::write(&job, text).unwrap();
+    let t0 = std::time::Instant::now();
+    let plan = stdout_text(&["fio", job.to_str().unwrap(), "--parse-only"]);
+    let took = t0.elapsed().as_secs_f64();
+    assert_eq!(plan.matches("(31250 files)").count(), 16, "{plan}");
+    assert!(took < 20.0, "planning 500 000 files took {took:.1} s");
+}
+
+/// SIGTERM while jobs are being planned ends the process at once with 143 (128 + SIGTERM), as
+/// it does during a run. 10 000 jobs of 100 000 files each take minutes to plan (10^9 names);
+/// the signal is sent once the process has installed its handler (its SigCgt in
+/// /proc/PID/status), and the process must be gone within 5 s.
+#[test]
+fn sigterm_while_planning_exits_143() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("huge.fio");
+    let mut text =
+        String::from("[global]\nnrfiles=100000\nioengine=null\nfilesize=4k\nstonewall\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("[t{i}]\n"));
+    }
+    std::fs::write(&job, text).unwrap();
+    let mut child = halfpower_spawnable()
+        .args(["fio", job.to_str().unwrap(), "--parse-only"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let catches_term = || {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("SigCgt:"))?.to_string();
+                u64::from_str_radix(line["SigCgt:".len()..].trim(), 16).ok()
+            })
+            .is_some_and(|mask| mask & (1 << (libc::SIGTERM - 1)) != 0)
+    };
+    let t0 = std::time::Instant::now();
+    while !catches_term() && t0.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(catches_term(), "the handler was never installed");
+    // SAFETY: kill sends a signal to the child this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let t1 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if t1.elapsed().as_secs() >= 5 {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let status = status.expect("still planning 5 s after SIGTERM");
+    assert_eq!(status.code(), Some(143), "{status:?}");
+}
+
+/// Jobs of one wave start measuring together, once every job's files are laid out, as in fio.
+/// Two read-only jobs on one ext4 file system over a loop device: "small" lays out 1 MiB,
+/// "big" 128 MiB (written, then flushed). Neither job writes, so the disk's own counters over
+/// "small"'s measured window (`halfpower.devices`) must show no more than the file system's
+/// housekeeping (< 1 MiB written). When each job laid out its own file inside its own thread,
+/// "small" started measuring while "big" was still being written, 128 MiB of it.
+#[test]
+fn every_job_of_a_wave_is_set_up_before_any_is_measured() {
+    let Some(fs) = Ext4::new("fiosetup", 160 << 20) else {
+        return;
+    };
+    let job = fs.dir.path().join("wave.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\ndirectory={}\nrw=randread\nbs=4k\ndirect=1\ntime_based\nruntime=2\n\
+             \n[small]\nsize=1m\n\n[big]\nsize=128m\n",
+            fs.path()
+        ),
+    )
+    .unwrap();
+    let v = stdout_json(&[
+        "fio",
+        job.to_str().unwrap(),
+        "--output-format=json",
+        "--quiet",
+    ]);
+    let name = fs.lo.name();
+    for j in v["jobs"].as_array().unwrap() {
+        let dev = j["halfpower"]["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} not among {j}"));
+        eprintln!(
+            "{}: {} bytes written, {} read in its window",
+            j["jobname"], dev["write_bytes"], dev["read_bytes"]
+        );
+        assert!(num(dev, "read_bytes") > 0.0, "{dev}");
+        assert!(
+            num(dev, "write_bytes") < (1 << 20) as f64,
+            "job {} measured while files were being laid out: {dev}",
+            j["jobname"]
+        );
+    }
+}
+
+/// fio's `invalidate` (on by default) drops a buffered job's files from the page cache before
+/// the job, so its reads reach the device; with `invalidate=0` a warm cache answers them. A
+/// loop device is read once to warm its cache, then a buffered 16 MiB sequential read runs:
+/// the device's own counters (/proc/diskstats) show at least 16 MiB read by default and by fio
+/// 3.33, and under 1 MiB with `invalidate=0`.
+#[test]
+fn invalidate_drops_the_cache_before_a_buffered_job() {
+    if !fio_available() {
+        return;
+    }
+    let Some(lo) = LoopDev::new("fioinval", 32 << 20) else {
+        return;
+    };
+    let name = lo.name();
+    // The kernel empties a block device's cache when its last opener closes it: the test holds
+    // it open.
+    let mut held = std::fs::File::open(&lo.dev).unwrap();
+    let mut read_mib = |program: &Path, extra: &[&str]| -> f64 {
+        use std::io::{Read, Seek};
+        held.rewind().unwrap();
+        std::io::copy(&mut (&mut held).take(32 << 20), &mut std::io::sink()).unwrap(); // warm
+        let before = disk_sectors(&name).0;
+        let mut args = extra.to_vec();
+        let file = format!("--filename={}", lo.path());
+        args.extend([
+            "--name=r",
+            file.as_str(),
+            "--rw=read",
+            "--bs=64k",
+            "--size=16m",
+            "--output-format=json",
+        ]);
+        let out = Command::new(program).args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (disk_sectors(&name).0 - before) as f64 * 512.0 / (1 << 20) as f64
+    };
+    let hp = assert_cmd::cargo::cargo_bin("halfpower");
+    let fio = read_mib(Path::new("fio"), &[]);
+    let default = read_mib(&hp, &["fio", "--quiet"]);
+    let kept = read_mib(&hp, &["fio", "--quiet", "--invalidate=0"]);
+    eprintln!("device MiB read: fio {fio:.1}, halfpower {default:.1}, invalidate=0 {kept:.1}");
+    assert!(fio >= 16.0, "fio read {fio:.1} MiB from the device");
+    assert!(
+        default >= 16.0,
+        "halfpower read {default:.1} MiB from the device"
+    );
+    assert!(
+        kept < 1.0,
+        "invalidate=0 read {kept:.1} MiB from the device"
+    );
+}
