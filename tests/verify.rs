@@ -472,3 +472,52 @@ fn a_state_for_a_file_halfpower_removes_is_warned_of() {
         std::fs::remove_file(&state).unwrap();
     }
 }
+
+/// Flush requests the kernel has completed on block device `name` (field 16 of its stat).
+fn flushes(name: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    stat.split_whitespace().nth(15).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_verified_run_flushes_its_target_before_it_saves_its_state() {
+    let Some(dev) = LoopDev::new("verify-flush", SIZE) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let before = flushes(&dev.name());
+    // 1024 buffered writes, an fsync after every 256: the workload flushes 4 times.
+    halfpower()
+        .args([
+            "run",
+            dev.path(),
+            "--rw",
+            "write",
+            "--bs",
+            "4k",
+            "--qd",
+            "1",
+        ])
+        .args([
+            "--bytes",
+            "4m",
+            "--warmup",
+            "0",
+            "--buffered",
+            "--fsync",
+            "256",
+        ])
+        .args(["--allow-write", "--quiet", "--verify-state"])
+        .arg(&state)
+        .assert()
+        .success();
+    // The kernel counted one flush more: halfpower's, before the state was saved.
+    assert_eq!(flushes(&dev.name()) - before, 4 + 1);
+    // So the state records no write as unflushed.
+    let raw = std::fs::read(&state).unwrap();
+    let nl = raw.iter().position(|&c| c == b'\n').unwrap();
+    let head: serde_json::Value = serde_json::from_slice(&raw[..nl]).unwrap();
+    assert_eq!(head["version"], 2);
+    assert_eq!(head["targets"][0]["unflushed"], 0, "{head}");
+}

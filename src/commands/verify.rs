@@ -311,8 +311,14 @@ fn against_state(p: &std::path::Path, targets: &[std::path::PathBuf]) -> Result<
             table,
         };
         checks.push(
-            check(std::path::Path::new(path), scope)
-                .map_err(|e| Error::io(format!("reading {path} back"), e))?,
+            check(std::path::Path::new(path), scope).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Error::invalid(
+                    "TARGET",
+                    path,
+                    format!("a target that exists: the state records it, yet {e}"),
+                ),
+                _ => Error::io(format!("reading {path} back"), e),
+            })?,
         );
     }
     let mut v = Verification::new(Some(state.id), Some(p.display().to_string()), checks);
