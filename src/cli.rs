@@ -64,9 +64,12 @@ variation: repeat runs to compare them honestly. Significant: the interval exclu
 change exceeds --threshold.";
 
 const VERIFY_HELP: &str = "Kinds: corrupt (checksum fails, sectors of one write), misdirected (a \
-valid block of another offset), torn (sectors of two writes), stale (older than the last \
-acknowledged write: a lost write), unwritten (recorded as written, no block there). Exit status: 0 \
-when every block is good, 1 when any is bad or unreadable, 2 for a usage error. docs/verify.md.";
+valid block of another offset), torn (sectors of two writes), stale (older than the last flushed \
+write: a lost write the device had promised), unwritten (zeros where a flushed write was). Not \
+bad: lost-unflushed (a write after its last flush, lost: allowed after a power cut), unsealed (no \
+seal of halfpower's, without a state). Exit status: 0 when no block is bad, 1 when any is bad or \
+unreadable, 2 for a usage error or when blocks were sealed at another block length than --bs. \
+docs/verify.md.";
 
 const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
 random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \

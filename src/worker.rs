@@ -199,6 +199,17 @@ impl Worker {
         }
     }
 
+    /// Flushes the engine's files; with `--verify`, the record learns which acknowledged writes
+    /// the flush covered once it completes.
+    fn sync<E: Engine>(&self, eng: &mut E, data_only: bool) -> io::Result<()> {
+        let mark = self.plan.verify.as_ref().map(Writer::flush_begin);
+        eng.sync_files(data_only)?;
+        if let (Some(v), Some(m)) = (&self.plan.verify, mark) {
+            v.flush_done(m);
+        }
+        Ok(())
+    }
+
     /// Runs one phase to its end and drains it. With `rec` (the measured phase), every
     /// completion is recorded there. Either way the phase's successful completions are
     /// published to `progress` after each reap, for the progress line, the within-run windows
@@ -335,7 +346,7 @@ impl Worker {
             if sync_due && inflight == 0 {
                 // Everything written so far has completed: flush it, timed apart.
                 let t = now_ns();
-                eng.sync_files(pace.data_only)?;
+                self.sync(eng, pace.data_only)?;
                 now = now_ns();
                 if let Some(rec) = rec.as_deref_mut() {
                     rec.sync_done(now - t);
@@ -416,7 +427,7 @@ impl Worker {
         }
         if pace.end_sync && !signal::interrupted() {
             let t = now_ns();
-            eng.sync_files(pace.data_only)?;
+            self.sync(eng, pace.data_only)?;
             if let Some(rec) = rec {
                 rec.sync_done(now_ns() - t);
             }

@@ -3,6 +3,10 @@
 //! request reaches the file system with its own offset and length). A run reports exactly
 //! those offsets, counts them per direction and exits 1; `--on-error stop` (the default) ends
 //! a run one second after its first failure, `--on-error continue` runs to the end.
+//!
+//! A second file system is a disk with a volatile write cache: writes reach its durable image
+//! only when an fsync completes, and a power cut loses the rest. Verification after the cut
+//! tells the lost writes the disk never promised (lost-unflushed) from those it had (stale).
 
 mod common;
 
@@ -13,6 +17,7 @@ use fuser::{
 };
 use std::ffi::OsStr;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, UNIX_EPOCH};
 
 const SIZE: u64 = 4 << 20;
@@ -120,17 +125,22 @@ impl Drop for Mounted {
     }
 }
 
-/// The file system mounted; `None` (test skipped, or failed in CI) without root or /dev/fuse.
+/// The fault file system mounted; `None` (test skipped, or failed in CI) without root or
+/// /dev/fuse.
 fn mount(bad: Vec<std::ops::Range<u64>>) -> Option<Mounted> {
+    mount_fs(Faulty {
+        data: (0..SIZE).map(|i| (i * 31 % 251) as u8).collect(),
+        bad,
+    })
+}
+
+/// `fs` mounted; `None` (test skipped, or failed in CI) without root or /dev/fuse.
+fn mount_fs<F: Filesystem + Send + 'static>(fs: F) -> Option<Mounted> {
     if !is_root() || !std::path::Path::new("/dev/fuse").exists() {
         unavailable("root and /dev/fuse (for the FUSE fault file system)");
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    let fs = Faulty {
-        data: (0..SIZE).map(|i| (i * 31 % 251) as u8).collect(),
-        bad,
-    };
     let mut cfg = fuser::Config::default();
     cfg.mount_options = vec![MountOption::FSName("halfpower-faults".into())];
     cfg.n_threads = Some(2);
@@ -322,4 +332,219 @@ fn writes_to_a_full_file_system_fail_with_enospc_and_are_counted_as_writes() {
         first.starts_with("ENOSPC") || first.starts_with("EIO"),
         "{first}"
     );
+}
+
+/// What the disk with a volatile write cache holds.
+#[derive(Default)]
+struct CacheDisk {
+    /// What survives a power cut.
+    durable: Vec<u8>,
+    /// Writes acknowledged since the last flush, in order; `true` for one the disk will lose
+    /// at the flush (a broken promise, made on purpose).
+    cache: Vec<(u64, Vec<u8>, bool)>,
+    /// Writes acknowledged, ever.
+    writes: u64,
+    /// The numbers (1, 2, …) of the writes the disk loses at their flush.
+    lies: Vec<u64>,
+    /// Power is cut at the first flush once this many writes have been acknowledged: the
+    /// cache is lost and that flush fails.
+    cut_after: u64,
+    /// Flushes completed.
+    flushes: u64,
+    /// Whether power was cut.
+    cut: bool,
+}
+
+/// A root directory holding one file, `disk`: a disk with a volatile write cache.
+struct Volatile(Arc<Mutex<CacheDisk>>);
+
+impl Filesystem for Volatile {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if u64::from(parent) == 1 && name == "disk" {
+            reply.entry(
+                &TTL,
+                &attr(2, FileType::RegularFile, SIZE),
+                fuser::Generation(0),
+            );
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match u64::from(ino) {
+            1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
+            2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, SIZE)),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: fuser::ReplyOpen) {
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let d = self.0.lock().unwrap();
+        let (start, end) = (offset.min(SIZE), (offset + size as u64).min(SIZE));
+        let mut out = d.durable[start as usize..end as usize].to_vec();
+        // The cache answers reads of what it holds, in the order it was written.
+        for (at, data, _) in &d.cache {
+            for (k, &b) in data.iter().enumerate() {
+                let o = at + k as u64;
+                if (start..end).contains(&o) {
+                    out[(o - start) as usize] = b;
+                }
+            }
+        }
+        reply.data(&out);
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: fuser::WriteFlags,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: fuser::ReplyWrite,
+    ) {
+        let mut d = self.0.lock().unwrap();
+        if offset + data.len() as u64 > SIZE {
+            return reply.error(Errno::ENOSPC);
+        }
+        d.writes += 1;
+        let lie = d.lies.contains(&d.writes);
+        d.cache.push((offset, data.to_vec(), lie));
+        reply.written(data.len() as u32);
+    }
+
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: fuser::ReplyEmpty,
+    ) {
+        let mut d = self.0.lock().unwrap();
+        if d.writes >= d.cut_after {
+            // The power cut: the cache is gone, the flush never completes.
+            d.cache.clear();
+            d.cut = true;
+            return reply.error(Errno::EIO);
+        }
+        for (at, data, lie) in std::mem::take(&mut d.cache) {
+            if !lie {
+                d.durable[at as usize..at as usize + data.len()].copy_from_slice(&data);
+            }
+        }
+        d.flushes += 1;
+        reply.ok();
+    }
+}
+
+/// A sequential verified write of `n` 4-KiB blocks from `offset_k` KiB, flushed every 64
+/// writes, under state `state`: its JSON and exit status.
+fn flushed_write(
+    disk: &str,
+    state: &str,
+    offset_k: u64,
+    n: u64,
+) -> (Option<i32>, serde_json::Value) {
+    let (offset, bytes) = (format!("{offset_k}k"), format!("{}k", 4 * n));
+    let out = halfpower()
+        .args(["run", disk, "--rw", "write", "--bs", "4k", "--qd", "1"])
+        .args([
+            "--warmup", "0", "--offset", &offset, "--size", "2m", "--bytes", &bytes,
+        ])
+        .args(["--fsync", "64", "--allow-write", "--verify-state", state])
+        .args(["--json", "-", "--quiet"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
+
+#[test]
+fn a_power_cut_loses_only_what_the_disk_never_promised() {
+    let disk = Arc::new(Mutex::new(CacheDisk {
+        durable: vec![0; SIZE as usize],
+        // Run B's writes 100, 200 and 300 (run A writes 536 first): flushed, yet lost.
+        lies: vec![636, 736, 836],
+        // Run B ends at write 1036: halfpower's own flush after it meets the power cut.
+        cut_after: 1036,
+        ..CacheDisk::default()
+    }));
+    let Some(fs) = mount_fs(Volatile(disk.clone())) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let (state, path) = (state.to_str().unwrap(), &fs.disk());
+    // Run A: blocks 0..535 once, every write flushed (the last ones by halfpower at the end).
+    let (code, a) = flushed_write(path, state, 0, 536);
+    assert_eq!(code, Some(0), "{a}");
+    assert_eq!(a["results"]["verify"]["lost_unflushed"], 0);
+    // 8 flushes of the workload and halfpower's own: everything run A wrote is durable.
+    assert_eq!(disk.lock().unwrap().flushes, 9);
+    assert!(disk.lock().unwrap().cache.is_empty());
+
+    // Run B: blocks 64..563 from 256 KiB, flushed after its writes 64, 128, …, 448; the flush
+    // after write 500 fails (power cut). Lost: writes 449..500, blocks 512..563 — over run A's
+    // flushed first generation for 512..535, over zeros for 536..563. And the disk broke its
+    // promise for blocks 163, 263 and 363 (run B's writes 100, 200, 300: flushed, never kept).
+    let (code, b) = flushed_write(path, state, 256, 500);
+    assert!(disk.lock().unwrap().cut, "power was cut");
+    assert_eq!(code, Some(1), "a broken promise is bad: {b}");
+    let lost: Vec<u64> = (512..564).map(|k| k * 4096).collect();
+    let stale = [163u64 * 4096, 263 * 4096, 363 * 4096];
+    let check = |v: &serde_json::Value| {
+        assert_eq!(v["blocks_checked"], 564, "blocks 0..563: {v}");
+        assert_eq!(v["lost_unflushed"], 52, "{v}");
+        assert_eq!(
+            v["targets"][0]["lost_unflushed_offsets"],
+            serde_json::json!(lost)
+        );
+        assert_eq!(v["faults"]["stale"], 3, "{v}");
+        let bad: Vec<(u64, u64, u64)> = v["bad"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                let g = |k: &str| b[k]["generation"].as_u64().unwrap();
+                (b["offset"].as_u64().unwrap(), g("expected"), g("found"))
+            })
+            .collect();
+        assert_eq!(
+            bad,
+            stale.map(|o| (o, 2, 1)),
+            "found generation 1 where 2 was flushed"
+        );
+        assert_eq!(v["targets"][0]["good"], 564 - 52 - 3);
+    };
+    // The run's own read-back (after the cut) and a later verify against the state agree.
+    check(&b["results"]["verify"]);
+    let notes = &b["results"]["verify"]["notes"];
+    assert_eq!(notes[0]["kind"], "flush_failed", "{notes}");
+    let out = halfpower()
+        .args(["verify", "--verify-state", state, "--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    check(&serde_json::from_slice(&out.stdout).unwrap());
 }

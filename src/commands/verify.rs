@@ -3,7 +3,7 @@
 
 use crate::cli::{VerifyArgs, VerifyOpts};
 use crate::clock::utc_now;
-use crate::model::verify::{Verification, VerifyReport};
+use crate::model::verify::{Verification, VerifyNote, VerifyReport};
 use crate::model::{Header, Kind};
 use crate::render::text;
 use crate::runner;
@@ -135,11 +135,31 @@ pub(super) fn prepare(
                 .collect(),
         )
     });
+    let removed_after = removed_after(opts, w, targets);
     Ok(Some(Record {
         state: Arc::new(state),
         tables,
         during,
+        removed_after,
     }))
+}
+
+/// The targets a state would record that halfpower created and removes after the run: a state
+/// kept for them cannot be verified later, which is said now.
+fn removed_after(opts: &VerifyOpts, w: &Workload, targets: &[Target]) -> Vec<String> {
+    if opts.verify_state.is_none() || w.setup.keep {
+        return Vec::new();
+    }
+    let removed: Vec<String> = targets
+        .iter()
+        .filter(|t| t.created())
+        .map(|t| t.path.display().to_string())
+        .collect();
+    for t in &removed {
+        let note = VerifyNote::ScratchRemoved { target: t.clone() };
+        eprintln!("halfpower: warning: {}", text::verify::note(&note));
+    }
+    removed
 }
 
 /// Runs `w` on `targets` laid out as `layout` says, every write sealed and recorded when
@@ -159,12 +179,44 @@ pub(super) fn execute(
     Ok((m, record))
 }
 
-/// After a verified run: saves the record (when asked) and reads every target back.
+/// Flushes every target (fdatasync: a block device sends its disk a cache flush) now that no
+/// write is in flight: on success every acknowledged write is recorded durable; a failure is
+/// said and noted, and the writes after the last completed flush stay recorded as not durable.
+fn flush(record: &Record, targets: &[Target]) -> Vec<VerifyNote> {
+    let mut notes = Vec::new();
+    for (t, &i) in targets.iter().zip(&record.tables) {
+        let Some(f) = &t.file else {
+            continue;
+        };
+        match f.sync_data() {
+            Ok(()) => record.state.tables[i].flushed_all(),
+            Err(e) => {
+                let note = VerifyNote::FlushFailed {
+                    target: t.path.display().to_string(),
+                    error: e.to_string(),
+                };
+                eprintln!("halfpower: warning: {}", text::verify::note(&note));
+                notes.push(note);
+            }
+        }
+    }
+    notes
+}
+
+/// After a verified run: flushes the targets, saves the record (when asked) and reads every
+/// target back.
 pub(super) fn finish(
     opts: &VerifyOpts,
     record: &Record,
     targets: &[Target],
 ) -> Result<Verification> {
+    let mut notes = flush(record, targets);
+    notes.extend(
+        record
+            .removed_after
+            .iter()
+            .map(|t| VerifyNote::ScratchRemoved { target: t.clone() }),
+    );
     if let Some(p) = &opts.verify_state {
         record.state.save(p)?;
     }
@@ -184,6 +236,7 @@ pub(super) fn finish(
         opts.verify_state.as_ref().map(|p| p.display().to_string()),
         checks,
     );
+    v.notes = notes;
     v.during_run = record.during.as_ref().map(|d| {
         let checks = d
             .iter()
@@ -201,66 +254,11 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     crate::signal::install();
     let verification = match (&args.verify_state, args.bs) {
-        (Some(p), _) => {
-            let state = State::load(p)?;
-            let wanted: Vec<String> = if args.targets.is_empty() {
-                state.tables.iter().map(|t| t.path.clone()).collect()
-            } else {
-                args.targets
-                    .iter()
-                    .map(|t| t.display().to_string())
-                    .collect()
-            };
-            let mut checks = Vec::new();
-            for path in &wanted {
-                let table = state
-                    .tables
-                    .iter()
-                    .find(|t| &t.path == path)
-                    .ok_or_else(|| {
-                        let known: Vec<&str> =
-                            state.tables.iter().map(|t| t.path.as_str()).collect();
-                        Error::invalid(
-                            "TARGET",
-                            path,
-                            format!("a target the state records: {}", known.join(", ")),
-                        )
-                    })?;
-                let scope = Scope::Record {
-                    id: state.id,
-                    table,
-                };
-                checks.push(
-                    check(std::path::Path::new(path), scope)
-                        .map_err(|e| Error::io(format!("reading {path} back"), e))?,
-                );
-            }
-            Verification::new(Some(state.id), Some(p.display().to_string()), checks)
-        }
-        (None, Some(bs)) => {
-            if args.targets.is_empty() {
-                return Err(
-                    Error::invalid("TARGET", "(none)", "with --bs, one or more targets").into(),
-                );
-            }
-            if bs.0 < 512 || bs.0 % 512 != 0 {
-                return Err(Error::invalid("--bs", bs, "a multiple of 512 bytes").into());
-            }
-            let mut checks = Vec::new();
-            for p in &args.targets {
-                let size =
-                    size_of(p).map_err(|e| Error::io(format!("opening {}", p.display()), e))?;
-                let scope = Scope::Whole { block: bs.0, size };
-                checks.push(
-                    check(p, scope)
-                        .map_err(|e| Error::io(format!("reading {}", p.display()), e))?,
-                );
-            }
-            Verification::new(None, None, checks)
-        }
+        (Some(p), _) => against_state(p, &args.targets)?,
+        (None, Some(bs)) => whole(&args.targets, bs.0)?,
         (None, None) => unreachable!("clap requires --verify-state or --bs"),
     };
-    let clean = verification.clean();
+    let status = verification.exit_status();
     let report = VerifyReport {
         header: Header::new(Kind::Verify, command, utc_now()),
         verification,
@@ -272,14 +270,94 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
     };
     if !super::write_json(&out, &report)? {
         print!("{}", text::verify::lines(&report.verification));
+    } else if status == 2 {
+        // The JSON on stdout says it too; the reason for the status goes to stderr.
+        for s in text::verify::other_sizes(&report.verification) {
+            eprintln!("halfpower: {s}");
+        }
     }
     Ok(if crate::signal::interrupted() {
         crate::signal::exit_status()
-    } else if clean {
-        0
     } else {
-        1
+        status
     })
+}
+
+/// `halfpower verify --verify-state P [TARGET...]`: the blocks state `p` records on `targets`
+/// (every target it records when none is named).
+fn against_state(p: &std::path::Path, targets: &[std::path::PathBuf]) -> Result<Verification> {
+    let state = State::load(p)?;
+    let wanted: Vec<String> = if targets.is_empty() {
+        state.tables.iter().map(|t| t.path.clone()).collect()
+    } else {
+        targets.iter().map(|t| t.display().to_string()).collect()
+    };
+    let mut checks = Vec::new();
+    for path in &wanted {
+        let table = state
+            .tables
+            .iter()
+            .find(|t| &t.path == path)
+            .ok_or_else(|| {
+                let known: Vec<&str> = state.tables.iter().map(|t| t.path.as_str()).collect();
+                Error::invalid(
+                    "TARGET",
+                    path,
+                    format!("a target the state records: {}", known.join(", ")),
+                )
+            })?;
+        let scope = Scope::Record {
+            id: state.id,
+            table,
+        };
+        checks.push(
+            check(std::path::Path::new(path), scope).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Error::invalid(
+                    "TARGET",
+                    path,
+                    format!("a target that exists: the state records it, yet {e}"),
+                ),
+                _ => Error::io(format!("reading {path} back"), e),
+            })?,
+        );
+    }
+    let mut v = Verification::new(Some(state.id), Some(p.display().to_string()), checks);
+    if state.tables.iter().any(|t| !t.flushes_recorded) {
+        v.notes.push(VerifyNote::NoFlushRecorded);
+    }
+    Ok(v)
+}
+
+/// `halfpower verify TARGET... --bs SIZE`: every block of each whole target.
+fn whole(targets: &[std::path::PathBuf], bs: u64) -> Result<Verification> {
+    if targets.is_empty() {
+        return Err(Error::invalid(
+            "TARGET",
+            "(none)",
+            "with --bs, one or more targets",
+        ));
+    }
+    if bs < 512 || bs % 512 != 0 {
+        return Err(Error::invalid(
+            "--bs",
+            crate::units::ByteSize(bs),
+            "a multiple of 512 bytes",
+        ));
+    }
+    let mut checks = Vec::new();
+    for p in targets {
+        let size = size_of(p).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::invalid(
+                "TARGET",
+                p.display(),
+                format!("a file or block device to read ({e})"),
+            ),
+            _ => Error::io(format!("opening {}", p.display()), e),
+        })?;
+        let scope = Scope::Whole { block: bs, size };
+        checks.push(check(p, scope).map_err(|e| Error::io(format!("reading {}", p.display()), e))?);
+    }
+    Ok(Verification::new(None, None, checks))
 }
 
 /// The bytes of a file or block device (its end).

@@ -2,7 +2,7 @@
 //! records it in its results and `halfpower verify` writes it (`kind: "verify"`).
 
 use super::Header;
-use crate::verify::check::{BadBlock, FaultCounts, MAX_LISTED, TargetCheck};
+use crate::verify::check::{BadBlock, FaultCounts, MAX_LISTED, SizeCount, TargetCheck};
 use serde::{Deserialize, Serialize};
 
 /// One bad block of one target.
@@ -13,6 +13,30 @@ pub struct TargetBadBlock {
     /// The block.
     #[serde(flatten)]
     pub block: BadBlock,
+}
+
+/// Something about a verification that changes how its counts read (its sentence is in
+/// render).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum VerifyNote {
+    /// The state (version 1) recorded no flush: no write is known durable, so every lost write
+    /// counts as lost-unflushed.
+    NoFlushRecorded,
+    /// The flush before the state was saved failed: writes acknowledged after the last
+    /// completed flush are recorded as not durable.
+    FlushFailed {
+        /// The target.
+        target: String,
+        /// The error the flush returned.
+        error: String,
+    },
+    /// The state records a file halfpower created for the run and removes at its end: it
+    /// cannot be verified later.
+    ScratchRemoved {
+        /// The file.
+        target: String,
+    },
 }
 
 /// What reading the written blocks back found, over all targets.
@@ -31,6 +55,18 @@ pub struct Verification {
     pub bad: Vec<TargetBadBlock>,
     /// Blocks that could not be read.
     pub read_errors: u64,
+    /// Blocks with no trace of a seal (whole-target reads): nothing to judge.
+    #[serde(default)]
+    pub unsealed: u64,
+    /// Writes after the last completed flush that were lost (allowed after a power cut).
+    #[serde(default)]
+    pub lost_unflushed: u64,
+    /// Blocks sealed at another block length (whole-target reads), by length: not judged.
+    #[serde(default)]
+    pub other_block_sizes: Vec<SizeCount>,
+    /// What changes how the counts read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<VerifyNote>,
     /// Per target (its own bad list is in `bad`).
     pub targets: Vec<TargetCheck>,
     /// With `--verify-while`: what the run's own reads found while it ran.
@@ -54,6 +90,18 @@ impl Verification {
             v.faults.torn += t.faults.torn;
             v.faults.stale += t.faults.stale;
             v.faults.unwritten += t.faults.unwritten;
+            v.unsealed += t.unsealed;
+            v.lost_unflushed += t.lost_unflushed;
+            for o in &t.other_block_sizes {
+                match v
+                    .other_block_sizes
+                    .iter_mut()
+                    .find(|s| s.block_size == o.block_size)
+                {
+                    Some(s) => s.blocks += o.blocks,
+                    None => v.other_block_sizes.push(*o),
+                }
+            }
             for b in std::mem::take(&mut t.bad) {
                 if v.bad.len() < MAX_LISTED {
                     v.bad.push(TargetBadBlock {
@@ -63,8 +111,22 @@ impl Verification {
                 }
             }
         }
+        v.other_block_sizes.sort_by_key(|s| s.block_size);
         v.targets = targets;
         v
+    }
+
+    /// The exit status it calls for: 1 when a block is bad or unreadable; else 2 when blocks
+    /// were sealed at another block length (the `--bs` given does not fit them: a usage
+    /// error); else 0.
+    pub fn exit_status(&self) -> u8 {
+        if !self.clean() {
+            1
+        } else if !self.other_block_sizes.is_empty() {
+            2
+        } else {
+            0
+        }
     }
 
     /// Whether every block checked was good and readable.

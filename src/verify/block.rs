@@ -4,7 +4,9 @@
 //! state's id in the high 32 bits, the block's write generation in the low 32), as
 //! `engine::payload` stamps unverified writes; so every sector names the write it came from and
 //! a block made of sectors of two writes (torn) can be told from one with damaged bytes
-//! (corrupt). The first sector then carries the block's header at bytes 16..64:
+//! (corrupt). Bytes 16..24 of every sector after the first hold the mark `HPVSECTR`, which an
+//! unverified write's stamp lacks: a sector of a seal is told from one of a plain write without
+//! a record. The first sector carries the block's header at bytes 16..64:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -24,8 +26,12 @@ use serde::{Deserialize, Serialize};
 pub const SECTOR: usize = 512;
 /// The header's magic.
 pub const MAGIC: [u8; 8] = *b"HPVERIFY";
+/// The mark at bytes 16..24 of every sector of a seal after its first.
+pub const SECTOR_MARK: [u8; 8] = *b"HPVSECTR";
 /// The smallest verified block: one sector (the header needs 56 bytes).
 pub const MIN_BLOCK: usize = SECTOR;
+/// The largest block length a header is believed to declare (a larger one is damage).
+const MAX_DECLARED: u64 = 1 << 30;
 const CRC_AT: usize = 52;
 
 /// What a block carries: where it belongs, whose record it is, and which write it is.
@@ -64,6 +70,7 @@ pub fn seal(block: &mut [u8], s: Stamp) {
     for (i, sector) in block.chunks_mut(SECTOR).enumerate() {
         sector[..8].copy_from_slice(&(s.offset + (i * SECTOR) as u64).to_le_bytes());
         sector[8..16].copy_from_slice(&t);
+        sector[16..24].copy_from_slice(&SECTOR_MARK);
     }
     block[16..24].copy_from_slice(&MAGIC);
     block[24..32].copy_from_slice(&s.offset.to_le_bytes());
@@ -81,15 +88,17 @@ pub fn seal(block: &mut [u8], s: Stamp) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fault {
-    /// Its checksum fails and its sectors all belong to one write: damaged bytes.
+    /// Its checksum fails and its sectors all belong to one write, or it holds bytes of no
+    /// write of halfpower's where the record's block should be: damaged bytes.
     Corrupt,
     /// A valid block of another offset: a write that landed in the wrong place.
     Misdirected,
     /// Sectors of two or more writes of this block: a write that was cut part-way.
     Torn,
-    /// A valid block of this offset older than the last acknowledged write: a lost write.
+    /// An older write than the last one flushed (a write of this record, of another record,
+    /// or an unsealed one of halfpower's): a lost write the device had promised to keep.
     Stale,
-    /// No block of this record at all, though the record says it was written.
+    /// Zeros, though the record says the block was written and flushed.
     Unwritten,
 }
 
@@ -114,8 +123,19 @@ pub enum Judgement {
         /// A generation above the record's (a write in flight when the record was saved).
         newer: bool,
     },
-    /// No halfpower block and none expected (only when reading a whole target without a record).
-    Blank,
+    /// No trace of a seal and none expected (only when reading a whole target without a
+    /// record): nothing to judge.
+    Unsealed,
+    /// A seal of another block length (only without a record): not judged at this size.
+    OtherSize {
+        /// The block length its header declares, bytes (0: the block begins inside a seal,
+        /// whose header lies before it).
+        len: u64,
+    },
+    /// An older content than the last acknowledged write, but none older than the last write
+    /// a completed flush covered (wholly, or torn between such writes): a write the device
+    /// never promised to keep, lost (a power cut). Allowed, counted apart.
+    LostUnflushed,
     /// A fault, with what was found instead: the header's stamp where one could be read, and
     /// the generations the sectors carry (more than one for a torn block).
     Bad {
@@ -137,6 +157,9 @@ pub struct Expect {
     pub id: Option<u64>,
     /// The last acknowledged generation (0: never written, or unknown without a state).
     pub generation: u32,
+    /// The last generation a completed flush covered (at most `generation`; 0: none): a
+    /// block holding a write at least this new is not a broken promise.
+    pub durable: u32,
 }
 
 /// Reads the header of `block`, if its magic is there.
@@ -147,6 +170,13 @@ pub fn header(block: &[u8]) -> Option<Stamp> {
         generation: u32_at(block, 40),
         writer: u32_at(block, 44),
     })
+}
+
+/// The block length a header declares, when it is one a seal could have (a multiple of a
+/// sector, from one sector to 1 GiB).
+fn declared_len(block: &[u8]) -> Option<u64> {
+    let len = u32_at(block, 48) as u64;
+    (len >= MIN_BLOCK as u64 && len % SECTOR as u64 == 0 && len <= MAX_DECLARED).then_some(len)
 }
 
 fn crc_ok(block: &[u8]) -> bool {
@@ -160,60 +190,161 @@ fn crc_ok(block: &[u8]) -> bool {
     h == stored
 }
 
-/// The generations the sectors of `block` (expected at `offset`) carry for record `id`, in
-/// sector order without repeats; sectors of another offset or record are left out.
-fn sector_generations(block: &[u8], offset: u64, id: Option<u64>) -> Vec<u32> {
-    let mut gens = Vec::new();
+/// What the sectors of a block read back carry.
+#[derive(Debug, Default)]
+struct Survey {
+    /// Distinct generations of the record's sectors, in sector order.
+    gens: Vec<u32>,
+    /// Sectors of the record: their own offset and the record's tag (without a record, the
+    /// mark of a seal).
+    ours: usize,
+    /// Sectors in all.
+    sectors: usize,
+    /// Whether any sector carries a seal's mark (the header's magic or the sector mark).
+    marked: bool,
+    /// Whether every sector not of the record is all zero or begins with its own offset:
+    /// what an earlier write of halfpower's, or none, left there.
+    others_prior: bool,
+    /// Whether every byte is zero.
+    zero: bool,
+    /// Whether every sector begins with its own offset (a write of halfpower's, sealed or not).
+    own_offsets: bool,
+}
+
+/// Surveys the sectors of `block` (expected at `offset`) for record `id`, or without one for
+/// the sectors that carry a seal's mark.
+fn survey(block: &[u8], offset: u64, id: Option<u64>) -> Survey {
+    let mut s = Survey {
+        others_prior: true,
+        zero: true,
+        own_offsets: true,
+        ..Survey::default()
+    };
     for (i, sector) in block.chunks(SECTOR).enumerate() {
-        if sector.len() < 16 || u64_at(sector, 0) != offset + (i * SECTOR) as u64 {
-            continue;
-        }
-        let t = u64_at(sector, 8);
-        if id.is_some_and(|id| (t >> 32) != (id & 0xffff_ffff)) {
-            continue;
-        }
-        let g = t as u32;
-        if !gens.contains(&g) {
-            gens.push(g);
+        s.sectors += 1;
+        let own = sector.len() >= 24 && u64_at(sector, 0) == offset + (i * SECTOR) as u64;
+        let marked =
+            sector.len() >= 24 && (sector[16..24] == MAGIC || sector[16..24] == SECTOR_MARK);
+        let zero = sector.iter().all(|&b| b == 0);
+        s.marked |= marked;
+        s.zero &= zero;
+        s.own_offsets &= own;
+        let t = if sector.len() >= 24 {
+            u64_at(sector, 8)
+        } else {
+            0
+        };
+        let of_record = own
+            && match id {
+                Some(id) => (t >> 32) == (id & 0xffff_ffff),
+                None => marked,
+            };
+        if of_record {
+            s.ours += 1;
+            let g = t as u32;
+            if !s.gens.contains(&g) {
+                s.gens.push(g);
+            }
+        } else {
+            s.others_prior &= zero || own;
         }
     }
-    gens
+    s
+}
+
+/// Whether a block whose seal fails is what a power cut may leave of writes the device never
+/// promised to keep: sectors of this record's writes none older than the last flushed one,
+/// from two writes or more; or, for a block no flush covered, its first write's sectors over
+/// what was there before (zeros, or an earlier write of halfpower's).
+fn cut_short(s: &Survey, e: Expect) -> bool {
+    !s.gens.is_empty()
+        && s.gens.iter().all(|&g| g >= e.durable)
+        && ((s.ours == s.sectors && s.gens.len() >= 2)
+            || (e.durable == 0 && s.ours < s.sectors && s.others_prior))
 }
 
 /// Judges `block` read back at `e.offset` against what the record expects.
+///
+/// Without a record (`e.id` `None`) a block with no trace of a seal (no header's magic, no
+/// sector mark) is [`Judgement::Unsealed`]; with one, a block holding none of the record's
+/// writes is a lost write (`stale`, or `unwritten` for zeros, or `corrupt` for bytes of no
+/// write of halfpower's), unless no flush covered any of its writes (`lost-unflushed`).
 pub fn judge(block: &[u8], e: Expect) -> Judgement {
+    if e.id.is_some() && e.generation == 0 {
+        return Judgement::Unsealed;
+    }
     let found = header(block);
-    let gens = sector_generations(block, e.offset, e.id);
+    // A header of another block length: a seal of another block size.
+    if let (Some(h), Some(len)) = (found, declared_len(block)) {
+        if len != block.len() as u64 {
+            match e.id {
+                None => return Judgement::OtherSize { len },
+                Some(id) if h.id != id => return older(e, 0, found, Vec::new()),
+                Some(_) => {}
+            }
+        }
+    }
+    // Without a record, a block that begins inside a seal (its first sector a seal's later
+    // sector, at its own offset): a seal of another length, or placed elsewhere.
+    if e.id.is_none()
+        && found.is_none()
+        && block[16..24] == SECTOR_MARK
+        && u64_at(block, 0) == e.offset
+    {
+        return Judgement::OtherSize { len: 0 };
+    }
+    let s = survey(block, e.offset, e.id.or(found.map(|h| h.id)));
     let bad = |fault| Judgement::Bad {
         fault,
         found,
-        sector_generations: gens.clone(),
+        sector_generations: s.gens.clone(),
     };
-    let Some(h) = found.filter(|_| crc_ok(block)) else {
-        return if gens.len() > 1 {
-            bad(Fault::Torn)
-        } else if found.is_some() || !gens.is_empty() {
-            bad(Fault::Corrupt)
-        } else if e.generation == 0 {
-            Judgement::Blank
-        } else {
-            bad(Fault::Unwritten)
+    if let Some(h) = found.filter(|_| crc_ok(block)) {
+        if h.offset != e.offset {
+            return bad(Fault::Misdirected);
+        }
+        return match e.id {
+            None => Judgement::Good { newer: false },
+            // Another record's block where this record wrote: its writes never arrived.
+            Some(id) if h.id != id => older(e, 0, found, Vec::new()),
+            Some(_) if h.generation >= e.generation => Judgement::Good {
+                newer: h.generation > e.generation,
+            },
+            Some(_) => older(e, h.generation, found, s.gens.clone()),
         };
-    };
-    if h.offset != e.offset {
-        return bad(Fault::Misdirected);
+    }
+    if e.id.is_some() {
+        let ours = !s.gens.is_empty() || found.is_some_and(|h| Some(h.id) == e.id);
+        if (!ours && e.durable == 0) || cut_short(&s, e) {
+            return Judgement::LostUnflushed;
+        }
+    }
+    if s.gens.len() > 1 {
+        return bad(Fault::Torn);
+    }
+    if found.is_some() || !s.gens.is_empty() || s.marked {
+        return bad(Fault::Corrupt);
     }
     match e.id {
-        // A block of another record at this offset: this record's write never arrived.
-        Some(id) if h.id != id => bad(if e.generation == 0 {
-            return Judgement::Blank;
-        } else {
-            Fault::Stale
-        }),
-        _ if h.generation < e.generation => bad(Fault::Stale),
-        _ => Judgement::Good {
-            newer: e.id.is_some() && h.generation > e.generation,
-        },
+        None => Judgement::Unsealed,
+        Some(_) if s.zero => bad(Fault::Unwritten),
+        // Every sector stamped with its offset: an older, unsealed write of halfpower's.
+        Some(_) if s.own_offsets => bad(Fault::Stale),
+        Some(_) => bad(Fault::Corrupt),
+    }
+}
+
+/// A valid block older than the record expects (`generation` 0: another record's): a lost
+/// write, allowed when it is not older than the last flushed one.
+fn older(e: Expect, generation: u32, found: Option<Stamp>, gens: Vec<u32>) -> Judgement {
+    if generation >= e.durable {
+        Judgement::LostUnflushed
+    } else {
+        Judgement::Bad {
+            fault: Fault::Stale,
+            found,
+            sector_generations: gens,
+        }
     }
 }
 
@@ -235,19 +366,41 @@ mod tests {
         b
     }
 
+    /// What the record expects: generation `generation` acknowledged and flushed.
     fn expect(offset: u64, generation: u32) -> Expect {
+        flushed(offset, generation, generation)
+    }
+
+    /// Generation `generation` acknowledged, `durable` the last one a flush covered.
+    fn flushed(offset: u64, generation: u32, durable: u32) -> Expect {
         Expect {
             offset,
             id: Some(42),
             generation,
+            durable,
         }
     }
+
+    const ANY: Expect = Expect {
+        offset: 8192,
+        id: None,
+        generation: 0,
+        durable: 0,
+    };
 
     fn fault(j: Judgement) -> Option<Fault> {
         match j {
             Judgement::Bad { fault, .. } => Some(fault),
             _ => None,
         }
+    }
+
+    /// A block as an unverified write of halfpower's leaves it: every sector stamped with its
+    /// offset and a number, no seal.
+    fn plain(offset: u64) -> Vec<u8> {
+        let mut b: Vec<u8> = (0..4096u32).map(|i| (i * 13 + 5) as u8).collect();
+        crate::engine::payload::stamp(&mut b, offset, 0x1234_5678_9abc_def0);
+        b
     }
 
     #[test]
@@ -257,7 +410,13 @@ mod tests {
         assert_eq!(judge(&b, expect(8192, 2)), Judgement::Good { newer: true });
         let h = header(&b).unwrap();
         assert_eq!((h.offset, h.id, h.generation, h.writer), (8192, 42, 3, 3));
-        assert_eq!(sector_generations(&b, 8192, Some(42)), vec![3]);
+        let s = survey(&b, 8192, Some(42));
+        assert_eq!((s.gens, s.ours, s.sectors), (vec![3], 8, 8));
+        assert_eq!(
+            &b[512 + 16..512 + 24],
+            &SECTOR_MARK,
+            "every later sector is marked"
+        );
     }
 
     #[test]
@@ -292,13 +451,22 @@ mod tests {
             }
             j => panic!("{j:?}"),
         }
-        // Never written: zeros, expected written → unwritten; not expected → blank.
+        // Never written: zeros, expected written → unwritten.
         let zeros = vec![0u8; 4096];
         assert_eq!(
             fault(judge(&zeros, expect(8192, 1))),
             Some(Fault::Unwritten)
         );
-        assert_eq!(judge(&zeros, expect(8192, 0)), Judgement::Blank);
+        // Random bytes over a sealed block: corrupt, not unwritten.
+        let random: Vec<u8> = (0..4096u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert_eq!(fault(judge(&random, expect(8192, 1))), Some(Fault::Corrupt));
+        // An unsealed write of halfpower's where the record's block should be: a lost write.
+        assert_eq!(
+            fault(judge(&plain(8192), expect(8192, 1))),
+            Some(Fault::Stale)
+        );
         // A header wiped but the sectors still this write's: corrupt, not unwritten.
         let mut wiped = block(8192, 1);
         wiped[16..24].fill(0);
@@ -316,12 +484,84 @@ mod tests {
         );
         assert_eq!(fault(judge(&other, expect(8192, 1))), Some(Fault::Stale));
         // Without a record any valid block of the right offset is good.
-        let any = Expect {
-            offset: 8192,
-            id: None,
-            generation: 0,
-        };
-        assert_eq!(judge(&other, any), Judgement::Good { newer: false });
+        assert_eq!(judge(&other, ANY), Judgement::Good { newer: false });
+    }
+
+    #[test]
+    fn without_a_record_only_a_trace_of_a_seal_is_judged() {
+        // Nothing of a seal: zeros (also at offset 0, whose first sector's offset is 0), an
+        // unverified write's stamps, random bytes.
+        let at0 = Expect { offset: 0, ..ANY };
+        assert_eq!(judge(&[0u8; 4096], at0), Judgement::Unsealed);
+        assert_eq!(judge(&plain(0), at0), Judgement::Unsealed);
+        assert_eq!(judge(&plain(8192), ANY), Judgement::Unsealed);
+        // A seal whose first sector is gone still has its marked sectors: damaged.
+        let mut b = block(8192, 1);
+        b[..512].fill(0x5a);
+        assert_eq!(fault(judge(&b, ANY)), Some(Fault::Corrupt));
+        // Halves of two writes: torn.
+        let mut torn = block(8192, 2);
+        torn[..2048].copy_from_slice(&block(8192, 1)[..2048]);
+        assert_eq!(fault(judge(&torn, ANY)), Some(Fault::Torn));
+    }
+
+    #[test]
+    fn a_block_of_another_size_says_its_size() {
+        let mut eight = vec![0u8; 8192];
+        eight[..4096].copy_from_slice(&block(8192, 1));
+        eight[4096..].copy_from_slice(&block(12288, 1));
+        assert_eq!(judge(&eight, ANY), Judgement::OtherSize { len: 4096 });
+        let mut big = vec![0x11u8; 8192];
+        seal(
+            &mut big,
+            Stamp {
+                offset: 8192,
+                id: 9,
+                generation: 1,
+                writer: 0,
+            },
+        );
+        assert_eq!(judge(&big[..4096], ANY), Judgement::OtherSize { len: 8192 });
+        // With a record, another record's block of another size is a lost write.
+        assert_eq!(
+            fault(judge(&big[..4096], expect(8192, 1))),
+            Some(Fault::Stale)
+        );
+    }
+
+    #[test]
+    fn writes_after_the_last_flush_may_be_lost() {
+        // Generation 3 acknowledged, 2 flushed: finding 2 is allowed, 1 is a broken promise.
+        assert_eq!(
+            judge(&block(8192, 2), flushed(8192, 3, 2)),
+            Judgement::LostUnflushed
+        );
+        assert_eq!(
+            fault(judge(&block(8192, 1), flushed(8192, 3, 2))),
+            Some(Fault::Stale)
+        );
+        // Torn between the flushed write and a later one: allowed; reaching below it: torn.
+        let mut torn = block(8192, 3);
+        torn[2048..].copy_from_slice(&block(8192, 2)[2048..]);
+        assert_eq!(judge(&torn, flushed(8192, 3, 2)), Judgement::LostUnflushed);
+        assert_eq!(fault(judge(&torn, flushed(8192, 3, 3))), Some(Fault::Torn));
+        // Never flushed: zeros, another record's or an unsealed block, or the first write
+        // over zeros in part, are what was there before.
+        let never = flushed(8192, 1, 0);
+        assert_eq!(judge(&[0u8; 4096], never), Judgement::LostUnflushed);
+        assert_eq!(judge(&plain(8192), never), Judgement::LostUnflushed);
+        let mut part = block(8192, 1);
+        part[1024..].fill(0);
+        assert_eq!(judge(&part, never), Judgement::LostUnflushed);
+        // ... but damaged bytes of its write are not.
+        let mut flipped = block(8192, 1);
+        flipped[3000] ^= 1;
+        assert_eq!(fault(judge(&flipped, never)), Some(Fault::Corrupt));
+        // Flushed, then zeros: a broken promise.
+        assert_eq!(
+            fault(judge(&[0u8; 4096], flushed(8192, 2, 1))),
+            Some(Fault::Unwritten)
+        );
     }
 
     #[test]
@@ -340,6 +580,7 @@ mod tests {
             offset: 512,
             id: Some(1),
             generation: 1,
+            durable: 1,
         };
         assert_eq!(judge(&b, e), Judgement::Good { newer: false });
     }

@@ -77,6 +77,15 @@ impl FaultCounts {
     }
 }
 
+/// Blocks sealed at another block length than the one read (without a record).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SizeCount {
+    /// The block length their headers declare, bytes.
+    pub block_size: u64,
+    /// Blocks read (of the length asked) that hold them.
+    pub blocks: u64,
+}
+
 /// What reading one target back found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct TargetCheck {
@@ -91,8 +100,20 @@ pub struct TargetCheck {
     /// Of the good ones, a later write than the record acknowledged (in flight when it was
     /// saved).
     pub newer: u64,
-    /// Blocks holding no halfpower block where none was expected (whole-target reads).
-    pub blank: u64,
+    /// Blocks with no trace of a seal where none was expected (whole-target reads): nothing
+    /// to judge.
+    #[serde(alias = "blank")]
+    pub unsealed: u64,
+    /// Blocks holding an older write than the last acknowledged one, but none older than the
+    /// last one a completed flush covered: lost to a power cut, allowed (not bad).
+    #[serde(default)]
+    pub lost_unflushed: u64,
+    /// The first of those (at most 1000), by offset.
+    #[serde(default)]
+    pub lost_unflushed_offsets: Vec<u64>,
+    /// Blocks sealed at another block length (whole-target reads), by length: not judged.
+    #[serde(default)]
+    pub other_block_sizes: Vec<SizeCount>,
     /// Blocks not judged because their last write failed (content unknown).
     pub skipped: u64,
     /// Bad blocks by fault.
@@ -114,6 +135,24 @@ impl TargetCheck {
         self.faults.total() == 0 && self.read_errors == 0
     }
 
+    /// Counts `blocks` blocks sealed at `len` bytes.
+    fn other_size(&mut self, len: u64, blocks: u64) {
+        match self
+            .other_block_sizes
+            .iter_mut()
+            .find(|s| s.block_size == len)
+        {
+            Some(s) => s.blocks += blocks,
+            None => {
+                self.other_block_sizes.push(SizeCount {
+                    block_size: len,
+                    blocks,
+                });
+                self.other_block_sizes.sort_by_key(|s| s.block_size);
+            }
+        }
+    }
+
     /// Counts the judgement `j` of a block expected as `e`.
     pub fn judged(&mut self, j: Judgement, e: Expect) {
         self.blocks_checked += 1;
@@ -122,7 +161,14 @@ impl TargetCheck {
                 self.good += 1;
                 self.newer += newer as u64;
             }
-            Judgement::Blank => self.blank += 1,
+            Judgement::Unsealed => self.unsealed += 1,
+            Judgement::OtherSize { len } => self.other_size(len, 1),
+            Judgement::LostUnflushed => {
+                self.lost_unflushed += 1;
+                if self.lost_unflushed_offsets.len() < MAX_LISTED {
+                    self.lost_unflushed_offsets.push(e.offset);
+                }
+            }
             Judgement::Bad {
                 fault,
                 found,
@@ -219,6 +265,11 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
         Scope::Record { table, .. } => table.entry(i),
         Scope::Whole { .. } => Entry::Written(0),
     };
+    let durable = |i: u64| match &scope {
+        Scope::Record { table, .. } => table.durable(i),
+        Scope::Whole { .. } => 0,
+    };
+    let mut seals = Spans::default();
     let mut i = 0;
     while i < blocks {
         if crate::signal::interrupted() {
@@ -251,23 +302,57 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
                 unreachable!("the run holds written blocks only")
             };
             // A failed run is read again block by block, so errors name their blocks.
-            if whole || read_full(&file, one, offset).is_ok_and(|l| l == one.len()) {
-                let e = Expect {
-                    offset,
-                    id,
-                    generation,
-                };
-                out.judged(judge(one, e), e);
-            } else {
+            if !(whole || read_full(&file, one, offset).is_ok_and(|l| l == one.len())) {
                 out.read_errors += 1;
                 if out.read_error_offsets.len() < MAX_ERROR_OFFSETS {
                     out.read_error_offsets.push(offset);
                 }
+                continue;
             }
+            let e = Expect {
+                offset,
+                id,
+                generation,
+                durable: durable(i + k),
+            };
+            seals.judge(&mut out, one, e);
         }
         i += n;
     }
     Ok(out)
+}
+
+/// Without a record: where the last seal of another block length found ends, so the blocks it
+/// spans after its header are counted with it, not judged.
+#[derive(Default)]
+struct Spans {
+    /// Byte offset the seal ends at.
+    until: u64,
+    /// Its length.
+    len: u64,
+}
+
+impl Spans {
+    /// Judges `one`, read at `e.offset`, into `out`.
+    fn judge(&mut self, out: &mut TargetCheck, one: &[u8], e: Expect) {
+        if e.offset < self.until {
+            out.blocks_checked += 1;
+            out.other_size(self.len, 1);
+            return;
+        }
+        match judge(one, e) {
+            // Inside a seal whose header came before: of the length that header declared.
+            Judgement::OtherSize { len: 0 } => {
+                out.blocks_checked += 1;
+                out.other_size(self.len, 1);
+            }
+            Judgement::OtherSize { len } => {
+                (self.until, self.len) = (e.offset + len, len);
+                out.judged(Judgement::OtherSize { len }, e);
+            }
+            j => out.judged(j, e),
+        }
+    }
 }
 
 /// Reads into `buf` from `offset` until it is full or the file ends; the bytes read.

@@ -1,14 +1,16 @@
 //! Data verification: every block a verified run writes carries a header and a checksum
-//! ([`block`]), the run keeps the generation of every block's last acknowledged write
-//! ([`table`], saved with `--verify-state`), and reading the target back judges each block
-//! good, corrupt, misdirected, torn, stale or unwritten ([`check`]).
+//! ([`block`]), the run keeps the generation of every block's last acknowledged write and of
+//! the last one a completed flush covered ([`table`], [`durable`], saved with
+//! `--verify-state`), and reading the target back judges each block good, corrupt,
+//! misdirected, torn, stale, unwritten or lost-unflushed ([`check`]).
 //!
 //! A worker writes through a [`Writer`]: it claims the blocks of a write (so a block never has
-//! two writes in flight), seals them with their next generation, and releases them when the
-//! write completes.
+//! two writes in flight), seals them with their next generation, releases them when the
+//! write completes, and tells the record when a flush it issues begins and completes.
 
 pub mod block;
 pub mod check;
+pub mod durable;
 pub mod table;
 
 use check::TargetCheck;
@@ -28,6 +30,8 @@ pub struct Record {
     pub tables: Vec<usize>,
     /// With `--verify-while`: per target, what the run's own reads found.
     pub during: Option<Arc<Vec<Mutex<TargetCheck>>>>,
+    /// Targets the state records that halfpower created for the run and removes at its end.
+    pub removed_after: Vec<String>,
 }
 
 impl Record {
@@ -118,10 +122,12 @@ impl Writer {
             if t.raw(first + k) != seen[k] || blk.len() < bs {
                 continue;
             }
+            // Read back with no power cut between: the last acknowledged write must be there.
             let e = block::Expect {
                 offset: offset + (k * bs) as u64,
                 id: Some(self.state.id),
                 generation,
+                durable: generation,
             };
             tally.judged(block::judge(blk, e), e);
         }
@@ -130,6 +136,18 @@ impl Writer {
     /// The write of `len` bytes at `offset` completed: acknowledged when `ok`.
     #[inline]
     pub fn done(&self, offset: u64, len: u64, ok: bool) {
-        self.table().release(offset, len, ok);
+        self.table()
+            .release_by(self.writer as usize, offset, len, ok);
+    }
+
+    /// A flush (fsync, fdatasync) of this worker's target is about to be issued: what it will
+    /// cover, for [`Writer::flush_done`].
+    pub fn flush_begin(&self) -> durable::FlushMark {
+        self.table().flush_begin()
+    }
+
+    /// The flush `mark` was taken for completed: the writes it covered are durable.
+    pub fn flush_done(&self, mark: durable::FlushMark) {
+        self.table().flush_done(mark);
     }
 }

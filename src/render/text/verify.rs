@@ -1,6 +1,8 @@
-//! Verification in words: blocks checked, faults by kind, and the first bad blocks.
+//! Verification in words: blocks checked, faults by kind, what was not judged and why, lost
+//! unflushed writes, and the first bad blocks.
 
-use crate::model::verify::Verification;
+use crate::model::verify::{Verification, VerifyNote};
+use crate::units::ByteSize;
 use std::fmt::Write;
 
 /// Bad blocks printed one by one (the JSON lists up to 1000).
@@ -11,8 +13,11 @@ pub fn lines(v: &Verification) -> String {
     let mut out = String::new();
     let f = &v.faults;
     let _ = write!(out, "verify: {} blocks checked", v.blocks_checked);
-    if v.clean() {
+    let good: u64 = v.targets.iter().map(|t| t.good).sum();
+    if v.clean() && good == v.blocks_checked {
         let _ = write!(out, ", all good");
+    } else if v.clean() {
+        let _ = write!(out, ", {good} good, none bad");
     } else {
         let _ = write!(
             out,
@@ -40,6 +45,27 @@ pub fn lines(v: &Verification) -> String {
         let _ = write!(out, " (read through the page cache: O_DIRECT refused)");
     }
     out.push('\n');
+    if v.unsealed > 0 {
+        let _ = writeln!(
+            out,
+            "{} blocks carry no seal of halfpower's: nothing to judge",
+            v.unsealed
+        );
+    }
+    for s in other_sizes(v) {
+        let _ = writeln!(out, "{s}");
+    }
+    if v.lost_unflushed > 0 {
+        let _ = writeln!(
+            out,
+            "{} blocks lost writes acknowledged after their last completed flush \
+             (lost-unflushed: allowed after a power cut, the device never promised them)",
+            v.lost_unflushed
+        );
+    }
+    for n in &v.notes {
+        let _ = writeln!(out, "note: {}", note(n));
+    }
     if let Some(d) = &v.during_run {
         let _ = writeln!(
             out,
@@ -89,4 +115,45 @@ pub fn lines(v: &Verification) -> String {
         let _ = writeln!(out, "  {}: unreadable at {}", t.path, offs.join(", "));
     }
     out
+}
+
+/// The sentence of a note.
+pub fn note(n: &VerifyNote) -> String {
+    match n {
+        VerifyNote::NoFlushRecorded => "the state (version 1) records no flush, so no write is \
+            known durable: every lost write counts as lost-unflushed, none as stale"
+            .to_string(),
+        VerifyNote::FlushFailed { target, error } => format!(
+            "flushing {target} failed ({error}): writes acknowledged after its last completed \
+             flush are recorded as not durable"
+        ),
+        VerifyNote::ScratchRemoved { target } => format!(
+            "--verify-state records {target}, a file halfpower created for this run and removes \
+             at its end: the state cannot be verified later (use --keep, or a file you made)"
+        ),
+    }
+}
+
+/// One sentence per block length found sealed other than the one read: the `--bs` to use.
+pub fn other_sizes(v: &Verification) -> Vec<String> {
+    let read: Vec<u64> = v.targets.iter().map(|t| t.block_size).collect();
+    let at = read
+        .first()
+        .filter(|b| read.iter().all(|x| x == *b))
+        .map_or(String::new(), |b| format!(" of {}", ByteSize(*b)));
+    v.other_block_sizes
+        .iter()
+        .map(|s| match s.block_size {
+            0 => format!(
+                "{} blocks{at} begin inside a seal of another block size: not judged",
+                s.blocks
+            ),
+            b => format!(
+                "{} blocks{at} hold blocks written with {} blocks: not judged; use --bs {}",
+                s.blocks,
+                ByteSize(b),
+                ByteSize(b)
+            ),
+        })
+        .collect()
 }
