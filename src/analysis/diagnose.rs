@@ -2,7 +2,9 @@
 //! device model allows it, and applies the seeds' rules (003, 004) to give one verdict per
 //! device and interval and for the whole log, with evidence and advice.
 
-use super::device::{Classification, classify_log, one_at_a_time, service_method};
+use super::device::{
+    Classification, ServiceInputs, busy_measurable, classify_log, one_at_a_time, service_method,
+};
 use super::expect;
 use super::fit::least_squares;
 use super::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms};
@@ -79,25 +81,34 @@ fn expectation(profile: Option<&Profile>, class: DeviceClass, iv: &DiskInterval)
 }
 
 /// The service time of one interval and how it was obtained. A service time the log carries
-/// (a monitor log) is kept, unless it came from U/X on a device the data shows serving in
-/// parallel in an interval with more than one request at a time (monitor logs before schema
-/// version 2 could record that). Otherwise the method is chosen by `analysis::device`.
+/// (a monitor log) is kept, unless it is no time at all (zero: an in-flight estimate whose
+/// samples caught nothing), or came from U/X over too little busy time to count, or from U/X on
+/// a device the data shows serving in parallel in an interval with more than one request at a
+/// time (monitor logs before schema version 2 could record that). Otherwise the method is
+/// chosen by `analysis::device`.
 fn service(iv: &DiskInterval, c: &Classification) -> (Option<f64>, ServiceMethod) {
     let busy = iv.util_pct.map(|u| u / 100.0);
     let single = busy
         .zip(iv.queue_length)
         .is_some_and(|(u, n)| one_at_a_time(u, n));
+    let measurable = busy.is_some_and(|u| busy_measurable(u, iv.interval_s.unwrap_or(1.0)));
     let logged = iv.service_source.unwrap_or(ServiceMethod::None);
-    let discard =
-        logged == ServiceMethod::UtilizationLaw && c.serving != Serving::Serial && !single;
-    if let (Some(s), false) = (iv.service_ms, discard || logged == ServiceMethod::None) {
+    let discard = logged == ServiceMethod::UtilizationLaw
+        && (!measurable || (c.serving != Serving::Serial && !single));
+    let kept = iv.service_ms.filter(|s| s.is_finite() && *s > 0.0);
+    if let (Some(s), false) = (kept, discard || logged == ServiceMethod::None) {
         return (Some(s), logged);
     }
-    match service_method(c.serving, false, single, false) {
+    let inputs = ServiceInputs {
+        one_at_a_time: single,
+        busy_measurable: measurable,
+        ..Default::default()
+    };
+    match service_method(c.serving, inputs) {
         ServiceMethod::UtilizationLaw => {
             match busy.and_then(|u| utilization_law_ms(u, iv.iops())) {
-                Some(s) => (Some(s), ServiceMethod::UtilizationLaw),
-                None => (None, ServiceMethod::None),
+                Some(s) if s > 0.0 => (Some(s), ServiceMethod::UtilizationLaw),
+                _ => (None, ServiceMethod::None),
             }
         }
         _ => (None, ServiceMethod::None),
