@@ -161,3 +161,106 @@ fn a_service_time_of_zero_decides_nothing() {
     assert!((num(iv, "iops") - 60.99221306316601).abs() < 1e-9);
     assert!((num(iv, "response_ms") - 1.1311475409836065).abs() < 1e-9);
 }
+
+/// Issue 23 item 16: a profile measured on sdc (a file on sdc1: random reads 0.5 ms + 0.01 ms
+/// per KiB) sets sdc's expectation, its line at the log's 8 KiB requests, 0.58 ms, and nobody
+/// else's: sda (an SSD) is judged by its class, said so. `--profile-device` moves it; a profile
+/// that names no disk cannot be given to a log of three devices.
+#[test]
+fn a_profile_applies_to_the_device_it_was_measured_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fits = r#""fits":[{"rw":"read","pattern":"random","overhead_ms":0.5,"ms_per_kib":0.01}]"#;
+    let measured = dir.path().join("sdc.json");
+    std::fs::write(
+        &measured,
+        format!(
+            r#"{{"schema_version":1,"kind":"profile","target":"/data/f","target_info":{{"device":"sdc","partition":"sdc1"}},{fits}}}"#
+        ),
+    )
+    .unwrap();
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/diagnose/iostat-three-disks.txt"
+    );
+    let p = measured.to_str().unwrap();
+    let d = stdout_json(&["diagnose", log, "--profile", p, "--json"]);
+    assert_eq!(d["profile"]["devices"], serde_json::json!(["sdc", "sdc1"]));
+    assert_eq!(d["profile"]["how"], "measured");
+    assert_eq!(d["profile"]["found"], true);
+    let sdc = device(&d, "sdc");
+    assert_eq!(sdc["expectation_source"], "profile", "{sdc}");
+    assert!((num(sdc, "expected_service_ms") - (0.5 + 0.01 * 8.0)).abs() < 1e-9);
+    // 2 ms where its own profile expects 0.58 ms (× 1.5 allowed): slow.
+    assert_eq!(sdc["verdict"], "slow", "{sdc}");
+    let sda = device(&d, "sda");
+    assert_eq!(sda["expectation_source"], "class", "{sda}");
+    // docs/monitor.md: an SSD's typical service time is 0.3 ms plus the transfer at 400 MB/s.
+    let ssd_4k = 0.3 + 4096.0 / 400e6 * 1000.0;
+    assert!(
+        (num(sda, "expected_service_ms") - ssd_4k).abs() < 1e-9,
+        "{sda}"
+    );
+    let text = common::stdout_text(&["diagnose", log, "--profile", p]);
+    assert!(
+        text.contains("the profile describes sdc or sdc1 only: this device is judged by its class"),
+        "{text}"
+    );
+    // Named for sda instead: sda gets the line at 4 KiB, sdc its class.
+    let d = stdout_json(&[
+        "diagnose",
+        log,
+        "--profile",
+        p,
+        "--profile-device",
+        "sda",
+        "--json",
+    ]);
+    assert_eq!(d["profile"]["how"], "named");
+    let sda = device(&d, "sda");
+    assert!(
+        (num(sda, "expected_service_ms") - 0.54).abs() < 1e-9,
+        "{sda}"
+    );
+    assert_eq!(device(&d, "sdc")["expectation_source"], "class");
+    // A profile that names no disk, for a log of three: which one it describes is unknown.
+    let anon = dir.path().join("anon.json");
+    std::fs::write(
+        &anon,
+        format!(r#"{{"schema_version":1,"kind":"profile",{fits}}}"#),
+    )
+    .unwrap();
+    let err = common::usage_error(&["diagnose", log, "--profile", anon.to_str().unwrap()]);
+    assert!(
+        err.contains("--profile-device") && err.contains("sda, sdb, sdc"),
+        "{err}"
+    );
+    // A profile of a disk the log does not hold: everyone by class, and a warning.
+    let other = dir.path().join("nvme.json");
+    std::fs::write(
+        &other,
+        format!(r#"{{"schema_version":1,"kind":"profile","target":"/dev/nvme0n1",{fits}}}"#),
+    )
+    .unwrap();
+    let out = common::halfpower()
+        .args([
+            "diagnose",
+            log,
+            "--profile",
+            other.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("the profile is for nvme0n1, which no log holds"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["profile"]["found"], false);
+    for dev in d["devices"].as_array().unwrap() {
+        assert_eq!(dev["expectation_source"], "class", "{dev}");
+    }
+}

@@ -10,8 +10,8 @@ use super::fit::least_squares;
 use super::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms};
 use super::rules::{self, Expected, Figures, judge};
 use crate::model::diagnosis::{
-    DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, IntervalDiagnosis, Projection,
-    SystemSummary, Verdict,
+    DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, ExpectationSource,
+    IntervalDiagnosis, ProfileApplied, ProfileMatch, Projection, SystemSummary, Verdict,
 };
 use crate::model::log::{DiskInterval, Log, SystemInterval};
 use crate::model::profile::Profile;
@@ -26,8 +26,60 @@ fn max_opt(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
         .fold(None, |m, v| Some(m.map_or(v, |m: f64| m.max(v))))
 }
 
-/// Diagnoses every device in `logs`.
-pub fn diagnose(logs: &[Log], profile: Option<&Profile>) -> Diagnosis {
+/// A `--profile` and the device it applies to.
+#[derive(Clone, Debug)]
+pub struct ProfileFor<'a> {
+    /// The profile.
+    pub profile: &'a Profile,
+    /// The names a log may give that device.
+    pub devices: Vec<String>,
+    /// How the device was decided.
+    pub how: ProfileMatch,
+}
+
+/// The devices of `logs`, each once, in name order.
+pub fn log_devices(logs: &[Log]) -> Vec<String> {
+    let mut names: Vec<String> = logs
+        .iter()
+        .flat_map(|l| l.disks.iter().map(|d| d.device.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Which device of `logs` `profile` applies to: the one the user `named`, else the disk the
+/// profile was measured on, else the logs' only device. `Err` with the logs' devices when the
+/// profile names no disk and the logs hold several: nothing says which one it describes.
+pub fn profile_for<'a>(
+    profile: &'a Profile,
+    named: Option<&str>,
+    logs: &[Log],
+) -> Result<ProfileFor<'a>, Vec<String>> {
+    let (devices, how) = match named {
+        Some(n) => (vec![n.to_string()], ProfileMatch::Named),
+        None => (profile.measured_on(), ProfileMatch::Measured),
+    };
+    if !devices.is_empty() {
+        return Ok(ProfileFor {
+            profile,
+            devices,
+            how,
+        });
+    }
+    match log_devices(logs).as_slice() {
+        [only] => Ok(ProfileFor {
+            profile,
+            devices: vec![only.clone()],
+            how: ProfileMatch::OnlyDevice,
+        }),
+        several => Err(several.to_vec()),
+    }
+}
+
+/// Diagnoses every device in `logs`. A profile sets the expectation of the device it applies
+/// to; every other device is judged by its class.
+pub fn diagnose(logs: &[Log], profile: Option<&ProfileFor>) -> Diagnosis {
     let mut by_device: BTreeMap<&str, Vec<(&DiskInterval, Option<&SystemInterval>)>> =
         BTreeMap::new();
     let mut all_sys = Vec::new();
@@ -42,14 +94,25 @@ pub fn diagnose(logs: &[Log], profile: Option<&Profile>) -> Diagnosis {
                 .push((iv, sys.get(iv.time.as_str()).copied()));
         }
     }
+    let applies = |name: &str| {
+        profile
+            .filter(|p| p.devices.iter().any(|d| d == name))
+            .map(|p| p.profile)
+    };
+    let applied = profile.map(|p| ProfileApplied {
+        devices: p.devices.clone(),
+        how: p.how,
+        found: by_device.keys().any(|n| p.devices.iter().any(|d| d == n)),
+    });
     let devices = by_device
         .into_iter()
-        .map(|(name, ivs)| diagnose_device(name, &ivs, profile))
+        .map(|(name, ivs)| diagnose_device(name, &ivs, applies(name)))
         .collect();
     Diagnosis {
         schema_version: DIAGNOSE_SCHEMA_VERSION,
         kind: Kind::Diagnose,
         inputs: logs.iter().map(Log::info).collect(),
+        profile: applied,
         devices,
         system: SystemSummary {
             intervals: all_sys.len(),
@@ -71,11 +134,13 @@ fn expectation(profile: Option<&Profile>, class: DeviceClass, iv: &DiskInterval)
             ms,
             factor: rules::PROFILE_FACTOR,
             from: format!("profile, {kib:.0} KiB requests"),
+            source: ExpectationSource::Profile,
         },
         None => Expected {
             ms: expect::typical_ms(class, kib),
             factor: rules::TYPICAL_FACTOR,
             from: format!("typical for {class}, {kib:.0} KiB requests"),
+            source: ExpectationSource::Class,
         },
     }
 }
@@ -332,6 +397,7 @@ fn diagnose_device(
             .max_by_key(|(_, c)| *c)
             .map_or(ServiceMethod::None, |(s, _)| s),
         expected_service_ms: exp.as_ref().map(|e| e.ms),
+        expectation_source: exp.as_ref().map_or(ExpectationSource::Class, |e| e.source),
         expectation: exp.map(|e| e.from),
         verdict_counts: counts,
         evidence,

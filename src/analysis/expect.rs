@@ -87,6 +87,7 @@ mod tests {
             schema_version: 1,
             kind: crate::model::Kind::Profile,
             target: None,
+            target_info: None,
             fits: vec![
                 fit(Direction::Read, Pattern::Random, 5.0, 0.01),
                 fit(Direction::Write, Pattern::Random, 6.0, 0.02),

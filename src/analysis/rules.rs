@@ -9,7 +9,7 @@
 pub use super::limits::{BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK};
 use super::limits::{busy_beyond_population, service_beyond_response};
 use crate::model::Serving;
-use crate::model::diagnosis::{Evidence, Verdict};
+use crate::model::diagnosis::{Evidence, ExpectationSource, Verdict};
 
 /// Disk busy enough for the paging rule to apply, %.
 pub const PAGING_BUSY_PCT: f64 = 50.0;
@@ -135,6 +135,8 @@ pub struct Expected {
     pub factor: f64,
     /// Where the expectation comes from, in words.
     pub from: String,
+    /// Where it comes from.
+    pub source: ExpectationSource,
 }
 
 fn ev(figure: &str, value: f64, text: String) -> Evidence {
@@ -421,6 +423,7 @@ mod tests {
             ms,
             factor,
             from: "test".into(),
+            source: ExpectationSource::Class,
         })
     }
 

@@ -77,6 +77,17 @@ impl Fit {
     }
 }
 
+/// The disk a profile was measured on, as `target_info` of a profile document names it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProfiledDisk {
+    /// The disk underneath the target (kernel name).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// The partition the target lives on, if any.
+    #[serde(default)]
+    pub partition: Option<String>,
+}
+
 /// The parts of a profile document diagnose needs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -87,8 +98,28 @@ pub struct Profile {
     /// What was profiled.
     #[serde(default)]
     pub target: Option<String>,
+    /// The disk it was measured on (absent in hand-written profiles).
+    #[serde(default)]
+    pub target_info: Option<ProfiledDisk>,
     /// The fitted lines.
     pub fits: Vec<Fit>,
+}
+
+impl Profile {
+    /// The device names a log may give the disk this profile was measured on: the disk and its
+    /// partition from `target_info`, else the NAME of a `target` that is `/dev/NAME`. Empty
+    /// when the profile does not say.
+    pub fn measured_on(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(t) = &self.target_info {
+            out.extend(t.device.iter().chain(&t.partition).cloned());
+        }
+        if out.is_empty() {
+            let named = self.target.as_deref().and_then(|t| t.strip_prefix("/dev/"));
+            out.extend(named.filter(|n| !n.is_empty()).map(str::to_string));
+        }
+        out
+    }
 }
 
 /// One measured cell: direction × pattern × request size × queue depth.
