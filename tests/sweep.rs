@@ -236,14 +236,34 @@ fn profile_writes_the_expectations_diagnose_reads() {
         }
         let at32 = num(f, "projected_32k_ms");
         assert!((at32 - (num(f, "overhead_ms") + 32.0 * num(f, "ms_per_kib"))).abs() < 1e-9);
+        // Issue 23: a line that slopes down is flagged (and only such a line), with a warning.
+        let down = num(f, "ms_per_kib") < 0.0;
+        assert_eq!(f.get("negative_slope").is_some(), down, "{f}");
+        if down {
+            let column = format!(
+                "{} {}:",
+                f["rw"].as_str().unwrap(),
+                f["pattern"].as_str().unwrap()
+            );
+            assert!(
+                v["warnings"].as_array().unwrap().iter().any(|w| w
+                    .as_str()
+                    .is_some_and(|w| w.starts_with(&column) && w.contains("negative slope"))),
+                "{}",
+                v["warnings"]
+            );
+        }
     }
-    // diagnose takes it as the expectation.
+    // diagnose takes it as the expectation of the device it is named for (the profile was
+    // measured on the disk under the temporary directory, not on the log's loop0).
     let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/monitor.csv");
     let d = stdout_json(&[
         "diagnose",
         corpus,
         "--profile",
         json.to_str().unwrap(),
+        "--profile-device",
+        "loop0",
         "--json",
     ]);
     let expectation = d["devices"][0]["expectation"].as_str().unwrap();

@@ -99,6 +99,7 @@ fn a_profile_sets_the_expectation() {
             projected_32k_ms: None,
             fitted_bs_bytes: vec![],
             off_line_bs_bytes: vec![],
+            negative_slope: None,
         }],
     };
     let mut log = Log {
