@@ -188,6 +188,15 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         });
     }
     let target_info = scratch.info();
+    for t in &tests {
+        let infos = std::slice::from_ref(&target_info);
+        for msg in crate::analysis::sanity::device_bytes(infos, &t.results) {
+            warn(
+                &mut warnings,
+                format!("{} {}: {msg}", t.name, t.direction.name()),
+            );
+        }
+    }
     let verdict = crate::analysis::quick::verdict(&target_info, &tests);
     let report = QuickReport {
         header: Header::new(Kind::Quick, command, utc_now()),
