@@ -92,9 +92,39 @@ pub fn device_bytes(targets: &[TargetInfo], r: &Results) -> Vec<String> {
     out
 }
 
+/// Share of the sampled read data that came back zero from which it is warned about: halfpower's
+/// own data is never zero where it is checked, so any real share is data it did not write.
+pub const ZERO_SHARE: f64 = 0.01;
+
+/// Reads that returned zeroed blocks, per target, with the share the sample found.
+pub fn zeroed_reads(r: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in &r.targets {
+        let Some(z) = t.read.as_ref().and_then(|d| d.zero_sample) else {
+            continue;
+        };
+        let Some(share) = z.share().filter(|s| *s >= ZERO_SHARE) else {
+            continue;
+        };
+        out.push(format!(
+            "{}: {:.1} % of the read data sampled came back zero ({} of {} sectors in {} reads \
+             checked): blocks halfpower did not write, which a TRIMmed SSD or a thin volume \
+             answers without touching its media, so the read figures may not be the media's; \
+             write the region first (run --rw write) to measure the media",
+            t.path,
+            share * 100.0,
+            z.zero_sectors,
+            z.sectors,
+            z.reads
+        ));
+    }
+    out
+}
+
 /// The warnings that the figures of one run call for.
 pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
     let mut out = device_bytes(targets, r);
+    out.extend(zeroed_reads(r));
     let counted = |t: &TargetInfo| {
         t.device
             .as_deref()
