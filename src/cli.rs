@@ -306,9 +306,14 @@ pub struct DiagnoseArgs {
     /// Log files: monitor CSV/JSONL, `iostat -x -t` text, perfmon CSV.
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
-    /// Service-time expectations from `halfpower profile` (schema: docs/profile.md).
+    /// Service-time expectations from `halfpower profile` (schema: docs/profile.md), for the
+    /// device it was measured on; every other device is judged by its class.
     #[arg(long, value_name = "PROFILE.json")]
     pub profile: Option<PathBuf>,
+    /// The device of the logs the --profile describes (its name in the log: sdb, nvme0n1),
+    /// instead of the disk the profile names.
+    #[arg(long, value_name = "NAME", requires = "profile")]
+    pub profile_device: Option<String>,
     /// Print the diagnosis as one JSON document instead of text.
     #[arg(long)]
     pub json: bool,

@@ -10,7 +10,7 @@
 
 use crate::access::sample::SizePicker;
 use crate::clock::now_ns;
-use crate::engine::payload::stamp;
+use crate::engine::payload::{stamp, zero_sectors};
 use crate::engine::{Engine, IoDir, IoRequest};
 use crate::offsets::{OffsetGen, Stripe};
 use crate::rng::Rng;
@@ -19,6 +19,11 @@ use crate::stats::Recorder;
 use crate::verify::{CLAIM_TRIES, Writer};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Every this many reads of the measured phase, the data read is checked for zeroed sectors
+/// (`engine::payload::zero_sectors`: one word per 512-byte sector): blocks halfpower did not
+/// write that a TRIMmed or thin device answers with zeros without touching its media.
+pub const ZERO_SAMPLE_EVERY: u64 = 16;
 
 /// What one worker does.
 #[derive(Clone, Debug)]
@@ -166,6 +171,8 @@ pub struct Worker {
     seen: Vec<Vec<u32>>,
     /// With `--verify-while`: the slots of reads completed in the last reap, to judge.
     reads_done: Vec<u32>,
+    /// The slots of sampled reads completed in the last reap, to check for zeros.
+    zero_check: Vec<u32>,
 }
 
 impl Worker {
@@ -181,6 +188,7 @@ impl Worker {
             writes: 0,
             seen: vec![Vec::new(); qd],
             reads_done: Vec::with_capacity(qd),
+            zero_check: Vec::with_capacity(qd),
         }
     }
 
@@ -380,6 +388,8 @@ impl Worker {
             }
             batch = 0;
             let mut reaped = 0u32;
+            let zero_check = &mut self.zero_check;
+            let sample_zeros = rec.is_some();
             eng.submit_and_reap(want, |slot, res| {
                 let t = now_ns();
                 let s = slot as usize;
@@ -401,6 +411,9 @@ impl Worker {
                         if judge_reads {
                             reads_done.push(slot);
                         }
+                        if sample_zeros && counts.read_ios % ZERO_SAMPLE_EVERY == 0 {
+                            zero_check.push(slot);
+                        }
                     }
                     if let Some(rec) = rec.as_deref_mut() {
                         rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t);
@@ -414,6 +427,11 @@ impl Worker {
             })?;
             if let Some(rec) = rec.as_deref_mut() {
                 rec.depth.reap_call(reaped);
+                // Free slots are not reused before the next pass: their data is intact.
+                for slot in self.zero_check.drain(..) {
+                    let len = self.len[slot as usize] as usize;
+                    rec.read.zeros.add(zero_sectors(&eng.buffer(slot)[..len]));
+                }
             }
             if let Some(v) = verify {
                 // The slots are free but not reused before the next pass: their data is intact.

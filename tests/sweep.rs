@@ -236,14 +236,34 @@ fn profile_writes_the_expectations_diagnose_reads() {
         }
         let at32 = num(f, "projected_32k_ms");
         assert!((at32 - (num(f, "overhead_ms") + 32.0 * num(f, "ms_per_kib"))).abs() < 1e-9);
+        // Issue 23: a line that slopes down is flagged (and only such a line), with a warning.
+        let down = num(f, "ms_per_kib") < 0.0;
+        assert_eq!(f.get("negative_slope").is_some(), down, "{f}");
+        if down {
+            let column = format!(
+                "{} {}:",
+                f["rw"].as_str().unwrap(),
+                f["pattern"].as_str().unwrap()
+            );
+            assert!(
+                v["warnings"].as_array().unwrap().iter().any(|w| w
+                    .as_str()
+                    .is_some_and(|w| w.starts_with(&column) && w.contains("negative slope"))),
+                "{}",
+                v["warnings"]
+            );
+        }
     }
-    // diagnose takes it as the expectation.
+    // diagnose takes it as the expectation of the device it is named for (the profile was
+    // measured on the disk under the temporary directory, not on the log's loop0).
     let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/monitor.csv");
     let d = stdout_json(&[
         "diagnose",
         corpus,
         "--profile",
         json.to_str().unwrap(),
+        "--profile-device",
+        "loop0",
         "--json",
     ]);
     let expectation = d["devices"][0]["expectation"].as_str().unwrap();
@@ -416,4 +436,92 @@ fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
     for cell in plateau {
         assert!(num(cell, "bs_bytes") >= 65536.0, "plateau at {cell}: {a}");
     }
+}
+
+/// Issue 23 item 17: `--steady` with `--time 600ms` cannot reach steady state (the rule ends a
+/// point only after at least 1 s of it), so every point is unsteady by construction, and every
+/// conclusion drawn from them says so: in the JSON (each conclusion's support, and warnings),
+/// the text and the HTML.
+#[test]
+fn conclusions_from_unsteady_points_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.tst");
+    let json = dir.path().join("s.json");
+    let html = dir.path().join("s.html");
+    let out = common::halfpower()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--size",
+            "16m",
+            "--rw",
+            "randread",
+        ])
+        .args([
+            "--bs", "4k,64k", "--qd", "1,4", "--steady", "--time", "600ms",
+        ])
+        .args(["--pap", "100MB/s", "--json"])
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    for p in points {
+        assert_eq!(p["results"]["steady"]["reached"], false, "{p}");
+    }
+    let a = &v["analysis"][0];
+    let plateau = a["plateau"].as_array().unwrap().len() as f64;
+    let peak = &a["peak_support"];
+    assert_eq!(num(peak, "points"), plateau, "{a}");
+    assert_eq!(num(peak, "unsteady"), plateau, "{a}");
+    assert!(num(&a["half_power_support"], "points") >= 1.0, "{a}");
+    assert_eq!(
+        num(&a["half_power_support"], "unsteady"),
+        num(&a["half_power_support"], "points")
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("the peak and real/advertised")
+            && warnings.contains("reached steady state"),
+        "{warnings}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("caveat: randread: the peak"),
+        "no caveat in the HTML"
+    );
+    let text = common::stdout_text(&["sweep", "--from", json.to_str().unwrap()]);
+    assert!(text.contains("caveat: randread: the peak"), "{text}");
+}
+
+/// Issue 23 item 19: a CSV without p99 (another tool's) says nothing of latency: the depth
+/// knee is only where throughput stops growing (the CSV's 100, 104, 105 MB/s: under 10 % per
+/// doubling from QD1).
+#[test]
+fn a_sweep_without_p99_claims_nothing_about_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("other.csv");
+    std::fs::write(
+        &csv,
+        "rw,bs,qd,threads,mb_per_s\nread,4k,1,1,100\nread,4k,2,1,104\nread,4k,4,1,105\n",
+    )
+    .unwrap();
+    let v = stdout_json(&["sweep", "--from", csv.to_str().unwrap(), "--json", "-"]);
+    let a = &v["analysis"][0];
+    assert_eq!(a["latency_known"], false);
+    assert_eq!(a["knee_qd"][0]["qd"], 1.0);
+    let verdict = a["verdict"].as_str().unwrap();
+    assert!(!verdict.contains("latency beyond"), "{verdict}");
+    assert!(
+        verdict.contains("adds less than 10 % per doubling beyond QD1 at 4k"),
+        "{verdict}"
+    );
 }

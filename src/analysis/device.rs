@@ -112,21 +112,46 @@ pub fn one_at_a_time(util: f64, aqu: f64) -> bool {
     util > 0.0 && aqu <= util * ONE_AT_A_TIME_SLACK + 0.05
 }
 
+/// The longest tick the kernel may count busy time in, ms: diskstats' `io_ticks` grows by whole
+/// jiffies (10 ms at HZ 100, the coarsest common setting; 4 ms at HZ 250, 1 ms at HZ 1000).
+pub const COARSEST_TICK_MS: f64 = 10.0;
+/// Ticks of busy time an interval needs before U / X is a service time: busy time counted in
+/// whole ticks is off by up to a tick per busy period, a relative error of about 1/√k over k
+/// ticks at low load (each short request adds a whole tick or none), so 25 ticks keep it near
+/// ±20 %.
+pub const MIN_BUSY_TICKS: f64 = 25.0;
+
+/// Whether busy share `util` (0..1) over `secs` is enough busy time for U / X: at least
+/// [`MIN_BUSY_TICKS`] of the coarsest tick (250 ms; a quarter of a 1-s interval). A disk busy
+/// 14 ms in a second was seen busy in one or two ticks, and U / X from that says nothing.
+pub fn busy_measurable(util: f64, secs: f64) -> bool {
+    util.is_finite() && util * secs * 1000.0 >= MIN_BUSY_TICKS * COARSEST_TICK_MS
+}
+
+/// What an interval offers towards its service time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServiceInputs {
+    /// The block tracer measured the interval.
+    pub traced: bool,
+    /// The interval held about one request whenever the device was busy ([`one_at_a_time`]).
+    pub one_at_a_time: bool,
+    /// Enough busy time for U / X ([`busy_measurable`]).
+    pub busy_measurable: bool,
+    /// In-flight counts were sampled through the interval and caught requests in flight (a
+    /// mean of 0 says the samples missed them, not that they took no time).
+    pub inflight_sampled: bool,
+}
+
 /// The one rule for where a service time comes from: the block tracer when it measured the
 /// interval; the Utilization Law for a serial device or an interval that held one request at a
-/// time; Little's law on sampled in-flight counts for a parallel device when they were
-/// sampled; else none.
-pub fn service_method(
-    serving: Serving,
-    traced: bool,
-    one_at_a_time: bool,
-    inflight_sampled: bool,
-) -> ServiceMethod {
-    if traced {
+/// time, when its busy time is long enough to count; Little's law on sampled in-flight counts
+/// when they were sampled; else none.
+pub fn service_method(serving: Serving, i: ServiceInputs) -> ServiceMethod {
+    if i.traced {
         ServiceMethod::Trace
-    } else if serving == Serving::Serial || one_at_a_time {
+    } else if (serving == Serving::Serial || i.one_at_a_time) && i.busy_measurable {
         ServiceMethod::UtilizationLaw
-    } else if inflight_sampled {
+    } else if i.inflight_sampled {
         ServiceMethod::InflightEstimate
     } else {
         ServiceMethod::None
@@ -331,21 +356,49 @@ mod tests {
     #[test]
     fn one_method_per_situation() {
         use ServiceMethod::*;
-        assert_eq!(service_method(Serving::Parallel, true, false, true), Trace);
+        let i = |traced, one_at_a_time, busy_measurable, inflight_sampled| ServiceInputs {
+            traced,
+            one_at_a_time,
+            busy_measurable,
+            inflight_sampled,
+        };
         assert_eq!(
-            service_method(Serving::Serial, false, false, false),
+            service_method(Serving::Parallel, i(true, false, true, true)),
+            Trace
+        );
+        assert_eq!(
+            service_method(Serving::Serial, i(false, false, true, false)),
             UtilizationLaw
         );
         assert_eq!(
-            service_method(Serving::Parallel, false, true, true),
+            service_method(Serving::Parallel, i(false, true, true, true)),
             UtilizationLaw
         );
         assert_eq!(
-            service_method(Serving::Parallel, false, false, true),
+            service_method(Serving::Parallel, i(false, false, true, true)),
             InflightEstimate
         );
-        assert_eq!(service_method(Serving::Parallel, false, false, false), None);
-        assert_eq!(service_method(Serving::Unknown, false, false, false), None);
+        assert_eq!(
+            service_method(Serving::Parallel, i(false, false, true, false)),
+            None
+        );
+        assert_eq!(
+            service_method(Serving::Unknown, i(false, false, true, false)),
+            None
+        );
+        // Too little busy time for U/X: a serial disk falls back to sampled in-flight, or none.
+        assert_eq!(
+            service_method(Serving::Serial, i(false, true, false, true)),
+            InflightEstimate
+        );
+        assert_eq!(
+            service_method(Serving::Serial, i(false, true, false, false)),
+            None
+        );
+        // 1.4 % of a second is 14 ms, one or two ticks; a quarter of a second is 25 at HZ 100.
+        assert!(!busy_measurable(0.014, 1.0));
+        assert!(busy_measurable(0.25, 1.0));
+        assert!(busy_measurable(0.1, 60.0));
         // QD1 with host gaps: 0.6 busy, 0.6 in the system.
         assert!(one_at_a_time(0.6, 0.6));
         assert!(!one_at_a_time(0.999, 31.5));

@@ -2,14 +2,16 @@
 //! device model allows it, and applies the seeds' rules (003, 004) to give one verdict per
 //! device and interval and for the whole log, with evidence and advice.
 
-use super::device::{Classification, classify_log, one_at_a_time, service_method};
+use super::device::{
+    Classification, ServiceInputs, busy_measurable, classify_log, one_at_a_time, service_method,
+};
 use super::expect;
 use super::fit::least_squares;
 use super::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms};
 use super::rules::{self, Expected, Figures, judge};
 use crate::model::diagnosis::{
-    DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, IntervalDiagnosis, Projection,
-    SystemSummary, Verdict,
+    DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, ExpectationSource,
+    IntervalDiagnosis, ProfileApplied, ProfileMatch, Projection, SystemSummary, Verdict,
 };
 use crate::model::log::{DiskInterval, Log, SystemInterval};
 use crate::model::profile::Profile;
@@ -24,8 +26,60 @@ fn max_opt(it: impl Iterator<Item = Option<f64>>) -> Option<f64> {
         .fold(None, |m, v| Some(m.map_or(v, |m: f64| m.max(v))))
 }
 
-/// Diagnoses every device in `logs`.
-pub fn diagnose(logs: &[Log], profile: Option<&Profile>) -> Diagnosis {
+/// A `--profile` and the device it applies to.
+#[derive(Clone, Debug)]
+pub struct ProfileFor<'a> {
+    /// The profile.
+    pub profile: &'a Profile,
+    /// The names a log may give that device.
+    pub devices: Vec<String>,
+    /// How the device was decided.
+    pub how: ProfileMatch,
+}
+
+/// The devices of `logs`, each once, in name order.
+pub fn log_devices(logs: &[Log]) -> Vec<String> {
+    let mut names: Vec<String> = logs
+        .iter()
+        .flat_map(|l| l.disks.iter().map(|d| d.device.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Which device of `logs` `profile` applies to: the one the user `named`, else the disk the
+/// profile was measured on, else the logs' only device. `Err` with the logs' devices when the
+/// profile names no disk and the logs hold several: nothing says which one it describes.
+pub fn profile_for<'a>(
+    profile: &'a Profile,
+    named: Option<&str>,
+    logs: &[Log],
+) -> Result<ProfileFor<'a>, Vec<String>> {
+    let (devices, how) = match named {
+        Some(n) => (vec![n.to_string()], ProfileMatch::Named),
+        None => (profile.measured_on(), ProfileMatch::Measured),
+    };
+    if !devices.is_empty() {
+        return Ok(ProfileFor {
+            profile,
+            devices,
+            how,
+        });
+    }
+    match log_devices(logs).as_slice() {
+        [only] => Ok(ProfileFor {
+            profile,
+            devices: vec![only.clone()],
+            how: ProfileMatch::OnlyDevice,
+        }),
+        several => Err(several.to_vec()),
+    }
+}
+
+/// Diagnoses every device in `logs`. A profile sets the expectation of the device it applies
+/// to; every other device is judged by its class.
+pub fn diagnose(logs: &[Log], profile: Option<&ProfileFor>) -> Diagnosis {
     let mut by_device: BTreeMap<&str, Vec<(&DiskInterval, Option<&SystemInterval>)>> =
         BTreeMap::new();
     let mut all_sys = Vec::new();
@@ -40,14 +94,25 @@ pub fn diagnose(logs: &[Log], profile: Option<&Profile>) -> Diagnosis {
                 .push((iv, sys.get(iv.time.as_str()).copied()));
         }
     }
+    let applies = |name: &str| {
+        profile
+            .filter(|p| p.devices.iter().any(|d| d == name))
+            .map(|p| p.profile)
+    };
+    let applied = profile.map(|p| ProfileApplied {
+        devices: p.devices.clone(),
+        how: p.how,
+        found: by_device.keys().any(|n| p.devices.iter().any(|d| d == n)),
+    });
     let devices = by_device
         .into_iter()
-        .map(|(name, ivs)| diagnose_device(name, &ivs, profile))
+        .map(|(name, ivs)| diagnose_device(name, &ivs, applies(name)))
         .collect();
     Diagnosis {
         schema_version: DIAGNOSE_SCHEMA_VERSION,
         kind: Kind::Diagnose,
         inputs: logs.iter().map(Log::info).collect(),
+        profile: applied,
         devices,
         system: SystemSummary {
             intervals: all_sys.len(),
@@ -69,35 +134,46 @@ fn expectation(profile: Option<&Profile>, class: DeviceClass, iv: &DiskInterval)
             ms,
             factor: rules::PROFILE_FACTOR,
             from: format!("profile, {kib:.0} KiB requests"),
+            source: ExpectationSource::Profile,
         },
         None => Expected {
             ms: expect::typical_ms(class, kib),
             factor: rules::TYPICAL_FACTOR,
             from: format!("typical for {class}, {kib:.0} KiB requests"),
+            source: ExpectationSource::Class,
         },
     }
 }
 
 /// The service time of one interval and how it was obtained. A service time the log carries
-/// (a monitor log) is kept, unless it came from U/X on a device the data shows serving in
-/// parallel in an interval with more than one request at a time (monitor logs before schema
-/// version 2 could record that). Otherwise the method is chosen by `analysis::device`.
+/// (a monitor log) is kept, unless it is no time at all (zero: an in-flight estimate whose
+/// samples caught nothing), or came from U/X over too little busy time to count, or from U/X on
+/// a device the data shows serving in parallel in an interval with more than one request at a
+/// time (monitor logs before schema version 2 could record that). Otherwise the method is
+/// chosen by `analysis::device`.
 fn service(iv: &DiskInterval, c: &Classification) -> (Option<f64>, ServiceMethod) {
     let busy = iv.util_pct.map(|u| u / 100.0);
     let single = busy
         .zip(iv.queue_length)
         .is_some_and(|(u, n)| one_at_a_time(u, n));
+    let measurable = busy.is_some_and(|u| busy_measurable(u, iv.interval_s.unwrap_or(1.0)));
     let logged = iv.service_source.unwrap_or(ServiceMethod::None);
-    let discard =
-        logged == ServiceMethod::UtilizationLaw && c.serving != Serving::Serial && !single;
-    if let (Some(s), false) = (iv.service_ms, discard || logged == ServiceMethod::None) {
+    let discard = logged == ServiceMethod::UtilizationLaw
+        && (!measurable || (c.serving != Serving::Serial && !single));
+    let kept = iv.service_ms.filter(|s| s.is_finite() && *s > 0.0);
+    if let (Some(s), false) = (kept, discard || logged == ServiceMethod::None) {
         return (Some(s), logged);
     }
-    match service_method(c.serving, false, single, false) {
+    let inputs = ServiceInputs {
+        one_at_a_time: single,
+        busy_measurable: measurable,
+        ..Default::default()
+    };
+    match service_method(c.serving, inputs) {
         ServiceMethod::UtilizationLaw => {
             match busy.and_then(|u| utilization_law_ms(u, iv.iops())) {
-                Some(s) => (Some(s), ServiceMethod::UtilizationLaw),
-                None => (None, ServiceMethod::None),
+                Some(s) if s > 0.0 => (Some(s), ServiceMethod::UtilizationLaw),
+                _ => (None, ServiceMethod::None),
             }
         }
         _ => (None, ServiceMethod::None),
@@ -321,6 +397,7 @@ fn diagnose_device(
             .max_by_key(|(_, c)| *c)
             .map_or(ServiceMethod::None, |(s, _)| s),
         expected_service_ms: exp.as_ref().map(|e| e.ms),
+        expectation_source: exp.as_ref().map_or(ExpectationSource::Class, |e| e.source),
         expectation: exp.map(|e| e.from),
         verdict_counts: counts,
         evidence,

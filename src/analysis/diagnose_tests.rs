@@ -1,6 +1,7 @@
 //! Whole-log diagnoses of small constructed logs in each input format.
 
 use super::*;
+use crate::model::diagnosis::ProfileMatch;
 use crate::model::log::LogFormat;
 use crate::model::profile::{Fit, Pattern};
 use crate::model::{Direction, Serving};
@@ -87,6 +88,7 @@ fn a_profile_sets_the_expectation() {
         schema_version: 1,
         kind: Kind::Profile,
         target: None,
+        target_info: None,
         fits: vec![Fit {
             rw: Direction::Read,
             pattern: Pattern::Random,
@@ -97,6 +99,7 @@ fn a_profile_sets_the_expectation() {
             projected_32k_ms: None,
             fitted_bs_bytes: vec![],
             off_line_bs_bytes: vec![],
+            negative_slope: None,
         }],
     };
     let mut log = Log {
@@ -106,7 +109,9 @@ fn a_profile_sets_the_expectation() {
     };
     // 50 I/Os/s at 25 % busy: S = 5 ms against 1 ms expected.
     log.disks.push(serial_interval("t1", 50.0, 25.0, 5.2, 0.26));
-    let with = diagnose(std::slice::from_ref(&log), Some(&profile));
+    let for_sda = profile_for(&profile, None, std::slice::from_ref(&log)).unwrap();
+    assert_eq!(for_sda.how, ProfileMatch::OnlyDevice);
+    let with = diagnose(std::slice::from_ref(&log), Some(&for_sda));
     assert_eq!(with.devices[0].verdict, Verdict::Slow);
     assert_eq!(with.devices[0].expected_service_ms, Some(1.0));
     let without = diagnose(&[log], None);

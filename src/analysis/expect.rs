@@ -6,14 +6,15 @@ use crate::model::{DeviceClass, Direction};
 
 /// Expected service time for the mix, ms: reads and writes weighted by `read_share`, each from
 /// the random column of `profile` (the upper expectation: a log does not say how sequential the
-/// work was), else any column of that direction. None when the profile has neither direction.
+/// work was), else any column of that direction. A line with a negative slope is no model of a
+/// transfer and is passed over. None when the profile has no usable line of either direction.
 pub fn profile_ms(profile: &Profile, read_share: f64, kib: f64) -> Option<f64> {
     let pick = |rw: Direction| {
         profile
             .fits
             .iter()
-            .find(|f| f.rw == rw && f.pattern == Pattern::Random)
-            .or_else(|| profile.fits.iter().find(|f| f.rw == rw))
+            .find(|f| f.rw == rw && f.pattern == Pattern::Random && f.usable())
+            .or_else(|| profile.fits.iter().find(|f| f.rw == rw && f.usable()))
             .map(|f| f.at(kib))
     };
     match (pick(Direction::Read), pick(Direction::Write)) {
@@ -78,6 +79,7 @@ mod tests {
             projected_32k_ms: None,
             fitted_bs_bytes: vec![],
             off_line_bs_bytes: vec![],
+            negative_slope: None,
         }
     }
 
@@ -87,6 +89,7 @@ mod tests {
             schema_version: 1,
             kind: crate::model::Kind::Profile,
             target: None,
+            target_info: None,
             fits: vec![
                 fit(Direction::Read, Pattern::Random, 5.0, 0.01),
                 fit(Direction::Write, Pattern::Random, 6.0, 0.02),

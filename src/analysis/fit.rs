@@ -52,6 +52,19 @@ pub fn least_squares(points: &[(f64, f64)]) -> Option<Line> {
     })
 }
 
+/// The standard error of the slope of `line` fitted to `points` by least squares; None with
+/// fewer than three points (two points leave no residual to estimate it from).
+pub fn slope_se(points: &[(f64, f64)], line: &Line) -> Option<f64> {
+    let n = points.len();
+    if n < 3 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n as f64;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let ss_res: f64 = points.iter().map(|p| (p.1 - line.at(p.0)).powi(2)).sum();
+    (sxx > 0.0).then(|| (ss_res / (n - 2) as f64 / sxx).sqrt())
+}
+
 /// How far a point may lie from the line through the smaller sizes before it counts as off
 /// the line: 15 % of the projection (004's 64 KiB reads lie 21 % below theirs), or 5 µs when
 /// that is more (timer and scheduling noise on sub-millisecond service times).

@@ -2,7 +2,7 @@
 //! of response time into service and queue time (by the method `analysis::device` picks), the
 //! flags, and the system figures.
 
-use super::device::{one_at_a_time, service_method};
+use super::device::{ServiceInputs, busy_measurable, one_at_a_time, service_method};
 use super::limits::{
     BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK, busy_beyond_population, service_beyond_response,
 };
@@ -116,9 +116,12 @@ pub fn device_record(
     } else {
         service_method(
             cx.info.serving,
-            traced.is_some(),
-            one_at_a_time(util, aqu),
-            cx.inflight_mean.is_some(),
+            ServiceInputs {
+                traced: traced.is_some(),
+                one_at_a_time: one_at_a_time(util, aqu),
+                busy_measurable: busy_measurable(util, secs),
+                inflight_sampled: cx.inflight_mean.is_some_and(|n| n > 0.0),
+            },
         )
     };
     let service = match method {
@@ -381,6 +384,24 @@ mod tests {
         let b = parse_line("8 0 sda 110 0 880 4 0 0 0 0 0 4 4").unwrap();
         let r = device_record(&a, &b, &cx(&i, None)).unwrap();
         assert!((r.r_await_ms - 1.0).abs() < 1e-9);
+    }
+
+    /// Issue 23: nine in-flight samples that caught nothing are no estimate (a mean of 0 made
+    /// a service time of 0.000 ms), and 4 ms of busy time (one tick at HZ 250) is no U/X.
+    #[test]
+    fn quiet_intervals_give_no_service_time() {
+        let i = info(false);
+        let a = parse_line("254 0 vda 0 0 0 0 0 0 0 0 0 0 0").unwrap();
+        let b = parse_line("254 0 vda 0 0 0 0 61 75 1088 69 0 0 69").unwrap();
+        let r = device_record(&a, &b, &cx(&i, Some(0.0))).unwrap();
+        assert_eq!(r.service_source, ServiceMethod::None);
+        assert_eq!(r.service_ms, None);
+        let c = parse_line("254 0 vda 0 0 0 0 5 0 80 21 0 4 21").unwrap();
+        let r = device_record(&a, &c, &cx(&i, None)).unwrap();
+        assert_eq!(r.service_ms, None, "U/X from one tick: {r:?}");
+        let serial = info(true);
+        let r = device_record(&a, &c, &cx(&serial, None)).unwrap();
+        assert_eq!(r.service_ms, None, "{r:?}");
     }
 
     /// Issue 12: a parallel device busy 99.9 % at QD32 is not flagged busy, and gets no U/X

@@ -1,9 +1,10 @@
 //! Friedman's matrix turned into figures: each measured cell's service time (only where the
 //! Utilization Law gives one), and per column the service-time line fitted as 004 fits it.
 
-use super::fit::{self, ProgressiveFit};
+use super::fit::{self, Line, ProgressiveFit};
 use super::queueing::utilization_law_ms;
-use crate::model::profile::{Fit, Pattern, ProfileCell};
+use super::uncertainty::t95;
+use crate::model::profile::{Fit, NegativeSlope, Pattern, ProfileCell};
 use crate::model::{Direction, Results};
 use crate::spec::Workload;
 
@@ -65,6 +66,21 @@ pub fn cell(
 
 const KIB: f64 = 1024.0;
 
+/// Why `line`, fitted to `pts` (KiB, ms), slopes down, or None when it does not: through two
+/// sizes, too few points; through more, noise when the slope's 95 % interval (Student's t with
+/// n − 2 degrees of freedom) reaches 0, else a cache (something other than the transfer served
+/// the larger requests faster).
+pub fn negative_slope(pts: &[(f64, f64)], line: &Line) -> Option<NegativeSlope> {
+    if line.slope >= 0.0 {
+        return None;
+    }
+    Some(match fit::slope_se(pts, line) {
+        None => NegativeSlope::TooFewPoints,
+        Some(se) if line.slope + t95((pts.len() - 2) as f64) * se >= 0.0 => NegativeSlope::Noise,
+        Some(_) => NegativeSlope::Cache,
+    })
+}
+
 /// Fits `service_ms = overhead_ms + ms_per_kib × size_kib` per column through the QD1 cells
 /// that have a service time, from the smallest sizes up (see [`fit::progressive`]).
 pub fn fits_of(cells: &[ProfileCell]) -> Vec<Fit> {
@@ -103,6 +119,10 @@ pub fn fits_of(cells: &[ProfileCell]) -> Vec<Fit> {
                 projected_32k_ms: Some(line.at(32.0)),
                 fitted_bs_bytes: sizes(&used),
                 off_line_bs_bytes: sizes(&off_line),
+                negative_slope: negative_slope(
+                    &used.iter().map(|&i| pts[i]).collect::<Vec<_>>(),
+                    &line,
+                ),
             });
         }
     }

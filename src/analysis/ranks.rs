@@ -21,6 +21,9 @@ fn merge_dir(parts: &[&DirSummary], seconds: f64) -> DirSummary {
         d.hist.merge(&histogram(p));
         d.ios += p.ios;
         d.bytes += p.bytes;
+        if let Some(z) = &p.zero_sample {
+            d.zeros.merge(z);
+        }
     }
     DirSummary::of(&d, seconds)
 }

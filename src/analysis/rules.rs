@@ -9,7 +9,7 @@
 pub use super::limits::{BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK};
 use super::limits::{busy_beyond_population, service_beyond_response};
 use crate::model::Serving;
-use crate::model::diagnosis::{Evidence, Verdict};
+use crate::model::diagnosis::{Evidence, ExpectationSource, Verdict};
 
 /// Disk busy enough for the paging rule to apply, %.
 pub const PAGING_BUSY_PCT: f64 = 50.0;
@@ -21,6 +21,17 @@ pub const INTERRUPT_PCT: f64 = 30.0;
 pub const PROFILE_FACTOR: f64 = 1.5;
 /// Service time above the class's typical value by this factor is slow.
 pub const TYPICAL_FACTOR: f64 = 2.0;
+/// Busy share below which an interval is quiet, %: the device was idle most of it. Friedman's
+/// "queue time above service time" is, for one server with random arrivals, the mark of a
+/// utilization above 50 % (M/M/1: Wq = S·u/(1−u) > S exactly when u > 0.5). Below it a queue
+/// time above the service time comes from a burst or from the estimate's error, and the
+/// response time against the expectation says whether it matters.
+pub const QUIET_UTIL_PCT: f64 = 50.0;
+/// Completions an interval needs before its mean response time may call a device slow or
+/// overloaded: the mean of 20 exponentially distributed times exceeds twice its expectation
+/// with probability 10^-5 (and 1.5 times it with about 2 %), so one slow request among a
+/// handful cannot make a verdict.
+pub const MIN_JUDGED_IOS: f64 = 20.0;
 
 impl Verdict {
     /// The rule in words and where it comes from.
@@ -124,6 +135,8 @@ pub struct Expected {
     pub factor: f64,
     /// Where the expectation comes from, in words.
     pub from: String,
+    /// Where it comes from.
+    pub source: ExpectationSource,
 }
 
 fn ev(figure: &str, value: f64, text: String) -> Evidence {
@@ -134,11 +147,9 @@ fn ev(figure: &str, value: f64, text: String) -> Evidence {
     }
 }
 
-/// Applies the rules in order of precedence and returns the verdict with its evidence.
-pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
+/// Figures that cannot all be true (on any device: N ≥ U is Little's law, S ≤ R).
+fn contradictions(f: &Figures) -> Vec<Evidence> {
     let mut out = Vec::new();
-    let util = f.util_pct.unwrap_or(0.0);
-    // Invalid: figures that cannot all be true (on any device: N ≥ U is Little's law).
     if let Some(u) = f.util_pct {
         if !(-0.5..=100.5).contains(&u) {
             out.push(ev(
@@ -169,8 +180,156 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
             ));
         }
     }
-    if !out.is_empty() {
-        return (Verdict::Invalid, out);
+    out
+}
+
+/// Interrupt or processor time at saturation, as evidence.
+fn processor(f: &Figures) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    if let Some(i) = f.interrupt_pct.filter(|i| *i >= INTERRUPT_PCT) {
+        out.push(ev(
+            "interrupt_pct",
+            i,
+            format!("interrupt time {i:.1} % ≥ {INTERRUPT_PCT} %"),
+        ));
+    }
+    if let Some(c) = f.cpu_pct.filter(|c| *c >= CPU_PCT) {
+        out.push(ev(
+            "cpu_pct",
+            c,
+            format!("processor busy {c:.1} % ≥ {CPU_PCT} %"),
+        ));
+    }
+    out
+}
+
+/// The evidence of a healthy verdict: the load, the time against the expectation, the
+/// processor figures that did not decide (`busy_cpu`), and why a quiet or short interval was
+/// judged as it was.
+fn healthy_evidence(f: &Figures, busy_cpu: Vec<Evidence>, quiet: bool, few: bool) -> Vec<Evidence> {
+    let util = f.util_pct.unwrap_or(0.0);
+    let serial = f.serving == Serving::Serial;
+    let mut healthy = vec![ev(
+        "iops",
+        f.iops,
+        format!("{:.1} I/O per second at {util:.1} % busy", f.iops),
+    )];
+    match (f.service_ms, f.response_ms, f.expected_ms.as_ref()) {
+        (Some(s), _, Some(e)) => healthy.push(ev(
+            "service_ms",
+            s,
+            format!(
+                "service time {s:.3} ms, expected {:.3} ms ({})",
+                e.ms, e.from
+            ),
+        )),
+        (None, Some(r), Some(e)) => healthy.push(ev(
+            "response_ms",
+            r,
+            format!(
+                "response time {r:.3} ms, expected service {:.3} ms ({})",
+                e.ms, e.from
+            ),
+        )),
+        _ => {}
+    }
+    healthy.extend(busy_cpu);
+    if quiet {
+        healthy.push(ev(
+            "util_pct",
+            util,
+            format!(
+                "busy {util:.1} % of the interval: idle most of it, so queue time against \
+                 service time is not judged (that reading needs a device busy more than \
+                 {QUIET_UTIL_PCT} % of the time); its response time decides"
+            ),
+        ));
+    }
+    if let (true, Some(n)) = (few, f.interval_ios) {
+        healthy.push(ev(
+            "interval_ios",
+            n,
+            format!(
+                "only {n:.0} I/Os completed: too few for their mean response time to call the \
+                 device slow (at least {MIN_JUDGED_IOS})"
+            ),
+        ));
+    }
+    if !serial && util > BUSY_PCT {
+        healthy.push(ev(
+            "util_pct",
+            util,
+            format!(
+                "busy {util:.1} %, which does not measure saturation on a device that serves \
+                 requests in parallel (it only says at least one request was in flight)"
+            ),
+        ));
+    }
+    healthy
+}
+
+/// The overload rules (queue time above service time on a busy device; a serial disk busy and
+/// queued; a response time beyond the expectation with requests waiting) as evidence, and the
+/// response time beyond the expectation, when the response time is what judges the interval
+/// (a parallel device without a service time, or a quiet interval, over enough completions).
+fn overload(f: &Figures, quiet: bool, few: bool) -> (Vec<Evidence>, Option<(f64, &Expected)>) {
+    let mut out = Vec::new();
+    let util = f.util_pct.unwrap_or(0.0);
+    let per_disk = f.queue_length.map(|q| q / f.disks.max(1) as f64);
+    let queued = per_disk.is_some_and(|q| q > QUEUE_PER_DISK);
+    if let (Some(s), Some(q), false) = (f.service_ms, f.queue_ms, quiet) {
+        if q > s && q >= 0.05 {
+            out.push(ev(
+                "queue_ms",
+                q,
+                format!("queue time {q:.3} ms > service time {s:.3} ms"),
+            ));
+        }
+    }
+    let serial = f.serving == Serving::Serial;
+    if serial && util > BUSY_PCT && queued {
+        let q = per_disk.unwrap_or(0.0);
+        out.push(ev(
+            "util_pct",
+            util,
+            format!("busy {util:.1} % > {BUSY_PCT} %"),
+        ));
+        out.push(ev(
+            "queue_length",
+            q,
+            format!("{q:.2} in the system per disk > {QUEUE_PER_DISK}"),
+        ));
+    }
+    // A parallel device without a service time, or a quiet interval: response time against
+    // the expectation, over enough completions to mean something.
+    let by_response = (quiet || (!serial && f.service_ms.is_none())) && !few;
+    let slow_response = match (by_response, f.response_ms, &f.expected_ms) {
+        (true, Some(r), Some(e)) if r > e.ms * e.factor => Some((r, e)),
+        _ => None,
+    };
+    if let (Some((r, e)), true) = (slow_response, queued) {
+        out.push(ev(
+            "response_ms",
+            r,
+            format!(
+                "response time {r:.3} ms > {} × {:.3} ms expected ({}) with {:.1} in the \
+                 system per disk: requests wait for the device",
+                e.factor,
+                e.ms,
+                e.from,
+                per_disk.unwrap_or(0.0)
+            ),
+        ));
+    }
+    (out, slow_response)
+}
+
+/// Applies the rules in order of precedence and returns the verdict with its evidence.
+pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
+    let util = f.util_pct.unwrap_or(0.0);
+    let invalid = contradictions(f);
+    if !invalid.is_empty() {
+        return (Verdict::Invalid, invalid);
     }
     if f.iops < 0.5 && util < 1.0 {
         return (
@@ -195,67 +354,18 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
             );
         }
     }
-    if let (Some(s), Some(q)) = (f.service_ms, f.queue_ms) {
-        if q > s && q >= 0.05 {
-            out.push(ev(
-                "queue_ms",
-                q,
-                format!("queue time {q:.3} ms > service time {s:.3} ms"),
-            ));
-        }
-    }
-    let serial = f.serving == Serving::Serial;
-    if serial && util > BUSY_PCT && queued {
-        let q = per_disk.unwrap_or(0.0);
-        out.push(ev(
-            "util_pct",
-            util,
-            format!("busy {util:.1} % > {BUSY_PCT} %"),
-        ));
-        out.push(ev(
-            "queue_length",
-            q,
-            format!("{q:.2} in the system per disk > {QUEUE_PER_DISK}"),
-        ));
-    }
-    // A parallel device without a service time: response time against the expectation.
-    let slow_response = match (serial, f.service_ms, f.response_ms, &f.expected_ms) {
-        (false, None, Some(r), Some(e)) if r > e.ms * e.factor => Some((r, e)),
-        _ => None,
-    };
-    if let (Some((r, e)), true) = (slow_response, queued) {
-        out.push(ev(
-            "response_ms",
-            r,
-            format!(
-                "response time {r:.3} ms > {} × {:.3} ms expected ({}) with {:.1} in the \
-                 system per disk: requests wait for the device",
-                e.factor,
-                e.ms,
-                e.from,
-                per_disk.unwrap_or(0.0)
-            ),
-        ));
-    }
+    let quiet = f.util_pct.is_some_and(|u| u < QUIET_UTIL_PCT);
+    let few = f.interval_ios.is_some_and(|n| n < MIN_JUDGED_IOS);
+    let (overload, slow_response) = overload(f, quiet, few);
+    let out = overload;
     if !out.is_empty() {
         return (Verdict::Overloaded, out);
     }
-    if let Some(i) = f.interrupt_pct.filter(|i| *i >= INTERRUPT_PCT) {
-        out.push(ev(
-            "interrupt_pct",
-            i,
-            format!("interrupt time {i:.1} % ≥ {INTERRUPT_PCT} %"),
-        ));
-    }
-    if let Some(c) = f.cpu_pct.filter(|c| *c >= CPU_PCT) {
-        out.push(ev(
-            "cpu_pct",
-            c,
-            format!("processor busy {c:.1} % ≥ {CPU_PCT} %"),
-        ));
-    }
-    if !out.is_empty() {
-        return (Verdict::CpuBound, out);
+    // A disk idle most of the interval is not held back by the processor's load: the
+    // processor figures stay evidence, not the verdict.
+    let busy_cpu = processor(f);
+    if !busy_cpu.is_empty() && !quiet {
+        return (Verdict::CpuBound, busy_cpu);
     }
     if let (Some(s), Some(e)) = (f.service_ms, f.expected_ms.as_ref()) {
         if s > e.ms * e.factor {
@@ -286,40 +396,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
             )],
         );
     }
-    let mut healthy = vec![ev(
-        "iops",
-        f.iops,
-        format!("{:.1} I/O per second at {util:.1} % busy", f.iops),
-    )];
-    match (f.service_ms, f.response_ms, f.expected_ms.as_ref()) {
-        (Some(s), _, Some(e)) => healthy.push(ev(
-            "service_ms",
-            s,
-            format!(
-                "service time {s:.3} ms, expected {:.3} ms ({})",
-                e.ms, e.from
-            ),
-        )),
-        (None, Some(r), Some(e)) => healthy.push(ev(
-            "response_ms",
-            r,
-            format!(
-                "response time {r:.3} ms, expected service {:.3} ms ({})",
-                e.ms, e.from
-            ),
-        )),
-        _ => {}
-    }
-    if !serial && util > BUSY_PCT {
-        healthy.push(ev(
-            "util_pct",
-            util,
-            format!(
-                "busy {util:.1} %, which does not measure saturation on a device that serves \
-                 requests in parallel (it only says at least one request was in flight)"
-            ),
-        ));
-    }
+    let healthy = healthy_evidence(f, busy_cpu, quiet, few);
     (Verdict::Healthy, healthy)
 }
 
@@ -346,6 +423,7 @@ mod tests {
             ms,
             factor,
             from: "test".into(),
+            source: ExpectationSource::Class,
         })
     }
 

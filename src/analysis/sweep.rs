@@ -3,7 +3,7 @@
 //! stops paying and only adds latency), and a verdict in words. Pure: points in, figures out.
 
 use crate::model::sweep::Point;
-pub use crate::model::sweep::{Analysis, Cell, DepthCell};
+pub use crate::model::sweep::{Analysis, Cell, DepthCell, Support};
 use crate::spec::RwMode;
 use crate::units::ByteSize;
 
@@ -25,6 +25,60 @@ pub struct Sample {
     pub bytes_per_s: f64,
     /// 99th percentile latency, µs, when known (CSV input may lack it).
     pub p99_us: Option<f64>,
+    /// The 95 % interval of the throughput, ± %, when known.
+    pub ci95_pct: Option<f64>,
+    /// Whether it reached steady state; None when it ran without the rule.
+    pub steady: Option<bool>,
+}
+
+impl Sample {
+    /// The throughput's 95 % interval as (low, high), bytes/s: the point itself without one.
+    fn range(&self) -> (f64, f64) {
+        let c = self.ci95_pct.unwrap_or(0.0).max(0.0) / 100.0;
+        (
+            self.bytes_per_s * (1.0 - c).max(0.0),
+            self.bytes_per_s * (1.0 + c),
+        )
+    }
+}
+
+/// The widest 95 % interval among `pts`, ± % (None when none has one).
+fn max_ci(pts: &[&Sample]) -> Option<f64> {
+    pts.iter()
+        .filter_map(|s| s.ci95_pct)
+        .fold(None, |m, c| Some(m.map_or(c, |m: f64| m.max(c))))
+}
+
+/// The support of a conclusion resting on `pts`, `uncertain` when its intervals cannot decide
+/// it.
+fn support(pts: &[&Sample], uncertain: bool) -> Support {
+    Support {
+        points: pts.len(),
+        unsteady: pts.iter().filter(|s| s.steady == Some(false)).count(),
+        ci95_pct_max: max_ci(pts),
+        uncertain,
+    }
+}
+
+/// Points each once (by size and depth), in the order met.
+fn distinct<'a>(pts: impl IntoIterator<Item = &'a Sample>) -> Vec<&'a Sample> {
+    let mut out: Vec<&Sample> = Vec::new();
+    for p in pts {
+        if !out.iter().any(|q| (q.bs_bytes, q.qd) == (p.bs_bytes, p.qd)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Whether the step `a` → `b` (parameters `x` → `nx`) could be flat, and could be not flat,
+/// within the two points' intervals: (could be flat, could be steep).
+fn step_range(x: f64, nx: f64, a: &Sample, b: &Sample) -> (bool, bool) {
+    let ((alo, ahi), (blo, bhi)) = (a.range(), b.range());
+    (
+        flat_step(x, nx, ahi, blo),
+        !flat_step(x, nx, alo.max(1e-300), bhi),
+    )
 }
 
 /// Whether `x` → `next` (throughput `t` → `t_next`) adds less than [`KNEE_GAIN`] per
@@ -58,6 +112,52 @@ fn knee_of(line: &[(f64, f64, Option<f64>)]) -> Option<usize> {
     }
 }
 
+/// The points the half-power and knee marks of an analysis rest on, and whether their
+/// intervals leave the marks in doubt.
+#[derive(Default)]
+struct Acc<'a> {
+    half: Vec<&'a Sample>,
+    half_uncertain: bool,
+    knee: Vec<&'a Sample>,
+    knee_uncertain: bool,
+}
+
+/// The half-power and knee marks along one `line` (sorted by the parameter `x`), as indices:
+/// half-power is the first point reaching `half`; it rests on that point and the one before,
+/// and is uncertain when either's interval reaches across `band` (half, within the
+/// reference's interval). The knee rests on the step into it and every step after, and is
+/// uncertain when the intervals allow the step into it to be flat or a later one not to be.
+fn marks<'a>(
+    line: &[&'a Sample],
+    x: fn(&Sample) -> f64,
+    half: f64,
+    band: (f64, f64),
+    acc: &mut Acc<'a>,
+) -> (Option<usize>, Option<usize>) {
+    let h = line.iter().position(|s| s.bytes_per_s >= half);
+    if let Some(i) = h {
+        let before = i.checked_sub(1).map(|j| line[j]);
+        acc.half.extend(before.iter().chain([&line[i]]));
+        acc.half_uncertain |=
+            line[i].range().0 < band.1 || before.is_some_and(|b| b.range().1 >= band.0);
+    }
+    let pts: Vec<_> = line
+        .iter()
+        .map(|s| (x(s), s.bytes_per_s, s.p99_us))
+        .collect();
+    let k = knee_of(&pts);
+    if let Some(i) = k {
+        let from = i.saturating_sub(1);
+        acc.knee.extend(&line[from..]);
+        for j in from..line.len() - 1 {
+            let (can_flat, can_steep) =
+                step_range(x(line[j]), x(line[j + 1]), line[j], line[j + 1]);
+            acc.knee_uncertain |= if j < i { can_flat } else { can_steep };
+        }
+    }
+    (h, k)
+}
+
 fn values<T: Copy + Ord>(samples: &[Sample], f: impl Fn(&Sample) -> T) -> Vec<T> {
     let mut v: Vec<T> = samples.iter().map(f).collect();
     v.sort();
@@ -72,6 +172,61 @@ fn mb(bytes_per_s: f64) -> String {
     } else {
         format!("{v:.1} MB/s")
     }
+}
+
+/// The marks of every line of the grid: per depth along size (half-power, knee), then per size
+/// along depth; their support gathered in `acc`.
+fn grid_marks<'a>(
+    samples: &'a [Sample],
+    half: f64,
+    band: (f64, f64),
+    acc: &mut Acc<'a>,
+) -> GridMarks {
+    let sizes = values(samples, |s| s.bs_bytes);
+    let depths = values(samples, |s| s.qd);
+    let at = |bs: u64, qd: u32| samples.iter().find(|s| s.bs_bytes == bs && s.qd == qd);
+    let mut half_power = Vec::new();
+    let mut knee = Vec::new();
+    for &qd in &depths {
+        let line: Vec<&Sample> = sizes.iter().filter_map(|&bs| at(bs, qd)).collect();
+        let (h, k) = marks(&line, |s| s.bs_bytes as f64, half, band, acc);
+        half_power.push(Cell {
+            qd,
+            bs_bytes: h.map(|i| line[i].bs_bytes),
+        });
+        knee.push(Cell {
+            qd,
+            bs_bytes: k.map(|i| line[i].bs_bytes),
+        });
+    }
+    let mut half_power_qd = Vec::new();
+    let mut knee_qd = Vec::new();
+    for &bs in &sizes {
+        let line: Vec<&Sample> = depths.iter().filter_map(|&qd| at(bs, qd)).collect();
+        let (h, k) = marks(&line, |s| s.qd as f64, half, band, acc);
+        half_power_qd.push(DepthCell {
+            bs_bytes: bs,
+            qd: h.map(|i| line[i].qd),
+        });
+        knee_qd.push(DepthCell {
+            bs_bytes: bs,
+            qd: k.map(|i| line[i].qd),
+        });
+    }
+    GridMarks {
+        half_power,
+        knee,
+        half_power_qd,
+        knee_qd,
+    }
+}
+
+/// The half-power and knee marks of a grid, along each axis.
+struct GridMarks {
+    half_power: Vec<Cell>,
+    knee: Vec<Cell>,
+    half_power_qd: Vec<DepthCell>,
+    knee_qd: Vec<DepthCell>,
 }
 
 /// Analyses the points of one rw mode and thread count. `pap` is the advertised peak,
@@ -90,47 +245,25 @@ pub fn analyse(rw: RwMode, threads: u32, samples: &[Sample], pap: Option<f64>) -
     let peak = plateau_pts.iter().map(|s| s.bytes_per_s).sum::<f64>() / plateau_pts.len() as f64;
     let reference = pap.unwrap_or(peak);
     let half = reference * HALF_POWER_SHARE;
-    let sizes = values(samples, |s| s.bs_bytes);
-    let depths = values(samples, |s| s.qd);
-    let at = |bs: u64, qd: u32| samples.iter().find(|s| s.bs_bytes == bs && s.qd == qd);
 
-    let mut half_power = Vec::new();
-    let mut knee = Vec::new();
-    for &qd in &depths {
-        let line: Vec<&Sample> = sizes.iter().filter_map(|&bs| at(bs, qd)).collect();
-        half_power.push(Cell {
-            qd,
-            bs_bytes: line
-                .iter()
-                .find(|s| s.bytes_per_s >= half)
-                .map(|s| s.bs_bytes),
-        });
-        let pts: Vec<_> = line
-            .iter()
-            .map(|s| (s.bs_bytes as f64, s.bytes_per_s, s.p99_us))
-            .collect();
-        knee.push(Cell {
-            qd,
-            bs_bytes: knee_of(&pts).map(|i| line[i].bs_bytes),
-        });
-    }
-    let mut half_power_qd = Vec::new();
-    let mut knee_qd = Vec::new();
-    for &bs in &sizes {
-        let line: Vec<&Sample> = depths.iter().filter_map(|&qd| at(bs, qd)).collect();
-        half_power_qd.push(DepthCell {
-            bs_bytes: bs,
-            qd: line.iter().find(|s| s.bytes_per_s >= half).map(|s| s.qd),
-        });
-        let pts: Vec<_> = line
-            .iter()
-            .map(|s| (s.qd as f64, s.bytes_per_s, s.p99_us))
-            .collect();
-        knee_qd.push(DepthCell {
-            bs_bytes: bs,
-            qd: knee_of(&pts).map(|i| line[i].qd),
-        });
-    }
+    // The half-power mark within the reference's own interval (the peak's, when it is the
+    // reference).
+    let peak_c = match pap {
+        None => max_ci(&plateau_pts).unwrap_or(0.0) / 100.0,
+        Some(_) => 0.0,
+    };
+    let band = (half * (1.0 - peak_c).max(0.0), half * (1.0 + peak_c));
+    let mut acc = Acc::default();
+    let GridMarks {
+        half_power,
+        knee,
+        half_power_qd,
+        knee_qd,
+    } = grid_marks(samples, half, band, &mut acc);
+    let peak_support = support(
+        &plateau_pts,
+        max_ci(&plateau_pts).is_some_and(|c| c > PLATEAU_SHARE * 100.0),
+    );
     let mut a = Analysis {
         rw,
         threads,
@@ -153,6 +286,10 @@ pub fn analyse(rw: RwMode, threads: u32, samples: &[Sample], pap: Option<f64>) -
         half_power_qd,
         knee,
         knee_qd,
+        latency_known: samples.iter().all(|s| s.p99_us.is_some()),
+        peak_support,
+        half_power_support: support(&distinct(acc.half), acc.half_uncertain),
+        knee_support: support(&distinct(acc.knee), acc.knee_uncertain),
         verdict: String::new(),
     };
     a.verdict = verdict(&a);
@@ -253,10 +390,16 @@ fn verdict(a: &Analysis) -> String {
         .filter_map(|k| k.qd.map(|qd| (k.bs_bytes, qd)))
         .collect();
     if !depth_knees.is_empty() {
-        s += &format!(
-            " More depth only adds latency beyond {}.",
-            grouped(&depth_knees, |qd, sizes| format!("QD{qd} at {sizes}"))
-        );
+        let at = grouped(&depth_knees, |qd, sizes| format!("QD{qd} at {sizes}"));
+        // A claim about latency needs the latency: CSV input may have no p99.
+        s += &if a.latency_known {
+            format!(" More depth only adds latency beyond {at}.")
+        } else {
+            format!(
+                " More depth adds less than 10 % per doubling beyond {at} (the input has no \
+                 p99, so what it does to latency is not known)."
+            )
+        };
     }
     let size_knees: Vec<(u32, u64)> = a
         .knee
@@ -295,6 +438,8 @@ pub fn analyse_points(points: &[Point], pap: Option<f64>) -> Vec<Analysis> {
                     qd: p.qd,
                     bytes_per_s: p.bytes_per_s,
                     p99_us: p.latency_us.as_ref().map(|l| l.p99),
+                    ci95_pct: p.ci95_pct,
+                    steady: p.steady_state(),
                 })
                 .collect();
             analyse(*rw, *threads, &samples, pap)

@@ -1,12 +1,13 @@
 //! `halfpower diagnose`: reads the logs, applies the rules, prints text or JSON.
 
-use crate::analysis::diagnose::diagnose as run_rules;
+use crate::analysis::diagnose::{diagnose as run_rules, log_devices, profile_for};
 use crate::cli::DiagnoseArgs;
 use crate::input::parse_log;
 use crate::input::profile::read_profile;
 use crate::render::text::diagnosis::diagnosis_text;
 use anyhow::Context;
 use std::io::Write;
+use std::path::Path;
 
 /// Runs `diagnose`; returns the exit status.
 pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
@@ -50,7 +51,33 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
         }
         logs.push(log);
     }
-    let d = run_rules(&logs, profile.as_ref());
+    let applied = match &profile {
+        None => None,
+        Some(p) => Some(
+            profile_for(p, args.profile_device.as_deref(), &logs).map_err(|several| {
+                crate::Error::invalid(
+                    "--profile",
+                    args.profile.as_deref().unwrap_or(Path::new("")).display(),
+                    format!(
+                        "a profile that names the disk it was measured on, or \
+                         --profile-device NAME for the device of the logs it describes (they \
+                         hold {})",
+                        several.join(", ")
+                    ),
+                )
+            })?,
+        ),
+    };
+    if let Some(a) = &applied {
+        if !log_devices(&logs).iter().any(|n| a.devices.contains(n)) {
+            eprintln!(
+                "halfpower: warning: the profile is for {}, which no log holds; every device is \
+                 judged by its class (name the device with --profile-device)",
+                a.devices.join(" or ")
+            );
+        }
+    }
+    let d = run_rules(&logs, applied.as_ref());
     let mut so = std::io::stdout().lock();
     if args.json {
         writeln!(so, "{}", serde_json::to_string_pretty(&d)?).context("writing to stdout")?;

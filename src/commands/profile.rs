@@ -10,7 +10,7 @@ use crate::clock::utc_now;
 use crate::model::profile::{PROFILE_SCHEMA_VERSION, Pattern, ProfileCell, ProfileReport};
 use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
-use crate::render::text::profile::profile_table;
+use crate::render::text::profile::{profile_table, slope_note};
 use crate::signal;
 use crate::spec::{EngineKind, RwMode, Setup, Workload};
 use crate::units::ByteSize;
@@ -127,6 +127,10 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let status = runner.exit_status();
     drop(runner); // removes a file the profile created, also after Ctrl-C
     busy_warning(&cells, &mut warnings);
+    let fits = fits_of(&cells);
+    for note in fits.iter().filter_map(slope_note) {
+        warn(&mut warnings, note);
+    }
     let report = ProfileReport {
         header: Header {
             schema_version: PROFILE_SCHEMA_VERSION,
@@ -136,7 +140,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
         host: host::read(),
         target: args.target.display().to_string(),
         target_info,
-        fits: fits_of(&cells),
+        fits,
         cells,
         interrupted: signal::interrupted(),
         warnings,

@@ -188,6 +188,20 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         });
     }
     let target_info = scratch.info();
+    for t in &tests {
+        let infos = std::slice::from_ref(&target_info);
+        let r = &t.results;
+        let sanity = crate::analysis::sanity::device_bytes(infos, r);
+        for msg in sanity
+            .into_iter()
+            .chain(crate::analysis::sanity::zeroed_reads(r))
+        {
+            warn(
+                &mut warnings,
+                format!("{} {}: {msg}", t.name, t.direction.name()),
+            );
+        }
+    }
     let verdict = crate::analysis::quick::verdict(&target_info, &tests);
     let report = QuickReport {
         header: Header::new(Kind::Quick, command, utc_now()),

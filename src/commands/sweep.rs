@@ -3,7 +3,7 @@
 
 use super::points::{PointRunner, distinct, steady_rule};
 use super::run::available_engine;
-use super::{check_dest, check_output_dests, write_html, write_json};
+use super::{check_dest, check_output_dests, warn, write_html, write_json};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points;
 use crate::cli::SweepArgs;
@@ -14,7 +14,7 @@ use crate::model::sweep::{Point, SweepReport};
 use crate::model::{Document, Header, Kind};
 use crate::oscounters::host;
 use crate::render::csv::sweep_csv;
-use crate::render::text::sweep::sweep_table;
+use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
 use crate::spec::{EngineKind, Workload};
 use anyhow::Context;
@@ -60,8 +60,15 @@ fn colour() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-/// Writes the report where the flags say; returns the exit status.
-fn finish(args: &SweepArgs, report: &SweepReport, status: u8) -> anyhow::Result<u8> {
+/// Writes the report where the flags say; returns the exit status. The caveats of its
+/// conclusions become warnings first.
+fn finish(args: &SweepArgs, report: &mut SweepReport, status: u8) -> anyhow::Result<u8> {
+    for a in &report.analysis {
+        for c in caveats(a) {
+            warn(&mut report.warnings, c);
+        }
+    }
+    let report = &*report;
     if let Some(path) = &args.csv {
         crate::output::write_atomic(path, sweep_csv(&report.points).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
@@ -102,7 +109,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         report.steady_pct = None;
         report.analysis = analyse_points(&report.points, pap);
         report.header.date = utc_now();
-        return finish(&args, &report, 0);
+        return finish(&args, &mut report, 0);
     }
     if args.repeat == 0 || args.repeat > super::run::MAX_REPEAT {
         return Err(crate::Error::invalid(
@@ -185,5 +192,5 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     report.analysis = analyse_points(&report.points, pap);
     report.host = Some(host::read());
     report.header.date = utc_now();
-    finish(&args, &report, status)
+    finish(&args, &mut report, status)
 }

@@ -104,8 +104,12 @@ pub fn parse(path: &str, text: &str) -> Log {
         };
         let r_await = get(&["r_await", "await"]);
         let w_await = get(&["w_await", "await"]);
+        // Discards (sysstat 12) are in %util and aqu-sz, so they are I/Os of the interval too.
+        let d_s = get(&["d/s"]).unwrap_or(0.0);
+        let d_await = get(&["d_await"]).unwrap_or(0.0);
+        let ios = r_s + w_s + d_s;
         let response = match (r_await, w_await) {
-            (Some(r), Some(w)) if r_s + w_s > 0.0 => Some((r * r_s + w * w_s) / (r_s + w_s)),
+            (Some(r), Some(w)) if ios > 0.0 => Some((r * r_s + w * w_s + d_await * d_s) / ios),
             (Some(_), Some(_)) => Some(0.0),
             _ => None,
         };
@@ -122,6 +126,7 @@ pub fn parse(path: &str, text: &str) -> Log {
                 disks: 1,
                 r_s,
                 w_s,
+                d_s,
                 r_bytes_s: kib(&["rkB/s"], &["rMB/s"], &["rsec/s"]),
                 w_bytes_s: kib(&["wkB/s"], &["wMB/s"], &["wsec/s"]),
                 response_ms: response,

@@ -122,6 +122,7 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         disks: num("disks").map_or(1, |d| d.max(1.0) as u32),
         r_s,
         w_s,
+        d_s: num("d_s").unwrap_or(0.0),
         r_bytes_s: num("r_bytes_s"),
         w_bytes_s: num("w_bytes_s"),
         response_ms: num("response_ms"),

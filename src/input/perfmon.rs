@@ -151,6 +151,7 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
                 disks: 1,
                 r_s,
                 w_s,
+                d_s: 0.0,
                 r_bytes_s: get("Disk Read Bytes/sec"),
                 w_bytes_s: get("Disk Write Bytes/sec"),
                 response_ms: get("Avg. Disk sec/Transfer").map(|s| s * 1000.0),

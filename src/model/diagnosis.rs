@@ -46,6 +46,52 @@ impl Verdict {
     }
 }
 
+/// Where a device's expected service time comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpectationSource {
+    /// The typical figures of its class (`analysis::expect::typical`).
+    #[default]
+    Class,
+    /// The `--profile` measured on it (or named for it with `--profile-device`).
+    Profile,
+}
+
+impl ExpectationSource {
+    /// The name as written in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExpectationSource::Class => "class",
+            ExpectationSource::Profile => "profile",
+        }
+    }
+}
+
+/// How diagnose decided which device a `--profile` applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProfileMatch {
+    /// The profile names the disk it was measured on (`target_info.device`, or a `/dev/NAME`
+    /// target).
+    Measured,
+    /// The user named the device with `--profile-device`.
+    Named,
+    /// The profile names no disk and the logs hold one device.
+    OnlyDevice,
+}
+
+/// The `--profile` of a diagnosis and the devices it applies to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProfileApplied {
+    /// The names a log may give the device the profile applies to.
+    pub devices: Vec<String>,
+    /// How that device was decided.
+    pub how: ProfileMatch,
+    /// Whether a device of the logs carries one of those names (if not, every device is judged
+    /// by its class).
+    pub found: bool,
+}
+
 /// One figure behind a verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
@@ -128,6 +174,10 @@ pub struct DeviceDiagnosis {
     pub expected_service_ms: Option<f64>,
     /// `profile` or `typical for CLASS`.
     pub expectation: Option<String>,
+    /// Where `expected_service_ms` comes from: the profile measured on this device, or the
+    /// class (also when a profile of another device was given).
+    #[serde(default)]
+    pub expectation_source: ExpectationSource,
     /// Intervals per verdict.
     pub verdict_counts: BTreeMap<Verdict, usize>,
     /// The figures behind the verdict.
@@ -168,6 +218,9 @@ pub struct Diagnosis {
     pub kind: Kind,
     /// The files read.
     pub inputs: Vec<InputInfo>,
+    /// With `--profile`: the device it applies to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileApplied>,
     /// One entry per device.
     pub devices: Vec<DeviceDiagnosis>,
     /// The system.

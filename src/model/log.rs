@@ -55,6 +55,9 @@ pub struct DiskInterval {
     pub r_s: f64,
     /// Writes per second.
     pub w_s: f64,
+    /// Discards per second (iostat's d/s, monitor's d_s; 0 where the log has none). They are
+    /// in the device's busy time, queue and response time, so they count as I/Os here.
+    pub d_s: f64,
     /// Bytes read per second.
     pub r_bytes_s: Option<f64>,
     /// Bytes written per second.
@@ -76,15 +79,20 @@ pub struct DiskInterval {
 }
 
 impl DiskInterval {
-    /// Completions per second.
+    /// Completions per second: reads, writes and discards.
     pub fn iops(&self) -> f64 {
+        self.r_s + self.w_s + self.d_s
+    }
+
+    /// Reads and writes per second (the I/Os that move data).
+    fn data_iops(&self) -> f64 {
         self.r_s + self.w_s
     }
 
-    /// Mean request size, bytes (None without byte rates or I/Os).
+    /// Mean read/write request size, bytes (None without byte rates or such I/Os).
     pub fn request_bytes(&self) -> Option<f64> {
         let bytes = self.r_bytes_s? + self.w_bytes_s?;
-        (self.iops() > 0.0).then(|| bytes / self.iops())
+        (self.data_iops() > 0.0).then(|| bytes / self.data_iops())
     }
 
     /// A one-second interval of device `device` ending at `time` with `iops` reads of `kib`
@@ -115,10 +123,10 @@ impl DiskInterval {
         }
     }
 
-    /// Share of reads among the I/Os (0..1); 1 when idle.
+    /// Share of reads among the reads and writes (0..1); 1 when there are none.
     pub fn read_share(&self) -> f64 {
-        if self.iops() > 0.0 {
-            self.r_s / self.iops()
+        if self.data_iops() > 0.0 {
+            self.r_s / self.data_iops()
         } else {
             1.0
         }

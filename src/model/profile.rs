@@ -39,6 +39,22 @@ impl std::fmt::Display for Pattern {
     }
 }
 
+/// Why a fitted line has a negative slope, which no transfer can have (more bytes cannot take
+/// less time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NegativeSlope {
+    /// Through two sizes: the line is their difference, and the noise of two cells is enough.
+    TooFewPoints,
+    /// Through three or more sizes, but the slope's 95 % interval reaches 0: the service time
+    /// does not change with size beyond the cells' noise.
+    Noise,
+    /// Through three or more sizes and below 0 beyond its 95 % interval: larger requests really
+    /// were served faster, by something other than the device's transfer (a cache, read-ahead,
+    /// or merging).
+    Cache,
+}
+
 /// Version of the profile layout this halfpower reads and writes.
 pub const PROFILE_SCHEMA_VERSION: u32 = 1;
 
@@ -68,13 +84,33 @@ pub struct Fit {
     /// Request sizes (bytes) whose service time fell off the line (left out of the fit).
     #[serde(default)]
     pub off_line_bs_bytes: Vec<u64>,
+    /// Set when `ms_per_kib` is below 0, with the likely reason; such a line is no service-time
+    /// model and `diagnose` takes no expectation from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negative_slope: Option<NegativeSlope>,
 }
 
 impl Fit {
+    /// Whether the line can describe a transfer: its slope is not below 0.
+    pub fn usable(&self) -> bool {
+        self.ms_per_kib >= 0.0 && self.negative_slope.is_none()
+    }
+
     /// Expected service time for a request of `kib` KiB, ms.
     pub fn at(&self, kib: f64) -> f64 {
         self.overhead_ms + self.ms_per_kib * kib
     }
+}
+
+/// The disk a profile was measured on, as `target_info` of a profile document names it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProfiledDisk {
+    /// The disk underneath the target (kernel name).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// The partition the target lives on, if any.
+    #[serde(default)]
+    pub partition: Option<String>,
 }
 
 /// The parts of a profile document diagnose needs.
@@ -87,8 +123,28 @@ pub struct Profile {
     /// What was profiled.
     #[serde(default)]
     pub target: Option<String>,
+    /// The disk it was measured on (absent in hand-written profiles).
+    #[serde(default)]
+    pub target_info: Option<ProfiledDisk>,
     /// The fitted lines.
     pub fits: Vec<Fit>,
+}
+
+impl Profile {
+    /// The device names a log may give the disk this profile was measured on: the disk and its
+    /// partition from `target_info`, else the NAME of a `target` that is `/dev/NAME`. Empty
+    /// when the profile does not say.
+    pub fn measured_on(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(t) = &self.target_info {
+            out.extend(t.device.iter().chain(&t.partition).cloned());
+        }
+        if out.is_empty() {
+            let named = self.target.as_deref().and_then(|t| t.strip_prefix("/dev/"));
+            out.extend(named.filter(|n| !n.is_empty()).map(str::to_string));
+        }
+        out
+    }
 }
 
 /// One measured cell: direction × pattern × request size × queue depth.

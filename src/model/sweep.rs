@@ -62,6 +62,20 @@ pub struct Point {
 }
 
 impl Point {
+    /// Whether the point reached steady state (with `--repeat`, in every repetition): None
+    /// when it ran without the steady-state rule (or the file does not say).
+    pub fn steady_state(&self) -> Option<bool> {
+        let runs: Vec<&Results> = match &self.repeat {
+            Some(r) => r.runs.iter().collect(),
+            None => self.results.iter().collect(),
+        };
+        let states: Vec<bool> = runs
+            .iter()
+            .filter_map(|r| r.steady.map(|s| s.reached))
+            .collect();
+        (!states.is_empty()).then(|| states.iter().all(|&x| x))
+    }
+
     /// The point of a finished run.
     pub fn of(w: &Workload, r: Results) -> Self {
         let steady = r.steady.is_some_and(|s| s.reached);
@@ -134,6 +148,34 @@ pub struct DepthCell {
     pub qd: Option<u32>,
 }
 
+/// How far a conclusion of a sweep's analysis can be trusted: the points it rests on, how many
+/// of them never reached steady state, and their widest interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Support {
+    /// Points the conclusion rests on.
+    pub points: usize,
+    /// Of them, points run under the steady-state rule that never reached it.
+    pub unsteady: usize,
+    /// The widest 95 % interval of their throughput, ± % (absent when none has one, as in CSV
+    /// input).
+    pub ci95_pct_max: Option<f64>,
+    /// Whether, within those intervals, the conclusion could be otherwise (the plateau's 5 %,
+    /// the half-power crossing, or the knee's 10 % per doubling cannot be told apart).
+    pub uncertain: bool,
+}
+
+impl Support {
+    /// Whether the conclusion stands as stated: every point steady (or not under the rule) and
+    /// the intervals decide it.
+    pub fn firm(&self) -> bool {
+        self.unsteady == 0 && !self.uncertain
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// The analysis of one rw mode (and thread count) of a sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
@@ -161,6 +203,19 @@ pub struct Analysis {
     pub knee: Vec<Cell>,
     /// Per request size, the queue depth after which doubling adds < 10 % while p99 rises.
     pub knee_qd: Vec<DepthCell>,
+    /// Whether every point has a p99 (CSV input may not): without it a knee is only where
+    /// throughput stops growing, and nothing is said of latency.
+    #[serde(default = "yes")]
+    pub latency_known: bool,
+    /// What the peak (and real/advertised) rests on: the plateau's points.
+    #[serde(default)]
+    pub peak_support: Support,
+    /// What the half-power points rest on: each crossing's point and the one before it.
+    #[serde(default)]
+    pub half_power_support: Support,
+    /// What the knees rest on: each knee's point, the one before it, and every point after.
+    #[serde(default)]
+    pub knee_support: Support,
     /// The reading in words.
     pub verdict: String,
 }

@@ -9,7 +9,42 @@ use super::Histogram;
 use super::depth::DepthCounts;
 use super::series::SeriesSink;
 use crate::engine::IoDir;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+/// Data read back and checked for zeros (`engine::payload::zero_sectors`): one 8-byte word per
+/// 512-byte sector of every sampled read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZeroSample {
+    /// Reads whose data was checked.
+    pub reads: u64,
+    /// Sectors checked in them.
+    pub sectors: u64,
+    /// Of those, sectors whose checked word was zero.
+    pub zero_sectors: u64,
+}
+
+impl ZeroSample {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &ZeroSample) {
+        self.reads += other.reads;
+        self.sectors += other.sectors;
+        self.zero_sectors += other.zero_sectors;
+    }
+
+    /// Counts one checked read: (sectors checked, zero ones).
+    #[inline]
+    pub fn add(&mut self, (sectors, zero): (u64, u64)) {
+        self.reads += 1;
+        self.sectors += sectors;
+        self.zero_sectors += zero;
+    }
+
+    /// The zero sectors' share of those checked (0..1); None when nothing was checked.
+    pub fn share(&self) -> Option<f64> {
+        (self.sectors > 0).then(|| self.zero_sectors as f64 / self.sectors as f64)
+    }
+}
 
 /// Counts and latencies of one direction.
 #[derive(Clone, Debug, Default)]
@@ -20,6 +55,8 @@ pub struct DirStats {
     pub bytes: u64,
     /// Latency (submission to completion) of each.
     pub hist: Histogram,
+    /// Reads only: the sampled data checked for zeros.
+    pub zeros: ZeroSample,
 }
 
 impl DirStats {
@@ -28,6 +65,7 @@ impl DirStats {
         self.ios += other.ios;
         self.bytes += other.bytes;
         self.hist.merge(&other.hist);
+        self.zeros.merge(&other.zeros);
     }
 }
 

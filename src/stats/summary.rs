@@ -3,7 +3,7 @@
 
 use super::Histogram;
 use super::histogram::Bucket;
-use super::recorder::DirStats;
+use super::recorder::{DirStats, ZeroSample};
 use serde::{Deserialize, Serialize};
 
 /// Latency percentiles of one direction, µs (submission to completion of each I/O).
@@ -86,6 +86,10 @@ pub struct DirSummary {
     pub latency_us: LatencySummary,
     /// Non-empty histogram buckets (ns).
     pub histogram: Vec<Bucket>,
+    /// Reads: their data sampled for blocks that came back zero (absent when none was
+    /// checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_sample: Option<ZeroSample>,
 }
 
 impl DirSummary {
@@ -108,6 +112,7 @@ impl DirSummary {
             bytes_per_s_ci95: None,
             latency_us: LatencySummary::of(&d.hist),
             histogram: d.hist.buckets(),
+            zero_sample: (d.zeros.reads > 0).then_some(d.zeros),
         }
     }
 }

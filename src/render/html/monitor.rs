@@ -62,7 +62,11 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                 opt(dev.queue_ms, 3),
                 opt(dev.queue_length, 2),
                 dev.service_source.to_string(),
-                opt(dev.expected_service_ms, 3),
+                match (&d.profile, dev.expected_service_ms) {
+                    // With a profile, whose expectation each device got.
+                    (Some(_), Some(e)) => format!("{e:.3} ({})", dev.expectation_source.name()),
+                    _ => opt(dev.expected_service_ms, 3),
+                },
             ]);
         }
     }

@@ -110,6 +110,9 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                     esc(&a.verdict),
                     esc(&pap)
                 );
+                for c in crate::render::text::sweep::caveats(a) {
+                    let _ = writeln!(out, "<p class=\"note\">caveat: {}</p>", esc(&c));
+                }
             }
         }
         out.push_str("<div class=\"charts\">\n");

@@ -1,7 +1,7 @@
 //! The diagnosis as text: one line per device, then each active device's rule, evidence,
 //! expectation, advice and (serial devices only) M/M/1 projection.
 
-use crate::model::diagnosis::{Diagnosis, Verdict};
+use crate::model::diagnosis::{Diagnosis, ExpectationSource, ProfileMatch, Verdict};
 use std::fmt::Write as _;
 
 fn ms(v: Option<f64>) -> String {
@@ -46,6 +46,13 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
         if let (Some(e), Some(from)) = (dev.expected_service_ms, &dev.expectation) {
             let _ = writeln!(out, "  expected service time: {e:.3} ms ({from})");
         }
+        if let (Some(p), ExpectationSource::Class) = (&d.profile, dev.expectation_source) {
+            let _ = writeln!(
+                out,
+                "  the profile describes {} only: this device is judged by its class",
+                p.devices.join(" or ")
+            );
+        }
         for a in &dev.advice {
             let _ = writeln!(out, "  advice: {a}");
         }
@@ -67,6 +74,23 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
                 let _ = writeln!(out, "    ({n})");
             }
         }
+    }
+    if let Some(p) = &d.profile {
+        let how = match p.how {
+            ProfileMatch::Measured => "the disk it was measured on",
+            ProfileMatch::Named => "named with --profile-device",
+            ProfileMatch::OnlyDevice => "the profile names no disk; the logs' only device",
+        };
+        let found = if p.found {
+            ""
+        } else {
+            "; no log holds it, so every device is judged by its class"
+        };
+        let _ = writeln!(
+            out,
+            "\nprofile: applies to {} ({how}){found}",
+            p.devices.join(" or ")
+        );
     }
     if d.system.paging_intervals > 0 {
         let _ = writeln!(

@@ -137,7 +137,66 @@ fn matrix(out: &mut String, a: &Analysis, points: &[&Point], colour: bool) {
         let _ = writeln!(out, "{}", bottom.trim_end());
     }
     out.push_str(&wrap(&a.verdict, 100));
+    for c in caveats(a) {
+        out.push_str(&wrap(&format!("caveat: {c}"), 100));
+    }
     out.push('\n');
+}
+
+/// What the conclusions of `a` are worth, one sentence per conclusion that does not stand as
+/// stated: resting on points that never reached steady state, or on intervals too wide to
+/// decide it. Empty when every conclusion is firm.
+pub fn caveats(a: &Analysis) -> Vec<String> {
+    let peak = match a.rap_pap {
+        Some(r) => format!("the peak and real/advertised = {r:.2}"),
+        None => "the peak".to_string(),
+    };
+    let group = if a.threads > 1 {
+        format!("{} with {} threads", a.rw, a.threads)
+    } else {
+        a.rw.to_string()
+    };
+    [
+        (peak, &a.peak_support, "the plateau's 5 %"),
+        (
+            "the half-power points".to_string(),
+            &a.half_power_support,
+            "which point first reaches half",
+        ),
+        (
+            "the knees".to_string(),
+            &a.knee_support,
+            "whether a doubling adds 10 %",
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, s, _)| s.points > 0 && !s.firm())
+    .map(|(what, s, decides)| {
+        let ci = s.ci95_pct_max.map_or(String::new(), |c| {
+            format!(" (95 % intervals up to ±{c:.0} %)")
+        });
+        let on = match s.points {
+            1 => "1 point".to_string(),
+            n => format!("{n} points"),
+        };
+        let never = match (s.points, s.unsteady) {
+            (1, _) => "it never reached steady state".to_string(),
+            (n, u) if n == u => "none of them reached steady state".to_string(),
+            (_, u) => format!("{u} of them never reached steady state"),
+        };
+        if s.unsteady > 0 {
+            format!(
+                "{group}: {what} rest on {on}, and {never}{ci}; read them as rough, not \
+                 measured: run the points longer (--time) or with a looser --steady"
+            )
+        } else {
+            format!(
+                "{group}: {what} rest on {on} whose intervals{ci} cannot decide {decides}; \
+                 measure longer or repeat (--repeat)"
+            )
+        }
+    })
+    .collect()
 }
 
 /// Renders a sweep: one matrix per analysed group, the legend once.
