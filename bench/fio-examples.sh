@@ -7,8 +7,12 @@
 # Each example that `halfpower fio --parse-only` accepts is copied with every job pointed at the
 # loop device: filename=LOOP, size=48m, runtime=RUNTIME_S, time_based, direct=1 (so the page
 # cache does not decide the figures), directory and the example's own filename lines removed
-# (fio adds a job's filename to an inherited one rather than replacing it). Examples halfpower refuses are listed
-# with the reason. Needs root (loop device, cgroup v1 blkio) and fio.
+# (fio adds a job's filename to an inherited one rather than replacing it). An example that
+# plans only with --ignore-unknown runs so in halfpower (marked `*`; fio runs all of it).
+# Examples halfpower refuses are listed with the reason; planning is given 30 s, and the end
+# counts accepted / accepted with --ignore-unknown / refused naming the option / refused for
+# another reason / crashed (a signal or a panic) / hung (past 30 s).
+# Needs root (loop device, cgroup v1 blkio) and fio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXAMPLES=$(realpath "${1:?usage: bench/fio-examples.sh EXAMPLES_DIR [RUNTIME_S]}")
@@ -30,12 +34,28 @@ for f in read_iops write_iops; do echo "$DEV 2000" > "$CG/blkio.throttle.${f}_de
 # Runs a command inside the throttled cgroup.
 throttled() { sh -c 'echo $$ > "$0/cgroup.procs" && shift && exec "$@"' "$CG" _ "$@"; }
 printf '%-28s %-22s %10s %10s %7s\n' example job fio halfpower ratio
+declare -A count=()
 for ex in "$EXAMPLES"/*.fio; do
   name=$(basename "$ex" .fio)
-  if ! why=$("$HP" fio "$ex" --parse-only 2>&1 >/dev/null); then
-    printf '%-28s refused: %s\n' "$name" "$(echo "$why" | grep -v warning | head -1 | cut -c1-110)"
-    continue
+  ignore=()
+  label=$name
+  set +e
+  why=$(timeout 30 "$HP" fio "$ex" --parse-only 2>&1 >/dev/null); rc=$?
+  if [ "$rc" = 2 ]; then
+    ignore=(--ignore-unknown)
+    why=$(timeout 30 "$HP" fio "$ex" --parse-only --ignore-unknown 2>&1 >/dev/null); rc=$?
   fi
+  set -e
+  why=$(echo "$why" | grep -v '^halfpower: warning' | head -1 | cut -c1-110)
+  case "$rc" in
+    0) if [ ${#ignore[@]} = 0 ]; then count[accepted]=$((${count[accepted]:-0} + 1));
+       else count[ignore-unknown]=$((${count[ignore-unknown]:-0} + 1)); label="$name*"; fi ;;
+    124) count[hung]=$((${count[hung]:-0} + 1)); printf '%-28s hung planning\n' "$name"; continue ;;
+    2) if echo "$why" | grep -q "option '"; then count[refused-naming]=$((${count[refused-naming]:-0} + 1));
+       else count[refused-other]=$((${count[refused-other]:-0} + 1)); fi
+       printf '%-28s refused: %s\n' "$name" "$why"; continue ;;
+    *) count[crashed]=$((${count[crashed]:-0} + 1)); printf '%-28s exit %s: %s\n' "$name" "$rc" "$why"; continue ;;
+  esac
   job=$OUT/$name.fio
   # The overrides go at the end of each job section, so they win over the job's own lines.
   awk -v loop="$LOOP" -v rt="$RUNTIME" '
@@ -51,10 +71,10 @@ for ex in "$EXAMPLES"/*.fio; do
     END { close_job() }' "$ex" > "$job"
   throttled fio "$job" --output-format=json --output="$OUT/$name.fio.json" >/dev/null 2>&1 || {
     printf '%-28s fio failed on the rewritten job\n' "$name"; continue; }
-  throttled "$HP" fio "$job" --allow-write --quiet --output-format=json \
+  throttled "$HP" fio "$job" "${ignore[@]}" --allow-write --quiet --output-format=json \
     --output="$OUT/$name.hp.json" 2>"$OUT/$name.hp.err" || {
     printf '%-28s halfpower failed: %s\n' "$name" "$(grep -v warning "$OUT/$name.hp.err" | head -1)"; continue; }
-  python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$name" <<'PY'
+  python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$label" <<'PY'
 import json, sys
 fio, hp, name = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
 def iops(j):
@@ -70,3 +90,7 @@ for j in hp["jobs"]:
     print(f"{name:<28} {j['jobname']:<22} {a:>10.0f} {b:>10.0f} {r:>7.3f}")
 PY
 done
+for k in accepted ignore-unknown refused-naming refused-other crashed hung; do
+  printf '%s %s  ' "$k" "${count[$k]:-0}"
+done
+echo

@@ -131,7 +131,9 @@ pub struct HalfpowerExtras {
     pub workload: crate::spec::Workload,
     /// The engine that ran (`uring`, `sync`, `null`).
     pub engine: crate::spec::EngineKind,
-    /// The target as halfpower opened it.
+    /// What the job ran on as halfpower opened it: one file or device, a stripe set of a
+    /// clone's files (`stripe(a+b)`), or the files of clones that each have their own, joined
+    /// with `, ` (`d/jb.0.0, d/jb.1.0`).
     pub target: String,
     /// Whether I/O bypassed the page cache.
     pub direct: bool,

@@ -107,7 +107,8 @@ struct WorkerOutput {
 struct Shared {
     barrier: Barrier,
     setup_error: Mutex<Option<String>>,
-    budget: Option<AtomicU64>,
+    /// The run's I/O budget: none, one all workers draw on, or one per worker.
+    budget: Vec<AtomicU64>,
     /// The warm-up spends I/Os of `budget` ([`Control::warmup_in_budget`]).
     warmup_in_budget: bool,
     progress: Vec<Progress>,
@@ -126,6 +127,15 @@ struct Shared {
 }
 
 impl Shared {
+    /// The budget worker `me` draws on, if the run ends by bytes.
+    fn budget_of(&self, me: usize) -> Option<&AtomicU64> {
+        match self.budget.len() {
+            0 => None,
+            1 => self.budget.first(),
+            _ => self.budget.get(me),
+        }
+    }
+
     /// A worker's measured phase has ended: counted, and the watcher woken.
     fn worker_done(&self) {
         *self.done.lock().unwrap_or_else(|p| p.into_inner()) += 1;
@@ -156,7 +166,7 @@ fn drive<E: Engine>(
     if shared.warmup_ns > 0 {
         let until = now_ns() + shared.warmup_ns;
         let stop = &shared.warm_stop;
-        let limit = match (&shared.budget, shared.warmup_in_budget) {
+        let limit = match (shared.budget_of(me), shared.warmup_in_budget) {
             (Some(b), true) => Limit::Budget(b, until),
             _ => Limit::Until(until),
         };
@@ -169,7 +179,7 @@ fn drive<E: Engine>(
     let origin = now_ns();
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
     if fatal.is_none() {
-        let limit = match &shared.budget {
+        let limit = match shared.budget_of(me) {
             // fio's jobs that end by size may also have a runtime: whichever comes first.
             Some(b) => Limit::Budget(
                 b,
@@ -195,14 +205,29 @@ fn drive<E: Engine>(
 /// that time is part of the workload (at 20 IOPS for 2 s the last of 40 reads completes near
 /// 1.95 s; 40 / 1.95 would claim 20.5 IOPS). A phase stopped early (`stopped`: steady state,
 /// errors; or Ctrl-C) or ended by its byte budget ends at its last completion.
-fn measured_seconds(time_ns: u64, budget: &Option<AtomicU64>, stopped: bool, busy_s: f64) -> f64 {
+fn measured_seconds(time_ns: u64, budget: &[AtomicU64], stopped: bool, busy_s: f64) -> f64 {
     let budget_left = budget
-        .as_ref()
-        .is_none_or(|b| b.load(std::sync::atomic::Ordering::Relaxed) > 0);
+        .iter()
+        .all(|b| b.load(std::sync::atomic::Ordering::Relaxed) > 0);
     if time_ns > 0 && budget_left && !stopped && !signal::interrupted() {
         busy_s.max(time_ns as f64 / 1e9)
     } else {
         busy_s
+    }
+}
+
+/// A run's I/O budget as [`Shared::budget`] holds it: `ios` in one, or split as evenly as
+/// whole I/Os allow between `workers` (the first ones take the remainder).
+fn split_budget(ios: Option<u64>, workers: Option<usize>) -> Vec<AtomicU64> {
+    match (ios, workers) {
+        (None, _) => Vec::new(),
+        (Some(ios), Some(n)) if n > 1 => {
+            let n = n as u64;
+            (0..n)
+                .map(|i| AtomicU64::new(ios / n + u64::from(i < ios % n)))
+                .collect()
+        }
+        (Some(ios), _) => vec![AtomicU64::new(ios)],
     }
 }
 
@@ -417,7 +442,7 @@ fn execute_inner(
     let shared = Shared {
         barrier: Barrier::new(n + 1),
         setup_error: Mutex::new(None),
-        budget: w.io_budget().map(AtomicU64::new),
+        budget: split_budget(w.io_budget(), control.budget_per_worker.then_some(n)),
         warmup_in_budget: control.warmup_in_budget,
         progress: (0..n).map(|_| Progress::default()).collect(),
         stop: AtomicBool::new(false),
@@ -602,4 +627,24 @@ fn execute_inner(
         fatal,
         layout,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    fn loads(v: &[AtomicU64]) -> Vec<u64> {
+        v.iter().map(|b| b.load(Ordering::Relaxed)).collect()
+    }
+
+    #[test]
+    fn a_budget_is_shared_or_split_into_whole_ios() {
+        assert!(split_budget(None, Some(4)).is_empty());
+        assert_eq!(loads(&split_budget(Some(10), None)), [10]);
+        assert_eq!(loads(&split_budget(Some(10), Some(1))), [10]);
+        // Each of 4 clones does its own share; the shares add up to the whole.
+        assert_eq!(loads(&split_budget(Some(10), Some(4))), [3, 3, 2, 2]);
+        assert_eq!(loads(&split_budget(Some(768), Some(2))), [384, 384]);
+    }
 }

@@ -23,6 +23,9 @@ pub struct Control {
     /// `ramp_time` counts toward `size`), so the measured phase does what the warm-up left.
     /// Else the warm-up is on top of the budget (`run --bytes`).
     pub warmup_in_budget: bool,
+    /// The byte budget is split evenly between the workers, each ending when its share is
+    /// done (fio's `numjobs` clones each do `size`), instead of one budget all of them draw on.
+    pub budget_per_worker: bool,
 }
 
 impl Control {

@@ -12,7 +12,8 @@
 //! - `iodepth_level` agrees within 10 points per bucket;
 //! - and the case's own check, if it has one.
 //!
-//! To add a job, add a [`Case`] to [`CASES`]: its options name the device `{dev}`.
+//! To add a job, add a [`Case`] to [`CASES`], on the device itself or in a directory of an
+//! ext4 file system on a second loop device under the same throttle ([`On`]).
 
 use crate::common::*;
 use serde_json::Value;
@@ -42,11 +43,24 @@ pub enum ClatBound {
     BelowInterval(f64),
 }
 
+/// Where a case's job does its I/O.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum On {
+    /// The throttled loop device itself: `filename=DEV size=48m`.
+    Device,
+    /// A directory of an ext4 file system on a throttled loop device (`directory=DIR`, no
+    /// filename: each tool names and lays out the job's files, which are removed before each
+    /// tool's run; halfpower's report must name each file fio laid out).
+    Directory,
+}
+
 /// One job run by both tools.
 pub struct Case {
     /// The job's name.
     pub name: &'static str,
-    /// Its options (fio's command-line form without the dashes), `{dev}` for the device.
+    /// Where it runs.
+    pub on: On,
+    /// Its options (fio's command-line form without the dashes).
     pub options: &'static [&'static str],
     /// How its mean latency is bounded.
     pub clat: ClatBound,
@@ -55,16 +69,12 @@ pub struct Case {
 }
 
 /// Options every case has.
-const COMMON: [&str; 4] = [
-    "filename={dev}",
-    "ioengine=io_uring",
-    "direct=1",
-    "size=48m",
-];
+const COMMON: [&str; 2] = ["ioengine=io_uring", "direct=1"];
 
 /// The jobs.
-pub const CASES: [Case; 7] = [
+pub const CASES: [Case; 10] = [
     Case {
+        on: On::Device,
         name: "read-only",
         options: &[
             "rw=randread",
@@ -77,12 +87,14 @@ pub const CASES: [Case; 7] = [
         extra: None,
     },
     Case {
+        on: On::Device,
         name: "write-only",
         options: &["rw=write", "bs=4k", "iodepth=4", "time_based", "runtime=2"],
         clat: ClatBound::Little,
         extra: None,
     },
     Case {
+        on: On::Device,
         name: "randrw",
         options: &[
             "rw=randrw",
@@ -96,6 +108,7 @@ pub const CASES: [Case; 7] = [
         extra: None,
     },
     Case {
+        on: On::Device,
         name: "unified-mixed",
         options: &[
             "rw=randread",
@@ -109,6 +122,7 @@ pub const CASES: [Case; 7] = [
         extra: Some(only_mixed),
     },
     Case {
+        on: On::Device,
         name: "unified-both",
         options: &[
             "rw=randrw",
@@ -122,6 +136,7 @@ pub const CASES: [Case; 7] = [
         extra: Some(mixed_is_read_and_write),
     },
     Case {
+        on: On::Device,
         name: "rate-capped",
         options: &[
             "rw=randread",
@@ -135,6 +150,7 @@ pub const CASES: [Case; 7] = [
         extra: Some(at_the_rate_cap),
     },
     Case {
+        on: On::Device,
         name: "size-with-ramp",
         options: &[
             "rw=randread",
@@ -145,6 +161,48 @@ pub const CASES: [Case; 7] = [
         ],
         clat: ClatBound::Little,
         extra: Some(ramp_counts_toward_size),
+    },
+    Case {
+        on: On::Directory,
+        name: "two-clones",
+        options: &[
+            "rw=read",
+            "bs=64k",
+            "iodepth=4",
+            "numjobs=2",
+            "group_reporting",
+            "size=24m",
+        ],
+        clat: ClatBound::Little,
+        extra: Some(each_clone_its_own_size),
+    },
+    Case {
+        on: On::Device,
+        name: "normal",
+        options: &[
+            "rw=randread",
+            "bs=4k",
+            "iodepth=4",
+            "random_distribution=normal:5",
+            "time_based",
+            "runtime=2",
+        ],
+        clat: ClatBound::Little,
+        extra: None,
+    },
+    Case {
+        on: On::Device,
+        name: "zipf",
+        options: &[
+            "rw=randread",
+            "bs=4k",
+            "iodepth=4",
+            "random_distribution=zipf:1.2",
+            "time_based",
+            "runtime=2",
+        ],
+        clat: ClatBound::Little,
+        extra: None,
     },
 ];
 
@@ -426,25 +484,97 @@ fn ramp_counts_toward_size(fio: &Value, hp: &Value) {
     }
 }
 
-/// The cases on one throttled loop device; the summary lines.
+/// numjobs=2 without a filename, size=24m of 64 KiB reads: each clone reads its own file of
+/// 24 MiB once (fio gives each clone its own size), 768 reads in all in both tools.
+fn each_clone_its_own_size(fio: &Value, hp: &Value) {
+    for job in [fio, hp] {
+        assert_eq!(num(&job["read"], "total_ios"), 768.0, "{job}");
+    }
+}
+
+/// The files in `dir` with their sizes, sorted by name.
+fn files_in(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, e.metadata().unwrap().len())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Empties `dir` (the files a tool laid out for the previous run).
+fn clear(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+}
+
+/// The cases on throttled loop devices; the summary lines.
 pub fn run_cases(cases: &[Case]) -> Option<Vec<String>> {
     let throttle = Throttle::new("fiofields")?;
     let lo = LoopDev::new("fiofields", 64 << 20)?;
     throttle.limit(&lo.dev, LIMIT_BPS, LIMIT_IOPS);
+    let fs = if cases.iter().any(|c| c.on == On::Directory) {
+        let fs = Ext4::new("fiofieldsfs", 96 << 20)?;
+        throttle.limit(&fs.lo.dev, LIMIT_BPS, LIMIT_IOPS);
+        Some(fs)
+    } else {
+        None
+    };
+    let dir = fs.as_ref().map(|f| f.dir.path().join("jobs"));
+    if let Some(d) = &dir {
+        std::fs::create_dir(d).unwrap();
+    }
     let hp = assert_cmd::cargo::cargo_bin("halfpower");
     let mut lines = Vec::new();
     for case in cases {
+        let place = match (case.on, &dir) {
+            (On::Device, _) => vec![format!("filename={}", lo.path()), "size=48m".into()],
+            (On::Directory, Some(d)) => vec![format!("directory={}", d.display())],
+            (On::Directory, None) => unreachable!("a file system is made for directory cases"),
+        };
         let options: Vec<String> = std::iter::once(format!("name={}", case.name))
+            .chain(place)
             .chain(COMMON.iter().chain(case.options).map(|o| o.to_string()))
-            .map(|o| o.replace("{dev}", lo.path()))
             .collect();
         let fio = run(&throttle, Path::new("fio"), &[], &options);
+        let fio_files = dir.as_deref().map(|d| (files_in(d), clear(d)).0);
         let mine = run(
             &throttle,
             &hp,
             &["fio", "--allow-write", "--quiet"],
             &options,
         );
+        if let (Some(d), On::Directory) = (&dir, case.on) {
+            // fio leaves its files; halfpower removes the ones it made (tests/fio/jobs.rs
+            // compares their names and sizes with fio's while the job runs). What halfpower ran
+            // on is in its report: the same names as fio's files.
+            assert!(
+                files_in(d).is_empty(),
+                "{}: halfpower's files left",
+                case.name
+            );
+            let names: Vec<String> = fio_files
+                .unwrap_or_default()
+                .into_iter()
+                .map(|f| f.0)
+                .collect();
+            let target = mine["jobs"][0]["halfpower"]["target"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            for n in &names {
+                assert!(
+                    target.contains(n.as_str()),
+                    "{}: {n} not in {target}",
+                    case.name
+                );
+            }
+        }
         lines.push(check(case, &fio["jobs"][0], &mine["jobs"][0]));
     }
     Some(lines)

@@ -198,11 +198,13 @@ fn extras(r: &Ran) -> HalfpowerExtras {
     HalfpowerExtras {
         workload: r.plan.workload.clone(),
         engine: res.engine,
-        // One file, or the stripe set of a job's files (`stripe(a+b)`).
-        target: res
-            .targets
-            .first()
-            .map_or_else(|| r.target.path.clone(), |t| t.path.clone()),
+        // One file, the stripe set of a job's files (`stripe(a+b)`), or each clone's own.
+        target: if res.targets.is_empty() {
+            r.target.path.clone()
+        } else {
+            let names: Vec<&str> = res.targets.iter().map(|t| t.path.as_str()).collect();
+            names.join(", ")
+        },
         direct: r.target.direct,
         cpu_us_per_io: res.cpu.us_per_io,
         system_busy_pct: res.cpu.system_busy_pct,

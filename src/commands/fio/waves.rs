@@ -165,9 +165,11 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     let before = ProcessEvents::now();
     let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
     let verify = verify_opts(&plan);
-    // fio counts ramp_time's I/O toward size: the warm-up spends the budget too.
+    // fio counts ramp_time's I/O toward size: the warm-up spends the budget too; and each
+    // numjobs clone is a job of its own that does its own size.
     let control = Control {
         warmup_in_budget: true,
+        budget_per_worker: true,
         ..Control::progress(!a.quiet)
     };
     let (m, record) = super::super::verify::execute(&verify, &targets, layout, &w, control)?;
