@@ -23,7 +23,7 @@ CG=/sys/fs/cgroup/blkio/halfpower-fioex-$$
 mkdir "$CG"
 # KEEP=DIR keeps the rewritten jobs and both tools' JSON there.
 cleanup() {
-  [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$OUT"/*.fio "$OUT"/*.json "$KEEP"/ 2>/dev/null
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$OUT"/*.fio "$OUT"/*.json "$KEEP"/ 2>/dev/null || true; fi
   rmdir "$CG" 2>/dev/null || true
   bench_cleanup
 }
@@ -46,7 +46,7 @@ for ex in "$EXAMPLES"/*.fio; do
     why=$(timeout 30 "$HP" fio "$ex" --parse-only --ignore-unknown 2>&1 >/dev/null); rc=$?
   fi
   set -e
-  why=$(echo "$why" | grep -v '^halfpower: warning' | head -1 | cut -c1-110)
+  why=$(echo "$why" | { grep -v '^halfpower: warning' || true; } | head -1 | cut -c1-110)
   case "$rc" in
     0) if [ ${#ignore[@]} = 0 ]; then count[accepted]=$((${count[accepted]:-0} + 1));
        else count[ignore-unknown]=$((${count[ignore-unknown]:-0} + 1)); label="$name*"; fi ;;
@@ -74,9 +74,13 @@ for ex in "$EXAMPLES"/*.fio; do
   throttled "$HP" fio "$job" "${ignore[@]}" --allow-write --quiet --output-format=json \
     --output="$OUT/$name.hp.json" 2>"$OUT/$name.hp.err" || {
     printf '%-28s halfpower failed: %s\n' "$name" "$(grep -v warning "$OUT/$name.hp.err" | head -1)"; continue; }
-  python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$label" <<'PY'
+  python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$label" <<'PY' || printf '%-28s the JSON could not be compared\n' "$name"
 import json, sys
-fio, hp, name = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
+def load(path):
+    # fio writes its warnings (e.g. "verification read phase will never start") before the JSON.
+    text = open(path).read()
+    return json.loads(text[text.index("{"):])
+fio, hp, name = (load(sys.argv[1]), load(sys.argv[2]), sys.argv[3])
 def iops(j):
     return sum(j.get(d, {}).get("iops", 0) for d in ("read", "write", "mixed"))
 # fio reports each numjobs clone as a job unless group_reporting; halfpower reports one per job.
@@ -87,7 +91,7 @@ for j in fio["jobs"]:
 for j in hp["jobs"]:
     a, b = per.get(j["jobname"], 0.0), iops(j)
     r = b / a if a else float("nan")
-    print(f"{name:<28} {j['jobname']:<22} {a:>10.0f} {b:>10.0f} {r:>7.3f}")
+    print(f"{name:<28} {j['jobname']:<22} {a:>10.4g} {b:>10.4g} {r:>7.3f}")
 PY
 done
 for k in accepted ignore-unknown refused-naming refused-other crashed hung; do

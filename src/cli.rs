@@ -191,9 +191,9 @@ pub struct VerifyArgs {
     /// size; k/m = KiB/MiB) and judge every block that holds one of halfpower's.
     #[arg(long, value_name = "SIZE", conflicts_with = "verify_state")]
     pub bs: Option<ByteSize>,
-    /// Write the findings as one JSON document to PATH, or to stdout with `-` (then no text).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<String>,
+    /// Output (verify writes no HTML report: --html is refused).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `halfpower fio`: fio's own arguments, read by `commands::fio` with fio's grammar.
@@ -206,16 +206,21 @@ pub struct FioArgs {
     pub args: Vec<String>,
 }
 
-/// Where results go.
+/// Where results go: the same flags with the same meaning in every command that writes a
+/// result document.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct OutputArgs {
     /// Write the results as one JSON document to PATH, or to stdout with `-` (then no table).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<String>,
     /// Also write a self-contained HTML report with charts to PATH (as `halfpower report`
-    /// draws it); an existing file is refused before anything runs.
+    /// draws it).
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Replace output files that exist (--json, --html, --csv, --log); without it an existing
+    /// one is refused before anything runs.
+    #[arg(long)]
+    pub force: bool,
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
@@ -287,10 +292,14 @@ pub struct MonitorArgs {
     /// Also write every record to PATH: CSV for a .csv name, JSON lines for .jsonl/.ndjson/.json.
     #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
-    /// Print JSON lines on stdout (one object per device per interval and one `_system`
-    /// object) instead of tables.
+    /// Write JSON lines (one object per device per interval and one `_system` object) to
+    /// PATH, or to stdout with `-` instead of tables.
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
+    /// Replace a --log or --json file that exists; without it one is refused before anything
+    /// runs.
     #[arg(long)]
-    pub json: bool,
+    pub force: bool,
     /// With no DEVICE, report partitions as well as whole disks.
     #[arg(long)]
     pub partitions: bool,
@@ -314,9 +323,9 @@ pub struct DiagnoseArgs {
     /// instead of the disk the profile names.
     #[arg(long, value_name = "NAME", requires = "profile")]
     pub profile_device: Option<String>,
-    /// Print the diagnosis as one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Output: --json PATH|- (one JSON document; `-` prints it instead of text), --html PATH.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Options shared by `sweep` and `profile`: how each point is run and stopped.

@@ -5,9 +5,29 @@
 use std::io::Write;
 use std::path::Path;
 
+/// Whether an output file that exists may be replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Refused before anything runs (halfpower's rule for every output file without `--force`).
+    Refuse,
+    /// Replaced atomically (`--force`; and `halfpower fio --output`, as fio does).
+    Replace,
+}
+
+impl Existing {
+    /// `Replace` when `--force` was given.
+    pub fn forced(force: bool) -> Existing {
+        if force {
+            Existing::Replace
+        } else {
+            Existing::Refuse
+        }
+    }
+}
+
 /// Checks that an output file named by flag `what` can be created: not a directory, in an
-/// existing directory.
-pub fn check_output(what: &'static str, path: &Path) -> crate::Result<()> {
+/// existing directory, and not there already unless `existing` says it may be replaced.
+pub fn check_output(what: &'static str, path: &Path, existing: Existing) -> crate::Result<()> {
     let parent = parent_dir(path);
     if path.is_dir() || !parent.is_dir() {
         let stdout = if what == "--json" {
@@ -15,14 +35,21 @@ pub fn check_output(what: &'static str, path: &Path) -> crate::Result<()> {
         } else {
             ""
         };
-        Err(crate::Error::invalid(
+        return Err(crate::Error::invalid(
             what,
             path.display(),
             format!("a writable file path in an existing directory{stdout}"),
-        ))
-    } else {
-        Ok(())
+        ));
     }
+    if existing == Existing::Refuse && path.exists() {
+        return Err(crate::Error::refused(
+            path,
+            format!(
+                "exists; {what} does not replace a file unless --force is given: remove it, name another, or pass --force"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn parent_dir(path: &Path) -> &Path {
@@ -69,8 +96,12 @@ mod tests {
         assert_eq!(names.len(), 1);
         let missing = dir.path().join("no/such/dir/x.json");
         assert!(write_atomic(&missing, b"x").is_err());
-        assert!(check_output("--json", &missing).is_err());
-        assert!(check_output("--json", dir.path()).is_err());
-        assert!(check_output("--json", &p).is_ok());
+        assert!(check_output("--json", &missing, Existing::Replace).is_err());
+        assert!(check_output("--json", dir.path(), Existing::Replace).is_err());
+        assert!(check_output("--json", &p, Existing::Replace).is_ok());
+        let err = check_output("--json", &p, Existing::Refuse).unwrap_err();
+        assert!(err.to_string().contains("--force"), "{err}");
+        let new = dir.path().join("new.json");
+        assert!(check_output("--json", &new, Existing::Refuse).is_ok());
     }
 }

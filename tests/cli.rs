@@ -670,3 +670,67 @@ fn sigkill_leaves_no_half_written_json() {
         .collect();
     assert!(left.is_empty(), "nothing written: {left:?}");
 }
+
+/// One overwrite rule for every output file: an existing one is refused before anything runs
+/// (exit 2, naming the file and --force) and left as it was; with --force it is replaced.
+/// `--json PATH|-` means the same in every command, diagnose and monitor included.
+#[test]
+fn every_output_file_follows_one_overwrite_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.csv");
+    std::fs::write(&old, "keep me").unwrap();
+    let o = old.to_str().unwrap();
+    let data = filled_file(dir.path(), "data", 1 << 20);
+    let data = data.to_str().unwrap();
+    let iostat = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/iostat-loop.txt");
+    let points = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/sweep-points.csv");
+    let null = [
+        "run", "x", "--engine", "null", "--time", "100ms", "--warmup", "0",
+    ];
+    let cases: Vec<Vec<&str>> = vec![
+        [&null[..], &["--json", o]].concat(),
+        [&null[..], &["--html", o]].concat(),
+        vec!["diagnose", iostat, "--json", o],
+        vec!["diagnose", iostat, "--html", o],
+        vec!["monitor", "--count", "1", "--log", o],
+        vec!["monitor", "--count", "1", "--json", o],
+        vec!["sweep", "--from", points, "--csv", o],
+        vec!["sweep", "--from", points, "--json", o],
+        vec!["verify", data, "--bs", "4k", "--json", o],
+    ];
+    for args in &cases {
+        let err = usage_error(args);
+        assert!(
+            err.contains(o) && err.contains("--force"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&old).unwrap(),
+            "keep me",
+            "{args:?}"
+        );
+    }
+    // With --force the file is replaced by the command's document.
+    let forced = [&null[..], &["--json", o, "--force", "--quiet"]].concat();
+    halfpower().args(&forced).assert().success();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
+    assert_eq!(doc["kind"], "run");
+    halfpower()
+        .args(["diagnose", iostat, "--json", o, "--force"])
+        .assert()
+        .success();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
+    assert!(
+        doc["devices"].as_array().is_some_and(|d| !d.is_empty()),
+        "{doc}"
+    );
+    // `--json -` prints the document; verify takes --quiet like every command.
+    let d = stdout_json(&["diagnose", iostat, "--json", "-"]);
+    assert!(d["devices"].is_array());
+    let v = stdout_json(&["verify", data, "--bs", "4k", "--quiet", "--json", "-"]);
+    assert_eq!(v["kind"], "verify");
+    let err = usage_error(&["verify", data, "--bs", "4k", "--html", &format!("{o}.html")]);
+    assert!(err.contains("--html"), "{err}");
+}

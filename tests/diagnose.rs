@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{num, stdout_json};
+use common::{halfpower, num, stdout_json, usage_error};
 
 fn diagnose(file: &str) -> serde_json::Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/diagnose/").to_string() + file;
-    stdout_json(&["diagnose", &path, "--json"])
+    stdout_json(&["diagnose", &path, "--json", "-"])
 }
 
 fn device<'a>(d: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
@@ -153,7 +153,7 @@ fn a_service_time_of_zero_decides_nothing() {
 "#,
     )
     .unwrap();
-    let d = stdout_json(&["diagnose", log.to_str().unwrap(), "--json"]);
+    let d = stdout_json(&["diagnose", log.to_str().unwrap(), "--json", "-"]);
     let vda = device(&d, "vda");
     assert_eq!(vda["verdict"], "healthy", "{vda}");
     let iv = &vda["intervals"][0];
@@ -183,7 +183,7 @@ fn a_profile_applies_to_the_device_it_was_measured_on() {
         "/tests/fixtures/diagnose/iostat-three-disks.txt"
     );
     let p = measured.to_str().unwrap();
-    let d = stdout_json(&["diagnose", log, "--profile", p, "--json"]);
+    let d = stdout_json(&["diagnose", log, "--profile", p, "--json", "-"]);
     assert_eq!(d["profile"]["devices"], serde_json::json!(["sdc", "sdc1"]));
     assert_eq!(d["profile"]["how"], "measured");
     assert_eq!(d["profile"]["found"], true);
@@ -214,6 +214,7 @@ fn a_profile_applies_to_the_device_it_was_measured_on() {
         "--profile-device",
         "sda",
         "--json",
+        "-",
     ]);
     assert_eq!(d["profile"]["how"], "named");
     let sda = device(&d, "sda");
@@ -248,6 +249,7 @@ fn a_profile_applies_to_the_device_it_was_measured_on() {
             "--profile",
             other.to_str().unwrap(),
             "--json",
+            "-",
         ])
         .output()
         .unwrap();
@@ -263,4 +265,44 @@ fn a_profile_applies_to_the_device_it_was_measured_on() {
     for dev in d["devices"].as_array().unwrap() {
         assert_eq!(dev["expectation_source"], "class", "{dev}");
     }
+}
+
+/// A result document given as a log is refused in one line that says what it is, not with a
+/// warning per line of it (a run.json printed 11 511 warnings before its error).
+#[test]
+fn a_result_document_is_not_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    halfpower()
+        .args([
+            "run", "x", "--engine", "null", "--time", "200ms", "--warmup", "0", "--quiet",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let lines = std::fs::read_to_string(&json).unwrap().lines().count();
+    assert!(lines > 100, "a document of {lines} lines");
+    let err = usage_error(&["diagnose", json.to_str().unwrap()]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("a halfpower run result, not a log"), "{err}");
+}
+
+/// A log with many bad lines warns about the first ten and counts the rest.
+#[test]
+fn a_log_s_warnings_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("bad.jsonl");
+    let good = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/monitor.jsonl"
+    ))
+    .unwrap();
+    let text = good.clone() + &"{not json\n".repeat(50);
+    std::fs::write(&log, text).unwrap();
+    let out = halfpower().arg("diagnose").arg(&log).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("warning").count(), 11, "{err}");
+    assert!(err.contains("… and 40 more"), "{err}");
 }

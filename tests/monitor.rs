@@ -45,6 +45,7 @@ fn agrees_with_iostat_and_counts_dd_requests() {
             "--count",
             "1",
             "--json",
+            "-",
         ])
         .stdout(Stdio::piped())
         .spawn()
@@ -181,6 +182,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
             "3",
             "--trace",
             "--json",
+            "-",
             "--log",
         ])
         .arg(&csv)
@@ -230,6 +232,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
             std::ffi::OsStr::new("diagnose"),
             log.as_os_str(),
             "--json".as_ref(),
+            "-".as_ref(),
         ]);
         assert_eq!(d["kind"], "diagnose");
         let dev = d["devices"]
@@ -335,6 +338,7 @@ fn a_parallel_device_is_never_serial_in_its_first_busy_interval() {
             "--count",
             "4",
             "--json",
+            "-",
         ])
         .stdout(Stdio::piped())
         .spawn()

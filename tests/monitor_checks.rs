@@ -59,6 +59,7 @@ fn traced_device_time_matches_the_utilization_law_at_queue_depth_1() {
             "2",
             "--trace",
             "--json",
+            "-",
         ])
         .output()
         .unwrap();
@@ -183,7 +184,7 @@ fn system_rates_agree_with_sar() {
         .spawn()
         .unwrap();
     let mon = halfpower_spawnable()
-        .args(["monitor", "--interval", "1s", "--count", "3", "--json"])
+        .args(["monitor", "--interval", "1s", "--count", "3", "--json", "-"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();

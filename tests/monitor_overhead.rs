@@ -24,7 +24,15 @@ fn monitor_costs_under_half_a_percent_of_one_core() {
     let before = children_cpu_s();
     let t0 = Instant::now();
     let status = halfpower_spawnable()
-        .args(["monitor", "--interval", "1s", "--count", "20", "--json"])
+        .args([
+            "monitor",
+            "--interval",
+            "1s",
+            "--count",
+            "20",
+            "--json",
+            "-",
+        ])
         .stdout(Stdio::null())
         .status()
         .unwrap();

@@ -11,6 +11,7 @@ use std::path::Path;
 
 /// Runs `diagnose`; returns the exit status.
 pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
+    super::check_output_dests(&args.output)?;
     let profile = match &args.profile {
         None => None,
         Some(p) => {
@@ -38,9 +39,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
         let text = String::from_utf8_lossy(&bytes);
         let log =
             parse_log(&shown, &text).map_err(|why| crate::Error::invalid("LOG", &shown, why))?;
-        for w in &log.warnings {
-            eprintln!("halfpower: warning: {w}");
-        }
+        print_capped(&log.warnings);
         if log.disks.is_empty() {
             return Err(crate::Error::invalid(
                 "LOG",
@@ -78,11 +77,26 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
         }
     }
     let d = run_rules(&logs, applied.as_ref());
-    let mut so = std::io::stdout().lock();
-    if args.json {
-        writeln!(so, "{}", serde_json::to_string_pretty(&d)?).context("writing to stdout")?;
-    } else {
+    if !super::write_json(&args.output, &d)? {
+        let mut so = std::io::stdout().lock();
         write!(so, "{}", diagnosis_text(&d)).context("writing to stdout")?;
     }
+    super::write_html(&args.output, crate::model::Document::Diagnose(Box::new(d)))?;
     Ok(0)
+}
+
+/// The most warnings of one log printed one by one; the rest are counted.
+const MAX_LOG_WARNINGS: usize = 10;
+
+/// Prints a log's warnings, the first [`MAX_LOG_WARNINGS`] of them and how many more.
+fn print_capped(warnings: &[String]) {
+    for w in warnings.iter().take(MAX_LOG_WARNINGS) {
+        eprintln!("halfpower: warning: {w}");
+    }
+    if warnings.len() > MAX_LOG_WARNINGS {
+        eprintln!(
+            "halfpower: warning: … and {} more lines like these",
+            warnings.len() - MAX_LOG_WARNINGS
+        );
+    }
 }

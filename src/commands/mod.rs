@@ -153,21 +153,13 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
 }
 
 /// Checks before running that a `--json PATH` and an `--html PATH` can be written (not a
-/// directory, parent exists; the HTML report not already there), so a long run does not end
+/// directory, parent exists, not there already unless `--force`), so a long run does not end
 /// in an unwritable path.
 fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
-    if let Some(html) = &out.html {
-        check_dest("--html", Some(html))?;
-        if html.exists() {
-            return Err(crate::Error::refused(
-                html,
-                "exists; --html does not replace a file: remove it or name another",
-            ));
-        }
-    }
+    check_dest(out, "--html", out.html.as_deref())?;
     match out.json.as_deref() {
         None | Some("-") => Ok(()),
-        Some(p) => check_dest("--json", Some(std::path::Path::new(p))),
+        Some(p) => check_dest(out, "--json", Some(std::path::Path::new(p))),
     }
 }
 
@@ -181,19 +173,29 @@ fn write_html(out: &OutputArgs, doc: crate::model::Document) -> anyhow::Result<(
         _ => "(this run; its JSON was not saved)".to_string(),
     };
     let input = crate::model::Input { path: source, doc };
-    crate::render::html::write_inputs(std::slice::from_ref(&input), path, false)
+    crate::render::html::write_inputs(std::slice::from_ref(&input), path, out.force)
         .with_context(|| format!("writing the HTML report {}", path.display()))?;
     eprintln!("halfpower: report written to {}", path.display());
     Ok(())
 }
 
-/// [`crate::output::check_output`] for an optional flag.
-fn check_dest(what: &'static str, path: Option<&std::path::Path>) -> crate::Result<()> {
-    path.map_or(Ok(()), |p| crate::output::check_output(what, p))
+/// [`crate::output::check_output`] for an optional output file of a command with `out`'s
+/// `--force`.
+fn check_dest(
+    out: &OutputArgs,
+    what: &'static str,
+    path: Option<&std::path::Path>,
+) -> crate::Result<()> {
+    let existing = crate::output::Existing::forced(out.force);
+    path.map_or(Ok(()), |p| crate::output::check_output(what, p, existing))
 }
 
-/// Prints a warning on stderr and keeps it for the JSON record.
+/// Prints a warning on stderr and keeps it for the JSON record, once: a warning already
+/// given (the same open-time warning of each point of a sweep or experiment) is not repeated.
 fn warn(list: &mut Vec<String>, msg: String) {
+    if list.contains(&msg) {
+        return;
+    }
     eprintln!("halfpower: warning: {msg}");
     list.push(msg);
 }

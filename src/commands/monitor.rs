@@ -7,7 +7,7 @@ use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
 use anyhow::Context;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The log's format, from its extension.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,24 +52,28 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         .iter()
         .map(|d| resolve_device(d, args.partitions))
         .collect::<crate::Result<Vec<_>>>()?;
-    let mut log = match &args.log {
-        None => None,
-        Some(path) => {
-            let format = log_format(path)?;
-            let file = std::fs::File::create(path).map_err(|e| {
-                crate::Error::invalid(
-                    "--log",
-                    path.display(),
-                    format!("a writable file path ({e})"),
-                )
-            })?;
-            let mut w = std::io::BufWriter::new(file);
-            if format == LogFormat::Csv {
-                writeln!(w, "{}", monitor_header()).context("writing the log")?;
-            }
-            Some((w, format, path.clone()))
-        }
-    };
+    let existing = crate::output::Existing::forced(args.force);
+    let json_file = args
+        .json
+        .as_deref()
+        .filter(|j| *j != "-")
+        .map(PathBuf::from);
+    let mut logs = Vec::new();
+    for (flag, path, format) in [
+        (
+            "--log",
+            args.log.as_ref(),
+            args.log.as_deref().map(log_format).transpose()?,
+        ),
+        ("--json", json_file.as_ref(), Some(LogFormat::Jsonl)),
+    ] {
+        let (Some(path), Some(format)) = (path, format) else {
+            continue;
+        };
+        crate::output::check_output(flag, path, existing)?;
+        logs.push(open_log(flag, path, format)?);
+    }
+    let json_stdout = args.json.as_deref() == Some("-");
     let mut mon = Monitor::start(MonitorConfig {
         devices,
         partitions: args.partitions,
@@ -92,7 +96,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
             .collect();
         {
             let mut so = std::io::stdout().lock();
-            if args.json {
+            if json_stdout {
                 for r in &records {
                     writeln!(so, "{}", serde_json::to_string(r)?).context("writing to stdout")?;
                 }
@@ -102,7 +106,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
             }
             so.flush().context("writing to stdout")?;
         }
-        if let Some((w, format, path)) = log.as_mut() {
+        for (w, format, path) in logs.iter_mut() {
             for r in &records {
                 let line = match format {
                     LogFormat::Csv => monitor_row(r),
@@ -118,6 +122,21 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// A log file opened for writing: its writer, format and name.
+type Log = (std::io::BufWriter<std::fs::File>, LogFormat, PathBuf);
+
+/// Creates the file `flag` names (checked already) and writes the CSV header when it has one.
+fn open_log(flag: &'static str, path: &Path, format: LogFormat) -> anyhow::Result<Log> {
+    let file = std::fs::File::create(path).map_err(|e| {
+        crate::Error::invalid(flag, path.display(), format!("a writable file path ({e})"))
+    })?;
+    let mut w = std::io::BufWriter::new(file);
+    if format == LogFormat::Csv {
+        writeln!(w, "{}", monitor_header()).context("writing the log")?;
+    }
+    Ok((w, format, path.to_path_buf()))
 }
 
 #[cfg(test)]

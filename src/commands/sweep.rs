@@ -89,7 +89,7 @@ fn finish(args: &SweepArgs, report: &mut SweepReport, status: u8) -> anyhow::Res
 /// Runs `halfpower sweep`.
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
-    check_dest("--csv", args.csv.as_deref())?;
+    check_dest(&args.output, "--csv", args.csv.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {
         header: Header::new(Kind::Sweep, command, String::new()),

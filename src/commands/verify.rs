@@ -249,9 +249,15 @@ pub(super) fn finish(
 
 /// Runs `halfpower verify`.
 pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    if let Some(j) = args.json.as_deref().filter(|j| *j != "-") {
-        crate::output::check_output("--json", std::path::Path::new(j))?;
+    if let Some(h) = &args.output.html {
+        return Err(crate::Error::invalid(
+            "--html",
+            h.display(),
+            "no --html with verify (its findings are text or --json; `halfpower report` does not draw them)",
+        )
+        .into());
     }
+    super::check_output_dests(&args.output)?;
     crate::signal::install();
     let verification = match (&args.verify_state, args.bs) {
         (Some(p), _) => against_state(p, &args.targets)?,
@@ -263,12 +269,7 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
         header: Header::new(Kind::Verify, command, utc_now()),
         verification,
     };
-    let out = crate::cli::OutputArgs {
-        json: args.json.clone(),
-        html: None,
-        quiet: true,
-    };
-    if !super::write_json(&out, &report)? {
+    if !super::write_json(&args.output, &report)? {
         print!("{}", text::verify::lines(&report.verification));
     } else if status == 2 {
         // The JSON on stdout says it too; the reason for the status goes to stderr.

@@ -71,6 +71,12 @@ pub fn csv_records(text: &str) -> Vec<(usize, Result<Vec<String>, String>)> {
     out
 }
 
+/// The `kind` of a whole-text JSON document of halfpower's (a result, not JSON lines).
+fn result_kind(text: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.get("kind")?.as_str().map(str::to_string)
+}
+
 /// Recognizes the format from the text and parses it; `Err` says why the text is not a log.
 pub fn parse_log(path: &str, text: &str) -> Result<Log, String> {
     let first = text
@@ -83,6 +89,12 @@ pub fn parse_log(path: &str, text: &str) -> Result<Log, String> {
     } else if first.starts_with("schema_version,") {
         Ok(monitor_log::parse_csv(path, text))
     } else if first.starts_with('{') {
+        if let Some(kind) = result_kind(text) {
+            return Err(format!(
+                "a halfpower {kind} result, not a log (`halfpower report` draws it; diagnose \
+                 reads monitor logs, `iostat -x -t` output and perfmon CSV)"
+            ));
+        }
         Ok(monitor_log::parse_jsonl(path, text))
     } else if first.starts_with("Linux ")
         || text

@@ -203,7 +203,8 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         return Ok(0);
     };
     if let Some(out) = &a.output {
-        crate::output::check_output("--output", out)?;
+        // fio replaces its --output file; so does halfpower fio.
+        crate::output::check_output("--output", out, crate::output::Existing::Replace)?;
     }
     let set = job_set(&a).map_err(crate::Error::from)?;
     let mut warnings = Vec::new();

@@ -285,13 +285,7 @@ pub fn render(inputs: &[Input]) -> String {
 
 /// Renders already parsed inputs to `out` (what `--html` uses); returns the bytes written.
 pub fn write_inputs(inputs: &[Input], out: &std::path::Path, force: bool) -> crate::Result<usize> {
-    crate::output::check_output("-o", out)?;
-    if !force && out.exists() {
-        return Err(crate::Error::refused(
-            out,
-            "exists; pass --force to replace it, or name another file with -o",
-        ));
-    }
+    crate::output::check_output("-o", out, crate::output::Existing::forced(force))?;
     let html = render(inputs);
     crate::output::write_atomic(out, html.as_bytes())
         .map_err(|e| crate::Error::io(format!("writing the report {}", out.display()), e))?;
