@@ -162,8 +162,9 @@ pub struct Workload {
     #[arg(long, value_name = "N")]
     pub read_pct: Option<u8>,
     /// Request size (k/m/g = KiB/MiB/GiB), or a mix drawn per request such as
-    /// 4k/50:16k/30:64k/20 (percent of requests).
-    #[arg(long, value_name = "SIZE", default_value = "4k")]
+    /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what
+    /// is left, 4k/50:16k/:64k/).
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = RequestSize::from_percentages)]
     pub bs: RequestSize,
     /// I/Os in flight per thread.
     #[arg(long, value_name = "N", default_value_t = 1)]

@@ -294,6 +294,15 @@ fn bad_invocations_exit_2_with_one_line() {
             "--qd '0'",
         ),
         (
+            vec![
+                "run".into(),
+                new.clone(),
+                "--bs".into(),
+                "4k/60:64k/50".into(),
+            ],
+            "add up to 110, not 100",
+        ),
+        (
             vec!["run".into(), new.clone(), "--qd".into(), "-3".into()],
             "-3",
         ),
@@ -733,4 +742,99 @@ fn every_output_file_follows_one_overwrite_rule() {
     assert_eq!(v["kind"], "verify");
     let err = usage_error(&["verify", data, "--bs", "4k", "--html", &format!("{o}.html")]);
     assert!(err.contains("--html"), "{err}");
+}
+
+/// Every flag docs/ and README.md name exists in halfpower's --help (of some command), or is
+/// another program's (cargo, mpirun/srun, fio's own options that `halfpower fio` reads).
+#[test]
+fn every_flag_in_the_docs_exists() {
+    let others = [
+        // cargo
+        "--release",
+        "--features",
+        "--test",
+        "--nocapture",
+        "--lib",
+        "--ignored",
+        "--check",
+        "--all-targets",
+        // mpirun, srun
+        "--mpi",
+        "--oversubscribe",
+        "--ntasks-per-node",
+        "--hostfile",
+        // fio's command line, read by `halfpower fio` with fio's grammar (docs/fio.md)
+        "--name",
+        "--ioengine",
+        "--iodepth",
+        "--filename",
+        "--direct",
+        "--time_based",
+        "--runtime",
+        "--ramp_time",
+        "--lat_percentiles",
+        "--iomem",
+        "--output-format",
+        "--section",
+        "--ignore-unknown",
+        "--parse-only",
+        "--output",
+    ];
+    let commands = [
+        "run",
+        "quick",
+        "sweep",
+        "profile",
+        "scale",
+        "experiment",
+        "monitor",
+        "diagnose",
+        "report",
+        "compare",
+        "verify",
+    ];
+    let mut help = String::new();
+    for c in commands {
+        let out = halfpower().args([c, "--help"]).output().unwrap();
+        help += &String::from_utf8_lossy(&out.stdout);
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(format!("{root}/docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.push(format!("{root}/README.md").into());
+    let mut missing = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, _) in text.match_indices("--") {
+            let flag: String = text[i + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            let starts = flag.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+            let before = text[..i].chars().next_back();
+            if !starts || before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-') {
+                continue;
+            }
+            let flag = format!("--{}", flag.trim_end_matches('-'));
+            let known = help.contains(&format!("{flag} "))
+                || help.contains(&format!("{flag}\n"))
+                || help.contains(&format!("{flag}["))
+                || help.contains(&format!("{flag}="))
+                || help.contains(&format!("{flag},"));
+            if !known && !others.contains(&flag.as_str()) {
+                missing.push(format!(
+                    "{}: {flag}",
+                    f.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "flags in the docs that no --help knows: {missing:?}"
+    );
 }

@@ -441,3 +441,47 @@ fn zeroed_blocks_read_back_are_counted_and_warned() {
     );
     assert!(warnings.contains(&said), "{said} not in {warnings}");
 }
+
+/// A device the kernel marks read-only is refused before any I/O, even with --allow-write
+/// (it used to run, and 302 187 writes failed with EPERM); reads still run on it.
+#[test]
+fn a_read_only_device_is_refused_before_any_write() {
+    let Some(lo) = LoopDev::new("ro", 8 << 20) else {
+        return;
+    };
+    let ro = std::process::Command::new("blockdev")
+        .args(["--setro", lo.path()])
+        .status()
+        .unwrap();
+    assert!(ro.success());
+    let (_, written) = disk_sectors(&lo.name());
+    let err = usage_error(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+        "--bytes",
+        "1m",
+        "--allow-write",
+        "--warmup",
+        "0",
+    ]);
+    assert!(
+        err.contains("read-only") && err.contains("/ro is 1"),
+        "{err}"
+    );
+    assert_eq!(disk_sectors(&lo.name()).1, written, "nothing was written");
+    let v = run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "read",
+        "--bs",
+        "4k",
+        "--bytes",
+        "1m",
+    ]);
+    assert_eq!(num(&v, "results.total.ios"), 256.0);
+}

@@ -106,6 +106,24 @@ impl RequestSize {
         RequestSize::mix(parts).ok_or_else(|| "every weight is 0".into())
     }
 
+    /// A size or mix as `--bs` takes it: as [`FromStr`], but the percentages of a mix whose
+    /// every share is given must add up to 100 (`4k/60:64k/50` is refused, not scaled to
+    /// 110); fio's `bssplit` and stored documents keep relative weights.
+    pub fn from_percentages(s: &str) -> Result<Self, String> {
+        let mix: RequestSize = s.parse()?;
+        let blank = s
+            .split(':')
+            .any(|i| i.split_once('/').is_some_and(|(_, w)| w.trim().is_empty()));
+        let total: u32 = mix.parts.iter().map(|p| p.1).sum();
+        if mix.is_mix() && !blank && total != 100 {
+            return Err(format!(
+                "'{s}': the percentages add up to {total}, not 100 (leave one blank, as in \
+                 4k/60:64k/, for the rest)"
+            ));
+        }
+        Ok(mix)
+    }
+
     /// The (bytes, weight) pairs.
     pub fn parts(&self) -> &[(u64, u32)] {
         &self.parts

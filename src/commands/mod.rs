@@ -119,7 +119,7 @@ fn one_line(msg: &str) -> String {
     msg.lines()
         .take_while(|l| !l.starts_with("Usage:"))
         .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
         .collect::<Vec<_>>()
         .join(" ")
         .trim_start_matches("error: ")

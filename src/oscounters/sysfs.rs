@@ -170,6 +170,17 @@ pub fn partitions(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether the kernel marks block device `name` (a disk or a partition) read-only:
+/// /sys/class/block/NAME/ro is 1 (`losetup -r`, `blockdev --setro`, a write-protected medium).
+pub fn read_only(name: &str) -> bool {
+    fs::read_to_string(
+        Path::new("/sys/class/block")
+            .join(sysfs_name(name))
+            .join("ro"),
+    )
+    .is_ok_and(|t| t.trim() == "1")
+}
+
 /// Devices `name` is built from (md members, dm targets): /sys/class/block/NAME/slaves.
 pub fn slaves(name: &str) -> Vec<String> {
     fs::read_dir(

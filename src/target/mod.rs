@@ -382,6 +382,26 @@ impl Target {
     }
 }
 
+/// Why a target cannot be written, if it cannot: a block device the kernel marks read-only,
+/// or a file on a file system mounted read-only.
+fn read_only(path: &Path, kind: TargetKind, device: Option<&str>) -> Option<String> {
+    match (kind, device) {
+        (TargetKind::BlockDevice, Some(name)) if sysfs::read_only(name) => Some(format!(
+            "is a read-only block device (/sys/class/block/{name}/ro is 1)"
+        )),
+        (TargetKind::File, _) => {
+            let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+            // SAFETY: statvfs is plain data.
+            let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+            // SAFETY: c is a valid C string and s a writable statvfs.
+            let ok = unsafe { libc::statvfs(c.as_ptr(), &mut s) } == 0;
+            (ok && s.f_flag & libc::ST_RDONLY != 0)
+                .then(|| "is on a file system mounted read-only".to_string())
+        }
+        _ => None,
+    }
+}
+
 fn check_write_allowed(
     path: &Path,
     kind: TargetKind,
@@ -402,10 +422,19 @@ fn check_write_allowed(
             ),
         ));
     }
+    let name = device.map(|d| d.partition.clone().unwrap_or_else(|| d.name.clone()));
+    if let Some(why) = read_only(path, kind, name.as_deref()) {
+        return Err(Error::refused(
+            path,
+            format!(
+                "{why}; --rw {} writes to it, so nothing was run",
+                w.rw.name()
+            ),
+        ));
+    }
     if kind != TargetKind::BlockDevice || w.setup.destroy_data {
         return Ok(());
     }
-    let name = device.map(|d| d.partition.clone().unwrap_or_else(|| d.name.clone()));
     if let Some(why) = name.as_deref().and_then(safety::in_use) {
         return Err(Error::refused(
             path,
