@@ -206,6 +206,20 @@ pub struct FioArgs {
     pub args: Vec<String>,
 }
 
+/// The most repetitions `--repeat` takes.
+pub const MAX_REPEAT: u32 = 1000;
+
+/// `--repeat N` of `run`, `quick` and `sweep`: one definition, one range.
+#[derive(Args, Debug, Clone, Copy, PartialEq)]
+pub struct Repeat {
+    /// Measure N times (1 to 1000) and give each figure its mean, spread and t-based 95 %
+    /// interval over them: `run` repeats the workload on targets opened (a created file filled)
+    /// afresh; `quick` and `sweep` interleave (every test or point once, then again).
+    #[arg(long = "repeat", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT as i64))]
+    pub n: u32,
+}
+
 /// Where results go: the same flags with the same meaning in every command that writes a
 /// result document.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
@@ -243,10 +257,9 @@ pub struct RunArgs {
     /// at --offset + rank × --size (a missing file is created by rank 0, N regions long).
     #[arg(long, requires = "size")]
     pub shared: bool,
-    /// Run the workload N times, each on targets opened (and a created file filled) afresh, and
-    /// report each figure's mean, spread and t-based 95 % interval over them.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: u32,
+    /// Repetitions.
+    #[command(flatten)]
+    pub repeat: Repeat,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -267,10 +280,9 @@ pub struct QuickArgs {
     /// Warm-up before each test; its I/Os are not counted.
     #[arg(long, value_name = "DUR", default_value = "1s")]
     pub warmup: Dur,
-    /// Run the suite N times, interleaved, and give each test the mean and t-based 95 %
-    /// interval of its repetitions.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: u32,
+    /// Repetitions.
+    #[command(flatten)]
+    pub repeat: Repeat,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -387,10 +399,9 @@ pub struct SweepArgs {
     /// How each point runs.
     #[command(flatten)]
     pub point: PointArgs,
-    /// Run the whole sweep N times, interleaved (every point once, then every point again), and
-    /// give each point the mean and t-based 95 % interval of its repetitions.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: u32,
+    /// Repetitions.
+    #[command(flatten)]
+    pub repeat: Repeat,
     /// Also write one CSV row per point to PATH.
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,

@@ -47,17 +47,6 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     check_output_dests(&args.output)?;
     let path = dir.join(SCRATCH_NAME);
-    if args.repeat == 0 || args.repeat > super::run::MAX_REPEAT {
-        return Err(Error::invalid(
-            "--repeat",
-            args.repeat,
-            format!(
-                "a number of repetitions from 1 to {}",
-                super::run::MAX_REPEAT
-            ),
-        )
-        .into());
-    }
     if path.exists() {
         return Err(Error::refused(
             &path,
@@ -138,13 +127,13 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     // With --repeat, the whole suite again, interleaved.
     let mut runs: Vec<Vec<crate::model::Results>> = vec![Vec::new(); plan.len()];
-    'suite: for k in 0..args.repeat {
+    'suite: for k in 0..args.repeat.n {
         for (i, (w, direction)) in plan.iter().enumerate() {
             if !args.output.quiet && std::io::stderr().is_terminal() {
                 eprintln!(
                     "[{}/{}] {} {}",
                     k as usize * plan.len() + i + 1,
-                    total * args.repeat as usize,
+                    total * args.repeat.n as usize,
                     test_name(w),
                     direction.name()
                 );

@@ -111,17 +111,6 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         report.header.date = utc_now();
         return finish(&args, &mut report, 0);
     }
-    if args.repeat == 0 || args.repeat > super::run::MAX_REPEAT {
-        return Err(crate::Error::invalid(
-            "--repeat",
-            args.repeat,
-            format!(
-                "a number of repetitions from 1 to {}",
-                super::run::MAX_REPEAT
-            ),
-        )
-        .into());
-    }
     let steady = steady_rule(&args.point)?;
     let shapes = shapes(&args)?;
     let (engine, fallback) = available_engine(&shapes[0]);
@@ -156,9 +145,9 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     // Interleaved: every point once, then every point again, so a drift over time spreads
     // over all points instead of biasing the last ones.
     let mut reps: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
-    'reps: for k in 0..args.repeat {
+    'reps: for k in 0..args.repeat.n {
         for (i, w) in shapes.iter().enumerate() {
-            let name = if args.repeat > 1 {
+            let name = if args.repeat.n > 1 {
                 format!("{} (repetition {})", label(w), k + 1)
             } else {
                 label(w)
