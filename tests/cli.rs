@@ -294,6 +294,19 @@ fn bad_invocations_exit_2_with_one_line() {
             "--qd '0'",
         ),
         (
+            vec!["quick".into(), d.clone(), "--repeat".into(), "0".into()],
+            "'0' for '--repeat <N>': 0 is not in 1..=1000",
+        ),
+        (
+            vec![
+                "sweep".into(),
+                new.clone(),
+                "--repeat".into(),
+                "1001".into(),
+            ],
+            "1001 is not in 1..=1000",
+        ),
+        (
             vec![
                 "run".into(),
                 new.clone(),

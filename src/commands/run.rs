@@ -16,7 +16,6 @@ use crate::spec::{EngineKind, Workload};
 use crate::target::{self, Target};
 use anyhow::Context;
 
-
 /// The engine that can run here: io_uring falls back to sync when the kernel refuses rings
 /// (compiled out, `kernel.io_uring_disabled`, a seccomp filter). Returns the engine and the
 /// reason for a fallback. The caller decides what the fallback means for its depths.
