@@ -79,7 +79,46 @@ pub enum EngineKind {
     Null,
 }
 
+/// What an engine can do: the one place the runner, the commands and validation learn it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineCaps {
+    /// The most I/Os one thread keeps in flight.
+    pub max_qd: u32,
+    /// Whether it can poll for completions before sleeping (`--spin`).
+    pub spin: bool,
+}
+
+/// How a workload deeper than its engine can queue runs on that engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthOnEngine {
+    /// At the engine's depth: fewer I/Os in flight (`run`, `scale`, `sweep`, `experiment`).
+    Lower,
+    /// The same I/Os in flight as more threads (`quick`, `profile`: QD 32 becomes 32 threads
+    /// of one I/O each on the sync engine).
+    AsThreads,
+}
+
 impl EngineKind {
+    /// What this engine can do.
+    pub fn caps(self) -> EngineCaps {
+        match self {
+            EngineKind::Uring => EngineCaps {
+                max_qd: MAX_QD,
+                spin: true,
+            },
+            // pread/pwrite block: one I/O in flight per thread, nothing to poll.
+            EngineKind::Sync => EngineCaps {
+                max_qd: 1,
+                spin: false,
+            },
+            // Completes every I/O at once: any depth, never waits.
+            EngineKind::Null => EngineCaps {
+                max_qd: MAX_QD,
+                spin: false,
+            },
+        }
+    }
+
     /// The name as typed on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -315,9 +354,8 @@ impl Workload {
                 "a request size from 1 byte to 256m (a multiple of the device's block size, e.g. 4k)",
             ));
         }
-        if !w.setup.spin.0.is_zero()
-            && (w.setup.engine != EngineKind::Uring || w.setup.spin.0 > MAX_SPIN)
-        {
+        let caps = w.setup.engine.caps();
+        if !w.setup.spin.0.is_zero() && (!caps.spin || w.setup.spin.0 > MAX_SPIN) {
             return Err(Error::invalid(
                 "--spin",
                 w.setup.spin,
@@ -325,11 +363,14 @@ impl Workload {
                  waits), e.g. --spin 20us",
             ));
         }
-        if w.setup.engine == EngineKind::Sync && w.qd != 1 {
+        if w.qd > caps.max_qd {
             return Err(Error::invalid(
                 "--qd",
                 w.qd,
-                "1 with --engine sync (it has one I/O in flight per thread); use --threads for more, or --engine uring",
+                format!(
+                    "at most {} with --engine {} (one I/O in flight per thread); use --threads for more, or --engine uring",
+                    caps.max_qd, w.setup.engine
+                ),
             ));
         }
         match (w.read_pct, w.rw.is_mixed()) {
@@ -418,13 +459,26 @@ impl Workload {
         self.read_pct.unwrap_or_else(|| self.rw.default_read_pct()) > 0
     }
 
-    /// This workload as `engine` really runs it: the sync engine keeps one I/O in flight per
-    /// thread, so its queue depth is 1 whatever was asked.
+    /// This workload as `engine` really runs it ([`EngineKind::caps`]): no deeper than the
+    /// engine queues (the sync engine keeps one I/O in flight per thread, so its depth is 1
+    /// whatever was asked), without spinning where it cannot poll.
     pub fn run_by(&self, engine: EngineKind) -> Workload {
+        self.lowered(engine, DepthOnEngine::Lower)
+    }
+
+    /// This workload on `engine`, its depth kept as `depth` says where the engine cannot queue
+    /// it.
+    pub fn lowered(&self, engine: EngineKind, depth: DepthOnEngine) -> Workload {
+        let caps = engine.caps();
         let mut w = self.clone();
         w.setup.engine = engine;
-        if engine == EngineKind::Sync {
-            w.qd = 1;
+        if w.qd > caps.max_qd {
+            if depth == DepthOnEngine::AsThreads {
+                w.threads = w.threads.saturating_mul(w.qd.div_ceil(caps.max_qd));
+            }
+            w.qd = caps.max_qd;
+        }
+        if !caps.spin {
             w.setup.spin = Dur(Duration::ZERO);
         }
         w
@@ -442,6 +496,43 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_engine_that_cannot_queue_lowers_the_depth_or_adds_threads() {
+        let deep = Workload {
+            qd: 32,
+            threads: 2,
+            setup: Setup {
+                spin: Dur(Duration::from_micros(20)),
+                ..Setup::default()
+            },
+            ..Workload::default()
+        };
+        let low = deep.run_by(EngineKind::Sync);
+        assert_eq!(
+            (low.qd, low.threads, low.setup.spin.0),
+            (1, 2, Duration::ZERO)
+        );
+        // The same 64 I/Os in flight as 64 threads of one.
+        let wide = deep.lowered(EngineKind::Sync, DepthOnEngine::AsThreads);
+        assert_eq!((wide.qd, wide.threads), (1, 64));
+        let same = deep.run_by(EngineKind::Uring);
+        assert_eq!(
+            (same.qd, same.threads, same.setup.spin),
+            (32, 2, deep.setup.spin)
+        );
+        let null = deep.run_by(EngineKind::Null);
+        assert_eq!((null.qd, null.setup.spin.0), (32, Duration::ZERO));
+        let refused = Workload {
+            setup: Setup {
+                engine: EngineKind::Sync,
+                ..Setup::default()
+            },
+            ..deep
+        };
+        let e = refused.validated().unwrap_err().to_string();
+        assert!(e.contains("at most 1 with --engine sync"), "{e}");
+    }
 
     #[test]
     fn defaults_are_filled() {

@@ -12,7 +12,7 @@ use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Vari
 use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo};
 use crate::oscounters::{host, sysfs};
 use crate::render::text::experiment::experiment_table;
-use crate::spec::{Create, EngineKind, RwMode, Setup, Workload};
+use crate::spec::{Create, RwMode, Setup, Workload};
 use crate::target::{self, Scratch};
 use crate::units::ByteSize;
 use crate::{Error, signal};
@@ -304,15 +304,18 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
     let mut rows = Vec::new();
     let mut info = None;
     let mut status = 0;
-    for (i, p) in points.iter().enumerate() {
+    for p in &points {
         if signal::interrupted() {
             break;
         }
         let w = p.workload.run_by(engine);
-        if engine == EngineKind::Sync && p.workload.qd > 1 && i == 0 {
+        if w.qd < p.workload.qd {
             warn(
                 &mut warnings,
-                "io_uring unavailable: points run at QD1 on the sync engine".into(),
+                format!(
+                    "io_uring unavailable: points run at QD{} on the {engine} engine",
+                    w.qd
+                ),
             );
         }
         let mut runner = PointRunner::open_clean(

@@ -12,7 +12,7 @@ use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
 use crate::render::text::profile::{profile_table, slope_note};
 use crate::signal;
-use crate::spec::{EngineKind, RwMode, Setup, Workload};
+use crate::spec::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::units::ByteSize;
 
 /// The cache-hit region: small enough to stay in a device's cache (004's "100 % hit").
@@ -61,21 +61,16 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
                     } else {
                         args.point.setup.clone()
                     };
-                    let (qd, threads) = if engine == EngineKind::Sync {
-                        (1, qd)
-                    } else {
-                        (qd, 1)
-                    };
                     let workload = Workload {
                         rw: mode,
                         read_pct: None,
                         bs: ByteSize(bs).into(),
                         qd,
-                        threads,
+                        threads: 1,
                         setup,
                     }
                     .validated()?
-                    .run_by(engine);
+                    .lowered(engine, DepthOnEngine::AsThreads);
                     out.push(Plan {
                         rw,
                         pattern,

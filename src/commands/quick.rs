@@ -8,7 +8,7 @@ use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
 use crate::render::text;
 use crate::runner::{self, Control};
-use crate::spec::{EngineKind, RwMode, Setup, Workload};
+use crate::spec::{DepthOnEngine, RwMode, Setup, Workload};
 use crate::target;
 use crate::units::ByteSize;
 use crate::{Error, signal};
@@ -91,12 +91,6 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     // The suite's workloads, in order: each test read, then written.
     let mut plan = Vec::new();
     for (seq, bs, qd) in TESTS {
-        // The sync engine keeps one I/O in flight per thread: the same depth as threads.
-        let (qd, threads) = if engine == EngineKind::Sync {
-            (1, qd)
-        } else {
-            (qd, 1)
-        };
         for write in [false, true] {
             let rw = match (seq, write) {
                 (true, false) => RwMode::Read,
@@ -109,14 +103,15 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 read_pct: None,
                 bs: ByteSize(bs).into(),
                 qd,
-                threads,
+                threads: 1,
                 setup: Setup {
                     size: None,
                     ..base.setup.clone()
                 },
             }
             .validated()?
-            .run_by(engine);
+            // The sync engine keeps one I/O in flight per thread: the same depth as threads.
+            .lowered(engine, DepthOnEngine::AsThreads);
             let direction = if write {
                 Direction::Write
             } else {

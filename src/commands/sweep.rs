@@ -16,7 +16,7 @@ use crate::oscounters::host;
 use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
-use crate::spec::{EngineKind, Workload};
+use crate::spec::Workload;
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -114,8 +114,9 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let steady = steady_rule(&args.point)?;
     let shapes = shapes(&args)?;
     let (engine, fallback) = available_engine(&shapes[0]);
-    if let (EngineKind::Sync, Some(why)) = (engine, &fallback) {
-        if args.qd.iter().any(|&q| q > 1) {
+    if let Some(why) = &fallback {
+        let max = engine.caps().max_qd;
+        if args.qd.iter().any(|&q| q > max) {
             return Err(crate::Error::invalid(
                 "--qd",
                 args.qd
@@ -124,8 +125,8 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
                     .collect::<Vec<_>>()
                     .join(","),
                 format!(
-                    "queue depth 1 only: {why}, and the sync engine that stands in keeps one \
-                     I/O in flight per thread. Sweep threads instead (--qd 1 --threads \
+                    "queue depth {max} only: {why}, and the {engine} engine that stands in \
+                     keeps {max} I/O in flight per thread. Sweep threads instead (--qd 1 --threads \
                      1,4,16,64) or enable io_uring (sysctl kernel.io_uring_disabled=0)"
                 ),
             )

@@ -285,7 +285,7 @@ fn worker_thread(
         index: me,
         cpu,
     } = id;
-    let qd = if engine == EngineKind::Sync { 1 } else { w.qd };
+    let qd = w.qd.min(engine.caps().max_qd);
     let stream = ((ti as u64) << 32) | th as u64;
     // A workload may address less than the opened region (profile's cache-hit cells).
     let size_of = |t: &Target| w.setup.size.map_or(t.size, |s| s.0.min(t.size));
