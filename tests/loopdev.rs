@@ -446,14 +446,9 @@ fn zeroed_blocks_read_back_are_counted_and_warned() {
 /// (it used to run, and 302 187 writes failed with EPERM); reads still run on it.
 #[test]
 fn a_read_only_device_is_refused_before_any_write() {
-    let Some(lo) = LoopDev::new("ro", 8 << 20) else {
+    let Some(lo) = LoopDev::read_only("ro", 8 << 20) else {
         return;
     };
-    let ro = std::process::Command::new("blockdev")
-        .args(["--setro", lo.path()])
-        .status()
-        .unwrap();
-    assert!(ro.success());
     let (_, written) = disk_sectors(&lo.name());
     let err = usage_error(&[
         "run",

@@ -28,7 +28,7 @@ use crate::stats::series::SeriesSink;
 use crate::stats::series::TimePoint;
 use crate::stats::summary::DeviceSecond;
 use crate::target::Target;
-use crate::worker::{Limit, Pace, Progress, Worker, WorkerPlan};
+use crate::worker::{Limit, Pace, Progress, Synthetic, Worker, WorkerPlan};
 use sampler::{DeviceSampler, device_snapshot};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -323,10 +323,13 @@ fn worker_thread(
         Err(e) => (OffsetGen::random(region), Some(e)),
     };
     let plan = WorkerPlan {
-        offsets,
-        read_pct: w.read_pct.unwrap_or(w.rw.default_read_pct()),
+        source: Synthetic {
+            offsets,
+            rng: Rng::new(w.setup.seed, stream),
+            read_pct: w.read_pct.unwrap_or(w.rw.default_read_pct()),
+            sizes: SizePicker::new(&w.bs),
+        },
         qd,
-        sizes: SizePicker::new(&w.bs),
         pace: Pace {
             ns_per_io: a.rate_iops.map_or(0.0, |r| 1e9 * workers / r as f64),
             ns_per_byte: a.rate.map_or(0.0, |r| 1e9 * workers / r.0 as f64),
@@ -336,7 +339,6 @@ fn worker_thread(
             data_only: a.fdatasync.is_some(),
             end_sync: a.end_fsync,
         },
-        rng: Rng::new(w.setup.seed, stream),
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
         write_tag: Rng::new(w.setup.seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,

@@ -70,6 +70,16 @@ impl LoopDev {
     /// A loop device of `size` bytes filled with random data; `None` (test skipped) when not
     /// root or losetup is missing.
     pub fn new(tag: &str, size: usize) -> Option<LoopDev> {
+        Self::attach(tag, size, &[])
+    }
+
+    /// As [`LoopDev::new`], attached read-only (`losetup -r`: the kernel marks the device
+    /// read-only until it is detached; `blockdev --setro` would outlive the device's number).
+    pub fn read_only(tag: &str, size: usize) -> Option<LoopDev> {
+        Self::attach(tag, size, &["-r"])
+    }
+
+    fn attach(tag: &str, size: usize, flags: &[&str]) -> Option<LoopDev> {
         if !is_root() || !have("losetup", "--version") {
             unavailable("root and losetup (for loop devices)");
             return None;
@@ -89,6 +99,7 @@ impl LoopDev {
         std::fs::write(&backing, &data).unwrap();
         let out = Command::new("losetup")
             .args(["-f", "--show"])
+            .args(flags)
             .arg(&backing)
             .output()
             .unwrap();

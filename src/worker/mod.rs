@@ -1,0 +1,491 @@
+//! One worker thread: keeps `qd` I/Os in flight on one target through one engine, through a
+//! warm-up phase and a measured phase, stamping every I/O at submission and at completion.
+//!
+//! The loop keeps only issuing, reaping and recording. What to issue comes from a request
+//! [`Source`] (the synthetic generators; `source.rs`), when from the [`Pacer`] and the
+//! [`Syncs`] (`pace.rs`), and whether at all from the phase's [`Gate`] (`gate.rs`).
+//!
+//! Each phase ends by draining: no new I/O is issued and every outstanding one is reaped. So at
+//! the barrier between warm-up and measurement nothing is in flight, and the OS disk counters
+//! that the runner samples there cover exactly the measured I/Os.
+
+mod gate;
+mod pace;
+mod source;
+
+pub use gate::Limit;
+pub use pace::Pace;
+pub use source::{Request, Source, Synthetic};
+
+use crate::clock::now_ns;
+use crate::engine::payload::{stamp, zero_sectors};
+use crate::engine::{Engine, IoDir, IoRequest};
+use crate::offsets::Stripe;
+use crate::signal;
+use crate::stats::Recorder;
+use crate::verify::Writer;
+use gate::Gate;
+use pace::{Pacer, Syncs, idle_until};
+use source::claim_write;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Every this many reads of the measured phase, the data read is checked for zeroed sectors
+/// (`engine::payload::zero_sectors`: one word per 512-byte sector): blocks halfpower did not
+/// write that a TRIMmed or thin device answers with zeros without touching its media.
+pub const ZERO_SAMPLE_EVERY: u64 = 16;
+
+/// What one worker does.
+#[derive(Clone, Debug)]
+pub struct WorkerPlan {
+    /// Where its requests come from.
+    pub source: Synthetic,
+    /// I/Os in flight.
+    pub qd: u32,
+    /// Rate cap, think time and syncs.
+    pub pace: Pace,
+    /// Where this worker's write numbers start: each write is stamped with this plus its
+    /// count, so no two writes of a run carry the same data (`engine::payload`).
+    pub write_tag: u64,
+    /// With a stripe set, how the offsets map onto the engine's files (else all go to file 0).
+    pub stripe: Option<Stripe>,
+    /// With `--verify`: the record every write is sealed for and acknowledged in.
+    pub verify: Option<Writer>,
+    /// With `--on-error stop`: how long failures may go on before the phase stops, ns.
+    pub error_grace_ns: Option<u64>,
+}
+
+/// Live counters of one worker that a progress display may read; one cache line each.
+#[repr(align(64))]
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// I/Os completed so far in the current phase (warm-up, then measured).
+    pub ios: AtomicU64,
+    /// Bytes completed so far in the current phase.
+    pub bytes: AtomicU64,
+    /// Of those, reads.
+    pub read_ios: AtomicU64,
+    /// Of those, bytes read.
+    pub read_bytes: AtomicU64,
+}
+
+impl Progress {
+    /// Zeroes the counts before a phase (while no worker runs).
+    pub fn reset(&self) {
+        self.publish(&PhaseCounts::default());
+    }
+
+    /// Publishes the phase's counts so far.
+    fn publish(&self, c: &PhaseCounts) {
+        self.ios.store(c.ios, Ordering::Relaxed);
+        self.bytes.store(c.bytes, Ordering::Relaxed);
+        self.read_ios.store(c.read_ios, Ordering::Relaxed);
+        self.read_bytes.store(c.read_bytes, Ordering::Relaxed);
+    }
+}
+
+/// Successful completions of one phase, for the progress counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct PhaseCounts {
+    ios: u64,
+    bytes: u64,
+    read_ios: u64,
+    read_bytes: u64,
+}
+
+/// The state of one phase's loop.
+struct Phase<'a> {
+    gate: Gate<'a>,
+    pacer: Pacer,
+    syncs: Syncs,
+    /// Slots without a request in flight.
+    free: Vec<u32>,
+    inflight: u32,
+    /// Requests prepared since the last submit call.
+    batch: u32,
+    /// The clock as last read, monotonic ns.
+    now: u64,
+    counts: PhaseCounts,
+    /// When the first I/O of the phase failed.
+    first_fail: Option<u64>,
+    /// With `--verify-while`, reads are judged as they complete.
+    judge_reads: bool,
+}
+
+/// The per-slot state of one worker and its generators.
+pub struct Worker {
+    plan: WorkerPlan,
+    start_ns: Vec<u64>,
+    offset: Vec<u64>,
+    dir: Vec<IoDir>,
+    len: Vec<u32>,
+    writes: u64,
+    /// With `--verify-while`: per slot, the record's entries when its read was issued.
+    seen: Vec<Vec<u32>>,
+    /// With `--verify-while`: the slots of reads completed in the last reap, to judge.
+    reads_done: Vec<u32>,
+    /// The slots of sampled reads completed in the last reap, to check for zeros.
+    zero_check: Vec<u32>,
+}
+
+impl Worker {
+    /// A worker for `plan`.
+    pub fn new(plan: WorkerPlan) -> Self {
+        let qd = plan.qd as usize;
+        Worker {
+            plan,
+            start_ns: vec![0; qd],
+            offset: vec![0; qd],
+            dir: vec![IoDir::Read; qd],
+            len: vec![0; qd],
+            writes: 0,
+            seen: vec![Vec::new(); qd],
+            reads_done: Vec::with_capacity(qd),
+            zero_check: Vec::with_capacity(qd),
+        }
+    }
+
+    /// Flushes the engine's files, timed into `rec`; with `--verify`, the record learns which
+    /// acknowledged writes the flush covered once it completes.
+    fn sync<E: Engine>(&self, eng: &mut E, rec: Option<&mut Recorder>) -> io::Result<()> {
+        let t = now_ns();
+        let mark = self.plan.verify.as_ref().map(Writer::flush_begin);
+        eng.sync_files(self.plan.pace.data_only)?;
+        if let (Some(v), Some(m)) = (&self.plan.verify, mark) {
+            v.flush_done(m);
+        }
+        if let Some(rec) = rec {
+            rec.sync_done(now_ns() - t);
+        }
+        Ok(())
+    }
+
+    /// Runs one phase to its end and drains it. With `rec` (the measured phase), every
+    /// completion is recorded there. Either way the phase's successful completions are
+    /// published to `progress` after each reap, for the progress line, the within-run windows
+    /// and the adaptive warm-up. `stop` ends the phase early (steady state reached).
+    pub fn phase<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        limit: Limit<'_>,
+        mut rec: Option<&mut Recorder>,
+        progress: &Progress,
+        stop: &AtomicBool,
+    ) -> io::Result<()> {
+        let pace = self.plan.pace;
+        let mut p = Phase {
+            gate: Gate::new(limit, self.plan.qd),
+            pacer: Pacer::new(pace, now_ns()),
+            syncs: Syncs::new(&pace),
+            free: (0..self.plan.qd).rev().collect(),
+            inflight: 0,
+            batch: 0,
+            now: now_ns(),
+            counts: PhaseCounts::default(),
+            first_fail: None,
+            judge_reads: self.plan.verify.as_ref().is_some_and(Writer::while_running),
+        };
+        progress.publish(&p.counts);
+        loop {
+            self.stop_after_grace(&p, rec.as_deref_mut(), stop);
+            let held = self.fill(eng, &mut p, stop)?;
+            if p.syncs.due() && p.inflight == 0 {
+                // Everything written so far has completed: flush it, timed apart.
+                self.sync(eng, rec.as_deref_mut())?;
+                p.now = now_ns();
+                p.syncs.done();
+                continue;
+            }
+            if held && p.inflight == 0 {
+                // Nothing in flight and the next request not yet due: idle until it is.
+                idle_until(p.pacer.resume_at().min(p.gate.deadline()), stop);
+                p.now = now_ns();
+                continue;
+            }
+            if p.inflight == 0 {
+                break;
+            }
+            // Paced and not yet due: let everything in flight complete first (as fio does).
+            let want = if held { p.inflight } else { 1 };
+            self.reap(eng, &mut p, want, rec.as_deref_mut())?;
+            progress.publish(&p.counts);
+        }
+        if p.syncs.at_end && !signal::interrupted() {
+            self.sync(eng, rec)?;
+        }
+        p.gate.give_back();
+        Ok(())
+    }
+
+    /// With `--on-error stop`: once failures have gone on past the grace, every worker stops.
+    fn stop_after_grace(&self, p: &Phase, rec: Option<&mut Recorder>, stop: &AtomicBool) {
+        if let (Some(grace), Some(f)) = (self.plan.error_grace_ns, p.first_fail) {
+            if p.now >= f.saturating_add(grace) && !stop.load(Ordering::Relaxed) {
+                stop.store(true, Ordering::Relaxed);
+                if let Some(rec) = rec {
+                    rec.errors.stopped = true;
+                }
+            }
+        }
+    }
+
+    /// Issues requests into the free slots while the gate is open. Returns whether the next
+    /// request is held (a sync due first, not yet due at the pace, or a write with no free
+    /// block for now), rather than the slots full or the phase over.
+    fn fill<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        p: &mut Phase,
+        stop: &AtomicBool,
+    ) -> io::Result<bool> {
+        while let Some(&slot) = p.free.last() {
+            if p.syncs.due() {
+                return Ok(true);
+            }
+            if !p.gate.open(p.now, stop) {
+                return Ok(false);
+            }
+            if p.pacer.holds(&mut p.now) {
+                return Ok(true);
+            }
+            let drawn = self.plan.source.next();
+            let r = match (&self.plan.verify, drawn.dir) {
+                (Some(v), IoDir::Write) => match claim_write(&mut self.plan.source, v, drawn) {
+                    Some(r) => r,
+                    None if p.inflight == 0 => {
+                        return Err(io::Error::other(format!(
+                            "--verify: no free block for a write of {} bytes at {}",
+                            drawn.len, drawn.logical
+                        )));
+                    }
+                    None => return Ok(true),
+                },
+                _ => drawn,
+            };
+            p.gate.took();
+            p.free.pop();
+            p.pacer.issued(r.len);
+            if r.dir == IoDir::Write {
+                p.syncs.wrote();
+            }
+            self.issue(eng, slot, r, p.judge_reads);
+            p.inflight += 1;
+            p.batch += 1;
+        }
+        Ok(false)
+    }
+
+    /// Prepares request `r` in `slot`: mapped onto its file, a write's buffer sealed or
+    /// stamped, its submission time stamped.
+    #[inline]
+    fn issue<E: Engine>(&mut self, eng: &mut E, slot: u32, r: Request, judge_reads: bool) {
+        let (file, offset) = match &self.plan.stripe {
+            Some(s) => s.map(r.logical),
+            None => (0, r.logical),
+        };
+        let s = slot as usize;
+        self.dir[s] = r.dir;
+        self.offset[s] = offset;
+        self.len[s] = r.len as u32;
+        if let (Some(v), IoDir::Read, true) = (&self.plan.verify, r.dir, judge_reads) {
+            v.before_read(offset, r.len, &mut self.seen[s]);
+        }
+        if r.dir == IoDir::Write {
+            let buf = &mut eng.buffer(slot)[..r.len as usize];
+            match &self.plan.verify {
+                Some(v) => v.seal(buf, r.logical),
+                None => stamp(
+                    buf,
+                    r.logical,
+                    self.plan.write_tag.wrapping_add(self.writes),
+                ),
+            }
+            self.writes += 1;
+        }
+        self.start_ns[s] = now_ns();
+        eng.prepare(IoRequest {
+            dir: r.dir,
+            file,
+            offset,
+            slot,
+            len: r.len as u32,
+        });
+    }
+
+    /// Submits what was prepared and reaps at least `want` completions: each recorded with
+    /// its latency (or as a failure), its slot freed; then the sampled reads checked for zeros
+    /// and, with `--verify-while`, the reads judged.
+    fn reap<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        p: &mut Phase,
+        want: u32,
+        mut rec: Option<&mut Recorder>,
+    ) -> io::Result<()> {
+        if let (Some(rec), true) = (rec.as_deref_mut(), p.batch > 0) {
+            rec.depth.submit_call(p.batch, p.inflight);
+        }
+        p.batch = 0;
+        let mut reaped = 0u32;
+        let (starts, dirs, offsets, lens) = (&self.start_ns, &self.dir, &self.offset, &self.len);
+        let verify = &self.plan.verify;
+        let (reads_done, zero_check) = (&mut self.reads_done, &mut self.zero_check);
+        let sample_zeros = rec.is_some();
+        let judge_reads = p.judge_reads;
+        let Phase {
+            free,
+            inflight,
+            now,
+            counts,
+            first_fail,
+            ..
+        } = p;
+        eng.submit_and_reap(want, |slot, res| {
+            let t = now_ns();
+            let s = slot as usize;
+            *inflight -= 1;
+            reaped += 1;
+            free.push(slot);
+            *now = t;
+            let (dir, len) = (dirs[s], lens[s]);
+            let ok = res == len as i32;
+            if let (Some(v), IoDir::Write) = (verify, dir) {
+                v.done(offsets[s], len as u64, ok);
+            }
+            if ok {
+                counts.ios += 1;
+                counts.bytes += len as u64;
+                if dir == IoDir::Read {
+                    counts.read_ios += 1;
+                    counts.read_bytes += len as u64;
+                    if judge_reads {
+                        reads_done.push(slot);
+                    }
+                    if sample_zeros && counts.read_ios % ZERO_SAMPLE_EVERY == 0 {
+                        zero_check.push(slot);
+                    }
+                }
+                if let Some(rec) = rec.as_deref_mut() {
+                    rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t);
+                }
+            } else {
+                first_fail.get_or_insert(t);
+                if let Some(rec) = rec.as_deref_mut() {
+                    rec.fail(dir, offsets[s], res.min(0), t);
+                }
+            }
+        })?;
+        if let Some(rec) = rec {
+            rec.depth.reap_call(reaped);
+            // Free slots are not reused before the next pass: their data is intact.
+            for slot in self.zero_check.drain(..) {
+                let len = self.len[slot as usize] as usize;
+                rec.read.zeros.add(zero_sectors(&eng.buffer(slot)[..len]));
+            }
+        }
+        if let Some(v) = &self.plan.verify {
+            // The slots are free but not reused before the next pass: their data is intact.
+            for slot in self.reads_done.drain(..) {
+                let s = slot as usize;
+                let len = self.len[s] as usize;
+                v.after_read(&eng.buffer(slot)[..len], self.offset[s], &self.seen[s]);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::sample::SizePicker;
+    use crate::engine::{BufferArena, NullEngine};
+    use crate::offsets::{OffsetGen, Region};
+    use crate::rng::Rng;
+
+    fn plan(qd: u32, read_pct: u8) -> WorkerPlan {
+        WorkerPlan {
+            source: Synthetic {
+                offsets: OffsetGen::random(Region::new(0, 1 << 30, 4096)),
+                rng: Rng::new(1, 0),
+                read_pct,
+                sizes: SizePicker::new(&crate::access::RequestSize::fixed(4096)),
+            },
+            qd,
+            pace: Pace::default(),
+            write_tag: 0,
+            stripe: None,
+            verify: None,
+            error_grace_ns: None,
+        }
+    }
+
+    #[test]
+    fn a_budget_is_issued_exactly() {
+        let mut w = Worker::new(plan(8, 70));
+        let mut eng = NullEngine::new(BufferArena::new(8, 4096, 4096).unwrap(), 4096);
+        let budget = AtomicU64::new(16_384);
+        let mut rec = Recorder::new(now_ns());
+        let progress = Progress::default();
+        w.phase(
+            &mut eng,
+            Limit::Budget(&budget, u64::MAX),
+            Some(&mut rec),
+            &progress,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(rec.ios(), 16_384);
+        assert_eq!(rec.read.bytes + rec.write.bytes, 16_384 * 4096);
+        assert_eq!(budget.load(Ordering::Relaxed), 0);
+        let read_share = rec.read.ios as f64 / 16_384.0;
+        assert!((0.66..0.74).contains(&read_share), "{read_share}");
+        assert_eq!(progress.ios.load(Ordering::Relaxed), 16_384);
+    }
+
+    #[test]
+    fn a_sync_follows_exactly_every_nth_write_however_many_slots_are_free() {
+        // The null engine completes every request at once, so each pass finds all 8 slots
+        // free: the sync must still come after every 3rd write, not after 3 to 10.
+        let mut p = plan(8, 0);
+        p.pace.sync_every = 3;
+        let mut w = Worker::new(p);
+        let mut eng = NullEngine::new(BufferArena::new(8, 4096, 4096).unwrap(), 4096);
+        let budget = AtomicU64::new(300);
+        let mut rec = Recorder::new(now_ns());
+        w.phase(
+            &mut eng,
+            Limit::Budget(&budget, u64::MAX),
+            Some(&mut rec),
+            &Progress::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(rec.write.ios, 300);
+        assert_eq!(rec.syncs.ios, 100);
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_issues_nothing() {
+        let mut w = Worker::new(plan(4, 100));
+        let mut eng = NullEngine::new(BufferArena::new(4, 4096, 4096).unwrap(), 4096);
+        let mut rec = Recorder::new(now_ns());
+        w.phase(
+            &mut eng,
+            Limit::Until(0),
+            Some(&mut rec),
+            &Progress::default(),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert_eq!(rec.ios(), 0);
+    }
+
+    #[test]
+    fn claim_never_overdraws() {
+        let b = AtomicU64::new(5);
+        assert_eq!(gate::claim(&b, 4), 4);
+        assert_eq!(gate::claim(&b, 4), 1);
+        assert_eq!(gate::claim(&b, 4), 0);
+    }
+}

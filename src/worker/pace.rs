@@ -1,0 +1,153 @@
+//! When a worker may issue its next request: the rate cap's due times and the think time
+//! ([`Pacer`]), the syncs every N writes ([`Syncs`]), and sleeping until then.
+//!
+//! A paced worker waits as fio does: when the next request is not yet due, it lets every
+//! request in flight complete, then sleeps until it is.
+
+use crate::clock::now_ns;
+use crate::signal;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The pace of one worker: its share of a rate cap, its think time and its syncs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pace {
+    /// Nanoseconds per request at the I/O rate cap (0: no cap).
+    pub ns_per_io: f64,
+    /// Nanoseconds per byte at the byte rate cap (0: no cap).
+    pub ns_per_byte: f64,
+    /// Pause after every `think_every` requests, ns (0: none).
+    pub think_ns: u64,
+    /// Requests between two pauses.
+    pub think_every: u32,
+    /// fsync (or fdatasync) after every this many writes (0: never).
+    pub sync_every: u32,
+    /// fdatasync instead of fsync.
+    pub data_only: bool,
+    /// Sync once more when the phase has drained.
+    pub end_sync: bool,
+}
+
+impl Pace {
+    /// When the next request is due, ns after the phase's start, once `ios` requests of
+    /// `bytes` in all have been issued.
+    #[inline]
+    fn due(&self, ios: u64, bytes: u64) -> u64 {
+        (ios as f64 * self.ns_per_io).max(bytes as f64 * self.ns_per_byte) as u64
+    }
+
+    fn rated(&self) -> bool {
+        self.ns_per_io > 0.0 || self.ns_per_byte > 0.0
+    }
+}
+
+/// One phase's pacing: the requests issued so far and the think time's count.
+#[derive(Clone, Copy, Debug)]
+pub struct Pacer {
+    pace: Pace,
+    rated: bool,
+    thinks: bool,
+    /// The phase's start, monotonic ns.
+    start: u64,
+    issued: u64,
+    issued_bytes: u64,
+    since_think: u32,
+}
+
+impl Pacer {
+    /// The pacing of a phase that starts at `start` (monotonic ns).
+    pub fn new(pace: Pace, start: u64) -> Self {
+        Pacer {
+            pace,
+            rated: pace.rated(),
+            thinks: pace.think_ns > 0,
+            start,
+            issued: 0,
+            issued_bytes: 0,
+            since_think: 0,
+        }
+    }
+
+    /// Whether the next request must wait (its think pause, or it is not yet due at the rate
+    /// cap). Reads the clock into `now` only when the pace is rated.
+    #[inline]
+    pub fn holds(&self, now: &mut u64) -> bool {
+        if self.thinks && self.since_think >= self.pace.think_every {
+            return true;
+        }
+        if self.rated {
+            *now = now_ns();
+            return *now < self.start + self.pace.due(self.issued, self.issued_bytes);
+        }
+        false
+    }
+
+    /// A request of `len` bytes was issued.
+    #[inline]
+    pub fn issued(&mut self, len: u64) {
+        self.issued += 1;
+        self.issued_bytes += len;
+        self.since_think += 1;
+    }
+
+    /// With nothing in flight and the next request held: the instant to idle until (the end
+    /// of a think pause, which starts now, or the next request's due time).
+    pub fn resume_at(&mut self) -> u64 {
+        if self.thinks && self.since_think >= self.pace.think_every {
+            self.since_think = 0;
+            now_ns() + self.pace.think_ns
+        } else {
+            self.start + self.pace.due(self.issued, self.issued_bytes)
+        }
+    }
+}
+
+/// A sync after every N writes (`--fsync`/`--fdatasync`), and at the end (`--end-fsync`).
+#[derive(Clone, Copy, Debug)]
+pub struct Syncs {
+    every: u32,
+    since: u32,
+    /// Sync once more when the phase has drained.
+    pub at_end: bool,
+}
+
+impl Syncs {
+    /// The syncs `pace` asks for.
+    pub fn new(pace: &Pace) -> Self {
+        Syncs {
+            every: pace.sync_every,
+            since: 0,
+            at_end: pace.end_sync,
+        }
+    }
+
+    /// Whether a sync is due before any more writes: after every `every` writes, also after
+    /// the last one, so a pass with several free slots never overshoots.
+    #[inline]
+    pub fn due(&self) -> bool {
+        self.every > 0 && self.since >= self.every
+    }
+
+    /// A write was issued.
+    #[inline]
+    pub fn wrote(&mut self) {
+        self.since += 1;
+    }
+
+    /// The sync was done.
+    pub fn done(&mut self) {
+        self.since = 0;
+    }
+}
+
+/// Sleeps until `until` (monotonic ns) in slices short enough to notice `stop` and Ctrl-C.
+pub fn idle_until(until: u64, stop: &AtomicBool) {
+    loop {
+        let now = now_ns();
+        if now >= until || stop.load(Ordering::Relaxed) || signal::interrupted() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(
+            (until - now).min(20_000_000),
+        ));
+    }
+}
