@@ -11,7 +11,8 @@
 # plans only with --ignore-unknown runs so in halfpower (marked `*`; fio runs all of it).
 # Examples halfpower refuses are listed with the reason; planning is given 30 s, and the end
 # counts accepted / accepted with --ignore-unknown / refused naming the option / refused for
-# another reason / crashed (a signal or a panic) / hung (past 30 s).
+# another reason / crashed (a signal or a panic) / hung (past 30 s). Each tool gets 300 s per
+# example (fio 3.33 never ends io_submit_mode=offload with time_based here).
 # Needs root (loop device, cgroup v1 blkio) and fio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,9 +70,9 @@ for ex in "$EXAMPLES"/*.fio; do
     /^\[/ { close_job(); job = ($0 !~ /^\[global/) }
     { print }
     END { close_job() }' "$ex" > "$job"
-  throttled fio "$job" --output-format=json --output="$OUT/$name.fio.json" >/dev/null 2>&1 || {
+  throttled timeout 300 fio "$job" --output-format=json --output="$OUT/$name.fio.json" >/dev/null 2>&1 || {
     printf '%-28s fio failed on the rewritten job\n' "$name"; continue; }
-  throttled "$HP" fio "$job" "${ignore[@]}" --allow-write --quiet --output-format=json \
+  throttled timeout 300 "$HP" fio "$job" "${ignore[@]}" --allow-write --quiet --output-format=json \
     --output="$OUT/$name.hp.json" 2>"$OUT/$name.hp.err" || {
     printf '%-28s halfpower failed: %s\n' "$name" "$(grep -v warning "$OUT/$name.hp.err" | head -1)"; continue; }
   python3 - "$OUT/$name.fio.json" "$OUT/$name.hp.json" "$label" <<'PY' || printf '%-28s the JSON could not be compared\n' "$name"

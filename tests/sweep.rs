@@ -265,6 +265,7 @@ fn profile_writes_the_expectations_diagnose_reads() {
         "--profile-device",
         "loop0",
         "--json",
+        "-",
     ]);
     let expectation = d["devices"][0]["expectation"].as_str().unwrap();
     assert!(expectation.starts_with("profile"), "{d}");

@@ -227,7 +227,7 @@ impl PointRunner {
             eprintln!("[{}/{}] {label}", self.done, self.total);
         }
         debug_assert_eq!(w.setup.engine, self.engine);
-        let m = match runner::execute_laid(targets, layout, w, self.control) {
+        let m = match runner::execute(targets, layout, w, self.control, None) {
             Ok(m) => m,
             Err(Error::Interrupted) => return Ok(None),
             Err(e) => return Err(e),

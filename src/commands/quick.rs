@@ -7,7 +7,7 @@ use crate::clock::utc_now;
 use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
 use crate::render::text;
-use crate::runner::{self, Control};
+use crate::runner::{self, Control, Layout};
 use crate::spec::{DepthOnEngine, RwMode, Setup, Workload};
 use crate::target;
 use crate::units::ByteSize;
@@ -135,8 +135,10 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             }
             let m = runner::execute(
                 std::slice::from_ref(&scratch),
+                Layout::Separate,
                 w,
                 Control::progress(!args.output.quiet),
+                None,
             );
             let m = match m {
                 Ok(m) => m,

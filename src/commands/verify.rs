@@ -172,10 +172,7 @@ pub(super) fn execute(
     control: runner::Control,
 ) -> Result<(runner::Measurement, Option<Record>)> {
     let record = prepare(opts, w, targets)?;
-    let m = match &record {
-        Some(r) => runner::execute_verified(targets, layout, w, control, r)?,
-        None => runner::execute_laid(targets, layout, w, control)?,
-    };
+    let m = runner::execute(targets, layout, w, control, record.as_ref())?;
     Ok((m, record))
 }
 
