@@ -3,6 +3,7 @@
 //! itself and fio's output shapes live in `commands::fio` and `render::fio`.
 
 pub mod access;
+mod apply;
 pub mod files;
 pub mod jobfile;
 pub mod keywords;
