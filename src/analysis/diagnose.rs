@@ -244,11 +244,19 @@ fn growth(all: &[(f64, Figures)]) -> Option<Evidence> {
     })
 }
 
-fn diagnose_device(
-    name: &str,
-    ivs: &[(&DiskInterval, Option<&SystemInterval>)],
-    profile: Option<&Profile>,
-) -> DeviceDiagnosis {
+/// What the intervals of one device came to: each interval's diagnosis, its length and
+/// figures, and how often each method gave the service time of an interval with I/O.
+struct Judged {
+    /// One diagnosis per interval, in log order.
+    intervals: Vec<IntervalDiagnosis>,
+    /// Each interval's length (s, 1 when the log does not say) and figures.
+    all: Vec<(f64, Figures)>,
+    /// Intervals with I/O per service-time method.
+    methods: BTreeMap<ServiceMethod, usize>,
+}
+
+/// The class and service of device `name` from what its intervals say and show.
+fn classify_device(name: &str, ivs: &[(&DiskInterval, Option<&SystemInterval>)]) -> Classification {
     let said_class = ivs.iter().find_map(|(iv, _)| iv.class);
     let said_serving = ivs
         .iter()
@@ -256,17 +264,27 @@ fn diagnose_device(
         .find(|s| *s != Serving::Unknown)
         .unwrap_or_default();
     let disks: Vec<&DiskInterval> = ivs.iter().map(|(iv, _)| *iv).collect();
-    let c = classify_log(name, said_class, said_serving, &disks);
-    let mut intervals = Vec::new();
-    let mut all = Vec::new();
-    let mut methods: BTreeMap<ServiceMethod, usize> = BTreeMap::new();
+    classify_log(name, said_class, said_serving, &disks)
+}
+
+/// Judges each interval of a device classified as `c`.
+fn judge_intervals(
+    ivs: &[(&DiskInterval, Option<&SystemInterval>)],
+    c: &Classification,
+    profile: Option<&Profile>,
+) -> Judged {
+    let mut judged = Judged {
+        intervals: Vec::new(),
+        all: Vec::new(),
+        methods: BTreeMap::new(),
+    };
     for (iv, sys) in ivs {
-        let (f, method) = figures(iv, *sys, &c, profile);
+        let (f, method) = figures(iv, *sys, c, profile);
         let (verdict, evidence) = judge(&f);
         if f.iops > 0.0 {
-            *methods.entry(method).or_default() += 1;
+            *judged.methods.entry(method).or_default() += 1;
         }
-        intervals.push(IntervalDiagnosis {
+        judged.intervals.push(IntervalDiagnosis {
             time: iv.time.clone(),
             verdict,
             utilization_pct: f.util_pct,
@@ -277,38 +295,47 @@ fn diagnose_device(
             queue_length: f.queue_length,
             evidence,
         });
-        all.push((iv.interval_s.unwrap_or(1.0), f));
+        judged.all.push((iv.interval_s.unwrap_or(1.0), f));
     }
-    // Whole-log figures: time-weighted rates, I/O-weighted times.
-    let t: f64 = all.iter().map(|(t, _)| t).sum();
-    let wmean = |get: &dyn Fn(&Figures) -> Option<f64>, by_io: bool| -> Option<f64> {
-        let (mut num, mut den) = (0.0, 0.0);
-        for (dt, f) in &all {
-            if let Some(v) = get(f) {
-                let w = if by_io { f.iops * dt } else { *dt };
-                num += v * w;
-                den += w;
-            }
+    judged
+}
+
+/// The mean of a figure over the intervals that have it, weighted by their I/Os (`by_io`) or
+/// by their length.
+fn weighted_mean(
+    all: &[(f64, Figures)],
+    get: impl Fn(&Figures) -> Option<f64>,
+    by_io: bool,
+) -> Option<f64> {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (dt, f) in all {
+        if let Some(v) = get(f) {
+            let w = if by_io { f.iops * dt } else { *dt };
+            num += v * w;
+            den += w;
         }
-        (den > 0.0).then(|| num / den)
-    };
-    let iops = if t > 0.0 {
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+/// The I/O rate over the whole log (time-weighted); 0 over no time.
+fn mean_iops(all: &[(f64, Figures)]) -> f64 {
+    let t: f64 = all.iter().map(|(t, _)| t).sum();
+    if t > 0.0 {
         all.iter().map(|(dt, f)| f.iops * dt).sum::<f64>() / t
     } else {
         0.0
-    };
-    let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
-    for i in &intervals {
-        *counts.entry(i.verdict).or_default() += 1;
     }
-    let active: Vec<&IntervalDiagnosis> = intervals
-        .iter()
-        .filter(|i| i.verdict != Verdict::Idle)
-        .collect();
+}
+
+/// The whole log's verdict from its active intervals: the first of the problems that holds in
+/// at least [`VERDICT_SHARE`] of them, else invalid when half are, else healthy (idle without
+/// active intervals).
+fn log_verdict(active: &[&IntervalDiagnosis]) -> Verdict {
     let share = |v: Verdict| {
         active.iter().filter(|i| i.verdict == v).count() as f64 / active.len().max(1) as f64
     };
-    let verdict = if active.is_empty() {
+    if active.is_empty() {
         Verdict::Idle
     } else if let Some(v) = [
         Verdict::MemoryBound,
@@ -324,7 +351,12 @@ fn diagnose_device(
         Verdict::Invalid
     } else {
         Verdict::Healthy
-    };
+    }
+}
+
+/// The evidence for the log's `verdict`: how many active intervals hold it, and the evidence
+/// of the worst of them (longest queue, else response time).
+fn verdict_evidence(active: &[&IntervalDiagnosis], verdict: Verdict) -> Vec<Evidence> {
     let mut evidence = Vec::new();
     let n = active.iter().filter(|i| i.verdict == verdict).count();
     if verdict != Verdict::Idle {
@@ -354,13 +386,18 @@ fn diagnose_device(
             });
         }
     }
-    let service = wmean(&|f| f.service_ms, true);
-    if c.serving != Serving::Serial && service.is_none() && verdict != Verdict::Idle {
-        evidence.extend(growth(&all));
-    }
-    let util = wmean(&|f| f.util_pct, false);
-    // M/M/1 describes one server: only a serial device gets a projection.
-    let projection = match (c.serving, service, util) {
+    evidence
+}
+
+/// Queue and response time at 1, 1.1, 1.25 and 1.5 times the load, by M/M/1. M/M/1 describes
+/// one server: only a serial device with a service time, a utilization and I/O gets one.
+fn projection(
+    serving: Serving,
+    service: Option<f64>,
+    util: Option<f64>,
+    iops: f64,
+) -> Option<Vec<Projection>> {
+    match (serving, service, util) {
         (Serving::Serial, Some(s), Some(u)) if iops > 0.0 => Some(
             [1.0, 1.1, 1.25, 1.5]
                 .into_iter()
@@ -377,7 +414,39 @@ fn diagnose_device(
                 .collect(),
         ),
         _ => None,
-    };
+    }
+}
+
+/// Diagnoses one device from its intervals (each with the system interval of its time).
+fn diagnose_device(
+    name: &str,
+    ivs: &[(&DiskInterval, Option<&SystemInterval>)],
+    profile: Option<&Profile>,
+) -> DeviceDiagnosis {
+    let c = classify_device(name, ivs);
+    let Judged {
+        intervals,
+        all,
+        methods,
+    } = judge_intervals(ivs, &c, profile);
+    // Whole-log figures: time-weighted rates, I/O-weighted times.
+    let iops = mean_iops(&all);
+    let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
+    for i in &intervals {
+        *counts.entry(i.verdict).or_default() += 1;
+    }
+    let active: Vec<&IntervalDiagnosis> = intervals
+        .iter()
+        .filter(|i| i.verdict != Verdict::Idle)
+        .collect();
+    let verdict = log_verdict(&active);
+    let mut evidence = verdict_evidence(&active, verdict);
+    let service = weighted_mean(&all, |f| f.service_ms, true);
+    if c.serving != Serving::Serial && service.is_none() && verdict != Verdict::Idle {
+        evidence.extend(growth(&all));
+    }
+    let util = weighted_mean(&all, |f| f.util_pct, false);
+    let projection = projection(c.serving, service, util, iops);
     let exp = ivs.first().map(|(iv, _)| expectation(profile, c.class, iv));
     DeviceDiagnosis {
         device: name.to_string(),
@@ -388,10 +457,10 @@ fn diagnose_device(
         rule: verdict.rule().into(),
         utilization_pct: util,
         iops,
-        response_ms: wmean(&|f| f.response_ms, true),
+        response_ms: weighted_mean(&all, |f| f.response_ms, true),
         service_ms: service,
-        queue_ms: wmean(&|f| f.queue_ms, true),
-        queue_length: wmean(&|f| f.queue_length, false),
+        queue_ms: weighted_mean(&all, |f| f.queue_ms, true),
+        queue_length: weighted_mean(&all, |f| f.queue_length, false),
         service_source: methods
             .into_iter()
             .max_by_key(|(_, c)| *c)

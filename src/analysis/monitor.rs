@@ -103,13 +103,65 @@ pub fn device_record(
     let db = d(before.discard_sectors, after.discard_sectors) * 512;
     let dt = d(before.discard_ms, after.discard_ms);
     let ios = dd.reads + dd.writes + discards;
-    let util = dd.util_pct / 100.0;
-    let aqu = dd.aqu_sz;
     let response = per(
         d(before.read_ms, after.read_ms) + d(before.write_ms, after.write_ms) + dt,
         ios,
     );
-    let iops = rate(ios);
+    let split = split_response(cx, &dd, ios, response);
+    let flags = flags(cx, &dd, ios, split.service, response);
+    Some(DeviceRecord {
+        schema_version: MONITOR_SCHEMA_VERSION,
+        time: cx.time.to_string(),
+        interval_s: secs,
+        device: after.name.clone(),
+        class: cx.info.class,
+        disks: cx.info.disks,
+        r_s: dd.r_s,
+        w_s: dd.w_s,
+        d_s: rate(discards),
+        f_s: rate(flushes),
+        r_bytes_s: dd.read_bytes as f64 / secs,
+        w_bytes_s: dd.write_bytes as f64 / secs,
+        d_bytes_s: db as f64 / secs,
+        rrqm_s: rate(dd.read_merges),
+        wrqm_s: rate(dd.write_merges),
+        rareq_bytes: per(dd.read_bytes, dd.reads),
+        wareq_bytes: per(dd.write_bytes, dd.writes),
+        r_await_ms: dd.r_await_ms,
+        w_await_ms: dd.w_await_ms,
+        d_await_ms: per(dt, discards),
+        f_await_ms: per(d(before.flush_ms, after.flush_ms), flushes),
+        response_ms: response,
+        aqu_sz: dd.aqu_sz,
+        util_pct: dd.util_pct,
+        serving: cx.info.serving,
+        inflight: cx.inflight_end,
+        inflight_mean: cx.inflight_mean.unwrap_or(cx.inflight_end as f64),
+        service_ms: split.service,
+        queue_ms: split.queue,
+        service_source: split.source,
+        traced: cx.trace.map(|t| t.requests),
+        flags,
+    })
+}
+
+/// An interval's response time split into service and queue time.
+struct Split {
+    /// Service time, ms, when a method gave one.
+    service: Option<f64>,
+    /// Queue time, ms, with a service time.
+    queue: Option<f64>,
+    /// The method that gave the service time (`None` without one).
+    source: ServiceMethod,
+}
+
+/// Splits `response` (ms, over the interval's `ios` requests, discards included) into service
+/// and queue time by the method `analysis::device` picks for the device and the data.
+fn split_response(cx: &DeviceContext, dd: &DeviceDelta, ios: u64, response: f64) -> Split {
+    let secs = dd.seconds;
+    let util = dd.util_pct / 100.0;
+    let aqu = dd.aqu_sz;
+    let iops = ios as f64 / secs;
     let traced = cx.trace.filter(|t| t.requests > 0);
     let method = if ios == 0 {
         ServiceMethod::None
@@ -139,6 +191,24 @@ pub fn device_record(
         (ServiceMethod::Trace, Some(t)) => Some(t.os_queue_ms),
         _ => service.map(|s| queue_time_ms(response, s)),
     };
+    Split {
+        service,
+        queue,
+        source,
+    }
+}
+
+/// The interval's flags: saturation (on a serial device), paging, and counters that
+/// contradict each other.
+fn flags(
+    cx: &DeviceContext,
+    dd: &DeviceDelta,
+    ios: u64,
+    service: Option<f64>,
+    response: f64,
+) -> Vec<Flag> {
+    let util = dd.util_pct / 100.0;
+    let aqu = dd.aqu_sz;
     let mut flags = Vec::new();
     // %util and the queue measure saturation only on a device that serves one at a time.
     if cx.info.serving == Serving::Serial {
@@ -163,40 +233,7 @@ pub fn device_record(
     if drift > 2.0f64.max(aqu) {
         flags.push(Flag::UnstableQueue);
     }
-    Some(DeviceRecord {
-        schema_version: MONITOR_SCHEMA_VERSION,
-        time: cx.time.to_string(),
-        interval_s: secs,
-        device: after.name.clone(),
-        class: cx.info.class,
-        disks: cx.info.disks,
-        r_s: dd.r_s,
-        w_s: dd.w_s,
-        d_s: rate(discards),
-        f_s: rate(flushes),
-        r_bytes_s: dd.read_bytes as f64 / secs,
-        w_bytes_s: dd.write_bytes as f64 / secs,
-        d_bytes_s: db as f64 / secs,
-        rrqm_s: rate(dd.read_merges),
-        wrqm_s: rate(dd.write_merges),
-        rareq_bytes: per(dd.read_bytes, dd.reads),
-        wareq_bytes: per(dd.write_bytes, dd.writes),
-        r_await_ms: dd.r_await_ms,
-        w_await_ms: dd.w_await_ms,
-        d_await_ms: per(dt, discards),
-        f_await_ms: per(d(before.flush_ms, after.flush_ms), flushes),
-        response_ms: response,
-        aqu_sz: aqu,
-        util_pct: dd.util_pct,
-        serving: cx.info.serving,
-        inflight: cx.inflight_end,
-        inflight_mean: cx.inflight_mean.unwrap_or(cx.inflight_end as f64),
-        service_ms: service,
-        queue_ms: queue,
-        service_source: source,
-        traced: cx.trace.map(|t| t.requests),
-        flags,
-    })
+    flags
 }
 
 /// The system record over the interval between `a` and `b`.

@@ -3,6 +3,7 @@
 //! itself and fio's output shapes live in `commands::fio` and `render::fio`.
 
 pub mod access;
+mod apply;
 pub mod files;
 pub mod jobfile;
 pub mod keywords;
@@ -302,7 +303,64 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         ..Workload::default()
     };
     w.read_pct = o.rw.is_mixed().then_some(o.rwmixread);
-    w.bs = ByteSize(match (w.reads(), w.writes()) {
+    w.bs = ByteSize(request_size(o, &w)?).into();
+    // Clones with files of their own are one worker on each; clones that share files are
+    // that many workers on them.
+    w.threads = if files.groups > 1 { 1 } else { o.numjobs };
+    mapping::plan(o, &mut w, &mut notes)?;
+    engine_and_depth(o, &mut w, &mut notes);
+    page_cache(o, &mut w, &mut notes);
+    w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
+    w.setup.seed = match (o.randseed, o.randrepeat) {
+        (Some(s), _) => s,
+        (None, true) => DEFAULT_SEED,
+        (None, false) => crate::clock::now_ns() ^ DEFAULT_SEED,
+    };
+    w.setup.allow_write = allow_write;
+    w.setup.destroy_data = destroy_data;
+    w.setup.affinity = match &o.cpus_allowed {
+        Some(list) => list
+            .parse()
+            .map_err(|e: String| FioError::value("cpus_allowed", list, e))?,
+        None => crate::affinity::Affinity::None,
+    };
+    let (stripe, size_pct) = file_sizes(o, &files, &mut w)?;
+    match o.offset {
+        Size::Bytes(b) => w.setup.offset = ByteSize(b),
+        Size::Percent(0.0) => {}
+        Size::Percent(_) => {
+            return Err(FioError::NotYet {
+                option: "offset".into(),
+                why: "offsets as a percentage are not implemented yet".into(),
+            });
+        }
+    }
+    let ending = ending(o, &mut w)?;
+    if let Some(m) = &o.verify {
+        notes.push(verify_note(&o.name, m, ending));
+    }
+    Ok(JobPlan {
+        workload: w,
+        paths,
+        clone_files: files.groups,
+        stripe,
+        // Only the directions the job does (a value given once applies to both in fio).
+        rate_min: [
+            if o.reads() { o.access.rate_min[0] } else { 0 } * o.numjobs as u64,
+            if o.writes() { o.access.rate_min[1] } else { 0 } * o.numjobs as u64,
+        ],
+        ending,
+        size_pct,
+        startdelay: Duration::from_micros(o.startdelay_us),
+        notes,
+        verify: o.verify.clone(),
+    })
+}
+
+/// The request size, bytes, of the directions `w` does: one job cannot mix a read size and
+/// another write size yet.
+fn request_size(o: &JobOptions, w: &Workload) -> Result<u64, FioError> {
+    Ok(match (w.reads(), w.writes()) {
         (true, true) if o.bs[0] != o.bs[1] => {
             return Err(FioError::NotYet {
                 option: "bs".into(),
@@ -312,11 +370,11 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         (false, true) => o.bs[1],
         _ => o.bs[0],
     })
-    .into();
-    // Clones with files of their own are one worker on each; clones that share files are
-    // that many workers on them.
-    w.threads = if files.groups > 1 { 1 } else { o.numjobs };
-    mapping::plan(o, &mut w, &mut notes)?;
+}
+
+/// The engine and queue depth in `w`, with a note where halfpower runs them unlike fio or
+/// reports the clones together.
+fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) {
     w.setup.engine = match o.ioengine {
         FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
         FioEngine::Sync => EngineKind::Sync,
@@ -347,6 +405,11 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             o.name, o.numjobs
         ));
     }
+}
+
+/// Buffered or direct I/O and O_SYNC in `w`, with a note where fio drops the page cache more
+/// often than halfpower.
+fn page_cache(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) {
     w.setup.buffered = !o.direct;
     if w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random())) {
         notes.push(format!(
@@ -362,31 +425,11 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         ));
     }
     w.setup.write_through = o.sync;
-    w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
-    w.setup.seed = match (o.randseed, o.randrepeat) {
-        (Some(s), _) => s,
-        (None, true) => DEFAULT_SEED,
-        (None, false) => crate::clock::now_ns() ^ DEFAULT_SEED,
-    };
-    w.setup.allow_write = allow_write;
-    w.setup.destroy_data = destroy_data;
-    w.setup.affinity = match &o.cpus_allowed {
-        Some(list) => list
-            .parse()
-            .map_err(|e: String| FioError::value("cpus_allowed", list, e))?,
-        None => crate::affinity::Affinity::None,
-    };
-    let (stripe, size_pct) = file_sizes(o, &files, &mut w)?;
-    match o.offset {
-        Size::Bytes(b) => w.setup.offset = ByteSize(b),
-        Size::Percent(0.0) => {}
-        Size::Percent(_) => {
-            return Err(FioError::NotYet {
-                option: "offset".into(),
-                why: "offsets as a percentage are not implemented yet".into(),
-            });
-        }
-    }
+}
+
+/// How the job ends (its runtime, or its bytes), set in `w`; a time-based job needs a
+/// runtime, and a mix of request sizes needs a time-based job.
+fn ending(o: &JobOptions, w: &mut Workload) -> Result<Ending, FioError> {
     let runtime = o.runtime_us.map(Duration::from_micros);
     let ending = match (o.time_based, runtime) {
         (true, Some(t)) => Ending::Time(t),
@@ -418,25 +461,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     } else {
         w.setup.time = runtime.map(Dur);
     }
-    if let Some(m) = &o.verify {
-        notes.push(verify_note(&o.name, m, ending));
-    }
-    Ok(JobPlan {
-        workload: w,
-        paths,
-        clone_files: files.groups,
-        stripe,
-        // Only the directions the job does (a value given once applies to both in fio).
-        rate_min: [
-            if o.reads() { o.access.rate_min[0] } else { 0 } * o.numjobs as u64,
-            if o.writes() { o.access.rate_min[1] } else { 0 } * o.numjobs as u64,
-        ],
-        ending,
-        size_pct,
-        startdelay: Duration::from_micros(o.startdelay_us),
-        notes,
-        verify: o.verify.clone(),
-    })
+    Ok(ending)
 }
 
 /// What halfpower's verification of a job does, and how fio's differs in what it reports.

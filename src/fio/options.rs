@@ -4,7 +4,7 @@
 
 use super::FioError;
 use super::access::FioAccess;
-use super::number::{self, KbBase, Size, TimeUnit};
+use super::number::{KbBase, Size};
 use crate::spec::RwMode;
 
 /// fio's I/O engines as halfpower maps them.
@@ -22,7 +22,8 @@ pub enum FioEngine {
 }
 
 impl FioEngine {
-    fn parse(v: &str) -> Result<Self, FioError> {
+    /// The engine fio calls `v`; an engine halfpower does not run is refused.
+    pub(super) fn parse(v: &str) -> Result<Self, FioError> {
         Ok(match v {
             "io_uring" => FioEngine::IoUring,
             "libaio" => FioEngine::Libaio,
@@ -154,10 +155,6 @@ pub struct JobOptions {
 /// fio's default period of the bandwidth and IOPS samples (`bwavgtime`, `iopsavgtime`), ms.
 pub const DEFAULT_AVG_MS: u64 = 500;
 
-/// The shortest sample period halfpower can give: its counts are taken every 100 ms
-/// (`stats::window::CI_WINDOW_S`).
-const MIN_AVG_MS: u64 = 100;
-
 /// fio's default percentiles.
 pub const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
@@ -256,19 +253,6 @@ pub const VERIFY_METHODS: [&str; 16] = [
     "meta",
 ];
 
-/// Options that change nothing halfpower measures, taken as fio takes them.
-const NO_EFFECT: [&str; 8] = [
-    "thread",
-    // tiobench's spelling, which fio 3.33 takes for `thread`.
-    "threads",
-    "iodepth_batch",
-    "iodepth_batch_submit",
-    "iodepth_batch_complete",
-    "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max",
-    "iodepth_low",
-];
-
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
 pub const SUPPORTED: [&str; 47] = [
     "name",
@@ -319,260 +303,6 @@ pub const SUPPORTED: [&str; 47] = [
     "bs_unaligned",
     "norandommap",
 ];
-
-fn rw_mode(v: &str) -> Result<(RwMode, Option<&str>), FioError> {
-    let (mode, stride) = match v.split_once(':') {
-        Some((m, s)) => (m, Some(s)),
-        None => (v, None),
-    };
-    let m = match mode {
-        "read" => RwMode::Read,
-        "write" => RwMode::Write,
-        "randread" => RwMode::Randread,
-        "randwrite" => RwMode::Randwrite,
-        "rw" | "readwrite" => RwMode::Rw,
-        "randrw" => RwMode::Randrw,
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err(FioError::NotYet {
-                option: "rw".into(),
-                why: format!("rw={mode}: trim is not implemented"),
-            });
-        }
-        _ => {
-            return Err(FioError::value(
-                "rw",
-                v,
-                "read, write, randread, randwrite, rw, readwrite or randrw (trim modes are not \
-                 supported)",
-            ));
-        }
-    };
-    Ok((m, stride))
-}
-
-fn pct(option: &str, v: &str) -> Result<u8, FioError> {
-    let n = number::int(option, v)?;
-    u8::try_from(n)
-        .ok()
-        .filter(|p| *p <= 100)
-        .ok_or_else(|| FioError::value(option, v, "a percentage from 0 to 100"))
-}
-
-fn u32_in(option: &str, v: &str, max: u32) -> Result<u32, FioError> {
-    let n = number::int(option, v)?;
-    u32::try_from(n)
-        .ok()
-        .filter(|n| (1..=max).contains(n))
-        .ok_or_else(|| FioError::value(option, v, format!("a whole number from 1 to {max}")))
-}
-
-impl JobOptions {
-    /// Applies one option. `kb_base` must already be set (fio reads it before the sizes).
-    pub fn apply(&mut self, key: &str, value: Option<&str>) -> Result<(), FioError> {
-        let base = self.kb_base;
-        let need =
-            || value.ok_or_else(|| FioError::value(key, "", "a value (write it as key=value)"));
-        if let Some((_, why)) = NOT_YET.iter().find(|(k, _)| *k == key) {
-            let v = value.unwrap_or("1");
-            let harmless = v.split(',').all(|p| p.trim() == "0" || p.trim().is_empty())
-                || (key == "verify" && v == "none");
-            if harmless {
-                return Ok(());
-            }
-            return Err(FioError::NotYet {
-                option: key.to_string(),
-                why: (*why).to_string(),
-            });
-        }
-        if NO_EFFECT.contains(&key) {
-            return Ok(());
-        }
-        if key == "random_center" {
-            return Err(FioError::NotFio {
-                option: key.into(),
-                instead: "give the centre after the distribution's value, e.g. \
-                          random_distribution=zipf:1.2:0.5 or normal:5:0.3"
-                    .into(),
-            });
-        }
-        if super::access::KEYS.contains(&key) {
-            return self.access.apply(key, value, base);
-        }
-        match key {
-            "name" => self.name = need()?.to_string(),
-            // fio adds a job's filename to the one it inherited (two files, the size split
-            // between them), so a second filename makes a list.
-            "filename" => {
-                let f = need()?;
-                self.filename = Some(match self.filename.take() {
-                    Some(before) => format!("{before}:{f}"),
-                    None => f.to_string(),
-                });
-            }
-            "directory" => self.directory = Some(need()?.to_string()),
-            "nrfiles" => self.nrfiles = u32_in(key, need()?, 1_000_000)? as u64,
-            "size" => self.size = Some(number::size(key, need()?, base, true)?),
-            "filesize" => {
-                let v = need()?;
-                if v.contains('-') && !v.trim().starts_with('(') && !v.contains('$') {
-                    return Err(FioError::NotYet {
-                        option: key.into(),
-                        why: format!("a range of file sizes ({v}): give one size"),
-                    });
-                }
-                self.filesize = Some(number::bytes(key, v, base)?).filter(|b| *b > 0);
-            }
-            "offset" => self.offset = number::size(key, need()?, base, true)?,
-            "io_size" | "io_limit" => self.io_size = Some(number::bytes(key, need()?, base)?),
-            "rw" | "readwrite" => {
-                let v = need()?;
-                let (mode, stride) = rw_mode(v)?;
-                if stride.is_some_and(|s| s.trim_start().starts_with('-')) {
-                    return Err(FioError::NotYet {
-                        option: key.into(),
-                        why: format!(
-                            "{v}: backwards sequential I/O (a negative stride) is not supported; \
-                             halfpower's sequential streams go forwards (rw=read:8k leaves gaps)"
-                        ),
-                    });
-                }
-                self.rw = mode;
-                self.rw_stride = match stride {
-                    Some(s) => Some(number::bytes(key, s, base)?),
-                    None => None,
-                };
-            }
-            "rwmixread" => self.rwmixread = pct(key, need()?)?,
-            "rwmixwrite" => self.rwmixread = 100 - pct(key, need()?)?,
-            "bs" | "blocksize" => {
-                let v = need()?;
-                let parts: Vec<&str> = v.split(',').collect();
-                if parts.len() > 3 {
-                    return Err(FioError::value(
-                        key,
-                        v,
-                        "up to three sizes: read,write,trim",
-                    ));
-                }
-                let read = number::bytes(key, parts[0], base)?;
-                // fio: an empty entry keeps the default; a missing one repeats the read size.
-                let write = match parts.get(1).map(|s| s.trim()) {
-                    None => read,
-                    Some("") => self.bs[1],
-                    Some(s) => number::bytes(key, s, base)?,
-                };
-                self.bs = [read, write];
-            }
-            "direct" => self.direct = number::switch(key, value)?,
-            "invalidate" => self.invalidate = number::switch(key, value)?,
-            "buffered" => self.direct = !number::switch(key, value)?,
-            "sync" => {
-                self.sync = match value.map(str::trim) {
-                    None | Some("1") | Some("sync") | Some("dsync") => true,
-                    Some("0") | Some("none") => false,
-                    Some(v) => return Err(FioError::value(key, v, "0, 1, none, sync or dsync")),
-                }
-            }
-            "ioengine" => self.ioengine = FioEngine::parse(need()?)?,
-            "iodepth" => self.iodepth = u32_in(key, need()?, crate::spec::MAX_QD)?,
-            "numjobs" => self.numjobs = u32_in(key, need()?, crate::spec::MAX_THREADS)?,
-            "runtime" | "timeout" => {
-                let us = number::time_us(key, need()?, TimeUnit::Seconds)?;
-                self.runtime_us = (us > 0).then_some(us);
-            }
-            "time_based" => self.time_based = number::switch(key, value)?,
-            "ramp_time" => self.ramp_time_us = number::time_us(key, need()?, TimeUnit::Seconds)?,
-            "startdelay" => self.startdelay_us = number::time_us(key, need()?, TimeUnit::Seconds)?,
-            "loops" => self.loops = u32_in(key, need()?, 1_000_000)? as u64,
-            "randrepeat" => self.randrepeat = number::switch(key, value)?,
-            "randseed" => self.randseed = Some(number::int(key, need()?)?),
-            "group_reporting" => self.group_reporting = number::switch(key, value)?,
-            "stonewall" | "wait_for_previous" => self.stonewall = number::switch(key, value)?,
-            "new_group" => self.new_group = number::switch(key, value)?,
-            "wait_for" => self.wait_for = Some(need()?.to_string()),
-            "cpus_allowed" => self.cpus_allowed = Some(need()?.to_string()),
-            "clat_percentiles" => self.clat_percentiles = number::switch(key, value)?,
-            "lat_percentiles" => self.lat_percentiles = number::switch(key, value)?,
-            "percentile_list" => {
-                let v = need()?;
-                let list: Result<Vec<f64>, _> = v
-                    .split(':')
-                    .map(|p| {
-                        p.trim()
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|q| *q > 0.0 && *q <= 100.0)
-                            .ok_or_else(|| {
-                                FioError::value(key, v, "percentiles above 0 and at most 100 separated by ':', e.g. 50:99:99.9")
-                            })
-                    })
-                    .collect();
-                self.percentile_list = list?;
-            }
-            "kb_base" => self.kb_base = KbBase::parse(key, need()?)?,
-            "verify" => {
-                let v = need()?.trim();
-                self.verify = match v {
-                    "none" | "0" => None,
-                    m if VERIFY_METHODS.contains(&m) => Some(m.to_string()),
-                    _ => {
-                        return Err(FioError::value(
-                            key,
-                            v,
-                            format!(
-                                "none or a checksum method ({}); pattern verification is not \
-                                 halfpower's",
-                                VERIFY_METHODS.join(", ")
-                            ),
-                        ));
-                    }
-                };
-            }
-            "unified_rw_reporting" => {
-                self.unified_rw_reporting = match value.map(str::trim) {
-                    None | Some("1") | Some("mixed") => Unified::Mixed,
-                    Some("2") | Some("both") => Unified::Both,
-                    Some("0") | Some("none") => Unified::None,
-                    Some(v) => {
-                        return Err(FioError::value(key, v, "none, mixed, both, 0, 1 or 2"));
-                    }
-                }
-            }
-            "description" => self.description = Some(need()?.to_string()),
-            "bwavgtime" | "iopsavgtime" => {
-                let v = need()?;
-                let ms = number::time_us(key, v, TimeUnit::Millis)? / 1000;
-                if ms < MIN_AVG_MS {
-                    return Err(FioError::value(
-                        key,
-                        v,
-                        format!(
-                            "at least {MIN_AVG_MS} ms (halfpower counts the I/Os done every \
-                             {MIN_AVG_MS} ms)"
-                        ),
-                    ));
-                }
-                match key {
-                    "bwavgtime" => self.bw_avg_ms = ms,
-                    _ => self.iops_avg_ms = ms,
-                }
-            }
-            // halfpower always draws random offsets with replacement, which is what
-            // norandommap asks for (docs/fio.md: jobs without it touch each block once a pass).
-            "norandommap" => self.norandommap = number::switch(key, value)?,
-            "blocksize_unaligned" | "bs_unaligned" => {
-                if number::switch(key, value)? {
-                    return Err(FioError::NotYet {
-                        option: key.to_string(),
-                        why: "halfpower issues whole, aligned requests only".into(),
-                    });
-                }
-            }
-            _ => return Err(FioError::Unsupported(key.to_string())),
-        }
-        Ok(())
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -6,149 +6,228 @@ use crate::model::log::{DiskInterval, Log, LogFormat, SystemInterval};
 /// Parses iostat's extended report. The first report (averages since boot) is dropped when
 /// later ones follow.
 pub fn parse(path: &str, text: &str) -> Log {
-    let mut log = Log {
-        path: path.to_string(),
-        format: LogFormat::Iostat,
-        ..Default::default()
-    };
-    let mut report = 0usize;
-    let mut time = String::new();
-    let mut prev_secs: Option<f64> = None;
-    let mut interval: Option<f64> = None;
-    let mut columns: Vec<String> = Vec::new();
-    let mut in_cpu = false;
-    let mut disks: Vec<Vec<DiskInterval>> = Vec::new();
-    let mut system: Vec<Vec<SystemInterval>> = Vec::new();
+    let mut reader = Reader::new(path);
     for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim_end_matches('\r');
-        let n = i + 1;
+        reader.line(i + 1, raw.trim_end_matches('\r'));
+    }
+    reader.finish(path)
+}
+
+/// The parser's state between lines: the report being read and what was read so far.
+struct Reader {
+    /// The log being built (its warnings as they come).
+    log: Log,
+    /// Reports (time stamps) seen so far.
+    report: usize,
+    /// The current report's time stamp, as written.
+    time: String,
+    /// The previous report's time, seconds.
+    prev_secs: Option<f64>,
+    /// Seconds since the previous report.
+    interval: Option<f64>,
+    /// The current device header's column names (empty outside a device table).
+    columns: Vec<String>,
+    /// The next line holds the `avg-cpu` values.
+    in_cpu: bool,
+    /// The device rows of each report.
+    disks: Vec<Vec<DiskInterval>>,
+    /// The CPU rows of each report.
+    system: Vec<Vec<SystemInterval>>,
+}
+
+impl Reader {
+    /// A reader of file `path` before its first line.
+    fn new(path: &str) -> Reader {
+        Reader {
+            log: Log {
+                path: path.to_string(),
+                format: LogFormat::Iostat,
+                ..Default::default()
+            },
+            report: 0,
+            time: String::new(),
+            prev_secs: None,
+            interval: None,
+            columns: Vec::new(),
+            in_cpu: false,
+            disks: Vec::new(),
+            system: Vec::new(),
+        }
+    }
+
+    /// Reads line `n` (without its line end).
+    fn line(&mut self, n: usize, line: &str) {
         if line.trim().is_empty() {
-            columns.clear();
-            continue;
+            self.columns.clear();
+            return;
         }
         if line.starts_with("Linux ") {
-            continue;
+            return;
         }
         if let Some(secs) = parse_seconds(line) {
-            time = line.trim().to_string();
-            interval = prev_secs.map(|p| secs - p);
-            prev_secs = Some(secs);
-            report += 1;
-            disks.push(Vec::new());
-            system.push(Vec::new());
-            continue;
+            self.start_report(line, secs);
+            return;
         }
         if line.starts_with("avg-cpu:") {
-            in_cpu = true;
-            continue;
+            self.in_cpu = true;
+            return;
         }
-        if in_cpu {
-            in_cpu = false;
-            let v: Vec<f64> = line
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            if v.len() == 6 {
-                if let Some(s) = system.last_mut() {
-                    s.push(SystemInterval {
-                        time: time.clone(),
-                        paging_s: None,
-                        cpu_pct: Some(100.0 - v[5] - v[3]),
-                        interrupt_pct: None,
-                    });
-                }
-            } else {
-                log.warn(n, "avg-cpu line without 6 values; skipped");
-            }
-            continue;
+        if self.in_cpu {
+            self.in_cpu = false;
+            self.cpu_row(n, line);
+            return;
         }
         if line.starts_with("Device") {
-            columns = line.split_whitespace().map(str::to_string).collect();
-            continue;
+            self.columns = line.split_whitespace().map(str::to_string).collect();
+            return;
         }
-        if columns.is_empty() {
-            log.warn(n, "line outside a report; skipped");
-            continue;
+        if self.columns.is_empty() {
+            self.log.warn(n, "line outside a report; skipped");
+            return;
         }
+        self.device_row(n, line);
+    }
+
+    /// A time stamp line at `secs`: a new report begins.
+    fn start_report(&mut self, line: &str, secs: f64) {
+        self.time = line.trim().to_string();
+        self.interval = self.prev_secs.map(|p| secs - p);
+        self.prev_secs = Some(secs);
+        self.report += 1;
+        self.disks.push(Vec::new());
+        self.system.push(Vec::new());
+    }
+
+    /// The values under `avg-cpu:` (%user %nice %system %iowait %steal %idle).
+    fn cpu_row(&mut self, n: usize, line: &str) {
+        let v: Vec<f64> = line
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() == 6 {
+            if let Some(s) = self.system.last_mut() {
+                s.push(SystemInterval {
+                    time: self.time.clone(),
+                    paging_s: None,
+                    cpu_pct: Some(100.0 - v[5] - v[3]),
+                    interrupt_pct: None,
+                });
+            }
+        } else {
+            self.log.warn(n, "avg-cpu line without 6 values; skipped");
+        }
+    }
+
+    /// One device's row under the current header.
+    fn device_row(&mut self, n: usize, line: &str) {
         let cells: Vec<&str> = line.split_whitespace().collect();
-        if cells.len() != columns.len() {
-            log.warn(
+        if cells.len() != self.columns.len() {
+            self.log.warn(
                 n,
                 format!(
                     "{} fields where the header has {}; line skipped",
                     cells.len(),
-                    columns.len()
+                    self.columns.len()
                 ),
             );
-            continue;
+            return;
         }
-        let get = |names: &[&str]| -> Option<f64> {
-            names.iter().find_map(|name| {
-                let i = columns.iter().position(|c| c == name)?;
-                cells[i]
-                    .replace(',', ".")
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|f| f.is_finite())
-            })
+        let row = Row {
+            columns: &self.columns,
+            cells: &cells,
         };
-        let (Some(r_s), Some(w_s)) = (get(&["r/s"]), get(&["w/s"])) else {
-            log.warn(n, "no numeric r/s and w/s; line skipped");
-            continue;
+        let (Some(r_s), Some(w_s)) = (row.get(&["r/s"]), row.get(&["w/s"])) else {
+            self.log.warn(n, "no numeric r/s and w/s; line skipped");
+            return;
         };
-        let kib = |k: &[&str], m: &[&str], sec: &[&str]| {
-            get(k)
-                .map(|v| v * 1024.0)
-                .or_else(|| get(m).map(|v| v * 1024.0 * 1024.0))
-                .or_else(|| get(sec).map(|v| v * 512.0))
-        };
-        let r_await = get(&["r_await", "await"]);
-        let w_await = get(&["w_await", "await"]);
         // Discards (sysstat 12) are in %util and aqu-sz, so they are I/Os of the interval too.
-        let d_s = get(&["d/s"]).unwrap_or(0.0);
-        let d_await = get(&["d_await"]).unwrap_or(0.0);
+        let d_s = row.get(&["d/s"]).unwrap_or(0.0);
+        let response = row.response_ms(r_s, w_s, d_s);
+        if self.interval.is_some_and(|s| s <= 0.0) {
+            self.log.warn(n, "zero-length interval; skipped");
+            return;
+        }
+        let interval = DiskInterval {
+            time: self.time.clone(),
+            interval_s: self.interval,
+            device: cells[0].to_string(),
+            class: None,
+            disks: 1,
+            r_s,
+            w_s,
+            d_s,
+            r_bytes_s: row.bytes_s(&["rkB/s"], &["rMB/s"], &["rsec/s"]),
+            w_bytes_s: row.bytes_s(&["wkB/s"], &["wMB/s"], &["wsec/s"]),
+            response_ms: response,
+            util_pct: row.get(&["%util"]),
+            queue_length: row.get(&["aqu-sz", "avgqu-sz"]),
+            service_ms: None,
+            service_source: None,
+            split_io_s: None,
+            serving: Default::default(),
+        };
+        if let Some(d) = self.disks.last_mut() {
+            d.push(interval);
+        }
+    }
+
+    /// The log, without the first report (averages since boot) when later ones follow.
+    fn finish(self, path: &str) -> Log {
+        let mut log = self.log;
+        let skip_first = self.report > 1;
+        if skip_first {
+            log.warnings.push(format!(
+                "{path}: first report (averages since boot) left out"
+            ));
+        }
+        let skip = usize::from(skip_first);
+        log.disks = self.disks.into_iter().skip(skip).flatten().collect();
+        log.system = self.system.into_iter().skip(skip).flatten().collect();
+        log
+    }
+}
+
+/// One device row's cells and the header they stand under.
+struct Row<'a> {
+    /// The header's column names.
+    columns: &'a [String],
+    /// The row's cells, as many as columns.
+    cells: &'a [&'a str],
+}
+
+impl Row<'_> {
+    /// The finite number in the first of `names` the header has (a decimal comma read too).
+    fn get(&self, names: &[&str]) -> Option<f64> {
+        names.iter().find_map(|name| {
+            let i = self.columns.iter().position(|c| c == name)?;
+            self.cells[i]
+                .replace(',', ".")
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+        })
+    }
+
+    /// Bytes/s from a column in kB/s (`k`), else MB/s (`m`), else sectors/s (`sec`).
+    fn bytes_s(&self, k: &[&str], m: &[&str], sec: &[&str]) -> Option<f64> {
+        self.get(k)
+            .map(|v| v * 1024.0)
+            .or_else(|| self.get(m).map(|v| v * 1024.0 * 1024.0))
+            .or_else(|| self.get(sec).map(|v| v * 512.0))
+    }
+
+    /// The mean response time over reads, writes and discards, weighted by their rates.
+    fn response_ms(&self, r_s: f64, w_s: f64, d_s: f64) -> Option<f64> {
+        let r_await = self.get(&["r_await", "await"]);
+        let w_await = self.get(&["w_await", "await"]);
+        let d_await = self.get(&["d_await"]).unwrap_or(0.0);
         let ios = r_s + w_s + d_s;
-        let response = match (r_await, w_await) {
+        match (r_await, w_await) {
             (Some(r), Some(w)) if ios > 0.0 => Some((r * r_s + w * w_s + d_await * d_s) / ios),
             (Some(_), Some(_)) => Some(0.0),
             _ => None,
-        };
-        if interval.is_some_and(|s| s <= 0.0) {
-            log.warn(n, "zero-length interval; skipped");
-            continue;
-        }
-        if let Some(d) = disks.last_mut() {
-            d.push(DiskInterval {
-                time: time.clone(),
-                interval_s: interval,
-                device: cells[0].to_string(),
-                class: None,
-                disks: 1,
-                r_s,
-                w_s,
-                d_s,
-                r_bytes_s: kib(&["rkB/s"], &["rMB/s"], &["rsec/s"]),
-                w_bytes_s: kib(&["wkB/s"], &["wMB/s"], &["wsec/s"]),
-                response_ms: response,
-                util_pct: get(&["%util"]),
-                queue_length: get(&["aqu-sz", "avgqu-sz"]),
-                service_ms: None,
-                service_source: None,
-                split_io_s: None,
-                serving: Default::default(),
-            });
         }
     }
-    let skip_first = report > 1;
-    if skip_first {
-        log.warnings.push(format!(
-            "{path}: first report (averages since boot) left out"
-        ));
-    }
-    let skip = usize::from(skip_first);
-    log.disks = disks.into_iter().skip(skip).flatten().collect();
-    log.system = system.into_iter().skip(skip).flatten().collect();
-    log
 }
 
 /// The test sample, for the whole-log tests.

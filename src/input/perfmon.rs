@@ -56,52 +56,9 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
         _ => return Err("the header line is not valid CSV".into()),
     };
     let cols: Vec<Option<Column>> = header.iter().skip(1).map(|h| parse_column(h)).collect();
-    if !cols
-        .iter()
-        .flatten()
-        .any(|c| KNOWN_OBJECTS.contains(&c.object.as_str()))
-    {
-        let example = cols.iter().flatten().next().map_or(String::new(), |c| {
-            format!(" (found object '{}', counter '{}')", c.object, c.counter)
-        });
-        return Err(format!(
-            "no PhysicalDisk, LogicalDisk, Memory or Processor counters{example}; localized (non-English) counter names are not supported: record the log on an English system or relog it with English counter names"
-        ));
-    }
-    // (object, instance) -> counter -> column index (after the time column)
-    let mut disks: BTreeMap<(String, String), BTreeMap<String, usize>> = BTreeMap::new();
-    let mut sys: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, c) in cols.iter().enumerate() {
-        let Some(c) = c else { continue };
-        match c.object.as_str() {
-            "PhysicalDisk" | "LogicalDisk" if c.instance != "_Total" => {
-                disks
-                    .entry((c.object.clone(), c.instance.clone()))
-                    .or_default()
-                    .insert(c.counter.clone(), i);
-            }
-            "Memory" => {
-                sys.insert(format!("Memory\\{}", c.counter), i);
-            }
-            "Processor" if c.instance == "_Total" => {
-                sys.insert(format!("Processor\\{}", c.counter), i);
-            }
-            _ => {}
-        }
-    }
-    for ((object, inst), counters) in &disks {
-        for needed in [
-            "% Idle Time",
-            "Disk Transfers/sec",
-            "Avg. Disk sec/Transfer",
-        ] {
-            if !counters.contains_key(needed) {
-                log.warnings.push(format!(
-                    "{path}: {object}({inst}) has no '{needed}' counter; the rules that need it are skipped"
-                ));
-            }
-        }
-    }
+    check_english(&cols)?;
+    let layout = Layout::of(&cols);
+    layout.warn_missing(&mut log, path);
     let mut prev: Option<f64> = None;
     for (n, cells) in data_rows(&mut log, records, header.len()) {
         let time = cells[0].trim().to_string();
@@ -118,16 +75,94 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
             log.warn(n, "zero-length interval; skipped");
             continue;
         }
-        let val = |i: usize| -> Option<f64> {
-            cells
-                .get(i + 1)?
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite())
-        };
-        for ((object, inst), c) in &disks {
-            let get = |name: &str| c.get(name).and_then(|&i| val(i));
+        layout.disk_samples(&mut log, n, &time, interval, &cells);
+        layout.system_sample(&mut log, time, &cells);
+    }
+    Ok(log)
+}
+
+/// `Err` unless some column is one of the English objects a diagnosis reads.
+fn check_english(cols: &[Option<Column>]) -> Result<(), String> {
+    if cols
+        .iter()
+        .flatten()
+        .any(|c| KNOWN_OBJECTS.contains(&c.object.as_str()))
+    {
+        return Ok(());
+    }
+    let example = cols.iter().flatten().next().map_or(String::new(), |c| {
+        format!(" (found object '{}', counter '{}')", c.object, c.counter)
+    });
+    Err(format!(
+        "no PhysicalDisk, LogicalDisk, Memory or Processor counters{example}; localized (non-English) counter names are not supported: record the log on an English system or relog it with English counter names"
+    ))
+}
+
+/// The finite number in the cell of column `i` (counted after the time column).
+fn value(cells: &[String], i: usize) -> Option<f64> {
+    cells
+        .get(i + 1)?
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+}
+
+/// Where the counters a diagnosis reads are in a row.
+struct Layout {
+    /// (object, instance) -> counter -> column index (after the time column).
+    disks: BTreeMap<(String, String), BTreeMap<String, usize>>,
+    /// `Memory\Counter` or `Processor\Counter` (of `_Total`) -> column index.
+    sys: BTreeMap<String, usize>,
+}
+
+impl Layout {
+    /// The disk and system counters among `cols` (the `_Total` disk instances left out).
+    fn of(cols: &[Option<Column>]) -> Layout {
+        let mut disks: BTreeMap<(String, String), BTreeMap<String, usize>> = BTreeMap::new();
+        let mut sys: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, c) in cols.iter().enumerate() {
+            let Some(c) = c else { continue };
+            match c.object.as_str() {
+                "PhysicalDisk" | "LogicalDisk" if c.instance != "_Total" => {
+                    disks
+                        .entry((c.object.clone(), c.instance.clone()))
+                        .or_default()
+                        .insert(c.counter.clone(), i);
+                }
+                "Memory" => {
+                    sys.insert(format!("Memory\\{}", c.counter), i);
+                }
+                "Processor" if c.instance == "_Total" => {
+                    sys.insert(format!("Processor\\{}", c.counter), i);
+                }
+                _ => {}
+            }
+        }
+        Layout { disks, sys }
+    }
+
+    /// A warning for each disk without one of the counters the rules need.
+    fn warn_missing(&self, log: &mut Log, path: &str) {
+        for ((object, inst), counters) in &self.disks {
+            for needed in [
+                "% Idle Time",
+                "Disk Transfers/sec",
+                "Avg. Disk sec/Transfer",
+            ] {
+                if !counters.contains_key(needed) {
+                    log.warnings.push(format!(
+                        "{path}: {object}({inst}) has no '{needed}' counter; the rules that need it are skipped"
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Each disk's interval from row `n` (`cells`), ending at `time`, `interval` s long.
+    fn disk_samples(&self, log: &mut Log, n: usize, time: &str, interval: f64, cells: &[String]) {
+        for ((object, inst), c) in &self.disks {
+            let get = |name: &str| c.get(name).and_then(|&i| value(cells, i));
             let transfers = get("Disk Transfers/sec");
             let reads = get("Disk Reads/sec");
             let writes = get("Disk Writes/sec");
@@ -144,7 +179,7 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
             };
             let idle = get("% Idle Time");
             log.disks.push(DiskInterval {
-                time: time.clone(),
+                time: time.to_string(),
                 interval_s: Some(interval),
                 device: format!("{object}({inst})"),
                 class: None,
@@ -163,25 +198,30 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
                 serving: Default::default(),
             });
         }
-        if !sys.is_empty() {
-            let get = |name: &str| sys.get(name).and_then(|&i| val(i));
-            let paging = match (
-                get("Memory\\Page Reads/sec"),
-                get("Memory\\Page Writes/sec"),
-            ) {
-                (Some(r), Some(w)) => Some(r + w),
-                (Some(r), None) => Some(r),
-                _ => get("Memory\\Pages/sec"),
-            };
-            log.system.push(SystemInterval {
-                time,
-                paging_s: paging,
-                cpu_pct: get("Processor\\% Processor Time"),
-                interrupt_pct: get("Processor\\% Interrupt Time"),
-            });
-        }
     }
-    Ok(log)
+
+    /// The system interval from a row (`cells`) ending at `time`, when the log has system
+    /// counters.
+    fn system_sample(&self, log: &mut Log, time: String, cells: &[String]) {
+        if self.sys.is_empty() {
+            return;
+        }
+        let get = |name: &str| self.sys.get(name).and_then(|&i| value(cells, i));
+        let paging = match (
+            get("Memory\\Page Reads/sec"),
+            get("Memory\\Page Writes/sec"),
+        ) {
+            (Some(r), Some(w)) => Some(r + w),
+            (Some(r), None) => Some(r),
+            _ => get("Memory\\Pages/sec"),
+        };
+        log.system.push(SystemInterval {
+            time,
+            paging_s: paging,
+            cpu_pct: get("Processor\\% Processor Time"),
+            interrupt_pct: get("Processor\\% Interrupt Time"),
+        });
+    }
 }
 
 /// The test sample, for the whole-log tests.

@@ -82,6 +82,8 @@ fn from_json(path: &Path, text: &str) -> crate::Result<Vec<Point>> {
     Ok(doc.points)
 }
 
+/// The points of a CSV with at least `rw,bs,qd,threads,mb_per_s`, in line order; the first
+/// line that cannot be read is the error.
 fn from_csv(path: &Path, text: &str) -> crate::Result<Vec<Point>> {
     let mut lines = super::csv_records(text)
         .into_iter()
@@ -92,102 +94,134 @@ fn from_csv(path: &Path, text: &str) -> crate::Result<Vec<Point>> {
             "a CSV with a header line (the file is empty)",
         ));
     };
-    let names: Vec<String> = header
-        .unwrap_or_default()
-        .iter()
-        .map(|h| h.trim().to_ascii_lowercase())
-        .collect();
-    let col = |name: &str| names.iter().position(|h| h == name);
-    let required = ["rw", "bs", "qd", "threads", "mb_per_s"];
-    let missing: Vec<&str> = required
-        .iter()
-        .copied()
-        .filter(|n| col(n).is_none())
-        .collect();
-    if !missing.is_empty() {
-        return Err(bad_file(
-            path,
-            format!(
-                "a CSV whose header has the columns rw,bs,qd,threads,mb_per_s (missing: {})",
-                missing.join(",")
-            ),
-        ));
-    }
-    let idx: Vec<usize> = required.iter().map(|n| col(n).unwrap_or(0)).collect();
-    let (p50, p99, max) = (col("p50_us"), col("p99_us"), col("max_us"));
+    let columns = CsvColumns::of(path, header.unwrap_or_default())?;
     let mut points = Vec::new();
     for (n, line) in lines {
-        let at = |what: &str| format!("line {n}: {what}");
-        let f = line.map_err(|e| bad_file(path, at(&format!("readable CSV ({e})"))))?;
+        let f = line.map_err(|e| bad_file(path, at_line(n, &format!("readable CSV ({e})"))))?;
+        points.push(columns.point(path, n, &f)?);
+    }
+    Ok(points)
+}
+
+/// `what`, said of line `n`.
+fn at_line(n: usize, what: &str) -> String {
+    format!("line {n}: {what}")
+}
+
+/// The `what` column of line `n` as a whole number (`text` as written).
+fn whole(path: &Path, n: usize, what: &str, text: &str) -> crate::Result<u32> {
+    text.parse().map_err(|_| {
+        bad_file(
+            path,
+            at_line(n, &format!("{what} as a whole number (not '{text}')")),
+        )
+    })
+}
+
+/// The `rw` of line `n` (`text` as written).
+fn rw_of(path: &Path, n: usize, text: &str) -> crate::Result<RwMode> {
+    RwMode::from_str(text, true).map_err(|_| {
+        bad_file(
+            path,
+            at_line(
+                n,
+                &format!("rw as read, write, randread, randwrite, rw or randrw (not '{text}')"),
+            ),
+        )
+    })
+}
+
+/// The `mb_per_s` of line `n` (`text` as written): a finite number, at least zero.
+fn mb_per_s_of(path: &Path, n: usize, text: &str) -> crate::Result<f64> {
+    text.parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            bad_file(
+                path,
+                at_line(n, &format!("mb_per_s as a number >= 0 (not '{text}')")),
+            )
+        })
+}
+
+/// A sweep CSV's header: its column names, lowercased.
+struct CsvColumns {
+    /// The header's names, trimmed and lowercased.
+    names: Vec<String>,
+}
+
+/// The columns every sweep CSV has.
+const REQUIRED: [&str; 5] = ["rw", "bs", "qd", "threads", "mb_per_s"];
+
+impl CsvColumns {
+    /// The columns of `header`; an error naming those of [`REQUIRED`] it lacks.
+    fn of(path: &Path, header: Vec<String>) -> crate::Result<CsvColumns> {
+        let columns = CsvColumns {
+            names: header
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .collect(),
+        };
+        let missing: Vec<&str> = REQUIRED
+            .iter()
+            .copied()
+            .filter(|n| columns.col(n).is_none())
+            .collect();
+        if !missing.is_empty() {
+            return Err(bad_file(
+                path,
+                format!(
+                    "a CSV whose header has the columns rw,bs,qd,threads,mb_per_s (missing: {})",
+                    missing.join(",")
+                ),
+            ));
+        }
+        Ok(columns)
+    }
+
+    /// The index of column `name`.
+    fn col(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|h| h == name)
+    }
+
+    /// The point of line `n`, whose fields are `f`.
+    fn point(&self, path: &Path, n: usize, f: &[String]) -> crate::Result<Point> {
         let get = |i: usize| f.get(i).map(|s| s.trim()).unwrap_or("");
-        let rw_text = get(idx[0]);
-        let rw = RwMode::from_str(rw_text, true).map_err(|_| {
-            bad_file(
-                path,
-                at(&format!(
-                    "rw as read, write, randread, randwrite, rw or randrw (not '{rw_text}')"
-                )),
-            )
-        })?;
-        let bs: ByteSize = get(idx[1])
+        let field = |name: &str| get(self.col(name).unwrap_or(0));
+        let rw = rw_of(path, n, field("rw"))?;
+        let bs: ByteSize = field("bs")
             .parse()
-            .map_err(|e: String| bad_file(path, at(&format!("bs: {e}"))))?;
-        let qd: u32 = get(idx[2]).parse().map_err(|_| {
-            bad_file(
-                path,
-                at(&format!("qd as a whole number (not '{}')", get(idx[2]))),
-            )
-        })?;
-        let threads: u32 = get(idx[3]).parse().map_err(|_| {
-            bad_file(
-                path,
-                at(&format!(
-                    "threads as a whole number (not '{}')",
-                    get(idx[3])
-                )),
-            )
-        })?;
-        let mbs: f64 = get(idx[4])
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| {
-                bad_file(
-                    path,
-                    at(&format!(
-                        "mb_per_s as a number >= 0 (not '{}')",
-                        get(idx[4])
-                    )),
-                )
-            })?;
+            .map_err(|e: String| bad_file(path, at_line(n, &format!("bs: {e}"))))?;
+        let qd = whole(path, n, "qd", field("qd"))?;
+        let threads = whole(path, n, "threads", field("threads"))?;
+        let mbs = mb_per_s_of(path, n, field("mb_per_s"))?;
         if bs.0 == 0 || qd == 0 || threads == 0 {
-            return Err(bad_file(path, at("bs, qd and threads above zero")));
+            return Err(bad_file(path, at_line(n, "bs, qd and threads above zero")));
         }
         let num = |c: Option<usize>| c.and_then(|i| get(i).parse::<f64>().ok());
-        let latency_us = num(p99).map(|p99v| LatencyBrief {
-            p50: num(p50).unwrap_or(f64::NAN),
+        let latency_us = num(self.col("p99_us")).map(|p99v| LatencyBrief {
+            p50: num(self.col("p50_us")).unwrap_or(f64::NAN),
             p99: p99v,
-            max: num(max).unwrap_or(f64::NAN),
+            max: num(self.col("max_us")).unwrap_or(f64::NAN),
         });
-        points.push(Point {
+        Ok(Point {
             rw,
             bs_bytes: bs.0,
             qd,
             threads,
-            iops: num(col("iops")).unwrap_or(mbs * 1e6 / bs.0 as f64),
+            iops: num(self.col("iops")).unwrap_or(mbs * 1e6 / bs.0 as f64),
             bytes_per_s: mbs * 1e6,
             latency_us,
-            cpu_us_per_io: num(col("cpu_us_per_io")),
-            steady: col("steady").is_some_and(|i| get(i) == "true"),
+            cpu_us_per_io: num(self.col("cpu_us_per_io")),
+            steady: self.col("steady").is_some_and(|i| get(i) == "true"),
             ci95_pct: None,
-            seconds: num(col("seconds")).unwrap_or(0.0),
+            seconds: num(self.col("seconds")).unwrap_or(0.0),
             engine: None,
             workload: None,
             results: None,
             repeat: None,
-        });
+        })
     }
-    Ok(points)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub mod trace;
 
 use crate::analysis::device::{classify, serving};
 use crate::analysis::monitor::{
-    DeviceContext, DeviceInfo, device_record, hard_paging, moved, system_record,
+    DeviceContext, DeviceInfo, TraceFigures, device_record, hard_paging, moved, system_record,
 };
 use crate::clock::rfc3339_ms;
 use crate::model::monitor::{DeviceRecord, SystemRecord};
@@ -24,7 +24,7 @@ use crate::oscounters::sysfs;
 use crate::signal;
 use crate::stats::window::part_step_kept;
 use inflight::InflightTally;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 /// In-flight samples taken per interval (at least one every 100 ms for long intervals).
@@ -69,7 +69,7 @@ pub struct Monitor {
     cpus: u32,
     sources: Sources,
     partition: HashMap<String, bool>,
-    active: std::collections::HashSet<String>,
+    active: HashSet<String>,
 }
 
 impl Monitor {
@@ -124,6 +124,49 @@ impl Monitor {
     /// was); `None` when it was too short to mean anything.
     pub fn next_interval(&mut self) -> Option<Interval> {
         let start = self.prev.mono_ns;
+        let samples = self.sample_in_flight(start);
+        let now = Sample::take(&mut self.sources);
+        let secs = now.mono_ns.saturating_sub(start) as f64 / 1e9;
+        if !part_step_kept(secs, self.cfg.interval.as_secs_f64()) {
+            return None;
+        }
+        let time = rfc3339_ms(now.unix_ms);
+        let system = system_record(&self.prev, &now, &time, self.cpus);
+        let paging = hard_paging(&system);
+        let traced = self.tracer.as_mut().map(|t| t.drain());
+        let end = IntervalEnd {
+            time,
+            secs,
+            samples,
+            paging,
+            traced,
+        };
+        let mut out = Interval {
+            system,
+            ..Default::default()
+        };
+        let mut active = HashSet::new();
+        for name in self.watched(now.disks.keys().cloned().collect()) {
+            self.device(&name, &now, &end, &mut out, &mut active);
+        }
+        for name in self.watched(self.prev.disks.keys().cloned().collect()) {
+            if !now.disks.contains_key(&name) {
+                out.notes.push(format!("{name} vanished"));
+            }
+        }
+        self.prev_inflight = now
+            .disks
+            .iter()
+            .map(|(n, d)| (n.clone(), d.in_flight))
+            .collect();
+        self.prev = now;
+        self.active = active;
+        Some(out)
+    }
+
+    /// Sleeps until the interval that began at `start` ends (or Ctrl-C), sampling the
+    /// in-flight counts on the way. Returns the number of steps the interval was cut into.
+    fn sample_in_flight(&mut self, start: u64) -> u32 {
         // In-flight counts are sampled between snapshots only for devices that were busy in
         // the last interval (or were named): an idle system costs one wake-up per interval.
         let names: Vec<String> = self
@@ -146,87 +189,92 @@ impl Monitor {
                 self.tally.sample(names.iter());
             }
         }
-        let now = Sample::take(&mut self.sources);
-        let secs = now.mono_ns.saturating_sub(start) as f64 / 1e9;
-        if !part_step_kept(secs, self.cfg.interval.as_secs_f64()) {
-            return None;
-        }
-        let time = rfc3339_ms(now.unix_ms);
-        let system = system_record(&self.prev, &now, &time, self.cpus);
-        let paging = hard_paging(&system);
-        let traced = self.tracer.as_mut().map(|t| t.drain());
-        let mut out = Interval {
-            system,
-            ..Default::default()
+        samples
+    }
+
+    /// Adds device `name`'s record over the interval ending at `now` to `out`, or a note
+    /// saying why it has none; a device with a record goes into `active`.
+    fn device(
+        &mut self,
+        name: &str,
+        now: &Sample,
+        end: &IntervalEnd,
+        out: &mut Interval,
+        active: &mut HashSet<String>,
+    ) {
+        let after = &now.disks[name];
+        let Some(before) = self.prev.disks.get(name) else {
+            out.notes
+                .push(format!("{name} appeared; reported from the next interval"));
+            return;
         };
         let explicit = !self.cfg.devices.is_empty();
-        let mut active = std::collections::HashSet::new();
-        for name in self.watched(now.disks.keys().cloned().collect()) {
-            let after = &now.disks[&name];
-            let Some(before) = self.prev.disks.get(&name) else {
-                out.notes
-                    .push(format!("{name} appeared; reported from the next interval"));
-                continue;
-            };
-            if !explicit && !moved(before, after) {
-                continue;
-            }
-            self.tally.add(&name, after.in_flight);
-            let state = self.states.entry(name.clone()).or_insert_with(|| {
-                let facts = sysfs::facts(&name);
-                let class = classify(&facts);
-                let disks = facts.slaves.len().max(1) as u32;
-                DeviceState {
-                    info: DeviceInfo {
-                        class,
-                        serving: serving(
-                            class,
-                            disks,
-                            facts.rotational == Some(true),
-                            facts.hw_queues.unwrap_or(1),
-                        ),
-                        disks,
-                    },
-                }
+        if !explicit && !moved(before, after) {
+            return;
+        }
+        self.tally.add(name, after.in_flight);
+        let state = self
+            .states
+            .entry(name.to_string())
+            .or_insert_with(|| DeviceState {
+                info: device_info(name),
             });
-            let start_inflight = self.prev_inflight.get(&name).copied().unwrap_or(0);
-            let cx = DeviceContext {
-                time: &time,
-                secs,
-                info: &state.info,
-                // Sampled through the interval only for devices active in the previous one;
-                // the first busy interval has just the reading at its end, which is no mean.
-                inflight_mean: self.tally.mean(&name, u64::from(samples / 2).max(2)),
-                inflight_end: after.in_flight,
-                inflight_start: start_inflight,
-                paging,
-                trace: traced
-                    .as_ref()
-                    .and_then(|t| t.get(&(after.major, after.minor)).copied()),
-            };
-            match device_record(before, after, &cx) {
-                Some(r) => {
-                    active.insert(name.clone());
-                    out.devices.push(r)
-                }
-                None => out.notes.push(format!(
-                    "{name} was reset (removed and created again); interval skipped"
-                )),
+        let start_inflight = self.prev_inflight.get(name).copied().unwrap_or(0);
+        let cx = DeviceContext {
+            time: &end.time,
+            secs: end.secs,
+            info: &state.info,
+            // Sampled through the interval only for devices active in the previous one;
+            // the first busy interval has just the reading at its end, which is no mean.
+            inflight_mean: self.tally.mean(name, u64::from(end.samples / 2).max(2)),
+            inflight_end: after.in_flight,
+            inflight_start: start_inflight,
+            paging: end.paging,
+            trace: end
+                .traced
+                .as_ref()
+                .and_then(|t| t.get(&(after.major, after.minor)).copied()),
+        };
+        match device_record(before, after, &cx) {
+            Some(r) => {
+                active.insert(name.to_string());
+                out.devices.push(r)
             }
+            None => out.notes.push(format!(
+                "{name} was reset (removed and created again); interval skipped"
+            )),
         }
-        for name in self.watched(self.prev.disks.keys().cloned().collect()) {
-            if !now.disks.contains_key(&name) {
-                out.notes.push(format!("{name} vanished"));
-            }
-        }
-        self.prev_inflight = now
-            .disks
-            .iter()
-            .map(|(n, d)| (n.clone(), d.in_flight))
-            .collect();
-        self.prev = now;
-        self.active = active;
-        Some(out)
+    }
+}
+
+/// What the records of one interval share.
+struct IntervalEnd {
+    /// Interval end, RFC 3339.
+    time: String,
+    /// Interval length, s.
+    secs: f64,
+    /// The steps the in-flight sampling cut the interval into.
+    samples: u32,
+    /// Hard paging in the interval.
+    paging: bool,
+    /// The tracer's figures per device, with `--trace`.
+    traced: Option<HashMap<trace::DevId, TraceFigures>>,
+}
+
+/// Class, service and member disks of device `name`, from sysfs.
+fn device_info(name: &str) -> DeviceInfo {
+    let facts = sysfs::facts(name);
+    let class = classify(&facts);
+    let disks = facts.slaves.len().max(1) as u32;
+    DeviceInfo {
+        class,
+        serving: serving(
+            class,
+            disks,
+            facts.rotational == Some(true),
+            facts.hw_queues.unwrap_or(1),
+        ),
+        disks,
     }
 }
 
