@@ -1,0 +1,415 @@
+//! Opening one target: resolving what the user named, creating a missing file, the write
+//! safety rules, the open flags (O_DIRECT with its fallback, O_DSYNC), the alignment direct
+//! I/O needs and the region the workload addresses.
+
+use super::{Scratch, Target, TargetKind, create_as, safety};
+use crate::error::{Error, Result};
+use crate::oscounters::sysfs::{self, BlockDevice};
+use crate::spec::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
+use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+fn statx_dio_align(file: &File) -> Option<(u32, u32)> {
+    // SAFETY: statx is plain data.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: an empty path with AT_EMPTY_PATH refers to the fd; st is writable.
+    let rc = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut st,
+        )
+    };
+    (rc == 0 && st.stx_mask & libc::STATX_DIOALIGN != 0)
+        .then_some((st.stx_dio_mem_align, st.stx_dio_offset_align))
+}
+
+fn open_with(path: &Path, write: bool, direct: bool, dsync: bool) -> std::io::Result<File> {
+    let mut flags = 0;
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    if dsync {
+        flags |= libc::O_DSYNC;
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(flags)
+        .open(path)
+}
+
+/// Reads one aligned block at offset 0 to learn whether the target really accepts O_DIRECT
+/// (some filesystems accept the flag at open and refuse the I/O).
+fn direct_read_works(file: &File, align: u32) -> bool {
+    let Ok(mut arena) = crate::engine::BufferArena::new(1, align as usize, align as usize) else {
+        return false;
+    };
+    let buf = arena.slot_mut(0, align as usize);
+    // SAFETY: buf is a live, aligned, writable buffer of `align` bytes.
+    let n = unsafe { libc::pread(file.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+    n >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL)
+}
+
+/// Checks that the offset distribution fits a region of `size` bytes on `path` (zones).
+fn check_dist(w: &Workload, size: u64, path: &Path) -> Result<()> {
+    let dist = &w.setup.access.dist;
+    if w.rw.is_random() && !dist.is_uniform() {
+        let align = w.bs.min().max(1);
+        let mut rng = crate::rng::Rng::new(0, 0);
+        crate::access::sample::Draw::new(dist, size / align, align, &mut rng).map_err(|why| {
+            Error::invalid(
+                "--dist",
+                dist,
+                format!("zones that fit the region of {}: {why}", path.display()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Resolves, creates if needed, checks and opens one target for workload `w` (already
+/// validated). Warnings go to `warn`, each with what to do about it.
+pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<Target> {
+    if w.setup.engine == EngineKind::Null {
+        return open_null(path, w);
+    }
+    let writes = w.writes();
+    let (md, scratch) = stat_or_create(path, w)?;
+    let kind = kind_of(path, &md)?;
+    let device = match kind {
+        TargetKind::BlockDevice => sysfs::resolve(md.rdev()),
+        _ => sysfs::resolve(md.dev()),
+    };
+    if writes && scratch.is_none() {
+        check_write_allowed(path, kind, device.as_ref(), w)?;
+    }
+    let (mut file, mut fallback) = open_direct(path, w, writes)?;
+    let capacity = match kind {
+        TargetKind::BlockDevice => {
+            // SAFETY: lseek on a valid fd has no memory effects.
+            let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
+            if end < 0 { 0 } else { end as u64 }
+        }
+        // An empty file halfpower created grows as it is written: its capacity is the region.
+        _ if scratch.is_some() && w.setup.create == Create::Empty => {
+            w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0)
+        }
+        _ => md.len(),
+    };
+    let lbs = device
+        .as_ref()
+        .and_then(|d| d.logical_block_size)
+        .unwrap_or(512);
+    let asked_direct = fallback.is_none() && !w.setup.buffered;
+    let (mem_align, offset_align) = match statx_dio_align(&file) {
+        Some((m, o)) if m > 0 && o > 0 => (m, o),
+        Some(_) if asked_direct && kind == TargetKind::File => (0, 0), // filesystem: no direct I/O
+        _ => (lbs, lbs),
+    };
+    if asked_direct && (offset_align == 0 || !direct_read_works(&file, offset_align.max(512))) {
+        fallback = Some("the filesystem does not support direct I/O for this file".into());
+        file = open_with(path, writes, false, w.setup.write_through)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    }
+    if let Some(why) = &fallback {
+        warn(format!(
+            "{}: direct I/O unavailable ({why}); running buffered, so reads may come from the \
+             page cache. Put the target on a filesystem that supports O_DIRECT (ext4, xfs) or use \
+             a block device.",
+            path.display()
+        ));
+    }
+    let direct = !w.setup.buffered && fallback.is_none();
+    let (mem_align, offset_align) = if direct {
+        (mem_align.max(512), offset_align.max(512))
+    } else {
+        (4096, 1)
+    };
+    if direct {
+        let sizes = w.bs.parts().iter().map(|p| ("--bs", p.0));
+        let stride = w.setup.access.stride.map(|s| ("--stride", s.0));
+        for (what, v) in sizes.chain(stride).chain([("--offset", w.setup.offset.0)]) {
+            check_aligned(what, v, offset_align, path)?;
+        }
+    }
+    let size = region(path, w, capacity)?;
+    check_dist(w, size, path)?;
+    warn_as_it_is(path, w, kind, &md, scratch.is_some(), warn);
+    Ok(Target {
+        path: path.to_path_buf(),
+        kind,
+        file: Some(file),
+        scratch,
+        capacity,
+        offset: w.setup.offset.0,
+        size,
+        direct,
+        direct_fallback: fallback,
+        mem_align,
+        offset_align,
+        device,
+    })
+}
+
+/// The null engine's pretend target: a name and a region, nothing opened.
+fn open_null(path: &Path, w: &Workload) -> Result<Target> {
+    let size = w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+    check_dist(w, size, path)?;
+    Ok(Target {
+        path: path.to_path_buf(),
+        kind: TargetKind::Null,
+        file: None,
+        scratch: None,
+        capacity: w.setup.offset.0 + size,
+        offset: w.setup.offset.0,
+        size,
+        direct: !w.setup.buffered,
+        direct_fallback: None,
+        mem_align: 4096,
+        offset_align: 1,
+        device: None,
+    })
+}
+
+/// The target's metadata, creating it first (with the guard that removes it) when it does
+/// not exist.
+fn stat_or_create(path: &Path, w: &Workload) -> Result<(std::fs::Metadata, Option<Scratch>)> {
+    let mut scratch = None;
+    let md = match std::fs::metadata(path) {
+        Ok(md) => md,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let size = w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+            scratch = Some(create_as(
+                path,
+                w.setup.create,
+                size,
+                w.setup.seed,
+                w.setup.keep,
+            )?);
+            std::fs::metadata(path).map_err(|e| Error::io(format!("{}", path.display()), e))?
+        }
+        Err(e) => {
+            return Err(Error::refused(
+                path,
+                format!("cannot inspect the target: {e}"),
+            ));
+        }
+    };
+    Ok((md, scratch))
+}
+
+/// A regular file or a block device; anything else is refused, saying what it is.
+fn kind_of(path: &Path, md: &std::fs::Metadata) -> Result<TargetKind> {
+    let ft = md.file_type();
+    if ft.is_file() {
+        Ok(TargetKind::File)
+    } else if ft.is_block_device() {
+        Ok(TargetKind::BlockDevice)
+    } else if ft.is_dir() {
+        Err(Error::invalid(
+            "TARGET",
+            path.display(),
+            "a regular file or a block device, not a directory (`halfpower quick DIR` takes a directory)",
+        ))
+    } else {
+        Err(Error::invalid(
+            "TARGET",
+            path.display(),
+            "a regular file or a block device (this is a character device, FIFO or socket)",
+        ))
+    }
+}
+
+/// Opens the target with the flags asked for; when the filesystem refuses O_DIRECT at open,
+/// opens it buffered and says why (the second value).
+fn open_direct(path: &Path, w: &Workload, writes: bool) -> Result<(File, Option<String>)> {
+    let direct = !w.setup.buffered;
+    match open_with(path, writes, direct, w.setup.write_through) {
+        Ok(f) => Ok((f, None)),
+        Err(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => {
+            let why = format!("the filesystem refused O_DIRECT at open ({e})");
+            let f = open_with(path, writes, false, w.setup.write_through)
+                .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+            Ok((f, Some(why)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            Err(Error::refused(path, format!("cannot open the target: {e}")))
+        }
+        Err(e) => Err(Error::io(format!("opening {}", path.display()), e)),
+    }
+}
+
+/// The length of the region the workload addresses on a target of `capacity` bytes: `--size`
+/// or the rest after `--offset`, refused when it does not fit or holds less than a request.
+fn region(path: &Path, w: &Workload, capacity: u64) -> Result<u64> {
+    if w.setup.offset.0 >= capacity {
+        return Err(Error::invalid(
+            "--offset",
+            w.setup.offset,
+            format!(
+                "less than the size of {} ({capacity} bytes)",
+                path.display()
+            ),
+        ));
+    }
+    let size = w.setup.size.map_or(capacity - w.setup.offset.0, |s| s.0);
+    if w.setup.offset.0 + size > capacity || size < w.bs.max() {
+        return Err(Error::invalid(
+            "--size",
+            crate::units::ByteSize(size),
+            format!(
+                "from --bs ({}) to {} bytes: {} holds {capacity} bytes from offset 0",
+                w.bs,
+                capacity - w.setup.offset.0,
+                path.display()
+            ),
+        ));
+    }
+    Ok(size)
+}
+
+/// Warns about an existing target used as it is: `--create` that cannot apply, and a sparse
+/// file whose holes reads never take to the disk.
+fn warn_as_it_is(
+    path: &Path,
+    w: &Workload,
+    kind: TargetKind,
+    md: &std::fs::Metadata,
+    created: bool,
+    warn: &mut dyn FnMut(String),
+) {
+    if w.setup.create != Create::Filled && !created {
+        warn(format!(
+            "{}: exists, so --create {} does not apply: the workload writes over it as it is",
+            path.display(),
+            w.setup.create.name()
+        ));
+    }
+    if kind == TargetKind::File && !created && md.blocks() * 512 < md.len() {
+        warn(format!(
+            "{}: the file is sparse ({} of {} bytes allocated); reads of holes never reach the \
+             disk. Fill it first (e.g. let halfpower create it) or give a block device.",
+            path.display(),
+            md.blocks() * 512,
+            md.len()
+        ));
+    }
+}
+
+/// Refuses a size or offset that direct I/O on `path` cannot use.
+fn check_aligned(what: &'static str, v: u64, align: u32, path: &Path) -> Result<()> {
+    if v % align as u64 == 0 {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        what,
+        crate::units::ByteSize(v),
+        format!(
+            "a multiple of {align} bytes, the direct-I/O alignment of {} (or pass --buffered)",
+            path.display()
+        ),
+    ))
+}
+
+impl Target {
+    /// Checks that requests of `bs` bytes fit this opened target: aligned for direct I/O and
+    /// no larger than its region. `sweep` and `profile` open a target once for many sizes.
+    pub fn check_request_size(&self, bs: u64) -> Result<()> {
+        if self.direct {
+            check_aligned("--bs", bs, self.offset_align, &self.path)?;
+        }
+        if bs > self.size {
+            return Err(Error::invalid(
+                "--bs",
+                crate::units::ByteSize(bs),
+                format!(
+                    "at most the region size ({} bytes) of {}",
+                    self.size,
+                    self.path.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Why a target cannot be written, if it cannot: a block device the kernel marks read-only,
+/// or a file on a file system mounted read-only.
+fn read_only(path: &Path, kind: TargetKind, device: Option<&str>) -> Option<String> {
+    match (kind, device) {
+        (TargetKind::BlockDevice, Some(name)) if sysfs::read_only(name) => Some(format!(
+            "is a read-only block device (/sys/class/block/{name}/ro is 1)"
+        )),
+        (TargetKind::File, _) => {
+            let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+            // SAFETY: statvfs is plain data.
+            let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+            // SAFETY: c is a valid C string and s a writable statvfs.
+            let ok = unsafe { libc::statvfs(c.as_ptr(), &mut s) } == 0;
+            (ok && s.f_flag & libc::ST_RDONLY != 0)
+                .then(|| "is on a file system mounted read-only".to_string())
+        }
+        _ => None,
+    }
+}
+
+fn check_write_allowed(
+    path: &Path,
+    kind: TargetKind,
+    device: Option<&BlockDevice>,
+    w: &Workload,
+) -> Result<()> {
+    let what = match kind {
+        TargetKind::BlockDevice => "a block device",
+        _ => "an existing file",
+    };
+    if !w.setup.allow_write {
+        return Err(Error::refused(
+            path,
+            format!(
+                "is {what} and --rw {} writes to it; pass --allow-write to let halfpower \
+                 overwrite its contents",
+                w.rw.name()
+            ),
+        ));
+    }
+    let name = device.map(|d| d.partition.clone().unwrap_or_else(|| d.name.clone()));
+    if let Some(why) = read_only(path, kind, name.as_deref()) {
+        return Err(Error::refused(
+            path,
+            format!(
+                "{why}; --rw {} writes to it, so nothing was run",
+                w.rw.name()
+            ),
+        ));
+    }
+    if kind != TargetKind::BlockDevice || w.setup.destroy_data {
+        return Ok(());
+    }
+    if let Some(why) = name.as_deref().and_then(safety::in_use) {
+        return Err(Error::refused(
+            path,
+            format!(
+                "{why}; writing would destroy its data. Pass --destroy-data as well if that is intended"
+            ),
+        ));
+    }
+    match safety::probe_signature(path) {
+        Ok(Some(sig)) => Err(Error::refused(
+            path,
+            format!(
+                "carries {sig}; writing would destroy it. Pass --destroy-data as well if that is intended"
+            ),
+        )),
+        Ok(None) => Ok(()),
+        Err(e) => Err(Error::io(
+            format!("reading the head of {}", path.display()),
+            e,
+        )),
+    }
+}
