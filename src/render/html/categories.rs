@@ -51,10 +51,32 @@ fn nice_max(max: f64) -> (f64, f64) {
     ((max / step).ceil() * step, step)
 }
 
-/// Renders grouped bars as a `<figure>`.
-pub fn bars(b: &Bars) -> String {
-    let max = b
-        .series
+/// Where a bar chart's parts go: its axis top, group and bar widths, and the baseline.
+struct BarLayout {
+    /// Value at the top of the axis.
+    top: f64,
+    /// Width of one category's group.
+    group: f64,
+    /// Width of one bar.
+    bar: f64,
+    /// Number of bars per group (at least 1).
+    k: f64,
+    /// Whether category labels are slanted (too long to fit their group).
+    slanted: bool,
+    /// Baseline y (the value 0).
+    y0: f64,
+}
+
+impl BarLayout {
+    /// The y of value `v`.
+    fn py(&self, v: f64) -> f64 {
+        self.y0 - v / self.top * (self.y0 - TOP)
+    }
+}
+
+/// The largest finite value or interval top of all series (0 when none).
+fn bars_max(b: &Bars) -> f64 {
+    b.series
         .iter()
         .flat_map(|s| {
             s.values
@@ -64,7 +86,12 @@ pub fn bars(b: &Bars) -> String {
         })
         .copied()
         .filter(|v| v.is_finite())
-        .fold(0.0, f64::max);
+        .fold(0.0, f64::max)
+}
+
+/// Renders grouped bars as a `<figure>`.
+pub fn bars(b: &Bars) -> String {
+    let max = bars_max(b);
     let (top, step) = nice_max(max);
     let n = b.categories.len().max(1);
     let group = (WIDTH - LEFT - RIGHT) / n as f64;
@@ -79,7 +106,16 @@ pub fn bars(b: &Bars) -> String {
     let bottom = if slanted { 24.0 + longest * 0.6 } else { 40.0 };
     let height = 220.0 + bottom;
     let y0 = height - bottom;
-    let py = |v: f64| y0 - v / top * (y0 - TOP);
+    let k = b.series.len().max(1) as f64;
+    let bar = ((group - 8.0) / k).clamp(2.0, 48.0);
+    let l = BarLayout {
+        top,
+        group,
+        bar,
+        k,
+        slanted,
+        y0,
+    };
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -87,76 +123,9 @@ pub fn bars(b: &Bars) -> String {
         c(height),
         esc(&b.title)
     );
-    let ticks = (top / step).round() as usize;
-    for i in 0..=ticks {
-        let v = step * i as f64;
-        let y = py(v);
-        let _ = writeln!(
-            svg,
-            r#"<line class="grid" x1="{0}" y1="{1}" x2="{2}" y2="{1}"/><text class="tick" x="{3}" y="{4}" text-anchor="end">{5}</text>"#,
-            c(LEFT),
-            c(y),
-            c(WIDTH - RIGHT),
-            c(LEFT - 5.0),
-            c(y + 4.0),
-            esc(&fmt(b.fmt, v))
-        );
-    }
-    let k = b.series.len().max(1) as f64;
-    let bar = ((group - 8.0) / k).clamp(2.0, 48.0);
+    bar_grid(&mut svg, b, &l, step);
     for (ci, cat) in b.categories.iter().enumerate() {
-        let gx = LEFT + group * ci as f64 + (group - bar * k) / 2.0;
-        for (si, s) in b.series.iter().enumerate() {
-            let Some(v) = s
-                .values
-                .get(ci)
-                .copied()
-                .flatten()
-                .filter(|v| v.is_finite())
-            else {
-                continue;
-            };
-            let tip = s.tips.get(ci).map_or(String::new(), |t| esc(t));
-            let _ = writeln!(
-                svg,
-                r#"<rect class="fill s{}" x="{}" y="{}" width="{}" height="{}"><title>{tip}</title></rect>"#,
-                s.colour % super::svg::COLOURS,
-                c(gx + bar * si as f64),
-                c(py(v)),
-                c(bar - 1.0),
-                c(y0 - py(v))
-            );
-            if let Some((lo, hi)) = s.errors.get(ci).copied().flatten() {
-                let x = gx + bar * si as f64 + (bar - 1.0) / 2.0;
-                let _ = writeln!(
-                    svg,
-                    r#"<path class="frame" d="M{0} {1}V{2}M{3} {1}H{4}M{3} {2}H{4}"><title>{tip} (95 % interval)</title></path>"#,
-                    c(x),
-                    c(py(lo.max(0.0))),
-                    c(py(hi)),
-                    c(x - 3.0),
-                    c(x + 3.0)
-                );
-            }
-        }
-        let cx = LEFT + group * (ci as f64 + 0.5);
-        if slanted {
-            let _ = writeln!(
-                svg,
-                r#"<text class="tick" transform="translate({} {}) rotate(-35)" text-anchor="end">{}</text>"#,
-                c(cx + 4.0),
-                c(y0 + 12.0),
-                esc(cat)
-            );
-        } else {
-            let _ = writeln!(
-                svg,
-                r#"<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>"#,
-                c(cx),
-                c(y0 + 15.0),
-                esc(cat)
-            );
-        }
+        bar_group(&mut svg, b, &l, ci, cat);
     }
     let _ = writeln!(
         svg,
@@ -178,6 +147,82 @@ pub fn bars(b: &Bars) -> String {
         Vec::new()
     };
     figure(&b.title, &svg, &legend(&entries), &b.note)
+}
+
+/// Draws a bar chart's horizontal grid lines with their value labels, every `step`.
+fn bar_grid(svg: &mut String, b: &Bars, l: &BarLayout, step: f64) {
+    let ticks = (l.top / step).round() as usize;
+    for i in 0..=ticks {
+        let v = step * i as f64;
+        let y = l.py(v);
+        let _ = writeln!(
+            svg,
+            r#"<line class="grid" x1="{0}" y1="{1}" x2="{2}" y2="{1}"/><text class="tick" x="{3}" y="{4}" text-anchor="end">{5}</text>"#,
+            c(LEFT),
+            c(y),
+            c(WIDTH - RIGHT),
+            c(LEFT - 5.0),
+            c(y + 4.0),
+            esc(&fmt(b.fmt, v))
+        );
+    }
+}
+
+/// Draws one category's group: a bar (and whisker) per series, then the category's label.
+fn bar_group(svg: &mut String, b: &Bars, l: &BarLayout, ci: usize, cat: &str) {
+    let (group, bar, k, y0) = (l.group, l.bar, l.k, l.y0);
+    let gx = LEFT + group * ci as f64 + (group - bar * k) / 2.0;
+    for (si, s) in b.series.iter().enumerate() {
+        let Some(v) = s
+            .values
+            .get(ci)
+            .copied()
+            .flatten()
+            .filter(|v| v.is_finite())
+        else {
+            continue;
+        };
+        let tip = s.tips.get(ci).map_or(String::new(), |t| esc(t));
+        let _ = writeln!(
+            svg,
+            r#"<rect class="fill s{}" x="{}" y="{}" width="{}" height="{}"><title>{tip}</title></rect>"#,
+            s.colour % super::svg::COLOURS,
+            c(gx + bar * si as f64),
+            c(l.py(v)),
+            c(bar - 1.0),
+            c(y0 - l.py(v))
+        );
+        if let Some((lo, hi)) = s.errors.get(ci).copied().flatten() {
+            let x = gx + bar * si as f64 + (bar - 1.0) / 2.0;
+            let _ = writeln!(
+                svg,
+                r#"<path class="frame" d="M{0} {1}V{2}M{3} {1}H{4}M{3} {2}H{4}"><title>{tip} (95 % interval)</title></path>"#,
+                c(x),
+                c(l.py(lo.max(0.0))),
+                c(l.py(hi)),
+                c(x - 3.0),
+                c(x + 3.0)
+            );
+        }
+    }
+    let cx = LEFT + group * (ci as f64 + 0.5);
+    if l.slanted {
+        let _ = writeln!(
+            svg,
+            r#"<text class="tick" transform="translate({} {}) rotate(-35)" text-anchor="end">{}</text>"#,
+            c(cx + 4.0),
+            c(y0 + 12.0),
+            esc(cat)
+        );
+    } else {
+        let _ = writeln!(
+            svg,
+            r#"<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>"#,
+            c(cx),
+            c(y0 + 15.0),
+            esc(cat)
+        );
+    }
 }
 
 /// A grid of coloured cells: rows down, columns across.
@@ -222,6 +267,24 @@ pub fn ramp(t: f64) -> (u8, u8, u8) {
     (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
+/// Where a heatmap's cells go and how they are coloured.
+struct HeatLayout {
+    /// Smallest finite cell value.
+    lo: f64,
+    /// Largest finite cell value.
+    hi: f64,
+    /// Largest minus smallest (1 when they are equal).
+    span: f64,
+    /// Cell width.
+    cw: f64,
+    /// Cell height.
+    ch: f64,
+    /// Left edge of the grid.
+    x0: f64,
+    /// Top edge of the grid.
+    y0: f64,
+}
+
 /// Renders a heatmap as a `<figure>`: colour by value on a linear scale from the smallest to
 /// the largest cell, the value printed in each cell, exact figures on hover.
 pub fn heatmap(h: &Heatmap) -> String {
@@ -243,6 +306,15 @@ pub fn heatmap(h: &Heatmap) -> String {
     let height = TOP + 40.0 + ch * nr + 44.0;
     let x0 = LEFT;
     let y0 = TOP + 20.0;
+    let l = HeatLayout {
+        lo,
+        hi,
+        span,
+        cw,
+        ch,
+        x0,
+        y0,
+    };
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -266,45 +338,8 @@ pub fn heatmap(h: &Heatmap) -> String {
             esc(label)
         );
     }
-    let fits = |s: &str| s.chars().count() as f64 * CHAR_W <= cw - 4.0;
     for (ri, label) in h.rows.iter().enumerate() {
-        let y = y0 + ch * ri as f64;
-        let _ = writeln!(
-            svg,
-            r#"<text class="tick" x="{}" y="{}" text-anchor="end">{}</text>"#,
-            c(x0 - 5.0),
-            c(y + ch / 2.0 + 4.0),
-            esc(label)
-        );
-        for (ci, cell) in h.cells.get(ri).into_iter().flatten().enumerate() {
-            let Some((v, tip)) = cell.as_ref().filter(|c| c.0.is_finite()) else {
-                continue;
-            };
-            let (r, g, b) = ramp((v - lo) / span);
-            let light = 0.299 * r as f64 + 0.587 * g as f64 + 0.114 * b as f64 > 140.0;
-            let x = x0 + cw * ci as f64;
-            let text = fmt(h.fmt, *v);
-            let label = if fits(&text) {
-                format!(
-                    r#"<text class="cell{}" x="{}" y="{}" text-anchor="middle">{}</text>"#,
-                    if light { " dark" } else { "" },
-                    c(x + cw / 2.0),
-                    c(y + ch / 2.0 + 4.0),
-                    esc(&text)
-                )
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                svg,
-                "<g><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>{label}<title>{}</title></g>",
-                c(x + 0.5),
-                c(y + 0.5),
-                c(cw - 1.0),
-                c(ch - 1.0),
-                esc(tip)
-            );
-        }
+        heat_row(&mut svg, h, &l, ri, label);
     }
     let _ = writeln!(
         svg,
@@ -312,10 +347,62 @@ pub fn heatmap(h: &Heatmap) -> String {
         c(y0 + ch * nr / 2.0),
         esc(&h.y_title)
     );
+    heat_key(&mut svg, h, &l, nr, !vals.is_empty());
+    svg.push_str("</svg>\n");
+    figure(&h.title, &svg, "", &h.note)
+}
+
+/// Draws one heatmap row: its label, then a coloured cell per column with its value when it
+/// fits and its hover text.
+fn heat_row(svg: &mut String, h: &Heatmap, l: &HeatLayout, ri: usize, label: &str) {
+    let (lo, span, cw, ch, x0, y0) = (l.lo, l.span, l.cw, l.ch, l.x0, l.y0);
+    let fits = |s: &str| s.chars().count() as f64 * CHAR_W <= cw - 4.0;
+    let y = y0 + ch * ri as f64;
+    let _ = writeln!(
+        svg,
+        r#"<text class="tick" x="{}" y="{}" text-anchor="end">{}</text>"#,
+        c(x0 - 5.0),
+        c(y + ch / 2.0 + 4.0),
+        esc(label)
+    );
+    for (ci, cell) in h.cells.get(ri).into_iter().flatten().enumerate() {
+        let Some((v, tip)) = cell.as_ref().filter(|c| c.0.is_finite()) else {
+            continue;
+        };
+        let (r, g, b) = ramp((v - lo) / span);
+        let light = 0.299 * r as f64 + 0.587 * g as f64 + 0.114 * b as f64 > 140.0;
+        let x = x0 + cw * ci as f64;
+        let text = fmt(h.fmt, *v);
+        let label = if fits(&text) {
+            format!(
+                r#"<text class="cell{}" x="{}" y="{}" text-anchor="middle">{}</text>"#,
+                if light { " dark" } else { "" },
+                c(x + cw / 2.0),
+                c(y + ch / 2.0 + 4.0),
+                esc(&text)
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            svg,
+            "<g><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#{r:02x}{g:02x}{b:02x}\"/>{label}<title>{}</title></g>",
+            c(x + 0.5),
+            c(y + 0.5),
+            c(cw - 1.0),
+            c(ch - 1.0),
+            esc(tip)
+        );
+    }
+}
+
+/// Draws the colour key under a heatmap's `nr` rows: ten steps, with the smallest and largest
+/// value at its ends when any cell has one.
+fn heat_key(svg: &mut String, h: &Heatmap, l: &HeatLayout, nr: f64, any_value: bool) {
     // Colour key under the grid: smallest value, ten steps, largest value.
-    let ky = y0 + ch * nr + 14.0;
+    let ky = l.y0 + l.ch * nr + 14.0;
     let kw = 20.0;
-    let kx = x0 + 52.0;
+    let kx = l.x0 + 52.0;
     for i in 0..10 {
         let (r, g, b) = ramp(i as f64 / 9.0);
         let _ = writeln!(
@@ -325,18 +412,16 @@ pub fn heatmap(h: &Heatmap) -> String {
             c(ky)
         );
     }
-    if !vals.is_empty() {
+    if any_value {
         let _ = writeln!(
             svg,
             r#"<text class="tick" x="{}" y="{}" text-anchor="end">{}</text><text class="tick" x="{}" y="{}" text-anchor="start">{}</text>"#,
             c(kx - 4.0),
             c(ky + 9.0),
-            esc(&fmt(h.fmt, lo)),
+            esc(&fmt(h.fmt, l.lo)),
             c(kx + kw * 10.0 + 4.0),
             c(ky + 9.0),
-            esc(&fmt(h.fmt, hi)),
+            esc(&fmt(h.fmt, l.hi)),
         );
     }
-    svg.push_str("</svg>\n");
-    figure(&h.title, &svg, "", &h.note)
 }

@@ -47,6 +47,16 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     let multi = all.len() > 1;
     let mut out = String::new();
     out.push_str("<h2>Verdicts</h2>\n");
+    out.push_str(&verdicts_table(&all, labels));
+    for name in &names {
+        device_block(&mut out, name, &all, labels, multi);
+    }
+    system_block(&mut out, &all, labels);
+    (out, definitions())
+}
+
+/// The table of verdicts: one row per device of every input.
+fn verdicts_table(all: &[(&Diagnosis, Option<&Log>)], labels: &[String]) -> String {
     let mut rows = Vec::new();
     for ((d, _), label) in all.iter().zip(labels) {
         for dev in &d.devices {
@@ -70,7 +80,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             ]);
         }
     }
-    out.push_str(&table(
+    table(
         &[
             "device",
             "input",
@@ -86,77 +96,104 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             "expected ms",
         ],
         &rows,
+    )
+}
+
+/// One device's part of the page: its heading, charts (utilization, IOPS, response time
+/// split) and then its verdicts per input.
+fn device_block(
+    out: &mut String,
+    name: &str,
+    all: &[(&Diagnosis, Option<&Log>)],
+    labels: &[String],
+    multi: bool,
+) {
+    let _ = writeln!(out, "<h2>{}</h2>", esc(name));
+    let devs: Vec<(Option<&DeviceDiagnosis>, &String)> = all
+        .iter()
+        .zip(labels)
+        .map(|((d, _), l)| (d.devices.iter().find(|x| x.device == *name), l))
+        .collect();
+    out.push_str("<div class=\"charts\">\n");
+    out.push_str(&device_chart(
+        name,
+        &devs,
+        multi,
+        "utilization",
+        "utilization, % of the interval busy",
+        |i| i.utilization_pct,
+        Fmt::Plain,
     ));
-    for name in &names {
-        let _ = writeln!(out, "<h2>{}</h2>", esc(name));
-        let devs: Vec<(Option<&DeviceDiagnosis>, &String)> = all
-            .iter()
-            .zip(labels)
-            .map(|((d, _), l)| (d.devices.iter().find(|x| x.device == *name), l))
-            .collect();
-        out.push_str("<div class=\"charts\">\n");
-        let figure = |title: &str,
-                      y: &str,
-                      get: fn(&crate::model::diagnosis::IntervalDiagnosis) -> Option<f64>,
-                      f: Fmt| {
-            let mut p = Plot::new(
-                format!("{name}: {title}"),
-                Axis::new(
-                    "seconds since the log's first interval",
-                    Scale::Linear,
-                    Fmt::Plain,
-                ),
-                Axis::new(y, Scale::Linear, f),
-            );
-            for (k, (dev, label)) in devs.iter().enumerate() {
-                let Some(dev) = dev else { continue };
-                let at = clock(dev.intervals.iter().map(|i| i.time.as_str()));
-                let pts: Vec<(f64, f64)> = dev
-                    .intervals
-                    .iter()
-                    .enumerate()
-                    .map(|(i, iv)| (at(i, &iv.time), get(iv).unwrap_or(f64::NAN)))
-                    .collect();
-                let tips = dev
-                    .intervals
-                    .iter()
-                    .zip(&pts)
-                    .map(|(iv, (_, y))| {
-                        format!(
-                            "{label}: {}: {} ({})",
-                            iv.time,
-                            fmt(f, *y),
-                            iv.verdict.name()
-                        )
-                    })
-                    .collect();
-                let name = if multi { label.as_str() } else { "" };
-                p.series.push(Series::line(name, pts, tips, k));
-            }
-            plot(&p)
-        };
-        out.push_str(&figure(
-            "utilization",
-            "utilization, % of the interval busy",
-            |i| i.utilization_pct,
-            Fmt::Plain,
-        ));
-        out.push_str(&figure(
-            "I/Os per second",
-            "I/Os per second",
-            |i| Some(i.iops),
-            Fmt::Si,
-        ));
-        for (dev, label) in &devs {
-            let Some(dev) = dev else { continue };
-            out.push_str(&split(name, dev, if multi { Some(label) } else { None }));
-        }
-        out.push_str("</div>\n");
-        for (dev, label) in &devs {
-            let Some(dev) = dev else { continue };
-            verdict(&mut out, dev, if multi { Some(label) } else { None });
-        }
+    out.push_str(&device_chart(
+        name,
+        &devs,
+        multi,
+        "I/Os per second",
+        "I/Os per second",
+        |i| Some(i.iops),
+        Fmt::Si,
+    ));
+    for (dev, label) in &devs {
+        let Some(dev) = dev else { continue };
+        out.push_str(&split(name, dev, if multi { Some(label) } else { None }));
     }
+    out.push_str("</div>\n");
+    for (dev, label) in &devs {
+        let Some(dev) = dev else { continue };
+        verdict(out, dev, if multi { Some(label) } else { None });
+    }
+}
+
+/// One figure per interval over time for a device, a line per input that has it.
+fn device_chart(
+    name: &str,
+    devs: &[(Option<&DeviceDiagnosis>, &String)],
+    multi: bool,
+    title: &str,
+    y: &str,
+    get: fn(&crate::model::diagnosis::IntervalDiagnosis) -> Option<f64>,
+    f: Fmt,
+) -> String {
+    let mut p = Plot::new(
+        format!("{name}: {title}"),
+        Axis::new(
+            "seconds since the log's first interval",
+            Scale::Linear,
+            Fmt::Plain,
+        ),
+        Axis::new(y, Scale::Linear, f),
+    );
+    for (k, (dev, label)) in devs.iter().enumerate() {
+        let Some(dev) = dev else { continue };
+        let at = clock(dev.intervals.iter().map(|i| i.time.as_str()));
+        let pts: Vec<(f64, f64)> = dev
+            .intervals
+            .iter()
+            .enumerate()
+            .map(|(i, iv)| (at(i, &iv.time), get(iv).unwrap_or(f64::NAN)))
+            .collect();
+        let tips = dev
+            .intervals
+            .iter()
+            .zip(&pts)
+            .map(|(iv, (_, y))| {
+                format!(
+                    "{label}: {}: {} ({})",
+                    iv.time,
+                    fmt(f, *y),
+                    iv.verdict.name()
+                )
+            })
+            .collect();
+        let name = if multi { label.as_str() } else { "" };
+        p.series.push(Series::line(name, pts, tips, k));
+    }
+    plot(&p)
+}
+
+/// The system part: paging and CPU charts from monitor logs, or their peaks in a note when
+/// only diagnose JSON has them.
+fn system_block(out: &mut String, all: &[(&Diagnosis, Option<&Log>)], labels: &[String]) {
     let logs: Vec<(&Log, &String)> = all
         .iter()
         .zip(labels)
@@ -192,7 +229,6 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             );
         }
     }
-    (out, definitions())
 }
 
 /// Response time stacked as service time (below) and queue time (above), 004 Figure 10.

@@ -5,7 +5,7 @@
 use super::svg::{Axis, Fmt, Mark, Plot, Scale, Series, plot};
 use super::{Definition, esc, table};
 use crate::model::Direction;
-use crate::model::profile::{Pattern, ProfileReport};
+use crate::model::profile::{Pattern, ProfileCell, ProfileReport};
 use crate::model::{Document, Input};
 use crate::units::ByteSize;
 use std::fmt::Write;
@@ -108,99 +108,131 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         "<h2>Service time against request size, per column</h2>\n<div class=\"charts\">\n",
     );
     for (rw, pattern) in &cols {
-        let mut p = Plot::new(
-            format!("{rw} {pattern}: service time against request size"),
-            Axis::new("request size (log 2; k = KiB)", Scale::Log2, Fmt::Bytes),
-            Axis::new("service time, ms (QD1)", Scale::Linear, Fmt::Plain),
-        );
-        let mut notes = Vec::new();
-        for (k, (r, label)) in profiles.iter().zip(labels).enumerate() {
-            let mut cells: Vec<_> = r
-                .cells
-                .iter()
-                .filter(|c| c.rw == *rw && c.pattern == *pattern && c.qd == 1 && c.threads == 1)
-                .filter(|c| c.service_ms.is_some())
-                .collect();
-            cells.sort_by_key(|c| c.bs_bytes);
-            p.series.push(Series {
-                name: format!("{label}: measured"),
-                points: cells
-                    .iter()
-                    .map(|c| (c.bs_bytes as f64, c.service_ms.unwrap_or(f64::NAN)))
-                    .collect(),
-                tips: cells
-                    .iter()
-                    .map(|c| {
-                        format!(
-                            "{label}: {} → S {} ms ({:.0} IOPS, mean latency {:.3} ms{})",
-                            ByteSize(c.bs_bytes),
-                            ms(c.service_ms),
-                            c.iops,
-                            c.mean_latency_ms,
-                            c.device_util_pct
-                                .map_or(String::new(), |u| format!(", disk {u:.1} % busy"))
-                        )
-                    })
-                    .collect(),
-                colour: k,
-                dash: 0,
-                line: false,
-            });
-            let Some(fit) = r.fits.iter().find(|f| f.rw == *rw && f.pattern == *pattern) else {
-                continue;
-            };
-            let (lo, hi) = cells
-                .first()
-                .zip(cells.last())
-                .map_or((4096.0, 1048576.0), |(a, b)| {
-                    (a.bs_bytes as f64, b.bs_bytes as f64)
-                });
-            let steps = 32;
-            let line: Vec<(f64, f64)> = (0..=steps)
-                .map(|i| {
-                    let bytes = lo * (hi / lo).powf(i as f64 / steps as f64);
-                    (bytes, fit.at(bytes / 1024.0))
-                })
-                .collect();
-            let eq = format!(
-                "y = {:.5}·x + {:.3} ms{}",
-                fit.ms_per_kib,
-                fit.overhead_ms,
-                fit.r2.map_or(String::new(), |r| format!(", R² = {r:.4}"))
-            );
-            p.series.push(Series {
-                name: format!("{label}: fitted {eq}"),
-                tips: Vec::new(),
-                points: line,
-                colour: k,
-                dash: 1,
-                line: true,
-            });
-            for bs in &fit.off_line_bs_bytes {
-                if let Some(c) = cells.iter().find(|c| c.bs_bytes == *bs) {
-                    p.marks.push(Mark {
-                        x: *bs as f64,
-                        y: c.service_ms.unwrap_or(f64::NAN),
-                        label: "off".into(),
-                        tip: format!(
-                            "{label}: {} fell off the line (measured {} ms, line {:.3} ms); left out of the fit",
-                            ByteSize(*bs),
-                            ms(c.service_ms),
-                            fit.at(*bs as f64 / 1024.0)
-                        ),
-                    });
-                }
-            }
-            notes.push(format!("{label}: {eq}"));
-        }
-        p.note = format!(
-            "x = request size in KiB in the equation; the straight line looks curved on the log-2 axis. {}",
-            notes.join("; ")
-        );
-        out.push_str(&plot(&p));
+        out.push_str(&column_plot(rw, pattern, &profiles, labels));
     }
     out.push_str("</div>\n");
     (out, definitions())
+}
+
+/// One column's chart: service time against request size for every input, with its fitted
+/// line and the points off it.
+fn column_plot(
+    rw: &Direction,
+    pattern: &Pattern,
+    profiles: &[&ProfileReport],
+    labels: &[String],
+) -> String {
+    let mut p = Plot::new(
+        format!("{rw} {pattern}: service time against request size"),
+        Axis::new("request size (log 2; k = KiB)", Scale::Log2, Fmt::Bytes),
+        Axis::new("service time, ms (QD1)", Scale::Linear, Fmt::Plain),
+    );
+    let mut notes = Vec::new();
+    for (k, (r, label)) in profiles.iter().zip(labels).enumerate() {
+        if let Some(note) = column_series(&mut p, k, r, label, rw, pattern) {
+            notes.push(note);
+        }
+    }
+    p.note = format!(
+        "x = request size in KiB in the equation; the straight line looks curved on the log-2 axis. {}",
+        notes.join("; ")
+    );
+    plot(&p)
+}
+
+/// One input's measured QD1 service times at each request size, as points with hover text.
+fn measured(k: usize, label: &str, cells: &[&ProfileCell]) -> Series {
+    Series {
+        name: format!("{label}: measured"),
+        points: cells
+            .iter()
+            .map(|c| (c.bs_bytes as f64, c.service_ms.unwrap_or(f64::NAN)))
+            .collect(),
+        tips: cells
+            .iter()
+            .map(|c| {
+                format!(
+                    "{label}: {} → S {} ms ({:.0} IOPS, mean latency {:.3} ms{})",
+                    ByteSize(c.bs_bytes),
+                    ms(c.service_ms),
+                    c.iops,
+                    c.mean_latency_ms,
+                    c.device_util_pct
+                        .map_or(String::new(), |u| format!(", disk {u:.1} % busy"))
+                )
+            })
+            .collect(),
+        colour: k,
+        dash: 0,
+        line: false,
+    }
+}
+
+/// Adds one input's measured points, and its fitted line and off-line marks when it has a fit,
+/// to a column's plot; gives the note naming the line's equation (None without a fit).
+fn column_series(
+    p: &mut Plot,
+    k: usize,
+    r: &ProfileReport,
+    label: &str,
+    rw: &Direction,
+    pattern: &Pattern,
+) -> Option<String> {
+    let mut cells: Vec<_> = r
+        .cells
+        .iter()
+        .filter(|c| c.rw == *rw && c.pattern == *pattern && c.qd == 1 && c.threads == 1)
+        .filter(|c| c.service_ms.is_some())
+        .collect();
+    cells.sort_by_key(|c| c.bs_bytes);
+    p.series.push(measured(k, label, &cells));
+    let fit = r
+        .fits
+        .iter()
+        .find(|f| f.rw == *rw && f.pattern == *pattern)?;
+    let (lo, hi) = cells
+        .first()
+        .zip(cells.last())
+        .map_or((4096.0, 1048576.0), |(a, b)| {
+            (a.bs_bytes as f64, b.bs_bytes as f64)
+        });
+    let steps = 32;
+    let line: Vec<(f64, f64)> = (0..=steps)
+        .map(|i| {
+            let bytes = lo * (hi / lo).powf(i as f64 / steps as f64);
+            (bytes, fit.at(bytes / 1024.0))
+        })
+        .collect();
+    let eq = format!(
+        "y = {:.5}·x + {:.3} ms{}",
+        fit.ms_per_kib,
+        fit.overhead_ms,
+        fit.r2.map_or(String::new(), |r| format!(", R² = {r:.4}"))
+    );
+    p.series.push(Series {
+        name: format!("{label}: fitted {eq}"),
+        tips: Vec::new(),
+        points: line,
+        colour: k,
+        dash: 1,
+        line: true,
+    });
+    for bs in &fit.off_line_bs_bytes {
+        if let Some(c) = cells.iter().find(|c| c.bs_bytes == *bs) {
+            p.marks.push(Mark {
+                x: *bs as f64,
+                y: c.service_ms.unwrap_or(f64::NAN),
+                label: "off".into(),
+                tip: format!(
+                    "{label}: {} fell off the line (measured {} ms, line {:.3} ms); left out of the fit",
+                    ByteSize(*bs),
+                    ms(c.service_ms),
+                    fit.at(*bs as f64 / 1024.0)
+                ),
+            });
+        }
+    }
+    Some(format!("{label}: {eq}"))
 }
 
 fn definitions() -> Vec<Definition> {

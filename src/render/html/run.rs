@@ -170,40 +170,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         tiles(&mut out, &all, labels);
     }
     for (i, l) in inputs.iter().zip(labels) {
-        if let Document::Quick(q) = &i.doc
-            && !q.verdict.is_empty()
-        {
-            let _ = writeln!(
-                out,
-                "<p class=\"verdict\"><b>{}</b>: {}</p>",
-                esc(l),
-                esc(&q.verdict)
-            );
-        }
-        if let Document::Run(r) = &i.doc {
-            let w = &r.workload;
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">{}: {} {} QD{} × {} thread(s) per target, {} engine, {:.2} s measured{}{}.</p>",
-                esc(l),
-                esc(w.rw.name()),
-                w.bs,
-                w.qd,
-                w.threads,
-                r.results.engine,
-                r.results.seconds,
-                if r.results.interrupted {
-                    ", interrupted by Ctrl-C"
-                } else {
-                    ""
-                },
-                if r.results.errors.count > 0 {
-                    ", with failed I/Os"
-                } else {
-                    ""
-                },
-            );
-        }
+        summary_line(&mut out, i, l);
     }
     out.push_str("<h2>Throughput</h2>\n<div class=\"charts\">\n");
     out.push_str(&per_test_bars(
@@ -223,6 +190,69 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         |t| format!("{:.0} IOPS, {:.2} MB/s", t.summary.iops, t.summary.mb_per_s),
     ));
     out.push_str("</div>\n<h2>Latency</h2>\n<div class=\"charts\">\n");
+    out.push_str(&plot(&percentile_plot(&all, labels, one_test)));
+    out.push_str(&plot(&histogram_plot(&all, labels, one_test)));
+    out.push_str("</div>\n<h2>Over time</h2>\n<div class=\"charts\">\n");
+    time_series(&mut out, &all, labels, one_test);
+    out.push_str("</div>\n<h2>CPU cost</h2>\n<div class=\"charts\">\n");
+    out.push_str(&per_test_bars(
+        "CPU µs per I/O (halfpower's process)",
+        "µs of CPU per I/O",
+        &all,
+        labels,
+        |t| t.results.cpu.us_per_io,
+        |t| {
+            format!(
+                "process {:.2} µs/IO, {:.1} µs/MB; system-wide {:.2} µs/IO",
+                t.results.cpu.us_per_io, t.results.cpu.us_per_mb, t.results.cpu.system_us_per_io
+            )
+        },
+    ));
+    out.push_str("</div>\n");
+    devices_table(&mut out, inputs, labels);
+    (out, definitions())
+}
+
+/// The line under the heading for one input: a quick suite's verdict, or what a run ran.
+fn summary_line(out: &mut String, i: &Input, l: &str) {
+    if let Document::Quick(q) = &i.doc
+        && !q.verdict.is_empty()
+    {
+        let _ = writeln!(
+            out,
+            "<p class=\"verdict\"><b>{}</b>: {}</p>",
+            esc(l),
+            esc(&q.verdict)
+        );
+    }
+    if let Document::Run(r) = &i.doc {
+        let w = &r.workload;
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}: {} {} QD{} × {} thread(s) per target, {} engine, {:.2} s measured{}{}.</p>",
+            esc(l),
+            esc(w.rw.name()),
+            w.bs,
+            w.qd,
+            w.threads,
+            r.results.engine,
+            r.results.seconds,
+            if r.results.interrupted {
+                ", interrupted by Ctrl-C"
+            } else {
+                ""
+            },
+            if r.results.errors.count > 0 {
+                ", with failed I/Os"
+            } else {
+                ""
+            },
+        );
+    }
+}
+
+/// Latency percentiles on the "nines" axis, a line per test of every input.
+fn percentile_plot(all: &[Vec<Test<'_>>], labels: &[String], one_test: bool) -> Plot {
     let mut p = Plot::new(
         "Latency percentiles",
         Axis {
@@ -258,13 +288,17 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         }
     }
     p.note = "min, p50 … p99.99 and max of every I/O's latency (HDR histogram, ≤ 1 % error; min and max exact).".into();
-    out.push_str(&plot(&p));
+    p
+}
+
+/// The latency histogram, ten bins per decade, a line per test of every input.
+fn histogram_plot(all: &[Vec<Test<'_>>], labels: &[String], one_test: bool) -> Plot {
     let mut h = Plot::new(
         "Latency histogram",
         Axis::new("latency (log scale)", Scale::Log10, Fmt::Micros),
         Axis::new("share of I/Os per bin, %", Scale::Linear, Fmt::Plain),
     );
-    k = 0;
+    let mut k = 0;
     for (tests, label) in all.iter().zip(labels) {
         for t in tests {
             let bins = histogram_bins(t.summary);
@@ -285,26 +319,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         }
     }
     h.note = "The histogram's buckets regrouped ten per decade of latency.".into();
-    out.push_str(&plot(&h));
-    out.push_str("</div>\n<h2>Over time</h2>\n<div class=\"charts\">\n");
-    time_series(&mut out, &all, labels, one_test);
-    out.push_str("</div>\n<h2>CPU cost</h2>\n<div class=\"charts\">\n");
-    out.push_str(&per_test_bars(
-        "CPU µs per I/O (halfpower's process)",
-        "µs of CPU per I/O",
-        &all,
-        labels,
-        |t| t.results.cpu.us_per_io,
-        |t| {
-            format!(
-                "process {:.2} µs/IO, {:.1} µs/MB; system-wide {:.2} µs/IO",
-                t.results.cpu.us_per_io, t.results.cpu.us_per_mb, t.results.cpu.system_us_per_io
-            )
-        },
-    ));
-    out.push_str("</div>\n");
-    devices_table(&mut out, inputs, labels);
-    (out, definitions())
+    h
 }
 
 /// Each input's runs, once each, named for the legend: a run's directions share one series, a

@@ -39,6 +39,21 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         })
         .collect();
     let mut out = String::new();
+    out.push_str("<h2>Scaling</h2>\n<div class=\"charts\">\n");
+    out.push_str(&plot(&total_plot(&reports, labels)));
+    for (k, (r, label)) in reports.iter().zip(labels).enumerate() {
+        out.push_str(&step_bars(k, r, label));
+    }
+    out.push_str("</div>\n");
+    for (r, label) in reports.iter().zip(labels) {
+        verdict(&mut out, r, label);
+    }
+    (out, definitions())
+}
+
+/// Total MB/s against the number of targets: per input its steps, the line of perfect
+/// scaling, and where it saturates.
+fn total_plot(reports: &[&ScaleReport], labels: &[String]) -> Plot {
     let mut total = Plot::new(
         "Total MB/s against the number of targets",
         Axis::new("targets", Scale::Linear, Fmt::Plain),
@@ -100,88 +115,89 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     total.note = "S marks where the total saturates: below 90 % of perfect scaling, judged with \
                   each step's interval."
         .into();
-    out.push_str("<h2>Scaling</h2>\n<div class=\"charts\">\n");
-    out.push_str(&plot(&total));
-    for (k, (r, label)) in reports.iter().zip(labels).enumerate() {
-        let names: Vec<String> = r.alone.iter().map(|a| a.target.clone()).collect();
-        let alone = BarSeries {
-            errors: Vec::new(),
-            name: "alone".into(),
-            colour: k,
-            values: r.alone.iter().map(|a| Some(a.bytes_per_s / 1e6)).collect(),
-            tips: r
-                .alone
-                .iter()
-                .map(|a| {
-                    format!(
-                        "{label}: {} alone, {:.1} MB/s",
-                        a.target,
-                        a.bytes_per_s / 1e6
-                    )
-                })
-                .collect(),
-        };
-        let together = r.steps.iter().skip(1).map(|s| BarSeries {
-            errors: Vec::new(),
-            name: format!("{} targets together", s.targets),
-            colour: k + s.targets - 1,
-            values: names
-                .iter()
-                .map(|n| {
-                    s.per_target
-                        .iter()
-                        .find(|p| &p.target == n)
-                        .map(|p| p.bytes_per_s / 1e6)
-                })
-                .collect(),
-            tips: names
-                .iter()
-                .map(|n| format!("{label}: {n} with {} targets running", s.targets))
-                .collect(),
-        });
-        let series = std::iter::once(alone).chain(together).collect();
-        out.push_str(&bars(&Bars {
-            title: format!("{label}: each target's MB/s per step"),
-            y_title: "MB/s (10^6 bytes/s)".into(),
-            fmt: Fmt::Si,
-            categories: names,
-            series,
-            note: "Each target alone, then its share when the first n run together.".into(),
-        }));
+    total
+}
+
+/// One input's grouped bars: each target's MB/s alone, then its share at every later step.
+fn step_bars(k: usize, r: &ScaleReport, label: &str) -> String {
+    let names: Vec<String> = r.alone.iter().map(|a| a.target.clone()).collect();
+    let alone = BarSeries {
+        errors: Vec::new(),
+        name: "alone".into(),
+        colour: k,
+        values: r.alone.iter().map(|a| Some(a.bytes_per_s / 1e6)).collect(),
+        tips: r
+            .alone
+            .iter()
+            .map(|a| {
+                format!(
+                    "{label}: {} alone, {:.1} MB/s",
+                    a.target,
+                    a.bytes_per_s / 1e6
+                )
+            })
+            .collect(),
+    };
+    let together = r.steps.iter().skip(1).map(|s| BarSeries {
+        errors: Vec::new(),
+        name: format!("{} targets together", s.targets),
+        colour: k + s.targets - 1,
+        values: names
+            .iter()
+            .map(|n| {
+                s.per_target
+                    .iter()
+                    .find(|p| &p.target == n)
+                    .map(|p| p.bytes_per_s / 1e6)
+            })
+            .collect(),
+        tips: names
+            .iter()
+            .map(|n| format!("{label}: {n} with {} targets running", s.targets))
+            .collect(),
+    });
+    let series = std::iter::once(alone).chain(together).collect();
+    bars(&Bars {
+        title: format!("{label}: each target's MB/s per step"),
+        y_title: "MB/s (10^6 bytes/s)".into(),
+        fmt: Fmt::Si,
+        categories: names,
+        series,
+        note: "Each target alone, then its share when the first n run together.".into(),
+    })
+}
+
+/// One input's verdict and, when any, the table of shared components at the limit.
+fn verdict(out: &mut String, r: &ScaleReport, label: &str) {
+    let _ = writeln!(
+        out,
+        "<p class=\"verdict\"><b>{}</b>: {}</p>",
+        esc(label),
+        esc(&r.analysis.verdict)
+    );
+    if !r.analysis.shared.is_empty() {
+        let rows: Vec<Vec<String>> = r
+            .analysis
+            .shared
+            .iter()
+            .map(|s| {
+                vec![
+                    s.component.clone(),
+                    s.targets.len().to_string(),
+                    s.bytes_per_s
+                        .map_or("-".into(), |b| format!("{:.1}", b / 1e6)),
+                    s.util_pct.map_or("-".into(), |u| format!("{u:.0}")),
+                ]
+            })
+            .collect();
+        out.push_str(&table(
+            &[
+                "shared component",
+                "targets above it",
+                "MB/s at the limit",
+                "% busy",
+            ],
+            &rows,
+        ));
     }
-    out.push_str("</div>\n");
-    for (r, label) in reports.iter().zip(labels) {
-        let _ = writeln!(
-            out,
-            "<p class=\"verdict\"><b>{}</b>: {}</p>",
-            esc(label),
-            esc(&r.analysis.verdict)
-        );
-        if !r.analysis.shared.is_empty() {
-            let rows: Vec<Vec<String>> = r
-                .analysis
-                .shared
-                .iter()
-                .map(|s| {
-                    vec![
-                        s.component.clone(),
-                        s.targets.len().to_string(),
-                        s.bytes_per_s
-                            .map_or("-".into(), |b| format!("{:.1}", b / 1e6)),
-                        s.util_pct.map_or("-".into(), |u| format!("{u:.0}")),
-                    ]
-                })
-                .collect();
-            out.push_str(&table(
-                &[
-                    "shared component",
-                    "targets above it",
-                    "MB/s at the limit",
-                    "% busy",
-                ],
-                &rows,
-            ));
-        }
-    }
-    (out, definitions())
 }

@@ -333,11 +333,8 @@ fn no_data(title: &str, note: &str) -> String {
     figure(title, &svg, "", note)
 }
 
-/// Renders a plot as a `<figure>` with its SVG, legend and note.
-pub fn plot(p: &Plot) -> String {
-    if !has_data(p) {
-        return no_data(&p.title, &p.note);
-    }
+/// The frame a plot is drawn in: domains fitted to every drawable point, band, mark and rule.
+fn plot_frame(p: &Plot) -> Frame {
     let mut xs = Vec::new();
     let mut ys = Vec::new();
     for s in &p.series {
@@ -355,15 +352,16 @@ pub fn plot(p: &Plot) -> String {
     xs.extend(p.marks.iter().map(|m| m.x));
     ys.extend(p.marks.iter().map(|m| m.y));
     ys.extend(p.rules.iter().map(|r| r.y));
-    let f = Frame {
+    Frame {
         x: domain(&p.x, &xs),
         y: domain(&p.y, &ys),
         xa: p.x.clone(),
         ya: p.y.clone(),
-    };
-    let mut svg = String::new();
-    svg_open(&mut svg, HEIGHT, &p.title);
-    axes(&mut svg, &f);
+    }
+}
+
+/// Draws the stacked bands: an area per band, or a short bar when it has one step.
+fn draw_bands(svg: &mut String, p: &Plot, f: &Frame) {
     for b in &p.bands {
         let pts: Vec<(f64, f64, f64)> = (0..b.x.len().min(b.low.len()).min(b.high.len()))
             .map(|i| (b.x[i], b.low[i], b.high[i]))
@@ -408,6 +406,10 @@ pub fn plot(p: &Plot) -> String {
             esc(&b.name)
         );
     }
+}
+
+/// Draws the horizontal reference lines with their labels.
+fn draw_rules(svg: &mut String, p: &Plot, f: &Frame) {
     for r in &p.rules {
         if !p.y.drawable(r.y) {
             continue;
@@ -429,6 +431,10 @@ pub fn plot(p: &Plot) -> String {
             esc(&r.label)
         );
     }
+}
+
+/// Draws each series as a group: its line (if joined) and a dot per point with hover text.
+fn draw_series(svg: &mut String, p: &Plot, f: &Frame) {
     for s in &p.series {
         let pts: Vec<(usize, f64, f64)> = s
             .points
@@ -460,17 +466,21 @@ pub fn plot(p: &Plot) -> String {
         }
         svg.push_str("</g>\n");
     }
+}
+
+/// Draws the labelled marks that both axes can show.
+fn draw_marks(svg: &mut String, p: &Plot, f: &Frame) {
     let marks: Vec<(f64, f64, &str, &str)> = p
         .marks
         .iter()
         .filter(|m| f.ok(m.x, m.y))
         .map(|m| (f.px(m.x), f.py(m.y), m.label.as_str(), m.tip.as_str()))
         .collect();
-    super::marks::draw(
-        &mut svg,
-        &marks,
-        (LEFT, TOP, WIDTH - RIGHT, HEIGHT - BOTTOM),
-    );
+    super::marks::draw(svg, &marks, (LEFT, TOP, WIDTH - RIGHT, HEIGHT - BOTTOM));
+}
+
+/// Draws the full-height hover strips, one per column.
+fn draw_columns(svg: &mut String, p: &Plot, f: &Frame) {
     let w = (WIDTH - LEFT - RIGHT) / p.columns.len().max(1) as f64;
     for (x, tip) in &p.columns {
         if !p.x.drawable(*x) {
@@ -486,7 +496,10 @@ pub fn plot(p: &Plot) -> String {
             esc(tip)
         );
     }
-    svg.push_str("</svg>\n");
+}
+
+/// The legend entries of a plot: its bands (blocks), then its series (lines or dots).
+fn plot_legend(p: &Plot) -> Vec<LegendEntry> {
     let mut entries: Vec<LegendEntry> = p
         .bands
         .iter()
@@ -496,7 +509,25 @@ pub fn plot(p: &Plot) -> String {
         let swatch = if s.line { Swatch::Line } else { Swatch::Dot };
         (s.name.clone(), s.colour, s.dash, swatch)
     }));
-    figure(&p.title, &svg, &legend(&entries), &p.note)
+    entries
+}
+
+/// Renders a plot as a `<figure>` with its SVG, legend and note.
+pub fn plot(p: &Plot) -> String {
+    if !has_data(p) {
+        return no_data(&p.title, &p.note);
+    }
+    let f = plot_frame(p);
+    let mut svg = String::new();
+    svg_open(&mut svg, HEIGHT, &p.title);
+    axes(&mut svg, &f);
+    draw_bands(&mut svg, p, &f);
+    draw_rules(&mut svg, p, &f);
+    draw_series(&mut svg, p, &f);
+    draw_marks(&mut svg, p, &f);
+    draw_columns(&mut svg, p, &f);
+    svg.push_str("</svg>\n");
+    figure(&p.title, &svg, &legend(&plot_legend(p)), &p.note)
 }
 
 #[cfg(test)]

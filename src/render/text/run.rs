@@ -43,6 +43,16 @@ fn shorten(path: &str, width: usize) -> String {
 /// Renders the results of one run.
 pub fn results_table(r: &Results) -> String {
     let mut out = String::new();
+    target_rows(&mut out, r);
+    precision_lines(&mut out, r);
+    devices_table(&mut out, r);
+    cpu_lines(&mut out, r);
+    error_lines(&mut out, r);
+    out
+}
+
+/// The table of targets: a row per target and direction, then the total over all targets.
+fn target_rows(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
         "{:<24} {:<5} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9}",
@@ -52,16 +62,20 @@ pub fn results_table(r: &Results) -> String {
     for t in &r.targets {
         let name = shorten(&t.path, 24);
         if let Some(d) = &t.read {
-            dir_row(&mut out, &name, "read", d, None);
+            dir_row(out, &name, "read", d, None);
         }
         if let Some(d) = &t.write {
-            dir_row(&mut out, &name, "write", d, None);
+            dir_row(out, &name, "write", d, None);
         }
         if t.read.is_some() && t.write.is_some() {
-            dir_row(&mut out, &name, "both", &t.total, None);
+            dir_row(out, &name, "both", &t.total, None);
         }
     }
-    dir_row(&mut out, "all targets", "total", &r.total, total_cpu);
+    dir_row(out, "all targets", "total", &r.total, total_cpu);
+}
+
+/// The run's 95 % intervals and whether it reached a steady state, when known.
+fn precision_lines(out: &mut String, r: &Results) {
     if let (Some(i), Some(b)) = (r.total.iops_ci95, r.total.bytes_per_s_ci95) {
         let _ = writeln!(
             out,
@@ -84,6 +98,10 @@ pub fn results_table(r: &Results) -> String {
                 .map_or(String::new(), |p| format!(", interval ±{p:.1} %"))
         );
     }
+}
+
+/// The disks' counters over the run, a row per device (nothing when none was watched).
+fn devices_table(out: &mut String, r: &Results) {
     if !r.devices.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -119,6 +137,10 @@ pub fn results_table(r: &Results) -> String {
             );
         }
     }
+}
+
+/// The CPU cost, then the engine, worker placement and measured time.
+fn cpu_lines(out: &mut String, r: &Results) {
     let c = &r.cpu;
     let _ = writeln!(
         out,
@@ -149,6 +171,10 @@ pub fn results_table(r: &Results) -> String {
         let _ = write!(out, ", INTERRUPTED");
     }
     let _ = writeln!(out);
+}
+
+/// The failed I/Os, when any: how many, the first error, and the first offsets.
+fn error_lines(out: &mut String, r: &Results) {
     if r.errors.count > 0 {
         let _ = writeln!(
             out,
@@ -175,7 +201,6 @@ pub fn results_table(r: &Results) -> String {
             let _ = writeln!(out, "  failed at offsets {}", at.join(", "));
         }
     }
-    out
 }
 
 /// Renders a `run` report.

@@ -11,6 +11,14 @@ const SHOWN: usize = 10;
 /// The verification's lines: a summary, then the first bad blocks and read errors.
 pub fn lines(v: &Verification) -> String {
     let mut out = String::new();
+    summary_line(&mut out, v);
+    remarks(&mut out, v);
+    bad_blocks(&mut out, v);
+    out
+}
+
+/// The one-line summary: blocks checked, good and bad by kind, not judged, newer and unreadable.
+fn summary_line(out: &mut String, v: &Verification) {
     let f = &v.faults;
     let _ = write!(out, "verify: {} blocks checked", v.blocks_checked);
     let good: u64 = v.targets.iter().map(|t| t.good).sum();
@@ -45,6 +53,11 @@ pub fn lines(v: &Verification) -> String {
         let _ = write!(out, " (read through the page cache: O_DIRECT refused)");
     }
     out.push('\n');
+}
+
+/// What else was found: unsealed blocks, other block sizes, lost unflushed writes, the notes,
+/// and what was verified during the run.
+fn remarks(out: &mut String, v: &Verification) {
     if v.unsealed > 0 {
         let _ = writeln!(
             out,
@@ -74,6 +87,11 @@ pub fn lines(v: &Verification) -> String {
             d.faults.total()
         );
     }
+}
+
+/// The first bad blocks one by one, how many more the JSON has, and the offsets that could not
+/// be read.
+fn bad_blocks(out: &mut String, v: &Verification) {
     for b in v
         .bad
         .iter()
@@ -114,7 +132,6 @@ pub fn lines(v: &Verification) -> String {
         let offs: Vec<String> = t.read_error_offsets.iter().map(u64::to_string).collect();
         let _ = writeln!(out, "  {}: unreadable at {}", t.path, offs.join(", "));
     }
-    out
 }
 
 /// The sentence of a note.
