@@ -1,7 +1,7 @@
 //! `halfpower compare A.json B.json`: reads two run documents and says, figure by figure,
 //! whether B really differs from A (`analysis::compare`).
 
-use super::{check_output_dests, write_html, write_json};
+use super::{check_output_dests, emit};
 use crate::Error;
 use crate::analysis::compare::compare as compare_runs;
 use crate::cli::CompareArgs;
@@ -63,9 +63,7 @@ pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
         threshold: args.threshold / 100.0,
         figures: compare_runs(&a, &b, args.threshold / 100.0),
     };
-    if !write_json(&args.output, &report)? {
-        print!("{}", compare_text(&report));
-    }
-    write_html(&args.output, Document::Compare(Box::new(report)))?;
+    let text = compare_text(&report);
+    emit(&args.output, Document::Compare(Box::new(report)), &text)?;
     Ok(0)
 }

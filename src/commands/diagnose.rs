@@ -5,8 +5,6 @@ use crate::cli::DiagnoseArgs;
 use crate::input::parse_log;
 use crate::input::profile::read_profile;
 use crate::render::text::diagnosis::diagnosis_text;
-use anyhow::Context;
-use std::io::Write;
 use std::path::Path;
 
 /// Runs `diagnose`; returns the exit status.
@@ -77,11 +75,12 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
         }
     }
     let d = run_rules(&logs, applied.as_ref());
-    if !super::write_json(&args.output, &d)? {
-        let mut so = std::io::stdout().lock();
-        write!(so, "{}", diagnosis_text(&d)).context("writing to stdout")?;
-    }
-    super::write_html(&args.output, crate::model::Document::Diagnose(Box::new(d)))?;
+    let text = diagnosis_text(&d);
+    super::emit(
+        &args.output,
+        crate::model::Document::Diagnose(Box::new(d)),
+        &text,
+    )?;
     Ok(0)
 }
 

@@ -4,7 +4,7 @@
 
 use super::points::PointRunner;
 use super::run::available_engine;
-use super::{check_output_dests, warn, write_html, write_json};
+use super::{check_output_dests, emit, warn};
 use crate::analysis::experiments::{cache, verdict};
 use crate::cli::ExperimentArgs;
 use crate::clock::utc_now;
@@ -382,13 +382,9 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
         interrupted: signal::interrupted(),
         warnings,
     };
-    if !write_json(&args.output, &report)? {
-        print!("{}", experiment_table(&report));
-    }
     let interrupted = report.interrupted;
-    if !report.rows.is_empty() {
-        write_html(&args.output, Document::Experiment(Box::new(report)))?;
-    }
+    let text = experiment_table(&report);
+    emit(&args.output, Document::Experiment(Box::new(report)), &text)?;
     Ok(if interrupted {
         crate::signal::exit_status()
     } else {

@@ -163,6 +163,25 @@ fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
     }
 }
 
+/// The one output step of every command that measures or judges: the document's JSON where
+/// `--json` says, its `text` on stdout unless the JSON went there, and its HTML report when
+/// `--html` asks and it holds something to draw (else says why not).
+fn emit(out: &OutputArgs, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
+    if !write_json(out, &doc)? {
+        print!("{text}");
+    }
+    if out.html.is_none() {
+        return Ok(());
+    }
+    match doc.nothing_to_draw() {
+        Some(why) => {
+            eprintln!("halfpower: {why}, so no HTML report was written");
+            Ok(())
+        }
+        None => write_html(out, doc),
+    }
+}
+
 /// Writes the `--html` report of a document just measured, when one was asked for.
 fn write_html(out: &OutputArgs, doc: crate::model::Document) -> anyhow::Result<()> {
     let Some(path) = &out.html else {

@@ -3,7 +3,7 @@
 
 use super::points::{PointRunner, steady_rule};
 use super::run::available_engine;
-use super::{check_output_dests, warn, write_html, write_json};
+use super::{check_output_dests, emit, warn};
 use crate::analysis::profile::{cell, fits_of};
 use crate::cli::ProfileArgs;
 use crate::clock::utc_now;
@@ -140,16 +140,8 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
         interrupted: signal::interrupted(),
         warnings,
     };
-    if !write_json(&args.output, &report)? {
-        print!("{}", profile_table(&report));
-    }
-    if report.cells.is_empty() {
-        if args.output.html.is_some() {
-            eprintln!("halfpower: no cells were measured, so no HTML report was written");
-        }
-    } else {
-        write_html(&args.output, Document::Profile(Box::new(report)))?;
-    }
+    let text = profile_table(&report);
+    emit(&args.output, Document::Profile(Box::new(report)), &text)?;
     Ok(status)
 }
 

@@ -1,14 +1,14 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
 use super::run::available_engine;
-use super::{check_output_dests, warn, write_html, write_json};
+use super::{check_output_dests, emit, warn};
 use crate::cli::QuickArgs;
 use crate::clock::utc_now;
 use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
 use crate::render::text;
 use crate::runner::{self, Control, Layout};
-use crate::spec::{DepthOnEngine, RwMode, Setup, Workload};
+use crate::spec::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::target;
 use crate::units::ByteSize;
 use crate::{Error, signal};
@@ -36,25 +36,8 @@ pub fn test_name(w: &Workload) -> String {
 
 /// Runs the quick suite.
 pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    if !dir.is_dir() {
-        return Err(Error::invalid(
-            "DIR",
-            dir.display(),
-            "an existing directory for the scratch file",
-        )
-        .into());
-    }
+    let path = scratch_path(&args)?;
     check_output_dests(&args.output)?;
-    let path = dir.join(SCRATCH_NAME);
-    if path.exists() {
-        return Err(Error::refused(
-            &path,
-            "already exists (a previous run's scratch file?); remove it or choose another DIR, \
-             quick never overwrites a file it did not create",
-        )
-        .into());
-    }
     let base = Workload {
         rw: RwMode::Randrw,
         bs: ByteSize(4096).into(),
@@ -86,9 +69,61 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         );
     }
     let scratch = target::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
-    let mut tests = Vec::new();
-    let total = TESTS.len() * 2;
-    // The suite's workloads, in order: each test read, then written.
+    let plan = suite(&base, engine)?;
+    let runs = run_suite(&args, &plan, &scratch, &engine_fallback)?;
+    let tests = tests_of(plan, runs);
+    let target_info = scratch.info();
+    sanity_warnings(&target_info, &tests, &mut warnings);
+    let verdict = crate::analysis::quick::verdict(&target_info, &tests);
+    let report = QuickReport {
+        header: Header::new(Kind::Quick, command, utc_now()),
+        host: host::read(),
+        target: target_info,
+        tests,
+        interrupted: signal::interrupted(),
+        verdict,
+        warnings,
+    };
+    drop(scratch); // the scratch file goes, also after Ctrl-C
+    // The worst status of any test; an interrupted suite is 130 even if no test was cut.
+    let status = report
+        .tests
+        .iter()
+        .map(|t| t.results.exit_status())
+        .max()
+        .unwrap_or(0);
+    let interrupted = report.interrupted;
+    let text = text::run::quick_table(&report);
+    emit(&args.output, Document::Quick(Box::new(report)), &text)?;
+    Ok(if interrupted { 130 } else { status })
+}
+
+/// The scratch file's path in the suite's directory, which must exist; a file already there
+/// is refused (quick never overwrites a file it did not create).
+fn scratch_path(args: &QuickArgs) -> anyhow::Result<PathBuf> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !dir.is_dir() {
+        return Err(Error::invalid(
+            "DIR",
+            dir.display(),
+            "an existing directory for the scratch file",
+        )
+        .into());
+    }
+    let path = dir.join(SCRATCH_NAME);
+    if path.exists() {
+        return Err(Error::refused(
+            &path,
+            "already exists (a previous run's scratch file?); remove it or choose another DIR, \
+             quick never overwrites a file it did not create",
+        )
+        .into());
+    }
+    Ok(path)
+}
+
+/// The suite's workloads, in order: each test read, then written, as `engine` runs it.
+fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(Workload, Direction)>> {
     let mut plan = Vec::new();
     for (seq, bs, qd) in TESTS {
         for write in [false, true] {
@@ -120,44 +155,53 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             plan.push((w, direction));
         }
     }
-    // With --repeat, the whole suite again, interleaved.
+    Ok(plan)
+}
+
+/// Runs the suite on `scratch` (with `--repeat`, the whole suite again, interleaved): each
+/// test's results, one per repetition, until Ctrl-C.
+fn run_suite(
+    args: &QuickArgs,
+    plan: &[(Workload, Direction)],
+    scratch: &target::Target,
+    engine_fallback: &Option<String>,
+) -> anyhow::Result<Vec<Vec<crate::model::Results>>> {
     let mut runs: Vec<Vec<crate::model::Results>> = vec![Vec::new(); plan.len()];
-    'suite: for k in 0..args.repeat.n {
+    let targets = std::slice::from_ref(scratch);
+    for k in 0..args.repeat.n {
         for (i, (w, direction)) in plan.iter().enumerate() {
             if !args.output.quiet && std::io::stderr().is_terminal() {
                 eprintln!(
                     "[{}/{}] {} {}",
                     k as usize * plan.len() + i + 1,
-                    total * args.repeat.n as usize,
+                    plan.len() * args.repeat.n as usize,
                     test_name(w),
                     direction.name()
                 );
             }
-            let m = runner::execute(
-                std::slice::from_ref(&scratch),
-                Layout::Separate,
-                w,
-                Control::progress(!args.output.quiet),
-                None,
-            );
-            let m = match m {
+            let control = Control::progress(!args.output.quiet);
+            let m = match runner::execute(targets, Layout::Separate, w, control, None) {
                 Ok(m) => m,
-                Err(Error::Interrupted) => break 'suite,
+                Err(Error::Interrupted) => return Ok(runs),
                 Err(e) => return Err(e.into()),
             };
-            let results = runner::results(
-                &m,
-                w,
-                std::slice::from_ref(&scratch),
-                engine_fallback.clone(),
-            );
+            let results = runner::results(&m, w, targets, engine_fallback.clone());
             let stop = results.interrupted;
             runs[i].push(results);
             if stop {
-                break 'suite;
+                return Ok(runs);
             }
         }
     }
+    Ok(runs)
+}
+
+/// The tests that ran (at least once), each with its first run and its repetitions.
+fn tests_of(
+    plan: Vec<(Workload, Direction)>,
+    runs: Vec<Vec<crate::model::Results>>,
+) -> Vec<QuickTest> {
+    let mut tests = Vec::new();
     for ((w, direction), r) in plan.into_iter().zip(runs) {
         let Some(first) = r.first().cloned() else {
             break;
@@ -173,9 +217,18 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             }),
         });
     }
-    let target_info = scratch.info();
-    for t in &tests {
-        let infos = std::slice::from_ref(&target_info);
+    tests
+}
+
+/// Warns, per test, where the application's bytes and the disk's counters disagree and where
+/// reads came back zeroed.
+fn sanity_warnings(
+    target: &crate::model::TargetInfo,
+    tests: &[QuickTest],
+    warnings: &mut Vec<String>,
+) {
+    let infos = std::slice::from_ref(target);
+    for t in tests {
         let r = &t.results;
         let sanity = crate::analysis::sanity::device_bytes(infos, r);
         for msg in sanity
@@ -183,35 +236,9 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             .chain(crate::analysis::sanity::zeroed_reads(r))
         {
             warn(
-                &mut warnings,
+                warnings,
                 format!("{} {}: {msg}", t.name, t.direction.name()),
             );
         }
     }
-    let verdict = crate::analysis::quick::verdict(&target_info, &tests);
-    let report = QuickReport {
-        header: Header::new(Kind::Quick, command, utc_now()),
-        host: host::read(),
-        target: target_info,
-        tests,
-        interrupted: signal::interrupted(),
-        verdict,
-        warnings,
-    };
-    drop(scratch); // the scratch file goes, also after Ctrl-C
-    let json_on_stdout = write_json(&args.output, &report)?;
-    if !json_on_stdout {
-        print!("{}", text::run::quick_table(&report));
-    }
-    if !report.tests.is_empty() {
-        write_html(&args.output, Document::Quick(Box::new(report.clone())))?;
-    }
-    // The worst status of any test; an interrupted suite is 130 even if no test was cut.
-    let status = report
-        .tests
-        .iter()
-        .map(|t| t.results.exit_status())
-        .max()
-        .unwrap_or(0);
-    Ok(if report.interrupted { 130 } else { status })
 }

@@ -1,6 +1,6 @@
 //! `halfpower run`: open the targets, run the workload, report.
 
-use super::{check_output_dests, warn, write_html, write_json};
+use super::{check_output_dests, emit, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
@@ -163,17 +163,14 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
             results: report.results.clone(),
         }];
     }
-    let json_on_stdout = write_json(&args.output, &report)?;
-    if !json_on_stdout {
-        print!("{}", text::run::run_table(&report));
-    }
     let status = report
         .repeat
         .as_ref()
         .map_or(report.results.exit_status(), |r| {
             r.runs.iter().map(Results::exit_status).max().unwrap_or(0)
         });
-    write_html(&args.output, Document::Run(Box::new(report)))?;
+    let text = text::run::run_table(&report);
+    emit(&args.output, Document::Run(Box::new(report)), &text)?;
     Ok(status)
 }
 

@@ -3,7 +3,7 @@
 
 use super::points::PointRunner;
 use super::run::available_engine;
-use super::{check_output_dests, write_html, write_json};
+use super::{check_output_dests, emit};
 use crate::analysis::scale::{Stack, StepFigures, analyse};
 use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
@@ -278,13 +278,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         interrupted: signal::interrupted(),
         warnings,
     };
-    if !write_json(&args.output, &report)? {
-        print!("{}", scale_table(&report));
-    }
-    if report.steps.len() > 1 {
-        write_html(&args.output, Document::Scale(Box::new(report)))?;
-    } else if args.output.html.is_some() {
-        eprintln!("halfpower: fewer than two steps were measured, so no HTML report was written");
-    }
+    let text = scale_table(&report);
+    emit(&args.output, Document::Scale(Box::new(report)), &text)?;
     Ok(status)
 }

@@ -3,7 +3,7 @@
 
 use super::points::{PointRunner, distinct, steady_rule};
 use super::run::available_engine;
-use super::{check_dest, check_output_dests, warn, write_html, write_json};
+use super::{check_dest, check_output_dests, emit, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points;
 use crate::cli::SweepArgs;
@@ -73,16 +73,12 @@ fn finish(args: &SweepArgs, report: &mut SweepReport, status: u8) -> anyhow::Res
         crate::output::write_atomic(path, sweep_csv(&report.points).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    if !write_json(&args.output, report)? {
-        print!("{}", sweep_table(report, colour()));
-    }
-    if report.points.is_empty() {
-        if args.output.html.is_some() {
-            eprintln!("halfpower: no points were measured, so no HTML report was written");
-        }
-    } else {
-        write_html(&args.output, Document::Sweep(Box::new(report.clone())))?;
-    }
+    let text = sweep_table(report, colour());
+    emit(
+        &args.output,
+        Document::Sweep(Box::new(report.clone())),
+        &text,
+    )?;
     Ok(status)
 }
 

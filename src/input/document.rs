@@ -98,15 +98,7 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
             ));
         }
     };
-    let empty = match &doc {
-        Document::Sweep(s) if s.points.is_empty() => Some("the sweep has no points"),
-        Document::Quick(q) if q.tests.is_empty() => Some("the quick suite has no tests"),
-        Document::Profile(p) if p.cells.is_empty() => Some("the profile has no cells"),
-        Document::Scale(s) if s.steps.len() < 2 => Some("the scale has fewer than two steps"),
-        Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
-        Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
-        _ => None,
-    };
+    let empty = doc.nothing_to_draw();
     if let Some(why) = empty {
         return Err(refuse(path, format!("{why}: nothing to draw")));
     }

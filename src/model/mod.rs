@@ -61,6 +61,20 @@ pub enum Document {
 }
 
 impl Document {
+    /// Why the document holds nothing to draw, when it does not: the one rule `report` refuses
+    /// an input by and `--html` skips a report by.
+    pub fn nothing_to_draw(&self) -> Option<&'static str> {
+        match self {
+            Document::Sweep(s) if s.points.is_empty() => Some("the sweep has no points"),
+            Document::Quick(q) if q.tests.is_empty() => Some("the quick suite has no tests"),
+            Document::Profile(p) if p.cells.is_empty() => Some("the profile has no cells"),
+            Document::Scale(s) if s.steps.len() < 2 => Some("the scale has fewer than two steps"),
+            Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
+            Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
+            _ => None,
+        }
+    }
+
     /// The document's kind.
     pub fn kind(&self) -> Kind {
         match self {
@@ -73,6 +87,24 @@ impl Document {
             Document::Scale(_) => Kind::Scale,
             Document::Experiment(_) => Kind::Experiment,
             Document::Compare(_) => Kind::Compare,
+        }
+    }
+}
+
+/// A document writes itself as the command that made it does (`--json`); a monitor log, whose
+/// records are JSON lines of their own, writes its diagnosis.
+impl Serialize for Document {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Document::Run(r) => r.serialize(s),
+            Document::Quick(q) => q.serialize(s),
+            Document::Sweep(w) => w.serialize(s),
+            Document::Profile(p) => p.serialize(s),
+            Document::Monitor(m) => m.diagnosis.serialize(s),
+            Document::Diagnose(d) => d.serialize(s),
+            Document::Scale(c) => c.serialize(s),
+            Document::Experiment(e) => e.serialize(s),
+            Document::Compare(c) => c.serialize(s),
         }
     }
 }
