@@ -12,7 +12,7 @@ use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Vari
 use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo};
 use crate::oscounters::{host, sysfs};
 use crate::render::text::experiment::experiment_table;
-use crate::spec::{Create, RwMode, Setup, Workload};
+use crate::spec::{Create, EngineKind, RwMode, Setup, Workload};
 use crate::target::{self, Scratch};
 use crate::units::ByteSize;
 use crate::{Error, signal};
@@ -39,141 +39,181 @@ fn sizes(max: u64) -> Vec<u64> {
         .collect()
 }
 
-/// The experiment's points on `path` (for allocation, the target directory).
-fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<Point>> {
-    let size = args.size.0;
-    let shape = |rw: RwMode, bs: u64, qd: u32, setup: Setup| Workload {
-        rw,
-        read_pct: None,
-        bs: ByteSize(bs).into(),
-        qd,
-        threads: 1,
-        setup,
-    };
-    let point = |variant, rw, bs, qd, setup: Setup| Point {
-        variant,
-        shift: None,
-        region: None,
-        workload: shape(rw, bs, qd, setup),
-        path: path.to_path_buf(),
-    };
-    let mut out = Vec::new();
-    match args.name {
-        ExperimentKind::Buffering => {
-            for rw in [RwMode::Read, RwMode::Write] {
-                for bs in sizes(size) {
-                    for (variant, buffered) in [(Variant::Direct, false), (Variant::Buffered, true)]
-                    {
-                        // One pass over the file from a dropped cache and no warm-up, so every
-                        // buffered read misses the cache and reaches the device, as in 000.
-                        let setup = Setup {
-                            buffered,
-                            time: None,
-                            bytes: Some(ByteSize(size / bs * bs)),
-                            warmup: crate::units::Dur(std::time::Duration::ZERO),
-                            ..base.clone()
-                        };
-                        out.push(point(variant, rw, bs, 1, setup));
-                    }
-                }
-            }
+/// Builds the points of one experiment: each a shape on `path` with `base`'s options.
+struct Planner<'a> {
+    path: &'a Path,
+    base: &'a Setup,
+    /// The scratch file's (or region's) size.
+    size: u64,
+    /// `--bs` of `alignment` and `allocation`.
+    bs: u64,
+}
+
+impl Planner<'_> {
+    /// A point of `variant`: `rw` in requests of `bs` at depth `qd`, with `setup`.
+    fn point(&self, variant: Variant, rw: RwMode, bs: u64, qd: u32, setup: Setup) -> Point {
+        Point {
+            variant,
+            shift: None,
+            region: None,
+            workload: Workload {
+                rw,
+                read_pct: None,
+                bs: ByteSize(bs).into(),
+                qd,
+                threads: 1,
+                setup,
+            },
+            path: self.path.to_path_buf(),
         }
-        ExperimentKind::Allocation => {
-            for qd in [1, 8] {
-                for (variant, create) in [
-                    (Variant::Preallocated, Create::Filled),
-                    (Variant::Extending, Create::Empty),
-                    (Variant::Sparse, Create::Sparse),
-                ] {
-                    // Exactly one pass over the file, no warm-up: every write allocates.
+    }
+
+    /// Direct against buffered, reads and writes, over the size axis: one pass over the file
+    /// from a dropped cache and no warm-up, so every buffered read misses the cache and reaches
+    /// the device, as in 000.
+    fn buffering(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for rw in [RwMode::Read, RwMode::Write] {
+            for bs in sizes(self.size) {
+                for (variant, buffered) in [(Variant::Direct, false), (Variant::Buffered, true)] {
                     let setup = Setup {
-                        create,
+                        buffered,
                         time: None,
-                        bytes: Some(ByteSize(size)),
+                        bytes: Some(ByteSize(self.size / bs * bs)),
                         warmup: crate::units::Dur(std::time::Duration::ZERO),
-                        size: Some(ByteSize(size)),
-                        ..base.clone()
+                        ..self.base.clone()
                     };
-                    let name = format!("halfpower-experiment-{}.tst", variant.name());
-                    out.push(Point {
-                        path: path.join(name),
-                        ..point(variant, RwMode::Write, args.bs.0, qd, setup)
-                    });
+                    out.push(self.point(variant, rw, bs, 1, setup));
                 }
             }
         }
-        ExperimentKind::Alignment => {
-            let bs = args.bs.0;
-            for shift in [0, 512, 4096, bs / 2] {
+        out
+    }
+
+    /// Preallocated, extending and sparse files, each written exactly once with no warm-up (so
+    /// every write allocates), at QD1 and QD8; each in a file of its own.
+    fn allocation(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for qd in [1, 8] {
+            for (variant, create) in [
+                (Variant::Preallocated, Create::Filled),
+                (Variant::Extending, Create::Empty),
+                (Variant::Sparse, Create::Sparse),
+            ] {
+                let setup = Setup {
+                    create,
+                    time: None,
+                    bytes: Some(ByteSize(self.size)),
+                    warmup: crate::units::Dur(std::time::Duration::ZERO),
+                    size: Some(ByteSize(self.size)),
+                    ..self.base.clone()
+                };
+                let name = format!("halfpower-experiment-{}.tst", variant.name());
+                out.push(Point {
+                    path: self.path.join(name),
+                    ..self.point(variant, RwMode::Write, self.bs, qd, setup)
+                });
+            }
+        }
+        out
+    }
+
+    /// Random reads aligned and shifted by 512 bytes, 4 KiB and half a request.
+    fn alignment(&self) -> Vec<Point> {
+        let bs = self.bs;
+        [0, 512, 4096, bs / 2]
+            .into_iter()
+            .map(|shift| {
                 let setup = Setup {
                     offset: ByteSize(shift),
-                    size: Some(ByteSize(size.saturating_sub(bs).max(bs))),
-                    ..base.clone()
+                    size: Some(ByteSize(self.size.saturating_sub(bs).max(bs))),
+                    ..self.base.clone()
                 };
                 let (variant, shift) = if shift == 0 {
                     (Variant::Aligned, None)
                 } else {
                     (Variant::Shifted, Some(shift))
                 };
-                out.push(Point {
+                Point {
                     shift,
-                    ..point(variant, RwMode::Randread, bs, 4, setup)
-                });
-            }
+                    ..self.point(variant, RwMode::Randread, bs, 4, setup)
+                }
+            })
+            .collect()
+    }
+
+    /// Cache hits (a 1 MiB region), prefetched sequential and random reads over the size axis,
+    /// then random 4 KiB reads over regions growing fourfold up to the file's size.
+    fn cache(&self) -> Vec<Point> {
+        const HIT_REGION: u64 = 1 << 20;
+        let mut out = Vec::new();
+        for bs in sizes(64 << 10) {
+            let hit = Setup {
+                size: Some(ByteSize(HIT_REGION)),
+                ..self.base.clone()
+            };
+            out.push(Point {
+                region: Some(HIT_REGION),
+                ..self.point(Variant::CacheHit, RwMode::Randread, bs, 1, hit)
+            });
+            out.push(self.point(Variant::Prefetch, RwMode::Read, bs, 1, self.base.clone()));
+            out.push(self.point(Variant::Random, RwMode::Randread, bs, 1, self.base.clone()));
         }
-        ExperimentKind::Cache => {
-            const HIT_REGION: u64 = 1 << 20;
-            for bs in sizes(64 << 10) {
-                let hit = Setup {
-                    size: Some(ByteSize(HIT_REGION)),
-                    ..base.clone()
-                };
-                out.push(Point {
-                    region: Some(HIT_REGION),
-                    ..point(Variant::CacheHit, RwMode::Randread, bs, 1, hit)
-                });
-                out.push(point(Variant::Prefetch, RwMode::Read, bs, 1, base.clone()));
-                out.push(point(
-                    Variant::Random,
-                    RwMode::Randread,
-                    bs,
-                    1,
-                    base.clone(),
-                ));
-            }
-            let mut region: u64 = 256 << 10;
-            while region <= size {
-                let setup = Setup {
-                    size: Some(ByteSize(region)),
-                    ..base.clone()
-                };
-                out.push(Point {
-                    region: Some(region),
-                    ..point(Variant::Region, RwMode::Randread, 4096, 1, setup)
-                });
-                region *= 4;
-            }
+        let mut region: u64 = 256 << 10;
+        while region <= self.size {
+            let setup = Setup {
+                size: Some(ByteSize(region)),
+                ..self.base.clone()
+            };
+            out.push(Point {
+                region: Some(region),
+                ..self.point(Variant::Region, RwMode::Randread, 4096, 1, setup)
+            });
+            region *= 4;
         }
-        ExperimentKind::Writecache => {
-            for qd in [1, 8] {
-                for bs in [4 << 10, 64 << 10, 1 << 20]
-                    .into_iter()
-                    .filter(|&b| b <= size)
+        out
+    }
+
+    /// Writes through the device's write cache and around it (O_DSYNC), at QD1 and QD8.
+    fn writecache(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for qd in [1, 8] {
+            for bs in [4 << 10, 64 << 10, 1 << 20]
+                .into_iter()
+                .filter(|&b| b <= self.size)
+            {
+                for (variant, write_through) in
+                    [(Variant::WriteBack, false), (Variant::WriteThrough, true)]
                 {
-                    for (variant, write_through) in
-                        [(Variant::WriteBack, false), (Variant::WriteThrough, true)]
-                    {
-                        let setup = Setup {
-                            write_through,
-                            ..base.clone()
-                        };
-                        out.push(point(variant, RwMode::Write, bs, qd, setup));
-                    }
+                    let setup = Setup {
+                        write_through,
+                        ..self.base.clone()
+                    };
+                    out.push(self.point(variant, RwMode::Write, bs, qd, setup));
                 }
             }
         }
+        out
     }
-    out.into_iter()
+}
+
+/// The experiment's points on `path` (for allocation, the target directory), validated.
+fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<Point>> {
+    let p = Planner {
+        path,
+        base,
+        size: args.size.0,
+        bs: args.bs.0,
+    };
+    let points = match args.name {
+        ExperimentKind::Buffering => p.buffering(),
+        ExperimentKind::Allocation => p.allocation(),
+        ExperimentKind::Alignment => p.alignment(),
+        ExperimentKind::Cache => p.cache(),
+        ExperimentKind::Writecache => p.writecache(),
+    };
+    points
+        .into_iter()
         .map(|mut p| {
             p.workload = p.workload.validated()?;
             Ok(p)
@@ -245,7 +285,7 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
         .into());
     }
     let mut warnings = Vec::new();
-    let base = Setup {
+    let mut base = Setup {
         time: Some(args.time),
         warmup: args.warmup,
         // A file halfpower made is its own to write; a given file or device needs the flags.
@@ -253,114 +293,22 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
         destroy_data: args.destroy_data,
         ..Setup::default()
     };
-    let (engine, fallback) = available_engine(&Workload::default());
-    let mut base = base;
+    let engine = available_engine(&Workload::default());
     if args.name == ExperimentKind::Alignment && !dir {
-        // A 512-byte shift needs direct I/O that accepts 512-byte offsets; else all buffered.
-        let probe = PointRunner::open(
-            std::slice::from_ref(&args.target),
-            &[Workload::default().validated()?],
-            (engine, fallback.clone()),
-            None,
-            true,
-            &mut warnings,
-        )?;
-        if probe.targets()[0].offset_align > 512 {
-            base.buffered = true;
-        }
+        base.buffered = needs_buffered(&args.target, &engine, &mut warnings)?;
     }
     // A directory gets a scratch file, filled once for every point (allocation makes its own).
-    let (path, _scratch): (PathBuf, Option<Scratch>) = if dir {
-        let p = args.target.join(SCRATCH);
-        if p.exists() {
-            return Err(Error::refused(
-                &p,
-                "already exists (a previous run's scratch file?); remove it or choose another \
-                 directory",
-            )
-            .into());
-        }
-        let s = (args.name != ExperimentKind::Allocation)
-            .then(|| target::create_filled(&p, args.size.0, base.seed, false))
-            .transpose()?;
-        if args.name == ExperimentKind::Alignment && s.is_some() {
-            let probe = PointRunner::open(
-                std::slice::from_ref(&p),
-                &[Workload::default().validated()?],
-                (engine, fallback.clone()),
-                None,
-                true,
-                &mut warnings,
-            )?;
-            if probe.targets()[0].offset_align > 512 {
-                base.buffered = true;
-            }
-        }
-        (if s.is_some() { p } else { args.target.clone() }, s)
+    let (path, _scratch) = if dir {
+        scratch_in(&args, &mut base, &engine, &mut warnings)?
     } else {
         (args.target.clone(), None)
     };
     let points = plan(&args, &path, &base)?;
-    let mut rows = Vec::new();
-    let mut info = None;
-    let mut status = 0;
-    for p in &points {
-        if signal::interrupted() {
-            break;
-        }
-        let w = p.workload.run_by(engine);
-        if w.qd < p.workload.qd {
-            warn(
-                &mut warnings,
-                format!(
-                    "io_uring unavailable: points run at QD{} on the {engine} engine",
-                    w.qd
-                ),
-            );
-        }
-        let mut runner = PointRunner::open_clean(
-            std::slice::from_ref(&p.path),
-            std::slice::from_ref(&w),
-            (engine, fallback.clone()),
-            args.output.quiet,
-            &mut warnings,
-        )?;
-        // Every point starts clean: the file's dirty pages (a buffered write point's) written
-        // back and its cached pages dropped, so no point reads another's cache or pays for its
-        // writeback (a direct write first flushes dirty pages in its range).
-        runner.targets()[0].drop_cache();
-        let target_info = runner.infos().remove(0);
-        let disk = target_info.device.clone();
-        info.get_or_insert(target_info);
-        let label = format!(
-            "{} {} {} {} QD{}",
-            args.name.name(),
-            p.variant.name(),
-            w.rw,
-            w.bs,
-            w.qd
-        );
-        let Some(r) = runner.run(&w, &label, &mut warnings)? else {
-            break;
-        };
-        status = status.max(runner.exit_status());
-        rows.push(row(p, &w, r, disk.as_deref()));
-    }
-    let Some(target) = info else {
+    let (rows, target, status) = run_points(&args, &points, &engine, &mut warnings)?;
+    let Some(target) = target else {
         return Err(Error::Interrupted.into());
     };
-    let mut facts = Vec::new();
-    match args.name {
-        ExperimentKind::Writecache => facts.extend(write_cache_fact(&target)),
-        ExperimentKind::Cache => {
-            let found = cache(&rows).1;
-            facts.push(Fact {
-                name: "cache size estimate".into(),
-                value: found.map_or("none found".into(), |b| ByteSize(b).to_string()),
-            });
-        }
-        _ => {}
-    }
+    let facts = facts(args.name, &target, &rows);
     if !target.direct && args.name != ExperimentKind::Buffering {
         warn(
             &mut warnings,
@@ -390,4 +338,124 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
     } else {
         status
     })
+}
+
+/// The engine that runs here, and why it is not io_uring when it is not.
+type EngineChoice = (EngineKind, Option<String>);
+
+/// Whether `alignment` on `path` must run buffered: a 512-byte shift needs direct I/O that
+/// accepts 512-byte offsets.
+fn needs_buffered(
+    path: &Path,
+    engine: &EngineChoice,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<bool> {
+    let probe = PointRunner::open(
+        std::slice::from_ref(&path.to_path_buf()),
+        &[Workload::default().validated()?],
+        engine.clone(),
+        None,
+        true,
+        warnings,
+    )?;
+    Ok(probe.targets()[0].offset_align > 512)
+}
+
+/// In a target directory: the scratch file every point runs on, created and filled (with the
+/// guard that removes it), and `alignment`'s choice of buffered I/O for it; allocation makes
+/// its own files, so it gets the directory.
+fn scratch_in(
+    args: &ExperimentArgs,
+    base: &mut Setup,
+    engine: &EngineChoice,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<(PathBuf, Option<Scratch>)> {
+    let p = args.target.join(SCRATCH);
+    if p.exists() {
+        return Err(Error::refused(
+            &p,
+            "already exists (a previous run's scratch file?); remove it or choose another \
+             directory",
+        )
+        .into());
+    }
+    if args.name == ExperimentKind::Allocation {
+        return Ok((args.target.clone(), None));
+    }
+    let s = target::create_filled(&p, args.size.0, base.seed, false)?;
+    if args.name == ExperimentKind::Alignment {
+        base.buffered = needs_buffered(&p, engine, warnings)?;
+    }
+    Ok((p, Some(s)))
+}
+
+/// Runs every point on targets opened afresh (each starting clean: the file's dirty pages
+/// written back and its cached pages dropped, so no point reads another's cache or pays for
+/// its writeback). The rows, the target as the first point opened it (none when Ctrl-C came
+/// before), and the worst exit status.
+fn run_points(
+    args: &ExperimentArgs,
+    points: &[Point],
+    engine: &EngineChoice,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<(Vec<Row>, Option<TargetInfo>, u8)> {
+    let mut rows = Vec::new();
+    let mut info = None;
+    let mut status = 0;
+    for p in points {
+        if signal::interrupted() {
+            break;
+        }
+        let w = p.workload.run_by(engine.0);
+        if w.qd < p.workload.qd {
+            warn(
+                warnings,
+                format!(
+                    "io_uring unavailable: points run at QD{} on the {} engine",
+                    w.qd, engine.0
+                ),
+            );
+        }
+        let mut runner = PointRunner::open_clean(
+            std::slice::from_ref(&p.path),
+            std::slice::from_ref(&w),
+            engine.clone(),
+            args.output.quiet,
+            warnings,
+        )?;
+        runner.targets()[0].drop_cache();
+        let target_info = runner.infos().remove(0);
+        let disk = target_info.device.clone();
+        info.get_or_insert(target_info);
+        let label = format!(
+            "{} {} {} {} QD{}",
+            args.name.name(),
+            p.variant.name(),
+            w.rw,
+            w.bs,
+            w.qd
+        );
+        let Some(r) = runner.run(&w, &label, warnings)? else {
+            break;
+        };
+        status = status.max(runner.exit_status());
+        rows.push(row(p, &w, r, disk.as_deref()));
+    }
+    Ok((rows, info, status))
+}
+
+/// What the experiment records besides its rows: the device's write-cache setting
+/// (`writecache`), the cache size the regions point to (`cache`).
+fn facts(kind: ExperimentKind, target: &TargetInfo, rows: &[Row]) -> Vec<Fact> {
+    match kind {
+        ExperimentKind::Writecache => write_cache_fact(target).into_iter().collect(),
+        ExperimentKind::Cache => {
+            let found = cache(rows).1;
+            vec![Fact {
+                name: "cache size estimate".into(),
+                value: found.map_or("none found".into(), |b| ByteSize(b).to_string()),
+            }]
+        }
+        _ => Vec::new(),
+    }
 }
