@@ -333,46 +333,66 @@ impl Workload {
     /// depend on other options (`read_pct`, `time`), so the result states every effective value.
     pub fn validated(&self) -> Result<Workload> {
         let mut w = self.clone();
-        if w.qd == 0 || w.qd > MAX_QD {
+        w.check_shape()?;
+        w.resolve_read_pct()?;
+        w.resolve_ending()?;
+        w.setup
+            .access
+            .check(w.rw.is_random(), w.bs.max(), w.writes())?;
+        w.check_region()?;
+        Ok(w)
+    }
+
+    /// Refuses a depth, thread count, request size or spin out of range, or one the engine
+    /// cannot do.
+    fn check_shape(&self) -> Result<()> {
+        if self.qd == 0 || self.qd > MAX_QD {
             return Err(Error::invalid(
                 "--qd",
-                w.qd,
+                self.qd,
                 format!("a queue depth from 1 to {MAX_QD}"),
             ));
         }
-        if w.threads == 0 || w.threads > MAX_THREADS {
+        if self.threads == 0 || self.threads > MAX_THREADS {
             return Err(Error::invalid(
                 "--threads",
-                w.threads,
+                self.threads,
                 format!("a thread count from 1 to {MAX_THREADS}"),
             ));
         }
-        if w.bs.min() == 0 || w.bs.max() > MAX_BS {
+        if self.bs.min() == 0 || self.bs.max() > MAX_BS {
             return Err(Error::invalid(
                 "--bs",
-                w.bs,
+                &self.bs,
                 "a request size from 1 byte to 256m (a multiple of the device's block size, e.g. 4k)",
             ));
         }
-        let caps = w.setup.engine.caps();
-        if !w.setup.spin.0.is_zero() && (!caps.spin || w.setup.spin.0 > MAX_SPIN) {
+        let caps = self.setup.engine.caps();
+        if !self.setup.spin.0.is_zero() && (!caps.spin || self.setup.spin.0 > MAX_SPIN) {
             return Err(Error::invalid(
                 "--spin",
-                w.setup.spin,
+                self.setup.spin,
                 "a duration up to 1s with --engine uring (sync blocks in the kernel, null never \
-                 waits), e.g. --spin 20us",
+             waits), e.g. --spin 20us",
             ));
         }
-        if w.qd > caps.max_qd {
+        if self.qd > caps.max_qd {
             return Err(Error::invalid(
                 "--qd",
-                w.qd,
+                self.qd,
                 format!(
                     "at most {} with --engine {} (one I/O in flight per thread); use --threads for more, or --engine uring",
-                    caps.max_qd, w.setup.engine
+                    caps.max_qd, self.setup.engine
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Refuses a read share out of range or given to a one-direction mode; fills in the mode's
+    /// own when none was given.
+    fn resolve_read_pct(&mut self) -> Result<()> {
+        let w = self;
         match (w.read_pct, w.rw.is_mixed()) {
             (Some(p), _) if p > 100 => {
                 return Err(Error::invalid(
@@ -395,6 +415,13 @@ impl Workload {
             (None, _) => w.read_pct = Some(w.rw.default_read_pct()),
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Refuses a zero `--time` and a `--bytes` that is no whole number of requests of one
+    /// size; a run with neither gets the default time.
+    fn resolve_ending(&mut self) -> Result<()> {
+        let w = self;
         if let Some(t) = w.setup.time {
             if t.0.is_zero() {
                 return Err(Error::invalid(
@@ -426,27 +453,30 @@ impl Workload {
             (None, _) if w.setup.time.is_none() => w.setup.time = Some(Dur(DEFAULT_TIME)),
             (None, _) => {}
         }
-        w.setup
-            .access
-            .check(w.rw.is_random(), w.bs.max(), w.writes())?;
-        if w.setup.create != Create::Filled && w.reads() {
+        Ok(())
+    }
+
+    /// Refuses `--create` other than filled for a workload that reads, and a `--size` smaller
+    /// than one request.
+    fn check_region(&self) -> Result<()> {
+        if self.setup.create != Create::Filled && self.reads() {
             return Err(Error::invalid(
                 "--create",
-                w.setup.create.name(),
+                self.setup.create.name(),
                 "filled with a workload that reads: never-written blocks read as zeros without \
-                 reaching the disk (sparse and empty are for write-only workloads)",
+             reaching the disk (sparse and empty are for write-only workloads)",
             ));
         }
-        if let Some(s) = w.setup.size {
-            if s.0 < w.bs.max() {
+        if let Some(s) = self.setup.size {
+            if s.0 < self.bs.max() {
                 return Err(Error::invalid(
                     "--size",
                     s,
-                    format!("at least one request (--bs {})", w.bs),
+                    format!("at least one request (--bs {})", self.bs),
                 ));
             }
         }
-        Ok(w)
+        Ok(())
     }
 
     /// Whether this workload issues any writes.
