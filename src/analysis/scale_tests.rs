@@ -238,7 +238,7 @@ fn a_dip_with_linear_steps_after_it_is_not_saturation() {
     assert_eq!(a.limit_bytes_per_s, None);
 }
 
-/// The throttled bus measured (tests/scale.rs): 40.9, 81.2, 103.5 ± 19 %, 102.7 ± 12 % MB/s.
+/// The throttled bus measured (tests/suite/scale.rs): 40.9, 81.2, 103.5 ± 19 %, 102.7 ± 12 % MB/s.
 /// The 3rd step (85 %) is not below 90 % beyond its interval, the 4th (64 %) is and nothing
 /// after the 3rd is clearly linear: saturation from the 3rd. Two steps within their intervals
 /// of 90 % and none clearly below: nothing can be said, each flagged.

@@ -418,3 +418,11 @@ pub fn disk_sectors(name: &str) -> (u64, u64) {
         .unwrap_or_else(|| panic!("{name} is not in /proc/diskstats"));
     (f[5].parse().unwrap(), f[9].parse().unwrap())
 }
+
+/// The turn of a test that times a device against a tight bound (fio on the same job, a
+/// throttle's known rate, one run against another): such tests run one at a time, while the
+/// suite's other tests (parsing, refusals, reports) run beside them.
+pub fn measuring() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,18 @@
+//! Tests that need the test process and the machine to themselves, one at a time: io_uring
+//! disabled machine-wide (no_uring), a child's peak RSS that includes what it inherited from this
+//! process (memory), and the context switches of a worker that must have the CPUs to itself
+//! (spin). Each takes [`alone`] first, so no two of them run side by side.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod memory;
+mod no_uring;
+mod spin;
+
+/// The turn of one test: held while it runs, so the tests of this binary run one at a time
+/// whatever `--test-threads` says.
+pub fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|p| p.into_inner())
+}

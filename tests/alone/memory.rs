@@ -1,0 +1,48 @@
+//! Memory does not grow with run length (issue 12). In tests/alone: a child's peak RSS
+//! includes what it inherited from the test process before exec, so nothing else may run (and
+//! allocate) in this process meanwhile.
+
+use crate::common;
+
+use common::halfpower_spawnable;
+
+/// Starts `halfpower run null --engine null --time SECS`.
+fn start(secs: &str) -> std::process::Child {
+    halfpower_spawnable()
+        .args([
+            "run", "null", "--engine", "null", "--time", secs, "--warmup", "0",
+        ])
+        .args(["--json", "-", "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Peak RSS (KiB) of a child started by [`start`], from wait4.
+// The child is reaped by wait4, which also gives its resource usage; Child::wait cannot.
+#[allow(clippy::zombie_processes)]
+fn peak_rss_kib(child: std::process::Child) -> i64 {
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for the child spawned above; status and ru are writable.
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(rc, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    ru.ru_maxrss
+}
+
+/// Memory does not grow with run length: the per-second series keeps a few dozen bytes per
+/// second, not a 36 KiB histogram, so 30 more seconds cost at most 512 KiB of peak RSS. Both
+/// runs start together (from the same state of this process) and run side by side.
+#[test]
+fn memory_does_not_grow_with_run_length() {
+    let _turn = crate::alone();
+    let (short, long) = (start("10s"), start("40s"));
+    let (short, long) = (peak_rss_kib(short), peak_rss_kib(long));
+    assert!(
+        long - short <= 512,
+        "peak RSS {short} KiB after 10 s, {long} KiB after 40 s"
+    );
+}

@@ -1,0 +1,28 @@
+//! The integration tests, as one test binary (cargo runs binaries one after another, the tests of
+//! one binary side by side): each module was a binary of its own before. Tests that need the
+//! process or the machine to themselves are in tests/alone; MPI's in tests/mpi.rs.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod access;
+mod browser;
+mod cli;
+mod compare;
+mod diagnose;
+mod engine;
+mod experiments;
+mod faults;
+mod figures;
+mod fio;
+mod fuzz_parsers;
+mod layers;
+mod loopdev;
+mod monitor;
+mod monitor_checks;
+mod monitor_overhead;
+mod report;
+mod scale;
+mod sweep;
+mod verify;
+mod vs_fio;

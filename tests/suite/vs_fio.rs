@@ -1,0 +1,453 @@
+//! Cross-checks against fio on the same job (fio from Debian's packages; `.ci/run` installs
+//! it): the engine's IOPS and latency, and every figure `halfpower fio` writes, field by field,
+//! against fio's own JSON (`halfpower_fio_fills_every_figure_fio_fills` and its table). Bounds
+//! are reasoned from the device (a blkio-throttled loop device) or the workload; these shared
+//! machines are noisy, so no bound rests on speed.
+
+use crate::common;
+
+mod fields;
+use common::*;
+use std::process::Command;
+
+fn fio_available() -> bool {
+    Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// fio's JSON for one job on `target`: (iops, clat p50 µs, total I/Os).
+fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64) {
+    let out = Command::new("fio")
+        .args([
+            "--name=x",
+            &format!("--filename={target}"),
+            &format!("--rw={rw}"),
+            "--bs=4k",
+        ])
+        .arg(format!("--iodepth={qd}"))
+        .args([
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--size=64m",
+            "--output-format=json",
+            // halfpower's latency runs from submission to completion, which is fio's `lat`
+            // (slat + clat); fio's clat alone leaves out the submit call, and on a loop device
+            // the I/O often completes inside it (clat p50 of a few µs at 45 µs per I/O).
+            "--lat_percentiles=1",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "fio: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &v["jobs"][0]["read"];
+    (
+        r["iops"].as_f64().unwrap(),
+        r["lat_ns"]["percentile"]["50.000000"].as_f64().unwrap() / 1e3,
+        r["total_ios"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn iops_and_latency_agree_with_fio_on_the_same_job() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let _turn = common::measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let lo = LoopDev::new("fio", 64 << 20);
+    let file = dir.path().join("f");
+    let target = match &lo {
+        Some(lo) => lo.path().to_string(),
+        None => {
+            // Without root: a prefilled file halfpower keeps for fio to read too.
+            run_json(&[
+                "run",
+                file.to_str().unwrap(),
+                "--size",
+                "64m",
+                "--bytes",
+                "4k",
+                "--keep",
+            ]);
+            file.to_str().unwrap().to_string()
+        }
+    };
+    // Same I/O count: fio's io_size and halfpower's --bytes issue exactly 8192 reads.
+    let (_, _, fio_ios) = fio(&target, "randread", 8, &["--io_size=32m"]);
+    let v = run_json(&[
+        "run", &target, "--rw", "randread", "--qd", "8", "--bytes", "32m", "--warmup", "0",
+    ]);
+    assert_eq!(fio_ios, 8192.0);
+    assert_eq!(num(&v, "results.total.ios"), fio_ios);
+
+    // QD1 latency on a loop device over RAM is bimodal on a small VM (about 10 µs when the
+    // loop worker's CPU is awake, 60–100 µs when it must be woken), and the mode can change
+    // between two runs. Medians of three alternating runs per tool compare like with like.
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for qd in [1u32, 16] {
+        let q = qd.to_string();
+        let (mut fi, mut fl, mut hi, mut hl) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..3 {
+            let (i, l, _) = fio(
+                &target,
+                "randread",
+                qd,
+                &["--time_based", "--runtime=2", "--ramp_time=1"],
+            );
+            fi.push(i);
+            fl.push(l);
+            let v = run_json(&[
+                "run", &target, "--rw", "randread", "--qd", &q, "--time", "2s", "--warmup", "1s",
+            ]);
+            hi.push(num(&v, "results.total.iops"));
+            hl.push(num(&v, "results.read.latency_us.p50"));
+        }
+        let (fio_iops, fio_p50, iops, p50) = (median(fi), median(fl), median(hi), median(hl));
+        let (ri, rl) = (iops / fio_iops, p50 / fio_p50);
+        eprintln!(
+            "QD{qd}: IOPS halfpower {iops:.0} fio {fio_iops:.0} ({ri:.2}); p50 µs {p50:.1} vs {fio_p50:.1} ({rl:.2})"
+        );
+        assert!((0.4..2.5).contains(&ri), "QD{qd}: IOPS ratio {ri:.2}");
+        assert!((0.4..2.5).contains(&rl), "QD{qd}: p50 ratio {rl:.2}");
+    }
+}
+
+/// Every figure `halfpower fio` writes, against fio's on the same jobs and the same throttled
+/// device (the table and the checks: tests/suite/vs_fio/fields.rs).
+#[test]
+fn halfpower_fio_fills_every_figure_fio_fills() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let _turn = common::measuring();
+    let Some(lines) = fields::run_cases(&fields::CASES) else {
+        return;
+    };
+    eprintln!("{lines:#?}");
+}
+
+/// fio's JSON text of `fio ARGS` (null engine jobs: no device needed), from its first `{`
+/// (fio may print a warning before the document).
+fn fio_text(args: &[&str]) -> String {
+    let out = Command::new("fio")
+        .args(args)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "fio {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    text[text.find('{').unwrap_or(0)..].to_string()
+}
+
+/// halfpower's fio JSON text of the same arguments.
+fn hp_text(args: &[&str]) -> String {
+    let mut all = vec!["fio"];
+    all.extend(args);
+    all.extend(["--output-format=json", "--quiet"]);
+    stdout_text(&all)
+}
+
+/// fio's JSON of `fio ARGS`.
+fn fio_doc(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&fio_text(args)).unwrap()
+}
+
+/// halfpower's fio JSON of the same arguments.
+fn hp_doc(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&hp_text(args)).unwrap()
+}
+
+/// The sum of a job's `latency_ns`, `latency_us` and `latency_ms`, %.
+fn latency_sum(job: &serde_json::Value) -> f64 {
+    ["latency_ns", "latency_us", "latency_ms"]
+        .iter()
+        .flat_map(|k| job[k].as_object().unwrap().values())
+        .map(|v| v.as_f64().unwrap())
+        .sum()
+}
+
+/// A job with one direction has its latencies everywhere fio has them: a size-ended null-engine
+/// read of 16 MiB is 4096 I/Os by the job's arithmetic, and its latency buckets hold all of
+/// them (100 %), also with unified_rw_reporting=1, whose `mixed` counts every one; the text
+/// output has its "lat (…)" lines (`model::stored` checks that reading a run file fills in
+/// the histograms it keeps once).
+#[test]
+fn one_direction_jobs_have_their_latencies_everywhere() {
+    let job = [
+        "--name=one",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+    ];
+    let j = &hp_doc(&job)["jobs"][0];
+    assert_eq!(num(&j["read"], "total_ios"), 4096.0);
+    let sum = latency_sum(j);
+    assert!((sum - 100.0).abs() <= 0.5, "latency buckets add to {sum}");
+    let mut mixed = job.to_vec();
+    mixed.push("--unified_rw_reporting=1");
+    let m = &hp_doc(&mixed)["jobs"][0]["mixed"];
+    assert_eq!(num(m, "clat_ns.N"), 4096.0);
+    assert_eq!(num(m, "lat_ns.N"), 4096.0);
+    assert!(
+        num(m, "clat_ns.mean") > 0.0 && num(m, "clat_ns.max") > 0.0,
+        "{m}"
+    );
+    let mut text = vec!["fio"];
+    text.extend(job);
+    text.push("--quiet");
+    let out = stdout_text(&text);
+    assert!(
+        out.contains("  lat (nsec)   : ") || out.contains("  lat (usec)   : "),
+        "{out}"
+    );
+}
+
+/// unified_rw_reporting=both writes `read`, `write`, `trim`, `sync` and then `mixed`, in fio's
+/// order, and `mixed` counts what `read` and `write` count together.
+#[test]
+fn unified_both_reports_each_direction_and_all_together() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let job = [
+        "--name=both",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=16m",
+        "--unified_rw_reporting=both",
+    ];
+    // The objects in the order the text has them (a parsed Value sorts its keys).
+    let keys = |text: &str| -> Vec<String> {
+        let mut at: Vec<(usize, String)> = ["read", "write", "trim", "sync", "mixed"]
+            .iter()
+            .filter_map(|k| {
+                let (a, b) = (format!("\"{k}\" : {{"), format!("\"{k}\": {{"));
+                text.find(&a).or(text.find(&b)).map(|i| (i, k.to_string()))
+            })
+            .collect();
+        at.sort();
+        at.into_iter().map(|x| x.1).collect()
+    };
+    let (fio, hp) = (fio_text(&job), hp_text(&job));
+    assert_eq!(keys(&fio), ["read", "write", "trim", "sync", "mixed"]);
+    assert_eq!(keys(&hp), keys(&fio));
+    let hp: serde_json::Value = serde_json::from_str(&hp).unwrap();
+    let j = &hp["jobs"][0];
+    let both = num(&j["read"], "total_ios") + num(&j["write"], "total_ios");
+    assert_eq!(both, 4096.0);
+    assert_eq!(num(&j["mixed"], "total_ios"), both);
+}
+
+/// iodepth_level is measured: a null-engine job paced at 25 IOPS with iodepth=6 completes
+/// each request before the next is due, so every one goes out alone ("1": 100), as fio's own
+/// null engine reports; `iodepth_submit` and `iodepth_complete` count one I/O per call ("4",
+/// fio's bucket of 1 to 4). A tool kept off the CPU for longer than the 40 ms between two
+/// requests sends the late ones together (2 points of the 50 each), so ≥ 90 % is asked.
+#[test]
+fn iodepth_level_is_measured_at_each_submission() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let job = [
+        "--name=paced",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+        "--iodepth=6",
+        "--rate_iops=25",
+        "--time_based",
+        "--runtime=2",
+    ];
+    for doc in [fio_doc(&job), hp_doc(&job)] {
+        let j = &doc["jobs"][0];
+        assert!(
+            num(&j["iodepth_level"], "1") >= 90.0,
+            "{}",
+            j["iodepth_level"]
+        );
+        assert!(
+            num(&j["iodepth_submit"], "4") >= 90.0,
+            "{}",
+            j["iodepth_submit"]
+        );
+        assert!(
+            num(&j["iodepth_complete"], "4") >= 90.0,
+            "{}",
+            j["iodepth_complete"]
+        );
+    }
+    // Unpaced, the null engine completes at once too, but every free slot is filled before
+    // the next reap: all 6 go out together and each is counted at depth 6 (fio's "4").
+    let j = &hp_doc(&job[..6])["jobs"][0];
+    assert_eq!(
+        num(&j["iodepth_level"], "4"),
+        100.0,
+        "{}",
+        j["iodepth_level"]
+    );
+}
+
+/// ramp_time counts toward a size-ended job's size, as in fio: 2048 null-engine reads paced at
+/// 1000 IOPS with 0.5 s of ramp leave 2048 − 500 for the measured phase (± 5 % for where the
+/// pacing starts), in both tools.
+#[test]
+fn ramp_time_counts_toward_size() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let job = [
+        "--name=ramp",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=8m",
+        "--rate_iops=1000",
+        "--ramp_time=500ms",
+    ];
+    for (who, doc) in [("fio", fio_doc(&job)), ("halfpower", hp_doc(&job))] {
+        let n = num(&doc["jobs"][0]["read"], "total_ios");
+        assert!((n / 1548.0 - 1.0).abs() <= 0.05, "{who}: {n} measured I/Os");
+    }
+}
+
+/// fio samples bandwidth and IOPS every bwavgtime/iopsavgtime (500 ms unless set), so a job of
+/// 0.9 s has one sample of each, and 4 at 200 ms; a job shorter than a period has none and
+/// zeros, never -0.0. Both counts match fio's on the same null-engine job; a job's
+/// `description` is its `desc`, as in fio.
+#[test]
+fn samples_follow_bwavgtime_and_desc_is_written() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let base = [
+        "--name=short",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+        "--rate_iops=1000",
+        "--time_based",
+        "--runtime=900ms",
+        "--description=a short job",
+    ];
+    // fio 3.33's helper thread wakes for the IOPS period, so both periods are set together.
+    let short: &[&str] = &["--bwavgtime=200", "--iopsavgtime=200"];
+    for (extra, samples) in [(&[][..], 1.0), (short, 4.0)] {
+        let mut job = base.to_vec();
+        job.extend(extra);
+        let (fio, hp) = (fio_doc(&job), hp_doc(&job));
+        for (who, doc) in [("fio", &fio), ("halfpower", &hp)] {
+            let r = &doc["jobs"][0]["read"];
+            assert_eq!(num(r, "bw_samples"), samples, "{who} {extra:?}: {r}");
+            assert_eq!(num(r, "iops_samples"), samples, "{who} {extra:?}: {r}");
+            // 1000 IOPS of 4 KiB: 4000 KiB/s.
+            assert!(
+                (num(r, "bw_mean") / 4000.0 - 1.0).abs() < 0.05,
+                "{who}: {r}"
+            );
+            assert_eq!(doc["jobs"][0]["desc"], "a short job");
+        }
+    }
+    let mut job = base.to_vec();
+    job[7] = "--runtime=300ms";
+    let r = &hp_doc(&job)["jobs"][0]["read"];
+    assert_eq!(num(r, "bw_samples"), 0.0);
+    assert_eq!(r["bw_mean"].to_string(), "0.0", "{r}");
+}
+
+/// A verify job says how fio would report its verification differently: a size-ended one's
+/// verify reads go under `read` in fio, a time_based one is verified by fio only after a pass
+/// that wrote its whole size (checked here on fio itself).
+#[test]
+fn verify_notes_say_how_fio_reports_verification() {
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "fio",
+            "--name=v",
+            "--filename=/tmp/halfpower-never-created",
+            "--rw=write",
+            "--size=1m",
+            "--verify=crc32c",
+            "--parse-only",
+        ];
+        args.extend(extra);
+        stdout_text(&args)
+    };
+    assert!(plan(&[]).contains("fio counts its verify reads under `read`"));
+    let timed = plan(&["--time_based", "--runtime=1"]);
+    assert!(
+        timed.contains("fio verifies a time_based job only after"),
+        "{timed}"
+    );
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("v");
+    let fio = fio_doc(&[
+        "--name=v",
+        &format!("--filename={}", f.display()),
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        "--verify=crc32c",
+        "--verify_state_save=0",
+    ]);
+    assert_eq!(
+        num(&fio["jobs"][0]["read"], "total_ios"),
+        256.0,
+        "fio's verify reads"
+    );
+}
+
+/// A paced job lasts its runtime, idle end included: null-engine reads at 20 IOPS over a 1-s
+/// runtime are measured over at least 1000 ms (fio 3.33: 20 or 21 reads over 1001 ms), not
+/// over the 0.95 s between the first submission and the last completion (20 / 0.95 = 21.05).
+#[test]
+fn a_paced_job_lasts_its_runtime() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let job = [
+        "--name=paced",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=16m",
+        "--rate_iops=20",
+        "--time_based",
+        "--runtime=1",
+    ];
+    for (who, doc) in [("fio", fio_doc(&job)), ("halfpower", hp_doc(&job))] {
+        let r = &doc["jobs"][0]["read"];
+        assert!(num(r, "runtime") >= 1000.0, "{who}: {r}");
+        let n = num(r, "total_ios");
+        assert!((20.0..=21.0).contains(&n), "{who}: {r}");
+        let per_s = n / (num(r, "runtime") / 1000.0);
+        assert!((num(r, "iops") / per_s - 1.0).abs() < 1e-3, "{who}: {r}");
+    }
+}
