@@ -35,11 +35,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// write that a TRIMmed or thin device answers with zeros without touching its media.
 pub const ZERO_SAMPLE_EVERY: u64 = 16;
 
-/// What one worker does.
+/// What one worker does; `S` is where its requests come from (the synthetic generators unless
+/// said otherwise).
 #[derive(Clone, Debug)]
-pub struct WorkerPlan {
+pub struct WorkerPlan<S = Synthetic> {
     /// Where its requests come from.
-    pub source: Synthetic,
+    pub source: S,
     /// I/Os in flight.
     pub qd: u32,
     /// Rate cap, think time and syncs.
@@ -113,8 +114,8 @@ struct Phase<'a> {
 }
 
 /// The per-slot state of one worker and its generators.
-pub struct Worker {
-    plan: WorkerPlan,
+pub struct Worker<S = Synthetic> {
+    plan: WorkerPlan<S>,
     start_ns: Vec<u64>,
     offset: Vec<u64>,
     dir: Vec<IoDir>,
@@ -128,9 +129,9 @@ pub struct Worker {
     zero_check: Vec<u32>,
 }
 
-impl Worker {
+impl<S: Source> Worker<S> {
     /// A worker for `plan`.
-    pub fn new(plan: WorkerPlan) -> Self {
+    pub fn new(plan: WorkerPlan<S>) -> Self {
         let qd = plan.qd as usize;
         Worker {
             plan,
