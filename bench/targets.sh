@@ -1,13 +1,18 @@
 # Sourced by the bench scripts: builds halfpower and prepares the two targets every bench uses,
 # removed again on exit (also on failure or Ctrl-C).
 #   bench_targets TAG FILE_SIZE
-# sets HP (the binary), OUT (a scratch directory), LOOP (a 1 GiB loop device over /dev/shm,
+# sets HP (the binary; HALFPOWER_BIN=PATH for another build), OUT (a scratch directory), LOOP (a 1 GiB loop device over /dev/shm,
 # filled with random data so no read hits a hole) and FILE (a prefilled file of FILE_SIZE on the
 # filesystem of BENCH_DIR, default: the repository). Needs root for the loop device.
 bench_targets() {
   local tag=$1 file_size=$2
-  cargo build --release -q
-  HP=$PWD/target/release/halfpower
+  # HALFPOWER_BIN=PATH runs another build (an older commit's, for a before/after comparison).
+  if [ -n "${HALFPOWER_BIN:-}" ]; then
+    HP=$(realpath "$HALFPOWER_BIN")
+  else
+    cargo build --release -q
+    HP=$PWD/target/release/halfpower
+  fi
   OUT=$(mktemp -d)
   IMG=/dev/shm/halfpower-$tag.img
   FILE=${BENCH_DIR:-$PWD}/halfpower-$tag.dat
