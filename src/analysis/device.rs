@@ -14,7 +14,7 @@
 //! U / X of a seek ([`SEEK_MIN_SERVICE_MS`]) on small requests is what a single arm shows.
 
 use crate::model::log::DiskInterval;
-use crate::model::{DeviceClass, ServiceMethod, Serving};
+use crate::model::{ClassEvidence, DeviceClass, ServiceMethod, Serving};
 use crate::oscounters::sysfs::DeviceFacts;
 
 /// Shortest time a device serving one request at a time can take per request, ms: below it, a
@@ -165,12 +165,12 @@ pub struct Classification {
     pub class: DeviceClass,
     /// How it serves requests.
     pub serving: Serving,
-    /// The facts that decided it, in words.
-    pub evidence: Vec<String>,
+    /// The facts that decided it.
+    pub evidence: Vec<ClassEvidence>,
 }
 
 /// What one interval shows about how the device serves, if anything.
-fn interval_evidence(iv: &DiskInterval) -> Option<(Serving, String)> {
+fn interval_evidence(iv: &DiskInterval) -> Option<(Serving, ClassEvidence)> {
     let util = iv.util_pct?;
     let aqu = iv.queue_length?;
     let iops = iv.iops();
@@ -181,25 +181,27 @@ fn interval_evidence(iv: &DiskInterval) -> Option<(Serving, String)> {
     if s < SERIAL_MIN_SERVICE_MS && aqu > OVERLAP_QUEUE && !one_at_a_time(util / 100.0, aqu) {
         return Some((
             Serving::Parallel,
-            format!(
-                "at {}: busy {util:.1} % at {iops:.0} I/O/s is U/X = {s:.3} ms per request with \
-                 {aqu:.1} in the system; one request at a time cannot take under \
-                 {SERIAL_MIN_SERVICE_MS} ms, so they were served in parallel",
-                iv.time
-            ),
+            ClassEvidence::ServedInParallel {
+                at: iv.time.clone(),
+                utilization_pct: util,
+                iops,
+                busy_per_io_ms: s,
+                queue_length: aqu,
+                serial_min_ms: SERIAL_MIN_SERVICE_MS,
+            },
         ));
     }
     // Without byte counters (some perfmon logs) the size is unknown and taken as small.
     let size = iv.request_bytes();
     if s >= SEEK_MIN_SERVICE_MS && size.is_none_or(|b| b <= SEEK_MAX_REQUEST_BYTES) {
-        let of = size.map_or(String::new(), |b| format!(" of {:.0} KiB", b / 1024.0));
         return Some((
             Serving::Serial,
-            format!(
-                "at {}: U/X = {s:.2} ms per request{of} at {util:.1} % busy: the time of a \
-                 seek, as one disk arm serving one request at a time shows",
-                iv.time
-            ),
+            ClassEvidence::Seek {
+                at: iv.time.clone(),
+                busy_per_io_ms: s,
+                request_kib: size.map(|b| b / 1024.0),
+                utilization_pct: util,
+            },
         ));
     }
     None
@@ -224,10 +226,7 @@ pub fn classify_log(
         return Classification {
             class,
             serving,
-            evidence: vec![format!(
-                "class {class} and {} service as the monitor recorded them",
-                serving.name()
-            )],
+            evidence: vec![ClassEvidence::Recorded { class, serving }],
         };
     }
     let by_name = class_from_name(name);
@@ -235,10 +234,13 @@ pub fn classify_log(
         return Classification {
             class: by_name,
             serving: serving(by_name, 1, false, 1),
-            evidence: vec![format!("class {by_name} from the name {name}")],
+            evidence: vec![ClassEvidence::Name {
+                name: name.to_string(),
+                class: by_name,
+            }],
         };
     }
-    let found: Vec<(Serving, String)> = intervals
+    let found: Vec<(Serving, ClassEvidence)> = intervals
         .iter()
         .filter_map(|iv| interval_evidence(iv))
         .collect();
@@ -249,41 +251,36 @@ pub fn classify_log(
             .map(|(_, t)| t.clone())
     };
     // Parallel service is proof; a seek-like interval is only consistent with one arm.
-    if let Some(text) = first(Serving::Parallel) {
+    if let Some(seen) = first(Serving::Parallel) {
         return Classification {
             class: DeviceClass::Ssd,
             serving: Serving::Parallel,
-            evidence: vec![
-                text,
-                "taken as an SSD (or an array, SAN or virtual volume that serves like one)".into(),
-            ],
+            evidence: vec![seen, ClassEvidence::TakenAsSsd],
         };
     }
     if said_serving != Serving::Unknown {
         return Classification {
             class: DeviceClass::Unknown,
             serving: said_serving,
-            evidence: vec![format!(
-                "{} service as the log recorded it",
-                said_serving.name()
-            )],
+            evidence: vec![ClassEvidence::LogRecorded {
+                serving: said_serving,
+            }],
         };
     }
-    if let Some(text) = first(Serving::Serial) {
+    if let Some(seen) = first(Serving::Serial) {
         return Classification {
             class: DeviceClass::Hdd,
             serving: Serving::Serial,
-            evidence: vec![text, "taken as a rotating disk".into()],
+            evidence: vec![seen, ClassEvidence::TakenAsRotating],
         };
     }
     Classification {
         class: DeviceClass::Unknown,
         serving: Serving::Unknown,
-        evidence: vec![format!(
-            "neither the name {name} nor a busy interval (≥ {EVIDENCE_UTIL_PCT} %) tells how \
-             the device serves requests; no service time is taken from U/X except in intervals \
-             that held one request at a time"
-        )],
+        evidence: vec![ClassEvidence::Undecided {
+            name: name.to_string(),
+            busy_pct: EVIDENCE_UTIL_PCT,
+        }],
     }
 }
 
@@ -416,7 +413,12 @@ mod tests {
         let c = classify_log("sda", None, Serving::Unknown, &[&a]);
         assert_eq!(c.serving, Serving::Parallel);
         assert_eq!(c.class, DeviceClass::Ssd);
-        assert!(c.evidence[0].contains("0.011 ms"), "{:?}", c.evidence);
+        assert!(
+            matches!(c.evidence[0], ClassEvidence::ServedInParallel { busy_per_io_ms, .. }
+                if (busy_per_io_ms - 0.011).abs() < 0.0005),
+            "{:?}",
+            c.evidence
+        );
     }
 
     /// The overloaded HDD: 180 IOPS of 8 KiB, 120 ms, aqu-sz 21.6, util 99.5 — U/X 5.5 ms.
@@ -425,7 +427,12 @@ mod tests {
         let a = iv(180.0, 8.0, 99.5, 21.6, 120.0);
         let c = classify_log("sdb", None, Serving::Unknown, &[&a]);
         assert_eq!((c.class, c.serving), (DeviceClass::Hdd, Serving::Serial));
-        assert!(c.evidence[0].contains("5.53 ms"), "{:?}", c.evidence);
+        assert!(
+            matches!(c.evidence[0], ClassEvidence::Seek { busy_per_io_ms, .. }
+                if (busy_per_io_ms - 5.53).abs() < 0.005),
+            "{:?}",
+            c.evidence
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Diagnosis of logs: splits each device's response time into service and queue time where the
 //! device model allows it, and applies the seeds' rules (003, 004) to give one verdict per
-//! device and interval and for the whole log, with evidence and advice.
+//! device and interval and for the whole log, with the findings behind each verdict.
 
 use super::device::{
     Classification, ServiceInputs, busy_measurable, classify_log, one_at_a_time, service_method,
@@ -8,10 +8,11 @@ use super::device::{
 use super::expect;
 use super::fit::least_squares;
 use super::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms};
-use super::rules::{self, Expected, Figures, judge};
+use super::rules::{self, Figures, judge};
 use crate::model::diagnosis::{
     DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, ExpectationSource,
-    IntervalDiagnosis, ProfileApplied, ProfileMatch, Projection, SystemSummary, Verdict,
+    ExpectedService, Finding, IntervalDiagnosis, ProfileApplied, ProfileMatch, Projection,
+    SystemSummary, Verdict,
 };
 use crate::model::log::{DiskInterval, Log, SystemInterval};
 use crate::model::profile::Profile;
@@ -127,21 +128,27 @@ pub fn diagnose(logs: &[Log], profile: Option<&ProfileFor>) -> Diagnosis {
     }
 }
 
-fn expectation(profile: Option<&Profile>, class: DeviceClass, iv: &DiskInterval) -> Expected {
+fn expectation(
+    profile: Option<&Profile>,
+    class: DeviceClass,
+    iv: &DiskInterval,
+) -> ExpectedService {
     let kib = iv.request_bytes().unwrap_or(4096.0) / 1024.0;
-    match profile.and_then(|p| expect::profile_ms(p, iv.read_share(), kib)) {
-        Some(ms) => Expected {
-            ms,
-            factor: rules::PROFILE_FACTOR,
-            from: format!("profile, {kib:.0} KiB requests"),
-            source: ExpectationSource::Profile,
-        },
-        None => Expected {
-            ms: expect::typical_ms(class, kib),
-            factor: rules::TYPICAL_FACTOR,
-            from: format!("typical for {class}, {kib:.0} KiB requests"),
-            source: ExpectationSource::Class,
-        },
+    let (ms, factor, source) =
+        match profile.and_then(|p| expect::profile_ms(p, iv.read_share(), kib)) {
+            Some(ms) => (ms, rules::PROFILE_FACTOR, ExpectationSource::Profile),
+            None => (
+                expect::typical_ms(class, kib),
+                rules::TYPICAL_FACTOR,
+                ExpectationSource::Class,
+            ),
+        };
+    ExpectedService {
+        ms,
+        factor,
+        source,
+        class,
+        request_kib: kib,
     }
 }
 
@@ -231,17 +238,14 @@ fn growth(all: &[(f64, Figures)]) -> Option<Evidence> {
     if line.r2 < 0.9 || line.slope <= 0.0 {
         return None;
     }
-    let limit = 1000.0 / line.slope;
-    Some(Evidence {
-        figure: "response_ms_per_queued".into(),
-        value: line.slope,
-        text: format!(
-            "response time grows {:.4} ms per request in the system (R = {:.3} + {:.4}·N, R² \
-             {:.2}, N {lo:.1}–{hi:.1}): the device completes about {limit:.0} requests/s however \
-             many wait",
-            line.slope, line.intercept, line.slope, line.r2
-        ),
-    })
+    Some(Evidence::new(Finding::ResponseGrowth {
+        slope_ms: line.slope,
+        intercept_ms: line.intercept,
+        r2: line.r2,
+        queue_min: lo,
+        queue_max: hi,
+        completions_per_s: 1000.0 / line.slope,
+    }))
 }
 
 /// What the intervals of one device came to: each interval's diagnosis, its length and
@@ -360,15 +364,11 @@ fn verdict_evidence(active: &[&IntervalDiagnosis], verdict: Verdict) -> Vec<Evid
     let mut evidence = Vec::new();
     let n = active.iter().filter(|i| i.verdict == verdict).count();
     if verdict != Verdict::Idle {
-        evidence.push(Evidence {
-            figure: "intervals".into(),
-            value: n as f64,
-            text: format!(
-                "{n} of {} active intervals are {}",
-                active.len(),
-                verdict.name()
-            ),
-        });
+        evidence.push(Evidence::new(Finding::Intervals {
+            count: n,
+            active: active.len(),
+            verdict,
+        }));
     }
     if let Some(worst) = active
         .iter()
@@ -380,9 +380,8 @@ fn verdict_evidence(active: &[&IntervalDiagnosis], verdict: Verdict) -> Vec<Evid
     {
         for e in &worst.evidence {
             evidence.push(Evidence {
-                figure: e.figure.clone(),
-                value: e.value,
-                text: format!("at {}: {}", worst.time, e.text),
+                at: Some(worst.time.clone()),
+                finding: e.finding.clone(),
             });
         }
     }
@@ -454,7 +453,6 @@ fn diagnose_device(
         serving: c.serving,
         class_evidence: c.evidence,
         verdict,
-        rule: verdict.rule().into(),
         utilization_pct: util,
         iops,
         response_ms: weighted_mean(&all, |f| f.response_ms, true),
@@ -467,11 +465,9 @@ fn diagnose_device(
             .map_or(ServiceMethod::None, |(s, _)| s),
         expected_service_ms: exp.as_ref().map(|e| e.ms),
         expectation_source: exp.as_ref().map_or(ExpectationSource::Class, |e| e.source),
-        expectation: exp.map(|e| e.from),
+        expected_request_kib: exp.map(|e| e.request_kib),
         verdict_counts: counts,
         evidence,
-        advice: verdict.advice().iter().map(|a| a.to_string()).collect(),
-        projection_note: projection.as_ref().map(|_| "M/M/1: valid for open arrivals only (requests arrive independently of completions); a closed workload with a fixed number of outstanding requests queues less".into()),
         projection,
         intervals,
     }

@@ -51,11 +51,11 @@ fn friedman_peak_is_overloaded() {
     assert!((dev.intervals[8].service_ms.unwrap() - 6.0).abs() < 1e-9);
     assert!((dev.intervals[8].queue_ms.unwrap() - 24.0).abs() < 1e-9);
     assert!(
-        dev.evidence.iter().any(|e| e.text.starts_with("at peak:")),
+        dev.evidence.iter().any(|e| e.at.as_deref() == Some("peak")),
         "{:?}",
         dev.evidence
     );
-    assert!(dev.advice.iter().any(|a| a.contains("load balancing")));
+    // Its advice is the overloaded verdict's, load balancing first (render::words's test).
     let p = dev.projection.as_ref().unwrap();
     assert_eq!(p.len(), 4);
     assert!(p[1].queue_ms.unwrap() > p[0].queue_ms.unwrap());
@@ -79,7 +79,16 @@ fn paging_makes_a_busy_disk_memory_bound() {
     let d = diagnose(&[log], None);
     assert_eq!(d.devices[0].verdict, Verdict::MemoryBound);
     assert_eq!(d.system.paging_intervals, 1);
-    assert!(d.devices[0].advice[0].contains("memory"));
+    // Its advice is the memory-bound verdict's, memory first (render::words's test).
+    assert!(
+        d.devices[0].evidence.iter().any(|e| e.finding
+            == Finding::HardPaging {
+                paging_s: 40.0,
+                limit_s: rules::PAGING_PER_S
+            }),
+        "{:?}",
+        d.devices[0].evidence
+    );
 }
 
 #[test]
@@ -206,9 +215,10 @@ fn a_saturated_parallel_device_is_overloaded() {
     let dev = &d.devices[0];
     assert_eq!(dev.verdict, Verdict::Overloaded, "{:?}", dev.evidence);
     assert!(
-        dev.evidence
-            .iter()
-            .any(|e| e.text.contains("about 50000 requests/s")),
+        dev.evidence.iter().any(|e| matches!(
+            e.finding,
+            Finding::ResponseGrowth { completions_per_s, .. } if completions_per_s.round() == 50000.0
+        )),
         "{:?}",
         dev.evidence
     );

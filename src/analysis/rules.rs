@@ -1,5 +1,5 @@
-//! The seeds' rules as verdicts: each with the figures that triggered it, where the rule comes
-//! from, and the tuning strategies (004 Table 6, 000) that address it.
+//! The seeds' rules as verdicts: each with the findings that triggered it, as data (the rule,
+//! where it comes from and the tuning strategies that address it are said by `render::words`).
 //!
 //! The seeds' rules assume a disk arm. On a device that serves requests in parallel there is no
 //! service time from U/X and %util does not measure saturation, so without a measured service
@@ -9,7 +9,7 @@
 pub use super::limits::{BUSY_PCT, PAGING_PER_S, QUEUE_PER_DISK};
 use super::limits::{busy_beyond_population, service_beyond_response};
 use crate::model::Serving;
-use crate::model::diagnosis::{Evidence, ExpectationSource, Verdict};
+use crate::model::diagnosis::{Evidence, ExpectedService, Finding, Verdict};
 
 /// Disk busy enough for the paging rule to apply, %.
 pub const PAGING_BUSY_PCT: f64 = 50.0;
@@ -32,67 +32,6 @@ pub const QUIET_UTIL_PCT: f64 = 50.0;
 /// with probability 10^-5 (and 1.5 times it with about 2 %), so one slow request among a
 /// handful cannot make a verdict.
 pub const MIN_JUDGED_IOS: f64 = 20.0;
-
-impl Verdict {
-    /// The rule in words and where it comes from.
-    pub fn rule(self) -> &'static str {
-        match self {
-            Verdict::Invalid => {
-                "utilization, throughput, service and response time must agree (U ≤ N by Little's law, S ≤ R, 0 ≤ U ≤ 100 %) — 004 Friedman, 'Comparing actual measurements to expected results'"
-            }
-            Verdict::MemoryBound => {
-                "a busy disk while hard paging exceeds 5 pages/s is a memory shortage, not a disk bottleneck — 003 NT Resource Kit ch. 14, 'Recognizing Disk Bottlenecks' and 'Disk Bottlenecks and Memory'"
-            }
-            Verdict::Overloaded => {
-                "queue time above service time means the disk is overloaded (004 Friedman, 'Disk performance improvement strategies'); on a disk that serves one request at a time, busy above 85 % with more than 2 queued per disk is a bottleneck (003 NT Resource Kit ch. 14, 'Recognizing Disk Bottlenecks'); on a device that serves requests in parallel, where neither U/X nor %util applies, a response time well above the expected service time with more than 2 requests in the system per disk"
-            }
-            Verdict::CpuBound => {
-                "interrupt or processor time saturated: the processor, not the disk, limits I/O — 003 NT Resource Kit ch. 14, 'Interrupts and Disk Use'"
-            }
-            Verdict::Slow => {
-                "service time (or, on a device serving requests in parallel without a measured service time, response time with little queued) above the expectation for this request size and read/write mix — 004 Friedman, 'Comparing actual measurements to expected results'"
-            }
-            Verdict::Healthy => {
-                "service time within expectations and little queuing: tuning brings little — 004 Friedman, 'Comparing actual measurements to expected results'"
-            }
-            Verdict::Idle => "fewer than one I/O per second",
-        }
-    }
-
-    /// The strategies that address it (004 Table 6, plus 000's larger requests and deeper
-    /// queues).
-    pub fn advice(self) -> &'static [&'static str] {
-        match self {
-            Verdict::Overloaded => &[
-                "load balancing: move I/O from this disk to idle ones (directly reduces queuing; 004 Table 6)",
-                "more disks or striping (disk arrays): spread the load (directly reduces queuing; 004 Table 6)",
-                "host memory caching: fewer physical I/Os reach the disk (004 Table 6)",
-                "faster disks: lower service time, and queuing with it (004 Table 6)",
-                "larger requests: the same bytes in fewer I/Os (000)",
-            ],
-            Verdict::Slow => &[
-                "faster disks (directly improves service time; 004 Table 6)",
-                "cached disks or controllers (directly improves service time; 004 Table 6)",
-                "defragmentation: more sequential access (directly improves service time; 004 Table 6)",
-                "larger requests: the per-request overhead is paid fewer times (000)",
-                "deeper queues on devices that serve requests in parallel (000)",
-            ],
-            Verdict::MemoryBound => &[
-                "host memory: add RAM or reduce the working set — fix memory, not disks (003; 004 Table 6)",
-                "find the process that pages (major faults, swap) before buying disks (003)",
-            ],
-            Verdict::CpuBound => &[
-                "larger requests: fewer interrupts per byte (000, 003)",
-                "interrupt coalescing, polled or batched completion (io_uring), spreading interrupts over CPUs",
-                "a controller that moves data by DMA rather than programmed I/O (003)",
-            ],
-            Verdict::Invalid => &[
-                "check the counter source: a virtual or stacked device, a counter wrap, or a clock change can make figures disagree",
-            ],
-            Verdict::Healthy | Verdict::Idle => &[],
-        }
-    }
-}
 
 /// The figures the rules look at, for one interval or a whole log.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -123,28 +62,7 @@ pub struct Figures {
     /// interval length is known.
     pub interval_ios: Option<f64>,
     /// Expected service time, ms, and where the expectation comes from.
-    pub expected_ms: Option<Expected>,
-}
-
-/// What a request should take, and how far above it is too far.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Expected {
-    /// Expected service time, ms.
-    pub ms: f64,
-    /// Times the expectation beyond which a figure is judged too slow.
-    pub factor: f64,
-    /// Where the expectation comes from, in words.
-    pub from: String,
-    /// Where it comes from.
-    pub source: ExpectationSource,
-}
-
-fn ev(figure: &str, value: f64, text: String) -> Evidence {
-    Evidence {
-        figure: figure.into(),
-        value,
-        text,
-    }
+    pub expected_ms: Option<ExpectedService>,
 }
 
 /// Figures that cannot all be true (on any device: N ≥ U is Little's law, S ≤ R).
@@ -152,32 +70,25 @@ fn contradictions(f: &Figures) -> Vec<Evidence> {
     let mut out = Vec::new();
     if let Some(u) = f.util_pct {
         if !(-0.5..=100.5).contains(&u) {
-            out.push(ev(
-                "util_pct",
-                u,
-                format!("utilization {u:.1} % outside 0..100 %"),
-            ));
+            out.push(Evidence::new(Finding::UtilizationOutOfRange {
+                utilization_pct: u,
+            }));
         }
         if let Some(n) = f.queue_length {
             if busy_beyond_population(u / 100.0, n) {
-                out.push(ev(
-                    "queue_length",
-                    n,
-                    format!(
-                        "busy {:.2} of the time but only {n:.2} in the system on average (U > N)",
-                        u / 100.0
-                    ),
-                ));
+                out.push(Evidence::new(Finding::BusyBeyondPopulation {
+                    utilization_pct: u,
+                    queue_length: n,
+                }));
             }
         }
     }
     if let (Some(s), Some(r)) = (f.service_ms, f.response_ms) {
         if f.iops > 0.0 && service_beyond_response(s, r, f.interval_ios) {
-            out.push(ev(
-                "service_ms",
-                s,
-                format!("service time {s:.3} ms above response time {r:.3} ms (S > R)"),
-            ));
+            out.push(Evidence::new(Finding::ServiceAboveResponse {
+                service_ms: s,
+                response_ms: r,
+            }));
         }
     }
     out
@@ -187,18 +98,16 @@ fn contradictions(f: &Figures) -> Vec<Evidence> {
 fn processor(f: &Figures) -> Vec<Evidence> {
     let mut out = Vec::new();
     if let Some(i) = f.interrupt_pct.filter(|i| *i >= INTERRUPT_PCT) {
-        out.push(ev(
-            "interrupt_pct",
-            i,
-            format!("interrupt time {i:.1} % ≥ {INTERRUPT_PCT} %"),
-        ));
+        out.push(Evidence::new(Finding::InterruptSaturated {
+            interrupt_pct: i,
+            limit_pct: INTERRUPT_PCT,
+        }));
     }
     if let Some(c) = f.cpu_pct.filter(|c| *c >= CPU_PCT) {
-        out.push(ev(
-            "cpu_pct",
-            c,
-            format!("processor busy {c:.1} % ≥ {CPU_PCT} %"),
-        ));
+        out.push(Evidence::new(Finding::ProcessorSaturated {
+            cpu_pct: c,
+            limit_pct: CPU_PCT,
+        }));
     }
     out
 }
@@ -209,61 +118,38 @@ fn processor(f: &Figures) -> Vec<Evidence> {
 fn healthy_evidence(f: &Figures, busy_cpu: Vec<Evidence>, quiet: bool, few: bool) -> Vec<Evidence> {
     let util = f.util_pct.unwrap_or(0.0);
     let serial = f.serving == Serving::Serial;
-    let mut healthy = vec![ev(
-        "iops",
-        f.iops,
-        format!("{:.1} I/O per second at {util:.1} % busy", f.iops),
-    )];
+    let mut healthy = vec![Evidence::new(Finding::Load {
+        iops: f.iops,
+        utilization_pct: util,
+    })];
     match (f.service_ms, f.response_ms, f.expected_ms.as_ref()) {
-        (Some(s), _, Some(e)) => healthy.push(ev(
-            "service_ms",
-            s,
-            format!(
-                "service time {s:.3} ms, expected {:.3} ms ({})",
-                e.ms, e.from
-            ),
-        )),
-        (None, Some(r), Some(e)) => healthy.push(ev(
-            "response_ms",
-            r,
-            format!(
-                "response time {r:.3} ms, expected service {:.3} ms ({})",
-                e.ms, e.from
-            ),
-        )),
+        (Some(s), _, Some(e)) => healthy.push(Evidence::new(Finding::ServiceAsExpected {
+            service_ms: s,
+            expected: e.clone(),
+        })),
+        (None, Some(r), Some(e)) => healthy.push(Evidence::new(Finding::ResponseAsExpected {
+            response_ms: r,
+            expected: e.clone(),
+        })),
         _ => {}
     }
     healthy.extend(busy_cpu);
     if quiet {
-        healthy.push(ev(
-            "util_pct",
-            util,
-            format!(
-                "busy {util:.1} % of the interval: idle most of it, so queue time against \
-                 service time is not judged (that reading needs a device busy more than \
-                 {QUIET_UTIL_PCT} % of the time); its response time decides"
-            ),
-        ));
+        healthy.push(Evidence::new(Finding::QuietInterval {
+            utilization_pct: util,
+            limit_pct: QUIET_UTIL_PCT,
+        }));
     }
     if let (true, Some(n)) = (few, f.interval_ios) {
-        healthy.push(ev(
-            "interval_ios",
-            n,
-            format!(
-                "only {n:.0} I/Os completed: too few for their mean response time to call the \
-                 device slow (at least {MIN_JUDGED_IOS})"
-            ),
-        ));
+        healthy.push(Evidence::new(Finding::FewIos {
+            ios: n,
+            min_ios: MIN_JUDGED_IOS,
+        }));
     }
     if !serial && util > BUSY_PCT {
-        healthy.push(ev(
-            "util_pct",
-            util,
-            format!(
-                "busy {util:.1} %, which does not measure saturation on a device that serves \
-                 requests in parallel (it only says at least one request was in flight)"
-            ),
-        ));
+        healthy.push(Evidence::new(Finding::BusyIsNotSaturation {
+            utilization_pct: util,
+        }));
     }
     healthy
 }
@@ -272,33 +158,34 @@ fn healthy_evidence(f: &Figures, busy_cpu: Vec<Evidence>, quiet: bool, few: bool
 /// queued; a response time beyond the expectation with requests waiting) as evidence, and the
 /// response time beyond the expectation, when the response time is what judges the interval
 /// (a parallel device without a service time, or a quiet interval, over enough completions).
-fn overload(f: &Figures, quiet: bool, few: bool) -> (Vec<Evidence>, Option<(f64, &Expected)>) {
+fn overload(
+    f: &Figures,
+    quiet: bool,
+    few: bool,
+) -> (Vec<Evidence>, Option<(f64, &ExpectedService)>) {
     let mut out = Vec::new();
     let util = f.util_pct.unwrap_or(0.0);
     let per_disk = f.queue_length.map(|q| q / f.disks.max(1) as f64);
     let queued = per_disk.is_some_and(|q| q > QUEUE_PER_DISK);
     if let (Some(s), Some(q), false) = (f.service_ms, f.queue_ms, quiet) {
         if q > s && q >= 0.05 {
-            out.push(ev(
-                "queue_ms",
-                q,
-                format!("queue time {q:.3} ms > service time {s:.3} ms"),
-            ));
+            out.push(Evidence::new(Finding::QueueAboveService {
+                queue_ms: q,
+                service_ms: s,
+            }));
         }
     }
     let serial = f.serving == Serving::Serial;
     if serial && util > BUSY_PCT && queued {
         let q = per_disk.unwrap_or(0.0);
-        out.push(ev(
-            "util_pct",
-            util,
-            format!("busy {util:.1} % > {BUSY_PCT} %"),
-        ));
-        out.push(ev(
-            "queue_length",
-            q,
-            format!("{q:.2} in the system per disk > {QUEUE_PER_DISK}"),
-        ));
+        out.push(Evidence::new(Finding::BusyAboveLimit {
+            utilization_pct: util,
+            limit_pct: BUSY_PCT,
+        }));
+        out.push(Evidence::new(Finding::QueuedPerDisk {
+            queue_per_disk: q,
+            limit: QUEUE_PER_DISK,
+        }));
     }
     // A parallel device without a service time, or a quiet interval: response time against
     // the expectation, over enough completions to mean something.
@@ -308,18 +195,11 @@ fn overload(f: &Figures, quiet: bool, few: bool) -> (Vec<Evidence>, Option<(f64,
         _ => None,
     };
     if let (Some((r, e)), true) = (slow_response, queued) {
-        out.push(ev(
-            "response_ms",
-            r,
-            format!(
-                "response time {r:.3} ms > {} × {:.3} ms expected ({}) with {:.1} in the \
-                 system per disk: requests wait for the device",
-                e.factor,
-                e.ms,
-                e.from,
-                per_disk.unwrap_or(0.0)
-            ),
-        ));
+        out.push(Evidence::new(Finding::ResponseQueued {
+            response_ms: r,
+            expected: e.clone(),
+            queue_per_disk: per_disk.unwrap_or(0.0),
+        }));
     }
     (out, slow_response)
 }
@@ -334,7 +214,7 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
     if f.iops < 0.5 && util < 1.0 {
         return (
             Verdict::Idle,
-            vec![ev("iops", f.iops, format!("{:.2} I/O per second", f.iops))],
+            vec![Evidence::new(Finding::LittleIo { iops: f.iops })],
         );
     }
     let per_disk = f.queue_length.map(|q| q / f.disks.max(1) as f64);
@@ -344,12 +224,13 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
             return (
                 Verdict::MemoryBound,
                 vec![
-                    ev(
-                        "paging_s",
-                        p,
-                        format!("hard paging {p:.1} pages/s > {PAGING_PER_S}"),
-                    ),
-                    ev("util_pct", util, format!("disk busy {util:.1} %")),
+                    Evidence::new(Finding::HardPaging {
+                        paging_s: p,
+                        limit_s: PAGING_PER_S,
+                    }),
+                    Evidence::new(Finding::DiskBusy {
+                        utilization_pct: util,
+                    }),
                 ],
             );
         }
@@ -371,29 +252,20 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
         if s > e.ms * e.factor {
             return (
                 Verdict::Slow,
-                vec![ev(
-                    "service_ms",
-                    s,
-                    format!(
-                        "service time {s:.3} ms > {} × {:.3} ms expected ({})",
-                        e.factor, e.ms, e.from
-                    ),
-                )],
+                vec![Evidence::new(Finding::ServiceSlow {
+                    service_ms: s,
+                    expected: e.clone(),
+                })],
             );
         }
     }
     if let Some((r, e)) = slow_response {
         return (
             Verdict::Slow,
-            vec![ev(
-                "response_ms",
-                r,
-                format!(
-                    "response time {r:.3} ms > {} × {:.3} ms expected ({}) with little queued: \
-                     the device itself is slow",
-                    e.factor, e.ms, e.from
-                ),
-            )],
+            vec![Evidence::new(Finding::ResponseSlow {
+                response_ms: r,
+                expected: e.clone(),
+            })],
         );
     }
     let healthy = healthy_evidence(f, busy_cpu, quiet, few);
@@ -403,6 +275,8 @@ pub fn judge(f: &Figures) -> (Verdict, Vec<Evidence>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::DeviceClass;
+    use crate::model::diagnosis::{ExpectationSource, Figure};
 
     fn base() -> Figures {
         Figures {
@@ -418,12 +292,13 @@ mod tests {
         }
     }
 
-    fn expected(ms: f64, factor: f64) -> Option<Expected> {
-        Some(Expected {
+    fn expected(ms: f64, factor: f64) -> Option<ExpectedService> {
+        Some(ExpectedService {
             ms,
             factor,
-            from: "test".into(),
             source: ExpectationSource::Class,
+            class: DeviceClass::Ssd,
+            request_kib: 4.0,
         })
     }
 
@@ -527,8 +402,11 @@ mod tests {
         let (v, e) = judge(&ssd);
         assert_eq!(v, Verdict::Healthy, "{e:?}");
         assert!(
-            e.iter()
-                .any(|x| x.text.contains("does not measure saturation"))
+            e.iter().any(|x| x.finding
+                == Finding::BusyIsNotSaturation {
+                    utilization_pct: 99.9
+                }),
+            "{e:?}"
         );
         // Ten times the expectation with a deep queue: the device is saturated.
         let (v, e) = judge(&Figures {
@@ -536,7 +414,7 @@ mod tests {
             ..ssd.clone()
         });
         assert_eq!(v, Verdict::Overloaded, "{e:?}");
-        assert_eq!(e[0].figure, "response_ms");
+        assert_eq!(e[0].finding.figure(), Figure::ResponseMs);
         // The same response time without a queue: a slow device.
         let (v, _) = judge(&Figures {
             response_ms: Some(3.5),
@@ -545,19 +423,5 @@ mod tests {
             ..ssd
         });
         assert_eq!(v, Verdict::Slow);
-    }
-
-    #[test]
-    fn every_actionable_verdict_has_advice_and_a_source() {
-        for v in [
-            Verdict::Overloaded,
-            Verdict::Slow,
-            Verdict::MemoryBound,
-            Verdict::CpuBound,
-            Verdict::Invalid,
-        ] {
-            assert!(!v.advice().is_empty());
-            assert!(v.rule().contains("00"));
-        }
     }
 }

@@ -1,6 +1,6 @@
 //! The device model as documents record it: what kind of device a disk is, whether it serves one
-//! request at a time, and how a record's service time was obtained. `analysis::device` decides
-//! all three; every command reads them from here.
+//! request at a time, how a record's service time was obtained, and what decided the first two.
+//! `analysis::device` decides all of them; every command reads them from here.
 
 use serde::{Deserialize, Serialize};
 
@@ -116,4 +116,68 @@ impl std::fmt::Display for ServiceMethod {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// One fact that decided a device's class and how it serves (`render::words` says it in words).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ClassEvidence {
+    /// The monitor recorded class and serving (halfpower's own logs).
+    Recorded {
+        /// The class.
+        class: DeviceClass,
+        /// How it serves.
+        serving: Serving,
+    },
+    /// The device's name tells its class.
+    Name {
+        /// The name.
+        name: String,
+        /// The class it tells.
+        class: DeviceClass,
+    },
+    /// A busy interval's U/X is shorter than a device serving one request at a time can take,
+    /// with several in the system: requests were served in parallel.
+    ServedInParallel {
+        /// The end of the interval.
+        at: String,
+        /// Utilization, %.
+        utilization_pct: f64,
+        /// I/Os per second.
+        iops: f64,
+        /// U/X, ms per request.
+        busy_per_io_ms: f64,
+        /// Mean number in the system.
+        queue_length: f64,
+        /// The shortest time a device serving one request at a time can take, ms.
+        serial_min_ms: f64,
+    },
+    /// Parallel service proven, the class taken as an SSD (or what serves like one).
+    TakenAsSsd,
+    /// The log recorded how the device serves, nothing tells its class.
+    LogRecorded {
+        /// How it serves.
+        serving: Serving,
+    },
+    /// A busy interval's U/X on small requests is the time of a seek.
+    Seek {
+        /// The end of the interval.
+        at: String,
+        /// U/X, ms per request.
+        busy_per_io_ms: f64,
+        /// Mean request size, KiB (absent: the log has no byte counters).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_kib: Option<f64>,
+        /// Utilization, %.
+        utilization_pct: f64,
+    },
+    /// A seek seen, the class taken as a rotating disk.
+    TakenAsRotating,
+    /// Neither the name nor a busy interval tells how the device serves.
+    Undecided {
+        /// The name.
+        name: String,
+        /// Utilization from which an interval can tell, %.
+        busy_pct: f64,
+    },
 }

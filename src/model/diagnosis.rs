@@ -1,12 +1,15 @@
 //! The diagnosis document (`kind: "diagnose"`): per device a verdict with its evidence, the
-//! rule and advice, the response-time split, and every interval; filled by
-//! `analysis::diagnose`.
+//! response-time split, and every interval; filled by `analysis::diagnose`. The rule, advice and
+//! evidence in words are `render::words`'s.
 
 use super::Kind;
-use super::device::{DeviceClass, ServiceMethod, Serving};
+use super::device::{ClassEvidence, DeviceClass, ServiceMethod, Serving};
+use super::evidence::{class_evidence_list, evidence_list};
 use super::log::InputInfo;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+pub use super::evidence::{Evidence, ExpectedService, Figure, Finding};
 
 /// Version of the diagnose JSON layout.
 pub const DIAGNOSE_SCHEMA_VERSION: u32 = 1;
@@ -92,17 +95,6 @@ pub struct ProfileApplied {
     pub found: bool,
 }
 
-/// One figure behind a verdict.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// Figure name, as in the JSON (`util_pct`, `queue_ms`, …).
-    pub figure: String,
-    /// Its value.
-    pub value: f64,
-    /// The comparison in words.
-    pub text: String,
-}
-
 /// One interval's diagnosis.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct IntervalDiagnosis {
@@ -122,7 +114,9 @@ pub struct IntervalDiagnosis {
     pub queue_ms: Option<f64>,
     /// Mean number in the system.
     pub queue_length: Option<f64>,
-    /// The figures behind the verdict.
+    /// The findings behind the verdict (files of older versions held them in words only: they
+    /// read as none).
+    #[serde(deserialize_with = "evidence_list")]
     pub evidence: Vec<Evidence>,
 }
 
@@ -149,13 +143,12 @@ pub struct DeviceDiagnosis {
     /// How the device serves requests (absent in files of older versions: unknown).
     #[serde(default)]
     pub serving: Serving,
-    /// The figures that decided `class` and `serving`.
-    #[serde(default)]
-    pub class_evidence: Vec<String>,
+    /// The facts that decided `class` and `serving` (files of older versions held them in
+    /// words only: they read as none).
+    #[serde(default, deserialize_with = "class_evidence_list")]
+    pub class_evidence: Vec<ClassEvidence>,
     /// The whole log's verdict.
     pub verdict: Verdict,
-    /// The rule and its source.
-    pub rule: String,
     /// Mean utilization, % (time-weighted).
     pub utilization_pct: Option<f64>,
     /// Mean I/Os per second.
@@ -170,26 +163,24 @@ pub struct DeviceDiagnosis {
     pub queue_length: Option<f64>,
     /// How the service time was obtained (the method of most active intervals).
     pub service_source: ServiceMethod,
-    /// Expected service time, ms, and where it comes from.
+    /// Expected service time, ms, for the first interval's mean request size.
     pub expected_service_ms: Option<f64>,
-    /// `profile` or `typical for CLASS`.
-    pub expectation: Option<String>,
+    /// That request size, KiB (absent in files of older versions).
+    #[serde(default)]
+    pub expected_request_kib: Option<f64>,
     /// Where `expected_service_ms` comes from: the profile measured on this device, or the
     /// class (also when a profile of another device was given).
     #[serde(default)]
     pub expectation_source: ExpectationSource,
     /// Intervals per verdict.
     pub verdict_counts: BTreeMap<Verdict, usize>,
-    /// The figures behind the verdict.
+    /// The findings behind the verdict (files of older versions held them in words only: they
+    /// read as none).
+    #[serde(deserialize_with = "evidence_list")]
     pub evidence: Vec<Evidence>,
-    /// Strategies that address it.
-    pub advice: Vec<String>,
-    /// M/M/1 queue time at more load (serial devices only).
+    /// M/M/1 queue time at more load (serial devices only; valid for open arrivals only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub projection: Option<Vec<Projection>>,
-    /// A note on the projection's validity.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub projection_note: Option<String>,
     /// Every interval.
     pub intervals: Vec<IntervalDiagnosis>,
 }

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod device;
 pub mod diagnosis;
+pub mod evidence;
 pub mod experiment;
 pub mod fio;
 pub mod log;
@@ -19,7 +20,7 @@ mod stored;
 pub mod sweep;
 pub mod verify;
 
-pub use device::{DeviceClass, ServiceMethod, Serving};
+pub use device::{ClassEvidence, DeviceClass, ServiceMethod, Serving};
 pub use quick::{QuickReport, QuickTest};
 pub use run::{
     ErrorSummary, Results, RunReport, SyncSummary, TargetInfo, TargetKind, TargetResult,

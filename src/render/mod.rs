@@ -5,3 +5,4 @@
 pub mod csv;
 pub mod html;
 pub mod text;
+pub mod words;

@@ -6,6 +6,8 @@
 use crate::common;
 
 use common::{halfpower, num, stdout_json, usage_error};
+use halfpower::model::diagnosis::Finding;
+use halfpower::render::words;
 
 fn diagnose(file: &str) -> serde_json::Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/diagnose/").to_string() + file;
@@ -32,13 +34,7 @@ fn check_three_disks(d: &serde_json::Value, ssd: &str, hdd: &str, quiet: &str) {
     assert!(s["queue_ms"].is_null());
     assert_eq!(s["service_source"], "none");
     assert!(s.get("projection").is_none_or(|p| p.is_null()));
-    assert!(
-        s["class_evidence"][0]
-            .as_str()
-            .unwrap()
-            .contains("parallel"),
-        "{s}"
-    );
+    assert_eq!(s["class_evidence"][0]["kind"], "served-in-parallel", "{s}");
     for iv in s["intervals"].as_array().unwrap() {
         assert!(iv["service_ms"].is_null());
         assert_ne!(iv["verdict"], "overloaded");
@@ -94,7 +90,11 @@ fn the_text_says_how_each_device_serves() {
         sda.contains("ssd") && sda.contains("parallel") && sda.contains("healthy"),
         "{sda}"
     );
-    assert!(text.contains("does not measure saturation"), "{text}");
+    // The SSD's evidence that %util does not measure saturation on it, in render's words.
+    let said = words::finding(&Finding::BusyIsNotSaturation {
+        utilization_pct: 99.9,
+    });
+    assert!(text.contains(&said), "{text}");
 }
 
 /// Issue 23 item 15: a virtio disk busy 1.4 % of each second at 93 I/O/s (60 reads of 4 KiB at
@@ -118,8 +118,11 @@ fn a_quiet_virtio_disk_is_not_overloaded() {
         assert!((num(iv, "response_ms") - response).abs() < 1e-9, "{iv}");
         assert!(iv["service_ms"].is_null(), "no U/X from 14 ms busy: {iv}");
         assert!(iv["queue_ms"].is_null(), "{iv}");
-        let said = iv["evidence"].to_string();
-        assert!(said.contains("busy 1.4 % of the interval"), "{said}");
+        let quiet = iv["evidence"].as_array().unwrap().iter().any(|e| {
+            e["finding"]["kind"] == "quiet-interval"
+                && num(&e["finding"], "utilization_pct") == 1.40
+        });
+        assert!(quiet, "{}", iv["evidence"]);
     }
     // The captured second: 6 reads, 4 writes and 14 discards, each with its own await.
     let burst = &ivs[3];

@@ -250,7 +250,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
             "queue_ms",
             "queue_length",
             "evidence",
-            "advice",
+            "expected_request_kib",
             "intervals",
         ] {
             assert!(dev.get(key).is_some(), "{key} missing in {dev}");

@@ -7,9 +7,11 @@ use crate::common;
 
 use common::halfpower;
 use halfpower::input::document as input;
-use halfpower::model::Input;
+use halfpower::model::diagnosis::Verdict;
 use halfpower::model::log::Log;
-use halfpower::render::html::render;
+use halfpower::model::{Document, Input};
+use halfpower::render::html::{esc, render};
+use halfpower::render::words;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -167,6 +169,33 @@ fn monitor_and_diagnose_reports_split_response_time() {
     assert!(html.contains("response time = service time + queue time"));
     assert!(html.contains("need the monitor log itself"));
     assert_eq!(charts(&html), 3);
+}
+
+/// A diagnose document written before its findings were data (schema version 1 with the rule,
+/// advice, evidence, class evidence and expectation in words: diagnose-v1.json) still reads:
+/// the words are left out, the verdict and figures kept, and the report says the rule and the
+/// advice from the verdict and shows no evidence.
+#[test]
+fn an_older_diagnose_document_still_reads() {
+    let text = std::fs::read_to_string(fixture("diagnose-v1.json")).unwrap();
+    let doc = input::parse("diagnose-v1.json", &text, &|_: &Log| unreachable!()).unwrap();
+    let Document::Diagnose(d) = &doc.doc else {
+        panic!("not a diagnosis: {doc:?}")
+    };
+    let dev = &d.devices[0];
+    assert_eq!(dev.verdict, Verdict::Healthy);
+    assert!(dev.evidence.is_empty() && dev.class_evidence.is_empty());
+    assert!(dev.intervals.iter().all(|i| i.evidence.is_empty()));
+    assert_eq!(dev.expected_request_kib, None);
+    assert!(dev.expected_service_ms.is_some());
+    let html = report_of(&["diagnose-v1.json"]);
+    check_page(&html);
+    let rule = esc(words::rule(Verdict::Healthy));
+    assert!(
+        html.contains(&format!("<b>loop0: healthy</b> — {rule}</div>")),
+        "the rule from the verdict"
+    );
+    assert!(!html.contains(">evidence</th>"), "no evidence table");
 }
 
 #[test]

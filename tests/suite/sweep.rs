@@ -268,8 +268,7 @@ fn profile_writes_the_expectations_diagnose_reads() {
         "--json",
         "-",
     ]);
-    let expectation = d["devices"][0]["expectation"].as_str().unwrap();
-    assert!(expectation.starts_with("profile"), "{d}");
+    assert_eq!(d["devices"][0]["expectation_source"], "profile", "{d}");
     assert!(num(&d["devices"][0], "expected_service_ms") > 0.0);
 }
 

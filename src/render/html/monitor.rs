@@ -9,6 +9,7 @@ use crate::input::timefmt::parse_seconds;
 use crate::model::diagnosis::{DeviceDiagnosis, Diagnosis};
 use crate::model::log::Log;
 use crate::model::{Document, Input};
+use crate::render::words;
 use std::fmt::Write;
 
 fn diagnosis(i: &Input) -> Option<(&Diagnosis, Option<&Log>)> {
@@ -327,13 +328,19 @@ fn verdict(out: &mut String, dev: &DeviceDiagnosis, label: Option<&String>) {
         esc(&dev.device),
         label.map_or(String::new(), |l| format!(" ({})", esc(l))),
         esc(dev.verdict.name()),
-        esc(&dev.rule)
+        esc(words::rule(dev.verdict))
     );
     if !dev.evidence.is_empty() {
         let rows: Vec<Vec<String>> = dev
             .evidence
             .iter()
-            .map(|e| vec![e.figure.clone(), format!("{:.3}", e.value), e.text.clone()])
+            .map(|e| {
+                vec![
+                    e.finding.figure().name().to_string(),
+                    format!("{:.3}", e.finding.value()),
+                    words::evidence(e),
+                ]
+            })
             .collect();
         out.push_str(
             &table(&["figure", "value", "evidence"], &rows)
@@ -341,9 +348,10 @@ fn verdict(out: &mut String, dev: &DeviceDiagnosis, label: Option<&String>) {
                 .replace("<th>", "<th class=\"l\">"),
         );
     }
-    if !dev.advice.is_empty() {
+    let advice = words::advice(dev.verdict);
+    if !advice.is_empty() {
         out.push_str("<ul class=\"advice\">\n");
-        for a in &dev.advice {
+        for a in advice {
             let _ = writeln!(out, "<li>{}</li>", esc(a));
         }
         out.push_str("</ul>\n");

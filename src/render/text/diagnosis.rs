@@ -2,6 +2,7 @@
 //! expectation, advice and (serial devices only) M/M/1 projection.
 
 use crate::model::diagnosis::{Diagnosis, ExpectationSource, ProfileMatch, Verdict};
+use crate::render::words;
 use std::fmt::Write as _;
 
 fn ms(v: Option<f64>) -> String {
@@ -37,13 +38,14 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
     for dev in d.devices.iter().filter(|x| x.verdict != Verdict::Idle) {
         let _ = writeln!(out, "\n{} — {}", dev.device, dev.verdict.name());
         for c in &dev.class_evidence {
-            let _ = writeln!(out, "  device: {c}");
+            let _ = writeln!(out, "  device: {}", words::class_evidence(c));
         }
-        let _ = writeln!(out, "  rule: {}", dev.rule);
+        let _ = writeln!(out, "  rule: {}", words::rule(dev.verdict));
         for e in &dev.evidence {
-            let _ = writeln!(out, "  evidence: {}", e.text);
+            let _ = writeln!(out, "  evidence: {}", words::evidence(e));
         }
-        if let (Some(e), Some(from)) = (dev.expected_service_ms, &dev.expectation) {
+        if let (Some(e), Some(kib)) = (dev.expected_service_ms, dev.expected_request_kib) {
+            let from = words::expectation(dev.expectation_source, dev.class, kib);
             let _ = writeln!(out, "  expected service time: {e:.3} ms ({from})");
         }
         if let (Some(p), ExpectationSource::Class) = (&d.profile, dev.expectation_source) {
@@ -53,7 +55,7 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
                 p.devices.join(" or ")
             );
         }
-        for a in &dev.advice {
+        for a in words::advice(dev.verdict) {
             let _ = writeln!(out, "  advice: {a}");
         }
         if let Some(p) = &dev.projection {
@@ -70,9 +72,7 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
                 })
                 .collect();
             let _ = writeln!(out, "  M/M/1 projection: {}", cells.join("; "));
-            if let Some(n) = &dev.projection_note {
-                let _ = writeln!(out, "    ({n})");
-            }
+            let _ = writeln!(out, "    ({})", words::PROJECTION_NOTE);
         }
     }
     if let Some(p) = &d.profile {
