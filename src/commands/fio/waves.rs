@@ -85,7 +85,7 @@ struct Ready<'a> {
     job: &'a FioJob,
     plan: JobPlan,
     w: Workload,
-    fallback: Option<String>,
+    fallback: Option<crate::model::cause::EngineFallback>,
     targets: Vec<Target>,
 }
 
