@@ -266,4 +266,53 @@ mod tests {
         assert!(serde_json::from_str::<Fatal>(r#""something else""#).is_err());
         assert!(serde_json::from_str::<IoFailure>(r#""EIO""#).is_err());
     }
+    #[test]
+    fn a_run_written_with_sentences_reads_them_as_kinds() {
+        let text = include_str!("../../tests/fixtures/report/run-file.json")
+            .replacen(
+                r#""direct_fallback": null"#,
+                r#""direct_fallback": "the filesystem does not support direct I/O for this file""#,
+                1,
+            )
+            .replacen(
+                r#""engine_fallback": null"#,
+                r#""engine_fallback": "io_uring unavailable (Operation not permitted (os error 1))""#,
+                1,
+            )
+            .replacen(
+                r#""fatal": null"#,
+                r#""fatal": "warm-up: Input/output error (os error 5)""#,
+                1,
+            )
+            .replacen(
+                r#""first_error": null,
+      "first_direction": null"#,
+                r#""first_error": "ENOSPC (No space left on device (os error 28))",
+      "first_direction": "write",
+      "first": [{"offset": 8192, "error": "short transfer", "direction": "write"}]"#,
+                1,
+            );
+        let doc: crate::model::RunReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            doc.targets[0].direct_fallback,
+            Some(DirectFallback::Unsupported)
+        );
+        let r = &doc.results;
+        assert!(matches!(
+            r.engine_fallback,
+            Some(EngineFallback::UringUnavailable { .. })
+        ));
+        assert_eq!(r.fatal.as_ref().map(|f| f.stage), Some(Stage::WarmUp));
+        assert_eq!(
+            r.errors.first_error,
+            Some(IoFailure::Errno {
+                errno: libc::ENOSPC
+            })
+        );
+        assert_eq!(r.errors.first[0].error, IoFailure::Short);
+        // Written again, each is its kind.
+        let v = serde_json::to_value(&doc).unwrap();
+        assert_eq!(v["results"]["errors"]["first_error"]["kind"], "errno");
+        assert_eq!(v["results"]["fatal"]["stage"], "warm_up");
+    }
 }
