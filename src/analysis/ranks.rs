@@ -4,6 +4,7 @@
 //! rank's I/Os until the first rank finished), the spread between ranks, per-host subtotals.
 
 use super::fio::histogram;
+use crate::model::cause::Fatal;
 use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankSpread};
 use crate::model::run::{ErrorSummary, RankRun, Results};
 use crate::model::verify::Verification;
@@ -72,10 +73,10 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.total = merge_dir(&both, seconds);
     r.interrupted = all.iter().any(|x| x.interrupted);
     r.fatal = ranks.iter().find_map(|x| {
-        x.results
-            .fatal
-            .as_ref()
-            .map(|f| format!("rank {}: {f}", x.rank))
+        x.results.fatal.as_ref().map(|f| Fatal {
+            rank: Some(x.rank),
+            ..f.clone()
+        })
     });
     r.errors = merge_errors(&all);
     r.targets = all.iter().flat_map(|x| x.targets.clone()).collect();
@@ -142,7 +143,7 @@ fn merge_errors(all: &[&Results]) -> ErrorSummary {
         e.stopped |= o.stopped;
         if e.first_error.is_none() && o.first_error.is_some() {
             e.first_offset = o.first_offset;
-            e.first_error = o.first_error.clone();
+            e.first_error = o.first_error;
             e.first_direction = o.first_direction;
         }
         e.first.extend(o.first.iter().cloned());

@@ -121,7 +121,8 @@ pub fn zeroed_reads(r: &Results) -> Vec<String> {
     out
 }
 
-/// The warnings that the figures of one run call for.
+/// The warnings that the figures of one run call for (those its failed I/Os and Ctrl-C call for
+/// are render's: `render::text::cause::run_warnings`).
 pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
     let mut out = device_bytes(targets, r);
     out.extend(zeroed_reads(r));
@@ -164,18 +165,6 @@ pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
                 t.path
             ));
         }
-    }
-    if r.errors.count > 0 {
-        out.push(format!(
-            "{} I/Os failed (first: {} at offset {}); the figures count only the successful ones. \
-             Check the device's kernel log (dmesg) and free space",
-            r.errors.count,
-            r.errors.first_error.as_deref().unwrap_or("?"),
-            r.errors.first_offset.unwrap_or(0)
-        ));
-    }
-    if r.interrupted {
-        out.push("interrupted: the figures cover only the time measured before Ctrl-C".into());
     }
     out
 }

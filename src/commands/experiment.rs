@@ -341,7 +341,7 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
 }
 
 /// The engine that runs here, and why it is not io_uring when it is not.
-type EngineChoice = (EngineKind, Option<String>);
+type EngineChoice = (EngineKind, Option<crate::model::cause::EngineFallback>);
 
 /// Whether `alignment` on `path` must run buffered: a 512-byte shift needs direct I/O that
 /// accepts 512-byte offsets.

@@ -6,7 +6,9 @@ use super::warn;
 use crate::analysis::steady::SteadyRule;
 use crate::cli::PointArgs;
 use crate::error::Error;
+use crate::model::cause::EngineFallback;
 use crate::model::{Results, TargetInfo};
+use crate::render::text::cause;
 use crate::runner::{self, Control, Layout};
 use crate::signal;
 use crate::spec::{EngineKind, RwMode, Setup, Workload};
@@ -20,7 +22,7 @@ pub(super) struct PointRunner {
     /// The opened targets; dropping them removes files halfpower created.
     targets: Vec<Target>,
     engine: EngineKind,
-    engine_fallback: Option<String>,
+    engine_fallback: Option<EngineFallback>,
     control: Control,
     quiet: bool,
     total: usize,
@@ -88,7 +90,7 @@ impl PointRunner {
     pub fn open(
         paths: &[PathBuf],
         shapes: &[Workload],
-        engine: (EngineKind, Option<String>),
+        engine: (EngineKind, Option<EngineFallback>),
         steady: Option<SteadyRule>,
         quiet: bool,
         warnings: &mut Vec<String>,
@@ -101,7 +103,7 @@ impl PointRunner {
     pub fn open_clean(
         paths: &[PathBuf],
         shapes: &[Workload],
-        engine: (EngineKind, Option<String>),
+        engine: (EngineKind, Option<EngineFallback>),
         quiet: bool,
         warnings: &mut Vec<String>,
     ) -> crate::Result<Self> {
@@ -111,7 +113,7 @@ impl PointRunner {
     fn open_inner(
         paths: &[PathBuf],
         shapes: &[Workload],
-        (engine, engine_fallback): (EngineKind, Option<String>),
+        (engine, engine_fallback): (EngineKind, Option<EngineFallback>),
         steady: Option<SteadyRule>,
         quiet: bool,
         cache_carries: bool,
@@ -155,10 +157,13 @@ impl PointRunner {
                     .into(),
             );
         }
-        if let Some(why) = &engine_fallback {
+        if let Some(f) = &engine_fallback {
             warn(
                 warnings,
-                format!("{why}; every point runs on the sync engine, one I/O in flight per thread"),
+                format!(
+                    "{}; every point runs on the sync engine, one I/O in flight per thread",
+                    cause::engine_fallback(f)
+                ),
             );
         }
         let targets = open_targets(paths, &opening, warnings)?;
@@ -241,8 +246,8 @@ impl PointRunner {
                      the device (dmesg) before trusting this point",
                     r.errors.count,
                     r.fatal
-                        .as_deref()
-                        .map_or(String::new(), |f| format!(", stopped: {f}"))
+                        .as_ref()
+                        .map_or(String::new(), |f| format!(", stopped: {}", cause::fatal(f)))
                 ),
             );
         }

@@ -52,12 +52,13 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     .validated()?;
     let mut warnings = Vec::new();
     let (engine, engine_fallback) = available_engine(&base);
-    if let Some(why) = &engine_fallback {
+    if let Some(f) = &engine_fallback {
         warn(
             &mut warnings,
             format!(
-                "{why}; the deep-queue tests run on the sync engine as one I/O in flight on \
-                 each of as many threads (Q32T1 becomes Q1T32), named as they ran"
+                "{}; the deep-queue tests run on the sync engine as one I/O in flight on \
+                 each of as many threads (Q32T1 becomes Q1T32), named as they ran",
+                crate::render::text::cause::engine_fallback(f)
             ),
         );
     }
@@ -164,7 +165,7 @@ fn run_suite(
     args: &QuickArgs,
     plan: &[(Workload, Direction)],
     scratch: &target::Target,
-    engine_fallback: &Option<String>,
+    engine_fallback: &Option<crate::model::cause::EngineFallback>,
 ) -> anyhow::Result<Vec<Vec<crate::model::Results>>> {
     let mut runs: Vec<Vec<crate::model::Results>> = vec![Vec::new(); plan.len()];
     let targets = std::slice::from_ref(scratch);

@@ -6,6 +6,7 @@ use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
 use crate::engine::uring_available;
+use crate::model::cause::EngineFallback;
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport};
@@ -19,7 +20,7 @@ use anyhow::Context;
 /// The engine that can run here: io_uring falls back to sync when the kernel refuses rings
 /// (compiled out, `kernel.io_uring_disabled`, a seccomp filter). Returns the engine and the
 /// reason for a fallback. The caller decides what the fallback means for its depths.
-pub(super) fn available_engine(w: &Workload) -> (EngineKind, Option<String>) {
+pub(super) fn available_engine(w: &Workload) -> (EngineKind, Option<EngineFallback>) {
     if w.setup.engine != EngineKind::Uring {
         return (w.setup.engine, None);
     }
@@ -27,7 +28,9 @@ pub(super) fn available_engine(w: &Workload) -> (EngineKind, Option<String>) {
         Ok(()) => (EngineKind::Uring, None),
         Err(e) => (
             EngineKind::Sync,
-            Some(format!("io_uring unavailable ({e})")),
+            Some(EngineFallback::UringUnavailable {
+                error: e.to_string(),
+            }),
         ),
     }
 }
@@ -38,9 +41,10 @@ pub(super) fn available_engine(w: &Workload) -> (EngineKind, Option<String>) {
 pub(super) fn effective_workload(
     w: &Workload,
     warnings: &mut Vec<String>,
-) -> (Workload, Option<String>) {
+) -> (Workload, Option<EngineFallback>) {
     let (engine, fallback) = available_engine(w);
-    if let Some(why) = &fallback {
+    if let Some(f) = &fallback {
+        let why = text::cause::engine_fallback(f);
         warn(
             warnings,
             format!(
@@ -130,7 +134,11 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         drop(targets); // removes created files unless --keep
     }
     let results = runs[0].clone();
-    for msg in sanity::check(&w, &infos, &results) {
+    let run_warnings = text::cause::run_warnings(&results);
+    for msg in sanity::check(&w, &infos, &results)
+        .into_iter()
+        .chain(run_warnings)
+    {
         warn(&mut warnings, msg);
     }
     let repeat = (args.repeat.n > 1).then(|| Repeat {

@@ -110,7 +110,8 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let steady = steady_rule(&args.point)?;
     let shapes = shapes(&args)?;
     let (engine, fallback) = available_engine(&shapes[0]);
-    if let Some(why) = &fallback {
+    if let Some(f) = &fallback {
+        let why = crate::render::text::cause::engine_fallback(f);
         let max = engine.caps().max_qd;
         if args.qd.iter().any(|&q| q > max) {
             return Err(crate::Error::invalid(

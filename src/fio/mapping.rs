@@ -4,6 +4,7 @@
 use super::FioError;
 use super::options::JobOptions;
 use crate::access::RequestSize;
+use crate::model::fio::{FioNote, FioNoteKind};
 use crate::spec::Workload;
 use crate::units::{ByteSize, Dur};
 use std::time::Duration;
@@ -26,9 +27,8 @@ fn one_for<T: Clone + PartialEq>(
 }
 
 /// Sets the access options of `w` from job `o`, whose request size is already in `w.bs`.
-pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) -> Result<(), FioError> {
+pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Result<(), FioError> {
     let a = &o.access;
-    let name = &o.name;
     if let Some(split) = &a.bssplit {
         w.bs = one_for(o, split, "bssplit")?;
     } else if let Some(range) = &a.bsrange {
@@ -50,18 +50,17 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) -> Result
     if w.rw.is_random() {
         s.dist = a.dist.clone();
         if w.bs.is_mix() && s.dist.is_uniform() && !o.norandommap {
-            notes.push(format!(
-                "job '{name}': without norandommap fio keeps a map of the blocks done and \
-                 shortens a request that would overlap them, so its {} requests are smaller \
-                 than the mix says (4k/50:16k/30:64k/20 averages 11.7 KiB in fio 3.33, 20.1 KiB \
-                 with norandommap); halfpower always draws as norandommap: the mix's mean, \
-                 {:.1} KiB (docs/fio.md)",
-                if a.bsrange.is_some() && a.bssplit.is_none() {
-                    "bsrange"
-                } else {
-                    "bssplit"
+            let option = if a.bsrange.is_some() && a.bssplit.is_none() {
+                "bsrange"
+            } else {
+                "bssplit"
+            };
+            notes.push(super::note(
+                o,
+                FioNoteKind::RandomMapMix {
+                    option: option.into(),
+                    mean_bytes: w.bs.mean(),
                 },
-                w.bs.mean() / 1024.0
             ));
         }
         s.random_pct = one_for(o, &a.percentage_random, "percentage_random")?;
@@ -116,10 +115,7 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) -> Result
         s.think = Some(Dur(Duration::from_micros(a.thinktime_us)));
         s.think_every = a.thinktime_blocks;
         if o.iodepth > 1 {
-            notes.push(format!(
-                "job '{name}': thinktime waits for the requests in flight before each pause, as \
-                 fio does"
-            ));
+            notes.push(super::note(o, FioNoteKind::ThinktimeWaits));
         }
     }
     Ok(())

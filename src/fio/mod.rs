@@ -11,6 +11,7 @@ pub mod mapping;
 pub mod number;
 pub mod options;
 
+use crate::model::fio::{FioNote, FioNoteKind, JobEnding};
 use crate::spec::{DEFAULT_SEED, EngineKind, Workload};
 use crate::units::{ByteSize, Dur};
 use jobfile::Section;
@@ -286,7 +287,7 @@ pub struct JobPlan {
     /// Wait before starting.
     pub startdelay: Duration,
     /// Differences from fio worth a warning.
-    pub notes: Vec<String>,
+    pub notes: Vec<FioNote>,
     /// `verify`: the method fio was asked for; halfpower seals and reads back its own way.
     pub verify: Option<String>,
 }
@@ -337,7 +338,16 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     }
     let ending = ending(o, &mut w)?;
     if let Some(m) = &o.verify {
-        notes.push(verify_note(&o.name, m, ending));
+        notes.push(FioNote {
+            job: o.name.clone(),
+            kind: FioNoteKind::Verify {
+                method: m.clone(),
+                ending: match ending {
+                    Ending::Bytes { .. } => JobEnding::Size,
+                    Ending::Time(_) => JobEnding::Time,
+                },
+            },
+        });
     }
     Ok(JobPlan {
         workload: w,
@@ -374,17 +384,14 @@ fn request_size(o: &JobOptions, w: &Workload) -> Result<u64, FioError> {
 
 /// The engine and queue depth in `w`, with a note where halfpower runs them unlike fio or
 /// reports the clones together.
-fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) {
+fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) {
     w.setup.engine = match o.ioengine {
         FioEngine::IoUring | FioEngine::Libaio => EngineKind::Uring,
         FioEngine::Sync => EngineKind::Sync,
         FioEngine::Null => EngineKind::Null,
     };
     if o.ioengine == FioEngine::Libaio {
-        notes.push(format!(
-            "job '{}': ioengine=libaio runs on halfpower's io_uring engine (the same queue depth)",
-            o.name
-        ));
+        notes.push(note(o, FioNoteKind::Libaio));
     }
     w.qd = if o.ioengine == FioEngine::Sync {
         1
@@ -392,36 +399,29 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) {
         o.iodepth
     };
     if o.ioengine == FioEngine::Sync && o.iodepth > 1 {
-        notes.push(format!(
-            "job '{}': ioengine={} keeps one I/O in flight (fio ignores iodepth={} there too)",
-            o.name,
-            o.ioengine.fio_name(),
-            o.iodepth
+        notes.push(note(
+            o,
+            FioNoteKind::SyncDepth {
+                engine: o.ioengine.fio_name().to_string(),
+                iodepth: o.iodepth,
+            },
         ));
     }
     if o.numjobs > 1 && !o.group_reporting {
-        notes.push(format!(
-            "job '{}': its {} clones are reported together, as with group_reporting",
-            o.name, o.numjobs
-        ));
+        notes.push(note(o, FioNoteKind::ClonesTogether { numjobs: o.numjobs }));
     }
 }
 
 /// Buffered or direct I/O and O_SYNC in `w`, with a note where fio drops the page cache more
 /// often than halfpower.
-fn page_cache(o: &JobOptions, w: &mut Workload, notes: &mut Vec<String>) {
+fn page_cache(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) {
     w.setup.buffered = !o.direct;
     if w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random())) {
-        notes.push(format!(
-            "job '{}': invalidate drops its files from the page cache once, before the job; fio \
-             drops them again before every pass ({}), so halfpower's later passes may be read \
-             from the cache",
-            o.name,
-            if o.loops > 1 {
-                "each of its loops"
-            } else {
-                "each time a time-based sequential job starts over"
-            }
+        notes.push(note(
+            o,
+            FioNoteKind::InvalidateOnce {
+                per_loop: o.loops > 1,
+            },
         ));
     }
     w.setup.write_through = o.sync;
@@ -464,24 +464,12 @@ fn ending(o: &JobOptions, w: &mut Workload) -> Result<Ending, FioError> {
     Ok(ending)
 }
 
-/// What halfpower's verification of a job does, and how fio's differs in what it reports.
-fn verify_note(name: &str, method: &str, ending: Ending) -> String {
-    let how = format!(
-        "job '{name}': verify={method} seals every block with halfpower's header and CRC-32C and \
-         reads the written blocks back after the job (docs/verify.md); "
-    );
-    let unlike = match ending {
-        Ending::Bytes { .. } => {
-            "fio counts its verify reads under `read` (and in job_runtime), halfpower reports \
-             them only under `halfpower.verify`: `read` holds the job's own reads"
-        }
-        Ending::Time(_) => {
-            "fio verifies a time_based job only after a pass that wrote all of its size within \
-             the runtime (it warns \"verification read phase will never start\" otherwise), \
-             halfpower verifies every block the job wrote"
-        }
-    };
-    how + unlike
+/// Note `kind` for job `o`.
+pub(crate) fn note(o: &JobOptions, kind: FioNoteKind) -> FioNote {
+    FioNote {
+        job: o.name.clone(),
+        kind,
+    }
 }
 
 /// Sizes the job's files in `w` as fio does: `filesize` each, or the job's `size` divided

@@ -2,6 +2,7 @@
 
 use super::jobfile::{parse_command_line, parse_file};
 use super::*;
+use crate::model::fio::{FioNote, FioNoteKind};
 use crate::spec::RwMode;
 use std::path::{Path, PathBuf};
 
@@ -135,7 +136,14 @@ fn command_line_jobs_resolve() {
     assert_eq!(p.workload.threads, 2);
     assert_eq!(p.ending, Ending::Time(Duration::from_secs(3)));
     assert_eq!(p.workload.setup.time, Some(Dur(Duration::from_secs(3))));
-    assert_eq!(p.notes.len(), 1, "clones reported together: {:?}", p.notes);
+    assert_eq!(
+        p.notes,
+        [FioNote {
+            job: "randr".into(),
+            kind: FioNoteKind::ClonesTogether { numjobs: 2 }
+        }],
+        "clones reported together"
+    );
 }
 
 #[test]

@@ -146,10 +146,74 @@ pub struct HalfpowerExtras {
     /// The disks underneath: %util, average queue size, r_await and w_await (ms).
     pub devices: Vec<crate::oscounters::diskstats::DeviceDelta>,
     /// What differs from fio for this job.
-    pub notes: Vec<String>,
+    pub notes: Vec<FioNote>,
     /// With `verify`: what reading the written blocks back found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verify: Option<super::verify::Verification>,
+}
+
+/// Something halfpower does unlike fio for one job, worth a warning (its sentence is in
+/// render: `render::text::fio::note`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FioNote {
+    /// The job's name.
+    pub job: String,
+    /// What differs (its `kind` and data, beside `job`).
+    #[serde(flatten)]
+    pub kind: FioNoteKind,
+}
+
+/// How a job ends, as a note tells it.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum JobEnding {
+    /// When its size is done.
+    Size,
+    /// At its runtime (`time_based`).
+    Time,
+}
+
+/// What a [`FioNote`] says differs from fio.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FioNoteKind {
+    /// `ioengine=libaio` runs on halfpower's io_uring engine, at the same queue depth.
+    Libaio,
+    /// A synchronous engine keeps one I/O in flight: `iodepth` is ignored, as in fio.
+    SyncDepth {
+        /// The engine as fio names it (`psync`).
+        engine: String,
+        /// The `iodepth` the job gave.
+        iodepth: u32,
+    },
+    /// The job's clones (`numjobs`) are reported together, as with `group_reporting`.
+    ClonesTogether {
+        /// How many clones.
+        numjobs: u32,
+    },
+    /// `invalidate` drops the job's files from the page cache once, before the job; fio drops
+    /// them before every pass, so halfpower's later passes may be read from the cache.
+    InvalidateOnce {
+        /// The passes are the job's `loops` (else a time-based sequential job starting over).
+        per_loop: bool,
+    },
+    /// A random job with a mix of request sizes and no `norandommap`: fio's random map
+    /// shortens its requests, halfpower draws the mix as with `norandommap`.
+    RandomMapMix {
+        /// The option that gave the mix (`bssplit` or `bsrange`).
+        option: String,
+        /// The mix's mean request size, bytes.
+        mean_bytes: f64,
+    },
+    /// With several I/Os in flight, `thinktime` waits for them before each pause, as fio does.
+    ThinktimeWaits,
+    /// `verify`: halfpower seals and reads back its own way, and reports unlike fio.
+    Verify {
+        /// The method fio was asked for (`crc32c`, `md5`, …).
+        method: String,
+        /// How the job ends (fio's reports of the two differ).
+        ending: JobEnding,
+    },
 }
 
 /// One job as fio reports it.

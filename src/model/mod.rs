@@ -3,6 +3,7 @@
 //! serde derives and the small accessors that read it. Nothing here measures, computes a figure
 //! from others, or renders; `analysis` fills these types and `render` draws them.
 
+pub mod cause;
 pub mod compare;
 pub mod device;
 pub mod diagnosis;

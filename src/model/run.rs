@@ -2,6 +2,7 @@
 //! Field names are part of the interface: scripts read `results.total.iops`,
 //! `results.read.latency_us.p99` and so on, and docs/json-schema.md describes every key.
 
+use super::cause::{DirectFallback, EngineFallback, Fatal, IoFailure};
 use super::{DeviceClass, Direction, Header};
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::oscounters::host::Host;
@@ -41,7 +42,7 @@ pub struct TargetInfo {
     /// Whether I/O bypassed the page cache.
     pub direct: bool,
     /// Why direct I/O fell back to buffered, if it did.
-    pub direct_fallback: Option<String>,
+    pub direct_fallback: Option<DirectFallback>,
     /// Direct-I/O memory alignment used, bytes.
     pub dio_mem_align: u32,
     /// Direct-I/O offset alignment used, bytes.
@@ -70,8 +71,8 @@ pub struct ErrorSummary {
     pub count: u64,
     /// Byte offset of the first failure.
     pub first_offset: Option<u64>,
-    /// Its error (`EIO`, `ENOSPC`, … or `short transfer`).
-    pub first_error: Option<String>,
+    /// What it returned (an errno, or a short transfer).
+    pub first_error: Option<IoFailure>,
     /// Its direction.
     pub first_direction: Option<Direction>,
     /// Of the failures, reads.
@@ -93,8 +94,8 @@ pub struct ErrorSummary {
 pub struct ErrorAt {
     /// Byte offset on the target.
     pub offset: u64,
-    /// The error (`EIO`, `ENOSPC`, … or `short transfer`).
-    pub error: String,
+    /// What it returned (an errno, or a short transfer).
+    pub error: IoFailure,
     /// Direction.
     pub direction: Direction,
 }
@@ -213,7 +214,7 @@ pub struct Results {
     /// The engine that ran (`uring`, `sync`, `null`).
     pub engine: EngineKind,
     /// Why the requested engine was replaced, if it was.
-    pub engine_fallback: Option<String>,
+    pub engine_fallback: Option<EngineFallback>,
     /// io_uring: whether the file and the buffers were registered with the ring.
     pub registered_file: Option<bool>,
     /// io_uring: whether the buffers were registered (READ_FIXED/WRITE_FIXED).
@@ -230,7 +231,7 @@ pub struct Results {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<Steady>,
     /// A failure that stopped the run early, if any.
-    pub fatal: Option<String>,
+    pub fatal: Option<Fatal>,
     /// All targets, both directions.
     pub total: DirSummary,
     /// All targets, reads.

@@ -83,7 +83,7 @@ pub struct Measurement {
     /// The measured phase's counts every `stats::window::CI_WINDOW_S`, for its intervals.
     pub marks: Vec<crate::stats::window::Mark>,
     /// A failure that stopped a worker (submission error), if any.
-    pub fatal: Option<String>,
+    pub fatal: Option<crate::model::cause::Fatal>,
     /// How the workload was laid over the targets (with a stripe, `targets` has one entry).
     pub layout: Layout,
 }
@@ -324,7 +324,7 @@ impl Run<'_> {
 struct Merged {
     per_target: Vec<TargetMeasurement>,
     total: TargetMeasurement,
-    fatal: Option<String>,
+    fatal: Option<crate::model::cause::Fatal>,
     registered: Option<(bool, bool)>,
     busy_s: f64,
 }

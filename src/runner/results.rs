@@ -3,6 +3,7 @@
 
 use super::{Layout, Measurement, TargetMeasurement};
 use crate::analysis::uncertainty::{quantile_ranks, windows};
+use crate::model::cause::{EngineFallback, IoFailure};
 use crate::model::run::Steady;
 use crate::model::{ErrorSummary, Results, TargetResult};
 use crate::spec::Workload;
@@ -12,31 +13,11 @@ use crate::stats::summary::DirSummary;
 use crate::stats::window::Rates;
 use crate::target::Target;
 
-/// The name of a negative errno as results show it (`EIO (Input/output error)`), or `short
-/// transfer` for 0.
-pub fn errno_name(errno: i32) -> String {
-    match -errno {
-        0 => "short transfer".into(),
-        e => {
-            let name = match e {
-                libc::EIO => "EIO",
-                libc::ENOSPC => "ENOSPC",
-                libc::EINVAL => "EINVAL",
-                libc::EBADF => "EBADF",
-                libc::EFAULT => "EFAULT",
-                libc::EROFS => "EROFS",
-                libc::EAGAIN => "EAGAIN",
-                libc::ENXIO => "ENXIO",
-                libc::EOPNOTSUPP => "EOPNOTSUPP",
-                _ => "",
-            };
-            let msg = std::io::Error::from_raw_os_error(e);
-            if name.is_empty() {
-                msg.to_string()
-            } else {
-                format!("{name} ({msg})")
-            }
-        }
+/// What a failed I/O returned, from its result: a negative errno, or 0 for a short transfer.
+fn failure(res: i32) -> IoFailure {
+    match res {
+        0 => IoFailure::Short,
+        e => IoFailure::Errno { errno: -e },
     }
 }
 
@@ -54,7 +35,7 @@ fn target_result(path: String, m: &TargetMeasurement, w: &Workload, seconds: f64
         errors: ErrorSummary {
             count: m.errors.count,
             first_offset: first.map(|f| f.1),
-            first_error: first.map(|f| errno_name(f.2)),
+            first_error: first.map(|f| failure(f.2)),
             first_direction: first.map(|f| f.3),
             reads: m.errors.reads,
             writes: m.errors.writes,
@@ -64,7 +45,7 @@ fn target_result(path: String, m: &TargetMeasurement, w: &Workload, seconds: f64
                 .iter()
                 .map(|f| crate::model::run::ErrorAt {
                     offset: f.1,
-                    error: errno_name(f.2),
+                    error: failure(f.2),
                     direction: f.3,
                 })
                 .collect(),
@@ -144,7 +125,7 @@ pub fn results(
     m: &Measurement,
     w: &Workload,
     targets: &[Target],
-    engine_fallback: Option<String>,
+    engine_fallback: Option<EngineFallback>,
 ) -> Results {
     let mut all = target_result("*".into(), &m.total, w, m.seconds);
     intervals(&mut all, m);

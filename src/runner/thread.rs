@@ -6,6 +6,7 @@ use super::Control;
 use crate::access::sample::{Draw, SizePicker};
 use crate::clock::now_ns;
 use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
+use crate::model::cause::{Fatal, Stage};
 use crate::offsets::{OffsetGen, Region, Stripe};
 use crate::rng::Rng;
 use crate::signal;
@@ -23,7 +24,7 @@ pub(super) struct WorkerOutput {
     pub(super) target: usize,
     pub(super) rec: Recorder,
     pub(super) registered: Option<(bool, bool)>,
-    pub(super) fatal: Option<String>,
+    pub(super) fatal: Option<Fatal>,
 }
 
 /// Shared state of one run's threads.
@@ -122,7 +123,7 @@ fn drive<E: Engine>(
     mut worker: Worker,
     shared: &Shared,
     me: usize,
-) -> (Recorder, Option<String>) {
+) -> (Recorder, Option<Fatal>) {
     let progress = &shared.progress[me];
     let mut fatal = None;
     if shared.warmup_ns > 0 {
@@ -133,7 +134,11 @@ fn drive<E: Engine>(
             _ => Limit::Until(until),
         };
         if let Err(e) = worker.phase(eng, limit, None, progress, stop) {
-            fatal = Some(format!("warm-up: {e}"));
+            fatal = Some(Fatal {
+                stage: Stage::WarmUp,
+                error: e.to_string(),
+                rank: None,
+            });
         }
     }
     shared.barrier.wait(); // B1: warm-up drained everywhere
@@ -153,7 +158,11 @@ fn drive<E: Engine>(
             None => Limit::Until(origin + shared.time_ns),
         };
         if let Err(e) = worker.phase(eng, limit, Some(&mut rec), progress, &shared.stop) {
-            fatal = Some(format!("submitting I/O: {e}"));
+            fatal = Some(Fatal {
+                stage: Stage::Submitting,
+                error: e.to_string(),
+                rank: None,
+            });
         }
     }
     rec.finish();

@@ -37,7 +37,7 @@ pub struct Target {
     /// Whether I/O bypasses the page cache (O_DIRECT).
     pub direct: bool,
     /// Why direct I/O was asked for but not used, when that happened.
-    pub direct_fallback: Option<String>,
+    pub direct_fallback: Option<crate::model::cause::DirectFallback>,
     /// Alignment of buffers in memory for direct I/O, bytes.
     pub mem_align: u32,
     /// Alignment of offsets and lengths for direct I/O, bytes.

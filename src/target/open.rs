@@ -4,6 +4,7 @@
 
 use super::{Scratch, Target, TargetKind, create_as, safety};
 use crate::error::{Error, Result};
+use crate::model::cause::DirectFallback;
 use crate::oscounters::sysfs::{self, BlockDevice};
 use crate::spec::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
 use std::fs::{File, OpenOptions};
@@ -112,16 +113,17 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         _ => (lbs, lbs),
     };
     if asked_direct && (offset_align == 0 || !direct_read_works(&file, offset_align.max(512))) {
-        fallback = Some("the filesystem does not support direct I/O for this file".into());
+        fallback = Some(DirectFallback::Unsupported);
         file = open_with(path, writes, false, w.setup.write_through)
             .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
     }
-    if let Some(why) = &fallback {
+    if let Some(f) = &fallback {
         warn(format!(
-            "{}: direct I/O unavailable ({why}); running buffered, so reads may come from the \
+            "{}: direct I/O unavailable ({}); running buffered, so reads may come from the \
              page cache. Put the target on a filesystem that supports O_DIRECT (ext4, xfs) or use \
              a block device.",
-            path.display()
+            path.display(),
+            crate::render::text::cause::direct_fallback(f)
         ));
     }
     let direct = !w.setup.buffered && fallback.is_none();
@@ -227,12 +229,14 @@ fn kind_of(path: &Path, md: &std::fs::Metadata) -> Result<TargetKind> {
 
 /// Opens the target with the flags asked for; when the filesystem refuses O_DIRECT at open,
 /// opens it buffered and says why (the second value).
-fn open_direct(path: &Path, w: &Workload, writes: bool) -> Result<(File, Option<String>)> {
+fn open_direct(path: &Path, w: &Workload, writes: bool) -> Result<(File, Option<DirectFallback>)> {
     let direct = !w.setup.buffered;
     match open_with(path, writes, direct, w.setup.write_through) {
         Ok(f) => Ok((f, None)),
         Err(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => {
-            let why = format!("the filesystem refused O_DIRECT at open ({e})");
+            let why = DirectFallback::RefusedAtOpen {
+                error: e.to_string(),
+            };
             let f = open_with(path, writes, false, w.setup.write_through)
                 .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
             Ok((f, Some(why)))

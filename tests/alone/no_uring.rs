@@ -55,11 +55,21 @@ fn without_io_uring_every_record_says_what_ran() {
     );
     assert_eq!(v["workload"]["engine"], "sync");
     assert_eq!(v["results"]["engine"], "sync");
+    let fallback = &v["results"]["engine_fallback"];
+    assert_eq!(fallback["kind"], "uring_unavailable", "{fallback}");
     assert!(
-        v["results"]["engine_fallback"]
-            .as_str()
+        !fallback["error"].as_str().unwrap().is_empty(),
+        "the kernel's error: {fallback}"
+    );
+    // The warning the user saw says so in words.
+    assert!(
+        v["warnings"]
+            .as_array()
             .unwrap()
-            .contains("io_uring unavailable")
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("io_uring unavailable (")),
+        "{}",
+        v["warnings"]
     );
     // Little's law agrees: about one I/O in flight, not 32.
     let in_flight = num(&v, "results.total.iops") * num(&v, "results.read.latency_us.mean") / 1e6;

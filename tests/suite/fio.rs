@@ -280,8 +280,15 @@ fn verify_seals_and_reads_back_a_jobs_blocks() {
         "{v}"
     );
     assert_eq!(v["bad"].as_array().unwrap().len(), 0);
-    let notes = j["halfpower"]["notes"].to_string();
-    assert!(notes.contains("verify=crc32c"), "{notes}");
+    let notes = &j["halfpower"]["notes"];
+    assert!(
+        notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["kind"] == "verify" && n["method"] == "crc32c" && n["job"] == j["jobname"]),
+        "{notes}"
+    );
     let err = usage_error(&[
         "fio",
         "--name=r",

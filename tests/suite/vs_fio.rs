@@ -8,6 +8,9 @@ use crate::common;
 
 mod fields;
 use common::*;
+use halfpower::fio::{jobfile::parse_command_line, plan, resolve};
+use halfpower::model::fio::{FioNote, FioNoteKind, JobEnding};
+use halfpower::render::text::fio::note;
 use std::process::Command;
 
 fn fio_available() -> bool {
@@ -383,24 +386,47 @@ fn samples_follow_bwavgtime_and_desc_is_written() {
 /// that wrote its whole size (checked here on fio itself).
 #[test]
 fn verify_notes_say_how_fio_reports_verification() {
-    let plan = |extra: &[&str]| {
-        let mut args = vec![
-            "fio",
+    let notes = |extra: &[&str]| {
+        let mut args: Vec<String> = [
             "--name=v",
             "--filename=/tmp/halfpower-never-created",
             "--rw=write",
             "--size=1m",
             "--verify=crc32c",
-            "--parse-only",
-        ];
-        args.extend(extra);
-        stdout_text(&args)
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let sections = parse_command_line(&args, &|_| None).unwrap();
+        let set = resolve(&sections, &[], false).unwrap();
+        plan(&set.jobs[0], false, false).unwrap().notes
     };
-    assert!(plan(&[]).contains("fio counts its verify reads under `read`"));
-    let timed = plan(&["--time_based", "--runtime=1"]);
+    let verify = |ending| FioNote {
+        job: "v".into(),
+        kind: FioNoteKind::Verify {
+            method: "crc32c".into(),
+            ending,
+        },
+    };
+    let sized = verify(JobEnding::Size);
+    assert!(notes(&[]).contains(&sized), "{:?}", notes(&[]));
+    let timed = verify(JobEnding::Time);
+    let time_based = ["--time_based", "--runtime=1"];
     assert!(
-        timed.contains("fio verifies a time_based job only after"),
-        "{timed}"
+        notes(&time_based).contains(&timed),
+        "{:?}",
+        notes(&time_based)
+    );
+    // In words, as the warning and --parse-only give them.
+    let said = note(&sized);
+    assert!(
+        said.contains("fio counts its verify reads under `read`"),
+        "{said}"
+    );
+    let said = note(&timed);
+    assert!(
+        said.contains("fio verifies a time_based job only after"),
+        "{said}"
     );
     if !fio_available() {
         common::unavailable("fio (apt-get install fio)");

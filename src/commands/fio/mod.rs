@@ -191,7 +191,7 @@ fn plan_line(job: &FioJob, p: &JobPlan) -> String {
     }
     line.push('\n');
     for n in &p.notes {
-        line.push_str(&format!("  note: {n}\n"));
+        line.push_str(&format!("  note: {}\n", crate::render::text::fio::note(n)));
     }
     line
 }

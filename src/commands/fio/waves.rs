@@ -85,7 +85,7 @@ struct Ready<'a> {
     job: &'a FioJob,
     plan: JobPlan,
     w: Workload,
-    fallback: Option<String>,
+    fallback: Option<crate::model::cause::EngineFallback>,
     targets: Vec<Target>,
 }
 
@@ -94,7 +94,7 @@ struct Ready<'a> {
 fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ready<'a>> {
     let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
     for n in &plan.notes {
-        super::super::warn(warnings, n.clone());
+        super::super::warn(warnings, crate::render::text::fio::note(n));
     }
     let (mut w, fallback) = effective_workload(&plan.workload, warnings);
     if let Some(pct) = plan.size_pct {

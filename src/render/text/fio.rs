@@ -1,8 +1,11 @@
 //! fio's `normal` output: the human summary people who read fio daily know (per job its
 //! IOPS/BW line, slat/clat/lat, percentiles, bw/iops samples, latency ranges, CPU, depths;
-//! per group the run status; the disk stats), drawn from the same document as the JSON.
+//! per group the run status; the disk stats), drawn from the same document as the JSON; and the
+//! notes of what halfpower does unlike fio for a job.
 
-use crate::model::fio::{DirReport, FioDocument, FioJobReport, LatNs, Ordered};
+use crate::model::fio::{
+    DirReport, FioDocument, FioJobReport, FioNote, FioNoteKind, JobEnding, LatNs, Ordered,
+};
 use crate::spec::EngineKind;
 use std::fmt::Write;
 
@@ -262,6 +265,62 @@ pub fn render(doc: &FioDocument) -> String {
         }
     }
     out
+}
+
+/// The sentence of a note (`job 'j': ioengine=libaio runs on …`).
+pub fn note(n: &FioNote) -> String {
+    let what = match &n.kind {
+        FioNoteKind::Libaio => {
+            "ioengine=libaio runs on halfpower's io_uring engine (the same queue depth)".to_string()
+        }
+        FioNoteKind::SyncDepth { engine, iodepth } => format!(
+            "ioengine={engine} keeps one I/O in flight (fio ignores iodepth={iodepth} there too)"
+        ),
+        FioNoteKind::ClonesTogether { numjobs } => {
+            format!("its {numjobs} clones are reported together, as with group_reporting")
+        }
+        FioNoteKind::InvalidateOnce { per_loop } => format!(
+            "invalidate drops its files from the page cache once, before the job; fio drops them \
+             again before every pass ({}), so halfpower's later passes may be read from the cache",
+            if *per_loop {
+                "each of its loops"
+            } else {
+                "each time a time-based sequential job starts over"
+            }
+        ),
+        FioNoteKind::RandomMapMix { option, mean_bytes } => format!(
+            "without norandommap fio keeps a map of the blocks done and shortens a request that \
+             would overlap them, so its {option} requests are smaller than the mix says \
+             (4k/50:16k/30:64k/20 averages 11.7 KiB in fio 3.33, 20.1 KiB with norandommap); \
+             halfpower always draws as norandommap: the mix's mean, {:.1} KiB (docs/fio.md)",
+            mean_bytes / 1024.0
+        ),
+        FioNoteKind::ThinktimeWaits => {
+            "thinktime waits for the requests in flight before each pause, as fio does".to_string()
+        }
+        FioNoteKind::Verify { method, ending } => verify_note(method, *ending),
+    };
+    format!("job '{}': {what}", n.job)
+}
+
+/// What halfpower's verification of a job does, and how fio's differs in what it reports.
+fn verify_note(method: &str, ending: JobEnding) -> String {
+    let how = format!(
+        "verify={method} seals every block with halfpower's header and CRC-32C and reads the \
+         written blocks back after the job (docs/verify.md); "
+    );
+    let unlike = match ending {
+        JobEnding::Size => {
+            "fio counts its verify reads under `read` (and in job_runtime), halfpower reports \
+             them only under `halfpower.verify`: `read` holds the job's own reads"
+        }
+        JobEnding::Time => {
+            "fio verifies a time_based job only after a pass that wrote all of its size within \
+             the runtime (it warns \"verification read phase will never start\" otherwise), \
+             halfpower verifies every block the job wrote"
+        }
+    };
+    how + unlike
 }
 
 #[cfg(test)]

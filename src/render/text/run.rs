@@ -182,7 +182,10 @@ fn error_lines(out: &mut String, r: &Results) {
             r.errors.count,
             r.errors.reads,
             r.errors.writes,
-            r.errors.first_error.as_deref().unwrap_or("?"),
+            r.errors
+                .first_error
+                .as_ref()
+                .map_or("?".to_string(), super::cause::io_failure),
             r.errors.first_direction.map_or("?", |d| d.name()),
             r.errors.first_offset.unwrap_or(0),
             if r.errors.stopped {
