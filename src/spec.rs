@@ -328,7 +328,53 @@ impl Default for Workload {
     }
 }
 
+/// A workload as it runs: checked, every default filled ([`Workload::validated`]) and fitted to
+/// the engine that runs it (its depth no deeper than [`EngineKind::caps`] allows). Only [`Workload::plan`] makes one, so the
+/// runner, which takes nothing else, never gets a workload that skipped a step or took them in
+/// another order; its values read as the workload's ([`std::ops::Deref`]), each resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunPlan {
+    w: Workload,
+    read_pct: u8,
+}
+
+impl RunPlan {
+    /// The workload as it runs.
+    pub fn workload(&self) -> &Workload {
+        &self.w
+    }
+
+    /// The share of reads in percent, resolved from `--read-pct` or the mode.
+    pub fn read_pct(&self) -> u8 {
+        self.read_pct
+    }
+
+    /// Another plan on the same engine from this one's workload changed by `change`, checked
+    /// again (`scale` runs a stripe set with its members' threads together).
+    pub fn replan(&self, change: impl FnOnce(&mut Workload)) -> Result<RunPlan> {
+        let mut w = self.w.clone();
+        change(&mut w);
+        w.plan(self.w.setup.engine, DepthOnEngine::Lower)
+    }
+}
+
+impl std::ops::Deref for RunPlan {
+    type Target = Workload;
+
+    fn deref(&self) -> &Workload {
+        &self.w
+    }
+}
+
 impl Workload {
+    /// The plan of this workload on `engine`: validated, then fitted to the engine, its depth
+    /// kept as `depth` says where the engine cannot queue it.
+    pub fn plan(&self, engine: EngineKind, depth: DepthOnEngine) -> Result<RunPlan> {
+        let w = self.validated()?.lowered(engine, depth);
+        let read_pct = w.read_pct.unwrap_or_else(|| w.rw.default_read_pct());
+        Ok(RunPlan { w, read_pct })
+    }
+
     /// Checks the options that do not depend on a target and fills in the defaults that
     /// depend on other options (`read_pct`, `time`), so the result states every effective value.
     pub fn validated(&self) -> Result<Workload> {
@@ -489,16 +535,9 @@ impl Workload {
         self.read_pct.unwrap_or_else(|| self.rw.default_read_pct()) > 0
     }
 
-    /// This workload as `engine` really runs it ([`EngineKind::caps`]): no deeper than the
-    /// engine queues (the sync engine keeps one I/O in flight per thread, so its depth is 1
-    /// whatever was asked), without spinning where it cannot poll.
-    pub fn run_by(&self, engine: EngineKind) -> Workload {
-        self.lowered(engine, DepthOnEngine::Lower)
-    }
-
     /// This workload on `engine`, its depth kept as `depth` says where the engine cannot queue
     /// it.
-    pub fn lowered(&self, engine: EngineKind, depth: DepthOnEngine) -> Workload {
+    fn lowered(&self, engine: EngineKind, depth: DepthOnEngine) -> Workload {
         let caps = engine.caps();
         let mut w = self.clone();
         w.setup.engine = engine;
@@ -538,7 +577,7 @@ mod tests {
             },
             ..Workload::default()
         };
-        let low = deep.run_by(EngineKind::Sync);
+        let low = deep.lowered(EngineKind::Sync, DepthOnEngine::Lower);
         assert_eq!(
             (low.qd, low.threads, low.setup.spin.0),
             (1, 2, Duration::ZERO)
@@ -546,12 +585,12 @@ mod tests {
         // The same 64 I/Os in flight as 64 threads of one.
         let wide = deep.lowered(EngineKind::Sync, DepthOnEngine::AsThreads);
         assert_eq!((wide.qd, wide.threads), (1, 64));
-        let same = deep.run_by(EngineKind::Uring);
+        let same = deep.lowered(EngineKind::Uring, DepthOnEngine::Lower);
         assert_eq!(
             (same.qd, same.threads, same.setup.spin),
             (32, 2, deep.setup.spin)
         );
-        let null = deep.run_by(EngineKind::Null);
+        let null = deep.lowered(EngineKind::Null, DepthOnEngine::Lower);
         assert_eq!((null.qd, null.setup.spin.0), (32, Duration::ZERO));
         let refused = Workload {
             setup: Setup {

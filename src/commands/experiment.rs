@@ -12,7 +12,7 @@ use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Vari
 use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo};
 use crate::oscounters::{host, sysfs};
 use crate::render::text::experiment::experiment_table;
-use crate::spec::{Create, EngineKind, RwMode, Setup, Workload};
+use crate::spec::{Create, DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::target::{self, Scratch};
 use crate::units::ByteSize;
 use crate::{Error, signal};
@@ -352,7 +352,7 @@ fn needs_buffered(
 ) -> anyhow::Result<bool> {
     let probe = PointRunner::open(
         std::slice::from_ref(&path.to_path_buf()),
-        &[Workload::default().validated()?],
+        &[Workload::default().plan(engine.0, DepthOnEngine::Lower)?],
         engine.clone(),
         None,
         true,
@@ -406,7 +406,7 @@ fn run_points(
         if signal::interrupted() {
             break;
         }
-        let w = p.workload.run_by(engine.0);
+        let w = p.workload.plan(engine.0, DepthOnEngine::Lower)?;
         if w.qd < p.workload.qd {
             warn(
                 warnings,

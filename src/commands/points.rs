@@ -11,7 +11,7 @@ use crate::model::{Results, TargetInfo};
 use crate::render::text::cause;
 use crate::runner::{self, Control, Layout};
 use crate::signal;
-use crate::spec::{EngineKind, RwMode, Setup, Workload};
+use crate::spec::{EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::target::Target;
 use crate::units::ByteSize;
 use std::io::IsTerminal;
@@ -83,13 +83,13 @@ pub(super) fn distinct<T: PartialEq + std::fmt::Display>(
 }
 
 impl PointRunner {
-    /// Opens `paths` for every workload in `shapes` (validated, each as `engine` will run it,
+    /// Opens `paths` for every workload in `shapes` (each planned for `engine`,
     /// `engine_fallback` saying why that is not io_uring): for writing when any of them
     /// writes, with the largest request size as the smallest region, and checks every request
     /// size against the targets' direct-I/O alignment before anything runs.
     pub fn open(
         paths: &[PathBuf],
-        shapes: &[Workload],
+        shapes: &[RunPlan],
         engine: (EngineKind, Option<EngineFallback>),
         steady: Option<SteadyRule>,
         quiet: bool,
@@ -102,7 +102,7 @@ impl PointRunner {
     /// (`experiment`): no warning that the page cache carries one point into the next.
     pub fn open_clean(
         paths: &[PathBuf],
-        shapes: &[Workload],
+        shapes: &[RunPlan],
         engine: (EngineKind, Option<EngineFallback>),
         quiet: bool,
         warnings: &mut Vec<String>,
@@ -112,7 +112,7 @@ impl PointRunner {
 
     fn open_inner(
         paths: &[PathBuf],
-        shapes: &[Workload],
+        shapes: &[RunPlan],
         (engine, engine_fallback): (EngineKind, Option<EngineFallback>),
         steady: Option<SteadyRule>,
         quiet: bool,
@@ -123,7 +123,7 @@ impl PointRunner {
             return Err(Error::invalid("--rw", "", "at least one point to run"));
         };
         let opening = Workload {
-            rw: if shapes.iter().any(Workload::writes) {
+            rw: if shapes.iter().any(|w| w.writes()) {
                 RwMode::Write
             } else {
                 RwMode::Read
@@ -200,13 +200,12 @@ impl PointRunner {
         &self.targets
     }
 
-    /// Runs one point, `w` as given (the caller has made it one the engine can run, see
-    /// [`Workload::run_by`]). None once Ctrl-C has come (before or during it, when it
+    /// Runs one point, `w` as planned for the runner's engine ([`Workload::plan`]). None once Ctrl-C has come (before or during it, when it
     /// measured nothing); else its results (with how a steady point ended in `steady`). A
     /// point with failed I/Os is warned about in `warnings`.
     pub fn run(
         &mut self,
-        w: &Workload,
+        w: &RunPlan,
         label: &str,
         warnings: &mut Vec<String>,
     ) -> crate::Result<Option<Results>> {
@@ -219,7 +218,7 @@ impl PointRunner {
         &mut self,
         which: std::ops::Range<usize>,
         layout: Layout,
-        w: &Workload,
+        w: &RunPlan,
         label: &str,
         warnings: &mut Vec<String>,
     ) -> crate::Result<Option<Results>> {

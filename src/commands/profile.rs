@@ -12,7 +12,7 @@ use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
 use crate::render::text::profile::{profile_table, slope_note};
 use crate::signal;
-use crate::spec::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
+use crate::spec::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::units::ByteSize;
 
 /// The cache-hit region: small enough to stay in a device's cache (004's "100 % hit").
@@ -22,7 +22,7 @@ pub const CACHE_HIT_BYTES: u64 = 1 << 20;
 struct Plan {
     rw: Direction,
     pattern: Pattern,
-    workload: Workload,
+    workload: RunPlan,
 }
 
 /// The cells in the order they run, each as `engine` runs it. The sync engine (standing in for
@@ -69,8 +69,7 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
                         threads: 1,
                         setup,
                     }
-                    .validated()?
-                    .lowered(engine, DepthOnEngine::AsThreads);
+                    .plan(engine, DepthOnEngine::AsThreads)?;
                     out.push(Plan {
                         rw,
                         pattern,
@@ -92,7 +91,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
         ..Workload::default()
     });
     let plans = plans(&args, engine)?;
-    let shapes: Vec<Workload> = plans.iter().map(|p| p.workload.clone()).collect();
+    let shapes: Vec<RunPlan> = plans.iter().map(|p| p.workload.clone()).collect();
     let mut warnings = Vec::new();
     let mut runner = PointRunner::open(
         std::slice::from_ref(&args.target),

@@ -8,7 +8,7 @@ use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
 use crate::render::text;
 use crate::runner::{self, Control, Layout};
-use crate::spec::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
+use crate::spec::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::target;
 use crate::units::ByteSize;
 use crate::{Error, signal};
@@ -124,7 +124,7 @@ fn scratch_path(args: &QuickArgs) -> anyhow::Result<PathBuf> {
 }
 
 /// The suite's workloads, in order: each test read, then written, as `engine` runs it.
-fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(Workload, Direction)>> {
+fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(RunPlan, Direction)>> {
     let mut plan = Vec::new();
     for (seq, bs, qd) in TESTS {
         for write in [false, true] {
@@ -145,9 +145,8 @@ fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(Workload, D
                     ..base.setup.clone()
                 },
             }
-            .validated()?
             // The sync engine keeps one I/O in flight per thread: the same depth as threads.
-            .lowered(engine, DepthOnEngine::AsThreads);
+            .plan(engine, DepthOnEngine::AsThreads)?;
             let direction = if write {
                 Direction::Write
             } else {
@@ -163,7 +162,7 @@ fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(Workload, D
 /// test's results, one per repetition, until Ctrl-C.
 fn run_suite(
     args: &QuickArgs,
-    plan: &[(Workload, Direction)],
+    plan: &[(RunPlan, Direction)],
     scratch: &target::Target,
     engine_fallback: &Option<crate::model::cause::EngineFallback>,
 ) -> anyhow::Result<Vec<Vec<crate::model::Results>>> {
@@ -199,7 +198,7 @@ fn run_suite(
 
 /// The tests that ran (at least once), each with its first run and its repetitions.
 fn tests_of(
-    plan: Vec<(Workload, Direction)>,
+    plan: Vec<(RunPlan, Direction)>,
     runs: Vec<Vec<crate::model::Results>>,
 ) -> Vec<QuickTest> {
     let mut tests = Vec::new();
@@ -210,7 +209,7 @@ fn tests_of(
         tests.push(QuickTest {
             name: test_name(&w),
             direction,
-            workload: w,
+            workload: w.workload().clone(),
             results: first,
             repeat: (r.len() > 1).then(|| crate::model::run::Repeat {
                 figures: crate::analysis::compare::summarize(&r),

@@ -13,7 +13,7 @@ use crate::model::{Document, Header, Kind, Results, RunReport};
 use crate::oscounters::host;
 use crate::render::text;
 use crate::runner::{self, Control};
-use crate::spec::{EngineKind, Workload};
+use crate::spec::{DepthOnEngine, EngineKind, RunPlan, Workload};
 use crate::target::{self, Target};
 use anyhow::Context;
 
@@ -35,13 +35,13 @@ pub(super) fn available_engine(w: &Workload) -> (EngineKind, Option<EngineFallba
     }
 }
 
-/// The workload `w` as it will really run here, with a warning when io_uring is unavailable:
-/// the sync engine keeps one I/O in flight per thread, so a deeper `--qd` becomes 1 and the
-/// record says so. Returns the workload and the fallback's reason.
+/// The plan of workload `w` as it will really run here, with a warning when io_uring is
+/// unavailable: the sync engine keeps one I/O in flight per thread, so a deeper `--qd` becomes
+/// 1 and the record says so. Returns the plan and the fallback's reason.
 pub(super) fn effective_workload(
     w: &Workload,
     warnings: &mut Vec<String>,
-) -> (Workload, Option<EngineFallback>) {
+) -> crate::Result<(RunPlan, Option<EngineFallback>)> {
     let (engine, fallback) = available_engine(w);
     if let Some(f) = &fallback {
         let why = text::cause::engine_fallback(f);
@@ -54,7 +54,7 @@ pub(super) fn effective_workload(
             ),
         );
     }
-    (w.run_by(engine), fallback)
+    Ok((w.plan(engine, DepthOnEngine::Lower)?, fallback))
 }
 
 /// Opens every target; the first refusal stops (and removes files created so far), and so
@@ -103,9 +103,9 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
     super::verify::check_workload(&args.verify, &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
-    let (w, engine_fallback) = effective_workload(&asked, &mut warnings);
     // --shared: rank 0 creates a missing file for every rank's region first.
-    let (w, _creator) = shared_regions(&args, w, &mut warnings)?;
+    let (asked, _creator) = shared_regions(&args, asked, &mut warnings)?;
+    let (w, engine_fallback) = effective_workload(&asked, &mut warnings)?;
     let mut runs = Vec::new();
     let mut infos = Vec::new();
     for k in 0..args.repeat.n {
@@ -148,7 +148,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let host = host::read();
     let mut report = RunReport {
         header: Header::new(Kind::Run, command, utc_now()),
-        workload: w,
+        workload: w.workload().clone(),
         ranks: Vec::new(),
         host,
         targets: infos,

@@ -13,7 +13,7 @@ use crate::oscounters::{host, sysfs, throttle};
 use crate::render::text::scale::{scale_table, verdict};
 use crate::runner::Layout;
 use crate::signal;
-use crate::spec::Workload;
+use crate::spec::{DepthOnEngine, RunPlan, Workload};
 use crate::target::Target;
 use crate::units::ByteSize;
 
@@ -184,7 +184,7 @@ fn attach_stacks(steps: &mut [Step], stacks: &[Stack]) {
 fn together(
     runner: &mut PointRunner,
     layout: Layout,
-    w: &Workload,
+    w: &RunPlan,
     alone: &[Alone],
     n: usize,
     warnings: &mut Vec<String>,
@@ -202,10 +202,7 @@ fn together(
                 Layout::Separate => (format!("targets 1-{k} together"), w.clone()),
                 Layout::Stripe(_) => (
                     format!("targets 1-{k} striped"),
-                    Workload {
-                        threads: w.threads * k as u32,
-                        ..w.clone()
-                    },
+                    w.replan(|s| s.threads *= k as u32)?,
                 ),
             };
             let Some(r) = runner.run_on(0..k, layout, &wk, &label, warnings)? else {
@@ -221,9 +218,8 @@ fn together(
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
-    let asked = args.workload.validated()?;
-    let (engine, fallback) = available_engine(&asked);
-    let w = asked.run_by(engine);
+    let (engine, fallback) = available_engine(&args.workload);
+    let w = args.workload.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
     let layout = layout(&args, &w)?;
     let mut runner = PointRunner::open(
@@ -269,7 +265,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let report = ScaleReport {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),
-        workload: w,
+        workload: w.workload().clone(),
         stripe_bytes: args.stripe.map(|s| s.0),
         targets,
         alone,

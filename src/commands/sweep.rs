@@ -16,7 +16,7 @@ use crate::oscounters::host;
 use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
-use crate::spec::Workload;
+use crate::spec::{DepthOnEngine, Workload};
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -130,7 +130,10 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
             .into());
         }
     }
-    let shapes: Vec<Workload> = shapes.iter().map(|w| w.run_by(engine)).collect();
+    let shapes = shapes
+        .iter()
+        .map(|w| w.plan(engine, DepthOnEngine::Lower))
+        .collect::<crate::Result<Vec<_>>>()?;
     let mut runner = PointRunner::open(
         &args.targets,
         &shapes,

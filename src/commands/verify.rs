@@ -7,7 +7,7 @@ use crate::model::verify::{Verification, VerifyNote, VerifyReport};
 use crate::model::{Header, Kind};
 use crate::render::text;
 use crate::runner;
-use crate::spec::{EngineKind, Workload};
+use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::target::Target;
 use crate::verify::Record;
 use crate::verify::check::TargetCheck;
@@ -168,7 +168,7 @@ pub(super) fn execute(
     opts: &VerifyOpts,
     targets: &[Target],
     layout: runner::Layout,
-    w: &Workload,
+    w: &RunPlan,
     control: runner::Control,
 ) -> Result<(runner::Measurement, Option<Record>)> {
     let record = prepare(opts, w, targets)?;

@@ -16,7 +16,7 @@ pub use watch::Control;
 use crate::analysis::steady::SteadyOutcome;
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::signal;
-use crate::spec::{EngineKind, Workload};
+use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::stats::cpu::{CpuSnapshot, CpuSummary};
 use crate::stats::recorder::{DirStats, ErrorStats};
 use crate::stats::series::TimePoint;
@@ -87,13 +87,13 @@ pub struct Measurement {
     /// How the workload was laid over the targets (with a stripe, `targets` has one entry).
     pub layout: Layout,
 }
-/// Runs workload `w` (validated, and as its engine runs it: [`Workload::run_by`]) laid over
+/// Runs workload `w` (as planned for its engine: [`Workload::plan`]) laid over
 /// `targets` as `layout` says, watched as `control` says; with `record` (`--verify`) every
 /// write is sealed for it and acknowledged in it. The one entry point of every command.
 pub fn execute(
     targets: &[Target],
     layout: Layout,
-    w: &Workload,
+    w: &RunPlan,
     control: Control,
     record: Option<&crate::verify::Record>,
 ) -> crate::Result<Measurement> {
@@ -218,7 +218,7 @@ struct Phases {
 struct Run<'a> {
     groups: &'a [&'a [Target]],
     stripe: Option<u64>,
-    w: &'a Workload,
+    w: &'a RunPlan,
     shared: &'a Shared,
     placement: &'a [Option<usize>],
     control: &'a Control,
@@ -241,9 +241,8 @@ impl Run<'_> {
                         index,
                         cpu: self.placement[index],
                     };
-                    let (stripe, engine) = (self.stripe, w.setup.engine);
-                    handles
-                        .push(s.spawn(move || worker_thread(group, stripe, id, w, engine, shared)));
+                    let stripe = self.stripe;
+                    handles.push(s.spawn(move || worker_thread(group, stripe, id, w, shared)));
                 }
             }
             shared.barrier.wait(); // B0

@@ -10,7 +10,7 @@ use crate::model::cause::{Fatal, Stage};
 use crate::offsets::{OffsetGen, Region, Stripe};
 use crate::rng::Rng;
 use crate::signal;
-use crate::spec::{EngineKind, Workload};
+use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::stats::Recorder;
 use crate::stats::series::SeriesSink;
 use crate::target::Target;
@@ -254,7 +254,7 @@ fn worker_plan(
     group: &[Target],
     stripe: Option<u64>,
     id: WorkerId,
-    w: &Workload,
+    w: &RunPlan,
     qd: u32,
     shared: &Shared,
 ) -> (WorkerPlan, Option<String>) {
@@ -307,7 +307,7 @@ fn worker_plan(
         source: Synthetic {
             offsets,
             rng: Rng::new(w.setup.seed, stream),
-            read_pct: w.read_pct.unwrap_or(w.rw.default_read_pct()),
+            read_pct: w.read_pct(),
             sizes: SizePicker::new(&w.bs),
         },
         qd,
@@ -340,11 +340,11 @@ pub(super) fn worker_thread(
     group: &[Target],
     stripe: Option<u64>,
     id: WorkerId,
-    w: &Workload,
-    engine: EngineKind,
+    w: &RunPlan,
     shared: &Shared,
 ) -> WorkerOutput {
-    let qd = w.qd.min(engine.caps().max_qd);
+    // The plan was fitted to its engine: no deeper than it queues.
+    let (engine, qd) = (w.setup.engine, w.qd);
     let (plan, offsets_error) = worker_plan(group, stripe, id, w, qd, shared);
     let pinned = match id.cpu {
         Some(c) => crate::affinity::pin_current_thread(c)

@@ -9,7 +9,7 @@ use super::{Args, plan_line};
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
 use crate::runner::{self, Control, Layout};
-use crate::spec::Workload;
+use crate::spec::RunPlan;
 use crate::stats::cpu::ProcessEvents;
 use crate::target::Target;
 use crate::units::ByteSize;
@@ -84,7 +84,7 @@ fn check_group_reporting(wave: &[FioJob]) -> crate::Result<()> {
 struct Ready<'a> {
     job: &'a FioJob,
     plan: JobPlan,
-    w: Workload,
+    w: RunPlan,
     fallback: Option<crate::model::cause::EngineFallback>,
     targets: Vec<Target>,
 }
@@ -96,7 +96,7 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::
     for n in &plan.notes {
         super::super::warn(warnings, crate::render::text::fio::note(n));
     }
-    let (mut w, fallback) = effective_workload(&plan.workload, warnings);
+    let mut w = plan.workload.clone();
     if let Some(pct) = plan.size_pct {
         let probe = open_targets(&plan.paths, &w, warnings)?;
         let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
@@ -119,7 +119,7 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::
             w.setup.time = None;
         }
     }
-    let w = w.validated()?;
+    let (w, fallback) = effective_workload(&w, warnings)?;
     if plan.verify.is_some() && plan.stripe.is_some() {
         return Err(FioError::Plan(format!(
             "job '{}': verify on several files is not supported by halfpower fio",
@@ -191,7 +191,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     }
     let target = targets[0].info();
     let plan = JobPlan {
-        workload: w,
+        workload: w.workload().clone(),
         ..plan
     };
     let below = below_min(&plan, &samples(&m.marks, 1.0));
