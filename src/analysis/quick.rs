@@ -28,7 +28,7 @@ fn compare(measured: f64, typical: f64) -> Relation {
 }
 
 /// What a quick suite on `target` found: its sequential and deep random read figures against
-/// the class's typical ones, and QD1 against QD32 (`render::text::run::quick_verdict` words
+/// the class's typical ones, and QD1 against QD32 (`render::text::quick::verdict` words
 /// it).
 pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
     let class = target.class.unwrap_or_default();

@@ -37,7 +37,7 @@ pub struct QuickReport {
     /// Whether Ctrl-C cut the suite short.
     pub interrupted: bool,
     /// What the suite found (`analysis::quick`), the figures its verdict is worded from
-    /// (`render::text::run::quick_verdict`); absent in older files.
+    /// (`render::text::quick::verdict`); absent in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<QuickFinding>,
     /// Warnings printed during the suite.
