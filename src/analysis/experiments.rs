@@ -1,10 +1,13 @@
 //! What each of 000's pitfall experiments found, from its rows: pure functions from measured
-//! rows to a one-line verdict (and, for `cache`, the cache size the latencies show). Each is
-//! tested on synthetic rows shaped like 000's own figures.
+//! rows to the figures and judgements of its finding (render words them in one line), and for
+//! `cache` the cache size the latencies show. Each is tested on synthetic rows shaped like
+//! 000's own figures.
 
 use crate::model::Direction;
-use crate::model::experiment::{ExperimentKind, Row, Variant};
-use crate::units::ByteSize;
+use crate::model::experiment::{
+    AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare, ExperimentKind,
+    Finding, Missing, Row, ShiftShare, Variant, WriteCacheOutcome,
+};
 
 /// Request size from which 000 advises against buffering, bytes.
 pub const BUFFERING_FROM_BYTES: u64 = 16 * 1024;
@@ -32,26 +35,24 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.0} %", x * 100.0)
-}
-
-/// The verdict of experiment `kind` on `rows`.
-pub fn verdict(kind: ExperimentKind, rows: &[Row]) -> String {
+/// What experiment `kind` found in `rows` (render words it).
+pub fn finding(kind: ExperimentKind, rows: &[Row]) -> Finding {
+    let nothing = |missing| Finding::NothingToCompare { missing };
     match kind {
-        ExperimentKind::Buffering => buffering(rows),
-        ExperimentKind::Allocation => allocation(rows),
-        ExperimentKind::Alignment => alignment(rows),
-        ExperimentKind::Cache => cache(rows).0,
-        ExperimentKind::Writecache => writecache(rows),
+        ExperimentKind::Buffering => buffering(rows).unwrap_or(nothing(Missing::DirectAndBuffered)),
+        ExperimentKind::Allocation => allocation(rows).unwrap_or(nothing(Missing::Preallocated)),
+        ExperimentKind::Alignment => alignment(rows).unwrap_or_else(nothing),
+        ExperimentKind::Cache => cache(rows),
+        ExperimentKind::Writecache => {
+            writecache(rows).unwrap_or(nothing(Missing::WriteThroughAndWriteBack))
+        }
     }
 }
 
 /// Buffered against direct, per direction: the median ratio of CPU per MB and of MB/s over the
-/// sizes from 16 KiB up.
-fn buffering(rows: &[Row]) -> String {
-    let mut parts = Vec::new();
-    let mut costly = false;
+/// sizes from 16 KiB up. None without a pair to compare.
+fn buffering(rows: &[Row]) -> Option<Finding> {
+    let mut ratios = Vec::new();
     for rw in [Direction::Read, Direction::Write] {
         let pairs: Vec<(&Row, &Row)> = rows
             .iter()
@@ -72,30 +73,19 @@ fn buffering(rows: &[Row]) -> String {
                 .collect(),
         );
         if let (Some(cpu), Some(speed)) = (cpu, speed) {
-            costly |= cpu > 1.0 + SAME;
-            parts.push(format!(
-                "buffered {}s cost {cpu:.1}× the CPU per MB of direct ones at {} and above, at \
-                 {:.2}× their MB/s",
-                rw.name(),
-                ByteSize(BUFFERING_FROM_BYTES),
-                speed
-            ));
+            ratios.push(BufferingRatio { rw, cpu, speed });
         }
     }
-    if parts.is_empty() {
-        return "nothing to compare: no direct and buffered rows of the same size".into();
-    }
-    let advice = if costly {
-        "use direct I/O for large requests (000: avoid file-system buffering above 16 KB)"
-    } else {
-        "buffering costs no more CPU per MB here"
-    };
-    format!("{}; {advice}", parts.join("; "))
+    (!ratios.is_empty()).then(|| Finding::Buffering {
+        from_bytes: BUFFERING_FROM_BYTES,
+        costly: ratios.iter().any(|r| r.cpu > 1.0 + SAME),
+        ratios,
+    })
 }
 
-/// Extending and sparse files against a written one, per depth.
-fn allocation(rows: &[Row]) -> String {
-    let mut parts = Vec::new();
+/// Extending and sparse files against a written one, per depth. None without a pair.
+fn allocation(rows: &[Row]) -> Option<Finding> {
+    let mut shares = Vec::new();
     let mut worst: f64 = 1.0;
     let mut depths: Vec<u32> = rows.iter().map(|r| r.qd).collect();
     depths.sort();
@@ -107,124 +97,108 @@ fn allocation(rows: &[Row]) -> String {
         for v in [Variant::Extending, Variant::Sparse] {
             let other = rows.iter().find(|r| r.variant == v && r.qd == qd);
             if let (Some(b), Some(o)) = (base, other) {
-                let ratio = o.bytes_per_s / b.bytes_per_s;
-                worst = worst.min(ratio);
-                parts.push(format!("{} at QD{qd} {}", v.name(), pct(ratio)));
+                let share = o.bytes_per_s / b.bytes_per_s;
+                worst = worst.min(share);
+                shares.push(AllocationShare {
+                    variant: v,
+                    qd,
+                    share,
+                });
             }
         }
     }
-    if parts.is_empty() {
-        return "nothing to compare: no preallocated rows".into();
-    }
-    let advice = if worst < 1.0 - SAME {
-        "allocating as it writes costs throughput: create and write (or fallocate) files \
-         before the work that needs their speed (000 §5.3)"
-    } else {
-        "allocation costs little here"
-    };
-    format!(
-        "sequential writes that allocate run at a share of those into a written file: {}; {advice}",
-        parts.join(", ")
-    )
+    let costly = worst < 1.0 - SAME;
+    (!shares.is_empty()).then_some(Finding::Allocation { shares, costly })
 }
 
-/// Shifted offsets against aligned ones.
-fn alignment(rows: &[Row]) -> String {
-    let Some(base) = rows.iter().find(|r| r.variant == Variant::Aligned) else {
-        return "nothing to compare: no aligned row".into();
-    };
-    let shifted: Vec<(u64, f64)> = rows
+/// Shifted offsets against aligned ones; what was missing when there is nothing to compare.
+fn alignment(rows: &[Row]) -> Result<Finding, Missing> {
+    let base = rows
+        .iter()
+        .find(|r| r.variant == Variant::Aligned)
+        .ok_or(Missing::Aligned)?;
+    let shifts: Vec<ShiftShare> = rows
         .iter()
         .filter(|r| r.variant == Variant::Shifted)
-        .filter_map(|r| Some((r.shift_bytes?, r.bytes_per_s / base.bytes_per_s)))
+        .filter_map(|r| {
+            Some(ShiftShare {
+                shift_bytes: r.shift_bytes?,
+                share: r.bytes_per_s / base.bytes_per_s,
+            })
+        })
         .collect();
-    let Some(&(worst_shift, worst)) = shifted.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
-        return "nothing to compare: no shifted rows".into();
-    };
-    let each: Vec<String> = shifted
+    let worst = shifts
         .iter()
-        .map(|(s, r)| format!("{} {}", ByteSize(*s), pct(*r)))
-        .collect();
-    if worst < 1.0 - SAME {
-        format!(
-            "misaligned requests run at a share of aligned ones ({}); the worst, a {} shift, \
-             costs {}: align partitions, stripes and file offsets to the request size (000 §5.4)",
-            each.join(", "),
-            ByteSize(worst_shift),
-            pct(1.0 - worst)
-        )
-    } else if let Some(&(_, best)) = shifted.iter().max_by(|a, b| a.1.total_cmp(&b.1))
+        .min_by(|a, b| a.share.total_cmp(&b.share))
+        .ok_or(Missing::Shifted)?;
+    let best = shifts.iter().map(|s| s.share).max_by(f64::total_cmp);
+    let outcome = if worst.share < 1.0 - SAME {
+        AlignmentOutcome::Costs {
+            shift_bytes: worst.shift_bytes,
+            cost: 1.0 - worst.share,
+        }
+    } else if let Some(best) = best
         && best > 1.0 + SAME
     {
         // A shift cannot make the same reads faster: a gain above the threshold is the
         // target's run-to-run spread, and it hides any cost smaller than itself.
-        format!(
-            "no cost of misalignment shows ({}), but the shifted runs were up to {} faster than \
-             the aligned one, which only run-to-run noise explains: a cost below that cannot be \
-             told apart here (use --time longer, or a device that is not shared)",
-            each.join(", "),
-            pct(best - 1.0)
-        )
+        AlignmentOutcome::Noise { gain: best - 1.0 }
     } else {
-        format!(
-            "misalignment costs nothing measurable here ({}; within {})",
-            each.join(", "),
-            pct(SAME)
-        )
-    }
+        AlignmentOutcome::Free { within: SAME }
+    };
+    Ok(Finding::Alignment { shifts, outcome })
 }
 
-/// Latency by access pattern, and the cache size: the largest region whose random reads stay
-/// under [`CACHE_JUMP`] × the smallest region's latency, when a larger region jumps above it.
-/// Returns the verdict and the size found.
-pub fn cache(rows: &[Row]) -> (String, Option<u64>) {
+/// The cache size: the largest region whose random reads stay under [`CACHE_JUMP`] × the
+/// smallest region's latency, when a larger region jumps above it.
+pub fn cache_size(rows: &[Row]) -> Option<u64> {
+    let mut regions: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.variant == Variant::Region)
+        .collect();
+    regions.sort_by_key(|r| r.region_bytes.unwrap_or(0));
+    regions.first().and_then(|first| {
+        let limit = first.mean_us * CACHE_JUMP;
+        let jump = regions.iter().position(|r| r.mean_us > limit)?;
+        (jump > 0).then(|| regions[jump - 1].region_bytes.unwrap_or(0))
+    })
+}
+
+/// Latency by access pattern at the smallest size, and the cache size ([`cache_size`]).
+fn cache(rows: &[Row]) -> Finding {
     let small = rows.iter().map(|r| r.bs_bytes).min().unwrap_or(4096);
     let lat = |v: Variant| {
         rows.iter()
             .find(|r| r.variant == v && r.bs_bytes == small)
             .map(|r| r.mean_us)
     };
-    let mut regions: Vec<&Row> = rows
+    let largest = rows
         .iter()
         .filter(|r| r.variant == Variant::Region)
-        .collect();
-    regions.sort_by_key(|r| r.region_bytes.unwrap_or(0));
-    let found = regions.first().and_then(|first| {
-        let limit = first.mean_us * CACHE_JUMP;
-        let jump = regions.iter().position(|r| r.mean_us > limit)?;
-        (jump > 0).then(|| regions[jump - 1].region_bytes.unwrap_or(0))
-    });
-    let fmt = |v: Option<f64>| v.map_or("-".into(), |us| format!("{us:.0} µs"));
-    let head = format!(
-        "at {}: cache hits take {}, read-ahead hits {}, random reads {}",
-        ByteSize(small),
-        fmt(lat(Variant::CacheHit)),
-        fmt(lat(Variant::Prefetch)),
-        fmt(lat(Variant::Random))
-    );
-    let tail = match (found, regions.last()) {
-        (Some(size), _) => format!(
-            "random reads stay fast up to a region of {} and slow down beyond it: the cache \
-             holds about that much (000 Table 3)",
-            ByteSize(size)
-        ),
-        (None, Some(last)) => format!(
-            "random-read latency stays flat up to a region of {}: no cache shows (a \
-             memory-backed device, or a cache larger than the regions tried)",
-            ByteSize(last.region_bytes.unwrap_or(0))
-        ),
-        (None, None) => "no region rows: the cache size was not probed".into(),
+        .max_by_key(|r| r.region_bytes.unwrap_or(0));
+    let size = match (cache_size(rows), largest) {
+        (Some(bytes), _) => CacheSizeFound::Found { bytes },
+        (None, Some(last)) => CacheSizeFound::Flat {
+            up_to_bytes: last.region_bytes.unwrap_or(0),
+        },
+        (None, None) => CacheSizeFound::NotProbed,
     };
-    (format!("{head}; {tail}"), found)
+    Finding::Cache {
+        bs_bytes: small,
+        cache_hit_us: lat(Variant::CacheHit),
+        prefetch_us: lat(Variant::Prefetch),
+        random_us: lat(Variant::Random),
+        size,
+    }
 }
 
-/// Write-through against write-back, per depth: the median ratio of MB/s over the sizes.
-fn writecache(rows: &[Row]) -> String {
+/// Write-through against write-back, per depth: the median ratio of MB/s over the sizes. None
+/// without a pair.
+fn writecache(rows: &[Row]) -> Option<Finding> {
     let mut depths: Vec<u32> = rows.iter().map(|r| r.qd).collect();
     depths.sort();
     depths.dedup();
-    let mut parts = Vec::new();
-    let mut ratios = Vec::new();
+    let mut shares = Vec::new();
     for qd in depths {
         let r = median(
             rows.iter()
@@ -235,32 +209,20 @@ fn writecache(rows: &[Row]) -> String {
                 })
                 .collect(),
         );
-        if let Some(r) = r {
-            parts.push(format!("{} at QD{qd}", pct(r)));
-            ratios.push((qd, r));
+        if let Some(share) = r {
+            shares.push(DepthShare { qd, share });
         }
     }
-    if ratios.is_empty() {
-        return "nothing to compare: no write-through and write-back rows".into();
-    }
-    let first = ratios[0].1;
-    let last = ratios[ratios.len() - 1].1;
-    let tail = if first >= 1.0 - SAME {
-        "write-through costs nothing: the device does not hold writes in a volatile cache (or \
-         its cache is protected and acknowledged as stable)"
-            .to_string()
+    let first = shares.first()?.share;
+    let last = shares.last()?.share;
+    let outcome = if first >= 1.0 - SAME {
+        WriteCacheOutcome::NoVolatileCache
     } else if last > first + SAME {
-        "the device acknowledges writes from its write cache; deeper queues win back part of \
-         the difference (000: 3-deep writes approximate write-cache enabled)"
-            .to_string()
+        WriteCacheOutcome::DepthWinsBack
     } else {
-        "the device acknowledges writes from its write cache, and depth does not win it back"
-            .to_string()
+        WriteCacheOutcome::DepthDoesNot
     };
-    format!(
-        "write-through runs at {} of write-back; {tail}",
-        parts.join(" and ")
-    )
+    Some(Finding::Writecache { shares, outcome })
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! The experiments' verdicts on synthetic rows shaped like 000's figures.
+//! The experiments' findings on synthetic rows shaped like 000's figures (render words them:
+//! `render::text::experiment`).
 
 use super::*;
 use crate::model::Results;
@@ -24,6 +25,11 @@ fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
     }
 }
 
+/// Whether `a` is `b` to within rounding.
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
 /// 000 Figures 2–4: above 16 KB buffered reads cost several times the CPU of direct ones.
 #[test]
 fn buffering_above_16k_costs_cpu() {
@@ -40,17 +46,37 @@ fn buffering_above_16k_costs_cpu() {
             });
         }
     }
-    let v = verdict(ExperimentKind::Buffering, &rows);
-    assert!(v.contains("buffered reads cost 4.0× the CPU per MB"), "{v}");
-    assert!(v.contains("at 0.90× their MB/s"), "{v}");
-    assert!(v.contains("use direct I/O"), "{v}");
+    let f = finding(ExperimentKind::Buffering, &rows);
+    let Finding::Buffering {
+        from_bytes,
+        ratios,
+        costly,
+    } = &f
+    else {
+        panic!("{f:?}")
+    };
+    assert_eq!(*from_bytes, 16 * 1024);
+    // Buffered reads cost 4.0× the CPU per MB, at 0.90× their MB/s; writes the same.
+    assert_eq!(ratios.len(), 2, "{f:?}");
+    assert_eq!(ratios[0].rw, Direction::Read);
+    assert!(near(ratios[0].cpu, 4.0), "{f:?}");
+    assert!(near(ratios[0].speed, 0.9), "{f:?}");
+    assert!(*costly, "use direct I/O");
     // Equal cost: no advice against buffering.
     for r in &mut rows {
         r.cpu_us_per_mb = 100.0;
     }
-    let v = verdict(ExperimentKind::Buffering, &rows);
-    assert!(v.contains("costs no more CPU"), "{v}");
-    assert!(verdict(ExperimentKind::Buffering, &[]).starts_with("nothing to compare"));
+    let f = finding(ExperimentKind::Buffering, &rows);
+    assert!(
+        matches!(f, Finding::Buffering { costly: false, .. }),
+        "{f:?}"
+    );
+    assert_eq!(
+        finding(ExperimentKind::Buffering, &[]),
+        Finding::NothingToCompare {
+            missing: Missing::DirectAndBuffered
+        }
+    );
 }
 
 /// 000 §5.3: extending a file forces synchronous allocation and runs slower.
@@ -65,10 +91,21 @@ fn extending_a_file_costs_throughput() {
         row(Variant::Extending, w, 1024, 8, 300.0),
         row(Variant::Sparse, w, 1024, 8, 390.0),
     ];
-    let v = verdict(ExperimentKind::Allocation, &rows);
-    assert!(v.contains("extending at QD1 45 %"), "{v}");
-    assert!(v.contains("sparse at QD8 98 %"), "{v}");
-    assert!(v.contains("costs throughput"), "{v}");
+    let f = finding(ExperimentKind::Allocation, &rows);
+    let Finding::Allocation { shares, costly } = &f else {
+        panic!("{f:?}")
+    };
+    let share = |v, qd| {
+        shares
+            .iter()
+            .find(|s| s.variant == v && s.qd == qd)
+            .unwrap()
+            .share
+    };
+    assert!(near(share(Variant::Extending, 1), 0.45), "{f:?}");
+    assert!(near(share(Variant::Sparse, 8), 0.975), "{f:?}");
+    assert_eq!(shares.len(), 4);
+    assert!(*costly, "allocating costs throughput");
     let flat: Vec<Row> = rows
         .iter()
         .map(|r| Row {
@@ -76,7 +113,19 @@ fn extending_a_file_costs_throughput() {
             ..r.clone()
         })
         .collect();
-    assert!(verdict(ExperimentKind::Allocation, &flat).contains("costs little"));
+    let f = finding(ExperimentKind::Allocation, &flat);
+    assert!(
+        matches!(f, Finding::Allocation { costly: false, .. }),
+        "{f:?}"
+    );
+}
+
+/// The alignment finding of `rows`: its shifts and outcome.
+fn aligned(rows: &[Row]) -> (Vec<ShiftShare>, AlignmentOutcome) {
+    match finding(ExperimentKind::Alignment, rows) {
+        Finding::Alignment { shifts, outcome } => (shifts, outcome),
+        f => panic!("{f:?}"),
+    }
 }
 
 /// 000 §5.4: misaligned requests cost about 20 %.
@@ -93,11 +142,28 @@ fn a_misaligned_shift_costs_a_fifth() {
         shifted(4096, 99.0),
         shifted(32768, 85.0),
     ];
-    let v = verdict(ExperimentKind::Alignment, &rows);
-    assert!(v.contains("the worst, a 512 shift, costs 20 %"), "{v}");
-    assert!(v.contains("4k 99 %"), "{v}");
+    let (shifts, outcome) = aligned(&rows);
+    // The worst, a 512 shift, costs 20 %.
+    assert!(
+        matches!(outcome, AlignmentOutcome::Costs { shift_bytes: 512, cost } if near(cost, 0.2)),
+        "{outcome:?}"
+    );
+    assert_eq!(shifts[1].shift_bytes, 4096);
+    assert!(near(shifts[1].share, 0.99), "{shifts:?}");
     let even = vec![row(Variant::Aligned, r, 64, 4, 100.0), shifted(512, 98.0)];
-    assert!(verdict(ExperimentKind::Alignment, &even).contains("nothing measurable"));
+    assert_eq!(aligned(&even).1, AlignmentOutcome::Free { within: SAME });
+    assert_eq!(
+        finding(ExperimentKind::Alignment, &even[1..]),
+        Finding::NothingToCompare {
+            missing: Missing::Aligned
+        }
+    );
+    assert_eq!(
+        finding(ExperimentKind::Alignment, &even[..1]),
+        Finding::NothingToCompare {
+            missing: Missing::Shifted
+        }
+    );
 }
 
 /// 000 Table 3: cache hits in µs, random reads in ms; latency jumps past the cache's size.
@@ -124,16 +190,38 @@ fn the_cache_size_is_where_latency_jumps() {
         region(64, 6000.0),
         region(256, 8000.0),
     ]);
-    let (v, size) = cache(&rows);
-    assert_eq!(size, Some(16 << 20));
-    assert!(v.contains("cache hits take 25 µs"), "{v}");
-    assert!(v.contains("random reads 8000 µs"), "{v}");
-    assert!(v.contains("up to a region of 16m"), "{v}");
-    // A memory-backed device: flat.
+    assert_eq!(cache_size(&rows), Some(16 << 20));
+    assert_eq!(
+        finding(ExperimentKind::Cache, &rows),
+        Finding::Cache {
+            bs_bytes: 4096,
+            cache_hit_us: Some(25.0),
+            prefetch_us: Some(30.0),
+            random_us: Some(8000.0),
+            size: CacheSizeFound::Found { bytes: 16 << 20 },
+        }
+    );
+    // A memory-backed device: flat, no cache shows.
     let flat: Vec<Row> = [1, 4, 16, 64].iter().map(|m| region(*m, 5.0)).collect();
-    let (v, size) = cache(&flat);
-    assert_eq!(size, None);
-    assert!(v.contains("no cache shows"), "{v}");
+    assert_eq!(cache_size(&flat), None);
+    let f = finding(ExperimentKind::Cache, &flat);
+    assert!(
+        matches!(
+            f,
+            Finding::Cache {
+                size: CacheSizeFound::Flat { up_to_bytes },
+                ..
+            } if up_to_bytes == 64 << 20
+        ),
+        "{f:?}"
+    );
+    assert!(matches!(
+        finding(ExperimentKind::Cache, &rows[..3]),
+        Finding::Cache {
+            size: CacheSizeFound::NotProbed,
+            ..
+        }
+    ));
 }
 
 /// 000: write-through costs at QD1; three or more deep writes win much of it back.
@@ -147,13 +235,54 @@ fn write_through_costs_and_depth_wins_it_back() {
         rows.push(row(Variant::WriteBack, w, kib, 8, 200.0));
         rows.push(row(Variant::WriteThrough, w, kib, 8, 120.0));
     }
-    let v = verdict(ExperimentKind::Writecache, &rows);
-    assert!(v.contains("20 % at QD1 and 60 % at QD8"), "{v}");
-    assert!(v.contains("deeper queues win back"), "{v}");
+    let f = finding(ExperimentKind::Writecache, &rows);
+    let Finding::Writecache { shares, outcome } = &f else {
+        panic!("{f:?}")
+    };
+    // 20 % at QD1 and 60 % at QD8: deeper queues win part of it back.
+    let got: Vec<(u32, f64)> = shares.iter().map(|s| (s.qd, s.share)).collect();
+    assert_eq!(got.len(), 2, "{f:?}");
+    assert!(got[0].0 == 1 && near(got[0].1, 0.2), "{f:?}");
+    assert!(got[1].0 == 8 && near(got[1].1, 0.6), "{f:?}");
+    assert_eq!(*outcome, WriteCacheOutcome::DepthWinsBack);
     for r in &mut rows {
         r.bytes_per_s = 100e6;
     }
-    assert!(verdict(ExperimentKind::Writecache, &rows).contains("costs nothing"));
+    let f = finding(ExperimentKind::Writecache, &rows);
+    assert!(
+        matches!(
+            f,
+            Finding::Writecache {
+                outcome: WriteCacheOutcome::NoVolatileCache,
+                ..
+            }
+        ),
+        "{f:?}"
+    );
+    // Flat at both depths below the band: depth does not win it back.
+    for r in rows
+        .iter_mut()
+        .filter(|r| r.variant == Variant::WriteThrough)
+    {
+        r.bytes_per_s = 50e6;
+    }
+    let f = finding(ExperimentKind::Writecache, &rows);
+    assert!(
+        matches!(
+            f,
+            Finding::Writecache {
+                outcome: WriteCacheOutcome::DepthDoesNot,
+                ..
+            }
+        ),
+        "{f:?}"
+    );
+    assert_eq!(
+        finding(ExperimentKind::Writecache, &rows[..1]),
+        Finding::NothingToCompare {
+            missing: Missing::WriteThroughAndWriteBack
+        }
+    );
 }
 
 #[test]
@@ -164,11 +293,18 @@ fn alignment_names_a_cost_no_cost_or_noise() {
     };
     let base = row(Variant::Aligned, Direction::Read, 64, 4, 100.0);
     let costly = [base.clone(), shifted(512, 80.0), shifted(4096, 99.0)];
-    let v = alignment(&costly);
-    assert!(v.contains("the worst, a 512 shift, costs 20"), "{v}");
+    let (_, outcome) = aligned(&costly);
+    assert!(
+        matches!(outcome, AlignmentOutcome::Costs { shift_bytes: 512, cost } if near(cost, 0.2)),
+        "{outcome:?}"
+    );
     let same = [base.clone(), shifted(512, 97.0), shifted(4096, 104.0)];
-    assert!(alignment(&same).contains("costs nothing measurable"));
+    assert_eq!(aligned(&same).1, AlignmentOutcome::Free { within: SAME });
     let noisy = [base, shifted(512, 101.0), shifted(4096, 139.0)];
-    let v = alignment(&noisy);
-    assert!(v.contains("up to 39") && v.contains("noise"), "{v}");
+    let (_, outcome) = aligned(&noisy);
+    // Up to 39 % faster: noise.
+    assert!(
+        matches!(outcome, AlignmentOutcome::Noise { gain } if near(gain, 0.39)),
+        "{outcome:?}"
+    );
 }

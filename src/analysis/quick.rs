@@ -1,7 +1,7 @@
-//! The quick suite's verdict in words: what the device looks like against what is typical for
-//! its class, how far one request at a time is from deep queues (the half-power view), and
-//! what to try next.
+//! What the quick suite found: how the device looks against what is typical for its class, and
+//! how far one request at a time is from deep queues (the half-power view). Render words it.
 
+use crate::model::quick::{Qd1Reach, QuickFinding, Relation, VsTypical};
 use crate::model::{Direction, QuickTest, TargetInfo};
 use crate::spec::RwMode;
 
@@ -16,87 +16,47 @@ fn test(tests: &[QuickTest], rw: RwMode, dir: Direction, inflight: u32) -> Optio
     })
 }
 
-fn compare(measured: f64, typical: f64) -> &'static str {
+/// How `measured` stands against `typical`: above beyond 1.5×, below under ÷ 1.5.
+fn compare(measured: f64, typical: f64) -> Relation {
     if measured > typical * 1.5 {
-        "above"
+        Relation::Above
     } else if measured < typical / 1.5 {
-        "below"
+        Relation::Below
     } else {
-        "about"
+        Relation::About
     }
 }
 
-fn mb(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.2} GB/s", v / 1000.0)
-    } else {
-        format!("{v:.0} MB/s")
-    }
-}
-
-/// The verdict of a quick suite on `target`.
-pub fn verdict(target: &TargetInfo, tests: &[QuickTest]) -> String {
+/// What a quick suite on `target` found: its sequential and deep random read figures against
+/// the class's typical ones, and QD1 against QD32 (`render::text::quick::verdict` words
+/// it).
+pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
     let class = target.class.unwrap_or_default();
     let seq = test(tests, RwMode::Read, Direction::Read, 8).map(|t| t.results.total.mb_per_s);
     let deep = test(tests, RwMode::Randread, Direction::Read, 32).map(|t| t.results.total.iops);
     let qd1 = test(tests, RwMode::Randread, Direction::Read, 1).map(|t| t.results.total.iops);
-    let mut out = Vec::new();
-    let on = target.device.as_ref().map_or(
-        "no block device (a memory or network filesystem)".into(),
-        |d| format!("a {} device ({d})", class.name()),
-    );
-    let figures = match (seq, deep) {
-        (Some(s), Some(d)) => format!(
-            "sequential 1 MiB reads {}, random 4 KiB reads {d:.0} IOPS at depth 32",
-            mb(s)
-        ),
-        _ => "the suite did not finish".into(),
+    let typical = match (super::expect::typical(class).peak, seq, deep) {
+        (Some((ts, ti)), Some(s), Some(d)) => Some(VsTypical {
+            seq_mb_s: ts,
+            iops: ti,
+            seq: compare(s, ts),
+            random: compare(d, ti),
+        }),
+        _ => None,
     };
-    match (super::expect::typical(class).peak, seq, deep) {
-        (Some((ts, ti)), Some(s), Some(d)) => out.push(format!(
-            "{} is on {on}: {figures}, {} a typical {} ({}) and {} its {ti:.0} IOPS",
-            target.path,
-            compare(s, ts),
-            class.name(),
-            mb(ts),
-            compare(d, ti)
-        )),
-        _ => out.push(format!(
-            "{} is on {on}: {figures} (no typical figures for this class: what is behind it \
-             decides)",
-            target.path
-        )),
-    }
-    if let (Some(one), Some(d)) = (qd1, deep) {
+    let qd1 = qd1.zip(deep).map(|(one, d)| {
         let share = one / d.max(f64::MIN_POSITIVE);
-        out.push(if share < PARALLEL_SHARE {
-            format!(
-                "random reads at QD1 reach {:.0} % of QD32: this device needs parallel \
-                 requests to deliver what it can (the half-power view)",
-                share * 100.0
-            )
-        } else {
-            format!(
-                "random reads at QD1 already reach {:.0} % of QD32: latency, not parallelism, \
-                 bounds this device",
-                share * 100.0
-            )
-        });
+        Qd1Reach {
+            share,
+            needs_parallel: share < PARALLEL_SHARE,
+        }
+    });
+    QuickFinding {
+        seq_mb_s: seq,
+        deep_iops: deep,
+        typical,
+        qd1,
     }
-    out.push(format!(
-        "Next: `halfpower sweep {} --rw randread,read` for the half-power point and the knee, \
-         `halfpower scale` to see what several such targets share",
-        target.path
-    ));
-    let sentences: Vec<String> = out
-        .iter()
-        .map(|s| {
-            let mut c = s.chars();
-            c.next()
-                .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
-        })
-        .collect();
-    sentences.join(". ") + "."
 }
 
 #[cfg(test)]
@@ -146,7 +106,8 @@ mod tests {
         }
     }
 
-    /// An SSD whose QD1 random reads reach 14 % of QD32: it needs parallel requests.
+    /// An SSD whose QD1 random reads reach 14 % of QD32: it needs parallel requests. (What
+    /// is said of its device and the next command to run is render's: `render::text::quick`.)
     #[test]
     fn an_ssd_that_needs_parallel_requests() {
         let tests = vec![
@@ -154,12 +115,21 @@ mod tests {
             t(RwMode::Randread, 4096, 32, 368.0, 90_000.0),
             t(RwMode::Randread, 4096, 1, 51.6, 12_600.0),
         ];
-        let v = verdict(&target(Some(DeviceClass::Ssd)), &tests);
-        assert!(v.contains("a ssd device (sda)"), "{v}");
-        assert!(v.contains("about a typical ssd (500 MB/s)"), "{v}");
-        assert!(v.contains("QD1 reach 14 % of QD32"), "{v}");
-        assert!(v.contains("needs parallel requests"), "{v}");
-        assert!(v.contains("halfpower sweep /data/halfpower.tst"), "{v}");
+        let f = finding(&target(Some(DeviceClass::Ssd)), &tests);
+        assert_eq!((f.seq_mb_s, f.deep_iops), (Some(540.0), Some(90_000.0)));
+        // About a typical SSD (500 MB/s) and its 80 000 IOPS.
+        assert_eq!(
+            f.typical,
+            Some(VsTypical {
+                seq_mb_s: 500.0,
+                iops: 80_000.0,
+                seq: Relation::About,
+                random: Relation::About,
+            })
+        );
+        let q = f.qd1.unwrap();
+        assert_eq!((q.share * 100.0).round(), 14.0, "QD1 reaches 14 % of QD32");
+        assert!(q.needs_parallel);
     }
 
     /// A disk that QD1 already saturates, of a class without typical figures.
@@ -170,13 +140,34 @@ mod tests {
             t(RwMode::Randread, 4096, 32, 0.8, 200.0),
             t(RwMode::Randread, 4096, 1, 0.7, 180.0),
         ];
-        let v = verdict(&target(Some(DeviceClass::Virtual)), &tests);
-        assert!(v.contains("already reach 90 %"), "{v}");
-        assert!(v.contains("no typical figures"), "{v}");
+        let f = finding(&target(Some(DeviceClass::Virtual)), &tests);
+        let q = f.qd1.unwrap();
+        assert_eq!((q.share * 100.0).round(), 90.0, "QD1 already reaches 90 %");
+        assert!(!q.needs_parallel);
+        assert_eq!(f.typical, None, "no typical figures");
         // The sync engine's threads count as depth.
         let mut threaded = tests.clone();
         threaded[1].workload.qd = 1;
         threaded[1].workload.threads = 32;
-        assert!(verdict(&target(None), &threaded).contains("90 %"));
+        let q = finding(&target(None), &threaded).qd1.unwrap();
+        assert_eq!((q.share * 100.0).round(), 90.0);
+    }
+
+    /// Figures far from the typical ones are above or below them; a suite without its deep
+    /// random reads has neither the comparison nor QD1's share.
+    #[test]
+    fn above_below_and_unfinished() {
+        let tests = vec![
+            t(RwMode::Read, 1 << 20, 8, 2000.0, 2000.0),
+            t(RwMode::Randread, 4096, 32, 40.0, 10_000.0),
+            t(RwMode::Randread, 4096, 1, 20.0, 5_000.0),
+        ];
+        let t = finding(&target(Some(DeviceClass::Ssd)), &tests)
+            .typical
+            .unwrap();
+        assert_eq!((t.seq, t.random), (Relation::Above, Relation::Below));
+        let f = finding(&target(Some(DeviceClass::Ssd)), &tests[..1]);
+        assert_eq!((f.seq_mb_s, f.deep_iops), (Some(2000.0), None));
+        assert_eq!((f.typical, f.qd1), (None, None));
     }
 }

@@ -224,8 +224,8 @@ fn limit(at: &StepReading, shared: &[Shared]) -> Limit {
 }
 
 /// Analyses a scaling experiment: `alone[i]` is target i alone, `steps[n - 1]` the first n
-/// together, `stacks` what each target stands on. The verdict is left empty for render to
-/// word (`render::text::scale::verdict`).
+/// together, `stacks` what each target stands on. Render words the verdict
+/// (`render::text::scale::verdict`).
 pub fn analyse(alone: &[StepFigures], steps: &[StepFigures], stacks: &[Stack]) -> ScaleAnalysis {
     let first: Vec<f64> = (1..=steps.len())
         .map(|n| alone.iter().take(n).map(|a| a.bytes_per_s).sum())
@@ -252,7 +252,6 @@ pub fn analyse(alone: &[StepFigures], steps: &[StepFigures], stacks: &[Stack]) -
         limit,
         limit_bytes_per_s: limit_bps,
         shared,
-        verdict: String::new(),
     }
 }
 

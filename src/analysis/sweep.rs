@@ -1,11 +1,11 @@
 //! Reading a request size × queue depth sweep: the plateau (peak), the half-power point (000:
 //! the smallest request or depth that delivers half of the peak), the knee (where doubling
-//! stops paying and only adds latency), and a verdict in words. Pure: points in, figures out.
+//! stops paying and only adds latency). Pure: points in, figures out; render words the verdict
+//! (`render::text::sweep::verdict`).
 
 use crate::model::sweep::Point;
 pub use crate::model::sweep::{Analysis, Cell, DepthCell, Support};
 use crate::spec::RwMode;
-use crate::units::ByteSize;
 
 /// Points within this share of the best one form the plateau.
 pub const PLATEAU_SHARE: f64 = 0.05;
@@ -165,15 +165,6 @@ fn values<T: Copy + Ord>(samples: &[Sample], f: impl Fn(&Sample) -> T) -> Vec<T>
     v
 }
 
-fn mb(bytes_per_s: f64) -> String {
-    let v = bytes_per_s / 1e6;
-    if v >= 100.0 {
-        format!("{v:.0} MB/s")
-    } else {
-        format!("{v:.1} MB/s")
-    }
-}
-
 /// The marks of every line of the grid: per depth along size (half-power, knee), then per size
 /// along depth; their support gathered in `acc`.
 fn grid_marks<'a>(
@@ -264,7 +255,7 @@ pub fn analyse(rw: RwMode, threads: u32, samples: &[Sample], pap: Option<f64>) -
         &plateau_pts,
         max_ci(&plateau_pts).is_some_and(|c| c > PLATEAU_SHARE * 100.0),
     );
-    let mut a = Analysis {
+    Some(Analysis {
         rw,
         threads,
         peak_bytes_per_s: peak,
@@ -290,132 +281,7 @@ pub fn analyse(rw: RwMode, threads: u32, samples: &[Sample], pap: Option<f64>) -
         peak_support,
         half_power_support: support(&distinct(acc.half), acc.half_uncertain),
         knee_support: support(&distinct(acc.knee), acc.knee_uncertain),
-        verdict: String::new(),
-    };
-    a.verdict = verdict(&a);
-    Some(a)
-}
-
-fn size(bs: u64) -> String {
-    ByteSize(bs).to_string()
-}
-
-/// Lists (axis value, mark) pairs with runs of equal marks folded: "QD4 at 16k–64k".
-fn grouped<A: Copy + AxisLabel, M: Copy + PartialEq>(
-    pairs: &[(A, M)],
-    say: impl Fn(M, String) -> String,
-) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < pairs.len() {
-        let mut j = i;
-        while j + 1 < pairs.len() && pairs[j + 1].1 == pairs[i].1 {
-            j += 1;
-        }
-        let span = if i == j {
-            pairs[i].0.label()
-        } else {
-            format!("{}–{}", pairs[i].0.label(), pairs[j].0.label())
-        };
-        parts.push(say(pairs[i].1, span));
-        i = j + 1;
-    }
-    parts.join(", ")
-}
-
-/// How an axis value is written in the verdict.
-trait AxisLabel {
-    fn label(&self) -> String;
-}
-
-impl AxisLabel for u64 {
-    fn label(&self) -> String {
-        size(*self)
-    }
-}
-
-impl AxisLabel for u32 {
-    fn label(&self) -> String {
-        format!("QD{self}")
-    }
-}
-
-/// The analysis in words: peak, where half of it is reached, where more stops paying.
-fn verdict(a: &Analysis) -> String {
-    let threads = if a.threads > 1 {
-        format!(" with {} threads", a.threads)
-    } else {
-        String::new()
-    };
-    let best_bs = a.best.bs_bytes.map_or(String::new(), size);
-    let mut s = format!(
-        "{}{threads} peaks at {} ({} × QD{}{}).",
-        a.rw,
-        mb(a.peak_bytes_per_s),
-        best_bs,
-        a.best.qd,
-        match a.plateau.len() {
-            1 => String::new(),
-            n => format!(", {} points within 5 %", n),
-        }
-    );
-    let what = match a.pap_bytes_per_s {
-        Some(p) => format!(
-            "half of the advertised {} ({}; real/advertised = {:.2})",
-            mb(p),
-            mb(p * HALF_POWER_SHARE),
-            a.rap_pap.unwrap_or(0.0)
-        ),
-        None => format!("half of the peak ({})", mb(a.reference_bytes_per_s * 0.5)),
-    };
-    // Only the depths where half power comes at a smaller size than at any shallower depth.
-    let mut smallest = u64::MAX;
-    let reached: Vec<String> = a
-        .half_power
-        .iter()
-        .filter_map(|c| {
-            let bs = c.bs_bytes.filter(|&bs| bs < smallest)?;
-            smallest = bs;
-            Some(format!("{} with QD{}", size(bs), c.qd))
-        })
-        .collect();
-    if reached.is_empty() {
-        s += &format!(" No point reaches {what}.");
-    } else {
-        s += &format!(" It reaches {what} at {}.", reached.join(" or "));
-    }
-    let depth_knees: Vec<(u64, u32)> = a
-        .knee_qd
-        .iter()
-        .filter_map(|k| k.qd.map(|qd| (k.bs_bytes, qd)))
-        .collect();
-    if !depth_knees.is_empty() {
-        let at = grouped(&depth_knees, |qd, sizes| format!("QD{qd} at {sizes}"));
-        // A claim about latency needs the latency: CSV input may have no p99.
-        s += &if a.latency_known {
-            format!(" More depth only adds latency beyond {at}.")
-        } else {
-            format!(
-                " More depth adds less than 10 % per doubling beyond {at} (the input has no \
-                 p99, so what it does to latency is not known)."
-            )
-        };
-    }
-    let size_knees: Vec<(u32, u64)> = a
-        .knee
-        .iter()
-        .filter_map(|k| k.bs_bytes.map(|bs| (k.qd, bs)))
-        .collect();
-    if !size_knees.is_empty() {
-        s += &format!(
-            " Larger requests add less than 10 % per doubling beyond {}.",
-            grouped(&size_knees, |bs, depths| format!(
-                "{} at {depths}",
-                size(bs)
-            ))
-        );
-    }
-    s
+    })
 }
 
 /// Groups points by (rw, threads) in order of first appearance and analyses each group.

@@ -5,7 +5,7 @@
 use super::points::PointRunner;
 use super::run::available_engine;
 use super::{check_output_dests, emit, warn};
-use crate::analysis::experiments::{cache, verdict};
+use crate::analysis::experiments::{cache_size, finding};
 use crate::cli::ExperimentArgs;
 use crate::clock::utc_now;
 use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Variant};
@@ -266,9 +266,9 @@ fn write_cache_fact(info: &TargetInfo) -> Option<Fact> {
         sysfs::sysfs_name(disk)
     ))
     .ok()?;
-    Some(Fact {
-        name: format!("{disk} queue/write_cache"),
-        value: text.trim().to_string(),
+    Some(Fact::WriteCache {
+        disk: disk.to_string(),
+        setting: text.trim().to_string(),
     })
 }
 
@@ -324,7 +324,7 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
         host: host::read(),
         experiment: args.name,
         target,
-        verdict: verdict(args.name, &rows),
+        finding: Some(finding(args.name, &rows)),
         rows,
         facts,
         interrupted: signal::interrupted(),
@@ -449,13 +449,9 @@ fn run_points(
 fn facts(kind: ExperimentKind, target: &TargetInfo, rows: &[Row]) -> Vec<Fact> {
     match kind {
         ExperimentKind::Writecache => write_cache_fact(target).into_iter().collect(),
-        ExperimentKind::Cache => {
-            let found = cache(rows).1;
-            vec![Fact {
-                name: "cache size estimate".into(),
-                value: found.map_or("none found".into(), |b| ByteSize(b).to_string()),
-            }]
-        }
+        ExperimentKind::Cache => vec![Fact::CacheSize {
+            bytes: cache_size(rows),
+        }],
         _ => Vec::new(),
     }
 }

@@ -75,14 +75,14 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let tests = tests_of(plan, runs);
     let target_info = scratch.info();
     sanity_warnings(&target_info, &tests, &mut warnings);
-    let verdict = crate::analysis::quick::verdict(&target_info, &tests);
+    let finding = crate::analysis::quick::finding(&target_info, &tests);
     let report = QuickReport {
         header: Header::new(Kind::Quick, command, utc_now()),
         host: host::read(),
         target: target_info,
         tests,
         interrupted: signal::interrupted(),
-        verdict,
+        finding: Some(finding),
         warnings,
     };
     drop(scratch); // the scratch file goes, also after Ctrl-C

@@ -3,6 +3,7 @@
 use crate::cli::ReportArgs;
 use crate::input::document::read_all;
 use crate::model::log::Log;
+use crate::model::{Document, Input};
 use crate::render::html;
 
 /// Runs `halfpower report`.
@@ -12,7 +13,8 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
         .clone()
         .unwrap_or_else(|| html::default_output(&args.results[0]));
     let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
-    let inputs = read_all(&args.results, &diagnose)?;
+    let mut inputs = read_all(&args.results, &diagnose)?;
+    rebuild_findings(&mut inputs);
     let bytes = html::write_inputs(&inputs, &out, args.force)?;
     eprintln!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",
@@ -21,4 +23,21 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
         bytes.div_ceil(1024)
     );
     Ok(0)
+}
+
+/// Gives documents written before findings were recorded (their verdict was a sentence, or
+/// absent) the finding their own data shows: the quick suite's from its tests, an
+/// experiment's from its rows.
+fn rebuild_findings(inputs: &mut [Input]) {
+    for i in inputs {
+        match &mut i.doc {
+            Document::Quick(q) if q.finding.is_none() => {
+                q.finding = Some(crate::analysis::quick::finding(&q.target, &q.tests));
+            }
+            Document::Experiment(e) if e.finding.is_none() => {
+                e.finding = Some(crate::analysis::experiments::finding(e.experiment, &e.rows));
+            }
+            _ => {}
+        }
+    }
 }

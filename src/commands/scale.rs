@@ -10,7 +10,7 @@ use crate::clock::utc_now;
 use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
-use crate::render::text::scale::{scale_table, verdict};
+use crate::render::text::scale::scale_table;
 use crate::runner::Layout;
 use crate::signal;
 use crate::spec::{DepthOnEngine, RunPlan, Workload};
@@ -260,8 +260,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     drop(runner); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
     let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
-    let mut analysis = analyse(&alone_fig, &steps_fig, &stacks);
-    analysis.verdict = verdict(&analysis, n);
+    let analysis = analyse(&alone_fig, &steps_fig, &stacks);
     let report = ScaleReport {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),

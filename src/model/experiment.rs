@@ -1,6 +1,6 @@
 //! The experiment document (`kind: "experiment"`): one of 000's pitfalls measured on a target,
-//! as rows of run records (variant × direction × request size × depth), a few facts, and a
-//! verdict in one line (`analysis::experiments`).
+//! as rows of run records (variant × direction × request size × depth), a few facts, and what
+//! it found (`analysis::experiments`), which render words in one line.
 
 use super::run::{Results, TargetInfo};
 use super::{Direction, Header};
@@ -142,11 +142,65 @@ pub struct Row {
 
 /// A fact about the target the experiment reports beside its rows.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Fact {
-    /// What it is.
-    pub name: String,
-    /// Its value, in words.
-    pub value: String,
+#[serde(tag = "kind", rename_all = "kebab-case", from = "FactShape")]
+pub enum Fact {
+    /// The write-cache setting of the disk under the target (`queue/write_cache`).
+    WriteCache {
+        /// The disk, e.g. `sda`.
+        disk: String,
+        /// The setting as sysfs writes it: `write back` or `write through`.
+        setting: String,
+    },
+    /// The cache size the regions' latencies point to (`cache`).
+    CacheSize {
+        /// The size, bytes; None when no region's latency jumped.
+        bytes: Option<u64>,
+    },
+}
+
+/// A fact as it is read: tagged by `kind`, or as files before the tag wrote it (a `name` and
+/// its `value` in words).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum FactShape {
+    /// Tagged by `kind`.
+    Tagged(TaggedFact),
+    /// `{"name": "sda queue/write_cache", "value": "write back"}` or `{"name": "cache size
+    /// estimate", "value": "8m"}` (or `"none found"`).
+    Named {
+        /// What it is.
+        name: String,
+        /// Its value, in words.
+        value: String,
+    },
+}
+
+/// [`Fact`]'s own tagged shape (what it writes).
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+enum TaggedFact {
+    WriteCache { disk: String, setting: String },
+    CacheSize { bytes: Option<u64> },
+}
+
+impl From<FactShape> for Fact {
+    fn from(f: FactShape) -> Self {
+        match f {
+            FactShape::Tagged(TaggedFact::WriteCache { disk, setting }) => {
+                Fact::WriteCache { disk, setting }
+            }
+            FactShape::Tagged(TaggedFact::CacheSize { bytes }) => Fact::CacheSize { bytes },
+            FactShape::Named { name, value } => match name.strip_suffix(" queue/write_cache") {
+                Some(disk) => Fact::WriteCache {
+                    disk: disk.to_string(),
+                    setting: value,
+                },
+                None => Fact::CacheSize {
+                    bytes: value.parse::<crate::units::ByteSize>().ok().map(|b| b.0),
+                },
+            },
+        }
+    }
 }
 
 /// The document `halfpower experiment --json` writes.
@@ -165,10 +219,182 @@ pub struct ExperimentReport {
     pub rows: Vec<Row>,
     /// Facts about the target (the device's write-cache setting, the cache size found).
     pub facts: Vec<Fact>,
-    /// What the experiment found, in one line.
-    pub verdict: String,
+    /// What the experiment found (`analysis::experiments`), the figures its verdict is worded
+    /// from (`render::text::experiment::verdict`); absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<Finding>,
     /// Whether Ctrl-C cut it short.
     pub interrupted: bool,
     /// Warnings printed on the way.
     pub warnings: Vec<String>,
+}
+
+/// Why an experiment had nothing to compare: the rows it lacked.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Missing {
+    /// No direct and buffered rows of the same size (`buffering`).
+    DirectAndBuffered,
+    /// No preallocated rows, or none to set against them (`allocation`).
+    Preallocated,
+    /// No aligned row (`alignment`).
+    Aligned,
+    /// No shifted rows (`alignment`).
+    Shifted,
+    /// No write-through and write-back rows of the same size and depth (`writecache`).
+    WriteThroughAndWriteBack,
+}
+
+/// Buffered against direct I/O in one direction, over the sizes from `from_bytes` up.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BufferingRatio {
+    /// Read or write.
+    pub rw: Direction,
+    /// The median of buffered ÷ direct CPU per MB.
+    pub cpu: f64,
+    /// The median of buffered ÷ direct MB/s.
+    pub speed: f64,
+}
+
+/// One allocating variant's throughput against the preallocated file's at one depth.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AllocationShare {
+    /// `extending` or `sparse`.
+    pub variant: Variant,
+    /// I/Os in flight.
+    pub qd: u32,
+    /// Its MB/s ÷ the preallocated file's.
+    #[serde(deserialize_with = "super::null_as_nan")]
+    pub share: f64,
+}
+
+/// One shift's throughput against the aligned reads'.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ShiftShare {
+    /// The shift from alignment, bytes.
+    pub shift_bytes: u64,
+    /// Its MB/s ÷ the aligned reads'.
+    #[serde(deserialize_with = "super::null_as_nan")]
+    pub share: f64,
+}
+
+/// What the shifts show, judged against the no-difference band.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum AlignmentOutcome {
+    /// The worst shift runs below the band: misalignment costs.
+    Costs {
+        /// The worst shift, bytes.
+        shift_bytes: u64,
+        /// The throughput it loses: 1 − its share.
+        #[serde(deserialize_with = "super::null_as_nan")]
+        cost: f64,
+    },
+    /// No shift costs, but one runs faster beyond the band, which only run-to-run noise
+    /// explains: a smaller cost cannot be told apart.
+    Noise {
+        /// The largest gain: its share − 1.
+        #[serde(deserialize_with = "super::null_as_nan")]
+        gain: f64,
+    },
+    /// Every shift is within the band.
+    Free {
+        /// The band: shares within this of 1 are no difference.
+        within: f64,
+    },
+}
+
+/// What the regions' latencies say of the cache's size.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum CacheSizeFound {
+    /// Random reads stay fast up to a region of `bytes` and slow down beyond it.
+    Found {
+        /// The largest fast region, bytes.
+        bytes: u64,
+    },
+    /// Latency stays flat up to the largest region tried.
+    Flat {
+        /// The largest region, bytes.
+        up_to_bytes: u64,
+    },
+    /// No region rows: the size was not probed.
+    NotProbed,
+}
+
+/// Write-through's throughput against write-back's at one depth.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DepthShare {
+    /// I/Os in flight.
+    pub qd: u32,
+    /// The median over the sizes of write-through ÷ write-back MB/s.
+    pub share: f64,
+}
+
+/// What write-through against write-back says of the device's write cache.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteCacheOutcome {
+    /// Write-through is within the band of write-back at the shallowest depth: no volatile
+    /// cache (or one protected and acknowledged as stable).
+    NoVolatileCache,
+    /// The device acknowledges from its cache, and deeper queues win back part of it (the
+    /// deepest depth's share beyond the band above the shallowest's).
+    DepthWinsBack,
+    /// The device acknowledges from its cache, and depth does not win it back.
+    DepthDoesNot,
+}
+
+/// What an experiment found: the figures and judgements its verdict is worded from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Finding {
+    /// The rows held nothing to compare.
+    NothingToCompare {
+        /// What they lacked.
+        missing: Missing,
+    },
+    /// `buffering`: buffered against direct, per direction.
+    Buffering {
+        /// The smallest request size compared, bytes (000's 16 KB).
+        from_bytes: u64,
+        /// Per direction with rows of both.
+        ratios: Vec<BufferingRatio>,
+        /// Whether buffering costs CPU beyond the no-difference band in some direction.
+        costly: bool,
+    },
+    /// `allocation`: extending and sparse files against a written one, per depth.
+    Allocation {
+        /// Per depth and allocating variant.
+        shares: Vec<AllocationShare>,
+        /// Whether the worst share is below the no-difference band.
+        costly: bool,
+    },
+    /// `alignment`: shifted offsets against aligned ones.
+    Alignment {
+        /// Per shift, in the order they ran.
+        shifts: Vec<ShiftShare>,
+        /// What they show.
+        outcome: AlignmentOutcome,
+    },
+    /// `cache`: latency by access pattern at the smallest size, and the cache's size.
+    Cache {
+        /// The request size of the latencies, bytes.
+        bs_bytes: u64,
+        /// Mean latency of cache hits, µs.
+        cache_hit_us: Option<f64>,
+        /// Mean latency of read-ahead hits, µs.
+        prefetch_us: Option<f64>,
+        /// Mean latency of random reads, µs.
+        random_us: Option<f64>,
+        /// What the regions say of the cache's size.
+        size: CacheSizeFound,
+    },
+    /// `writecache`: write-through against write-back, per depth.
+    Writecache {
+        /// Per depth, shallowest first.
+        shares: Vec<DepthShare>,
+        /// What they say of the write cache.
+        outcome: WriteCacheOutcome,
+    },
 }

@@ -217,3 +217,9 @@ impl Default for Tool {
         }
     }
 }
+
+/// Reads a ratio that JSON may hold as null: serde_json writes a non-finite number (a ratio
+/// over a zero throughput) as null, which reads back as NaN.
+pub(crate) fn null_as_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}

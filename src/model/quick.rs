@@ -36,9 +36,71 @@ pub struct QuickReport {
     pub tests: Vec<QuickTest>,
     /// Whether Ctrl-C cut the suite short.
     pub interrupted: bool,
-    /// What the suite found, in words (`analysis::quick`); absent in older files.
-    #[serde(default)]
-    pub verdict: String,
+    /// What the suite found (`analysis::quick`), the figures its verdict is worded from
+    /// (`render::text::quick::verdict`); absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<QuickFinding>,
     /// Warnings printed during the suite.
     pub warnings: Vec<String>,
+}
+
+/// How a measured figure stands against the typical one of its device class.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    /// More than 1.5× the typical figure.
+    Above,
+    /// Within a factor of 1.5 of it.
+    About,
+    /// Less than the typical figure ÷ 1.5.
+    Below,
+}
+
+impl Relation {
+    /// The name as written in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Above => "above",
+            Relation::About => "about",
+            Relation::Below => "below",
+        }
+    }
+}
+
+/// The suite's read figures against the typical ones of the device's class.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct VsTypical {
+    /// The class's typical sequential read throughput, MB/s.
+    pub seq_mb_s: f64,
+    /// The class's typical random 4 KiB read IOPS at depth 32.
+    pub iops: f64,
+    /// The measured sequential reads against `seq_mb_s`.
+    pub seq: Relation,
+    /// The measured random reads against `iops`.
+    pub random: Relation,
+}
+
+/// Random reads with one I/O in flight against 32 (the half-power view of the suite).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Qd1Reach {
+    /// QD1's IOPS ÷ QD32's.
+    #[serde(deserialize_with = "super::null_as_nan")]
+    pub share: f64,
+    /// Whether `share` is below one half: the device needs parallel requests to deliver what
+    /// it can (else latency, not parallelism, bounds it).
+    pub needs_parallel: bool,
+}
+
+/// What the quick suite found: the figures its verdict is worded from.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct QuickFinding {
+    /// Sequential 1 MiB reads at QD8, MB/s (absent when the suite did not run them).
+    pub seq_mb_s: Option<f64>,
+    /// Random 4 KiB reads with 32 in flight, IOPS (absent when the suite did not run them).
+    pub deep_iops: Option<f64>,
+    /// Both figures against the class's typical ones; absent when either is or the class has
+    /// no typical figures.
+    pub typical: Option<VsTypical>,
+    /// QD1 random reads against QD32; absent without both.
+    pub qd1: Option<Qd1Reach>,
 }

@@ -174,8 +174,6 @@ pub struct ScaleAnalysis {
     pub limit_bytes_per_s: Option<f64>,
     /// Components under more than one target (and the CPU when busy ≥ 90 %), at the limit.
     pub shared: Vec<Shared>,
-    /// The reading in words.
-    pub verdict: String,
 }
 
 /// The document `halfpower scale --json` writes.

@@ -216,6 +216,4 @@ pub struct Analysis {
     /// What the knees rest on: each knee's point, the one before it, and every point after.
     #[serde(default)]
     pub knee_support: Support,
-    /// The reading in words.
-    pub verdict: String,
 }

@@ -1,6 +1,7 @@
 //! `halfpower experiment` (issue 13): each experiment runs on a scratch file in a temporary
-//! directory, writes its rows, facts and verdict, and removes what it created. Their verdict
-//! logic is unit-tested on synthetic rows in src/analysis/experiments_tests.rs.
+//! directory, writes its rows, facts and finding, and removes what it created. Their findings
+//! are unit-tested on synthetic rows in src/analysis/experiments_tests.rs, their words in
+//! src/render/text/experiment.rs.
 
 use crate::common;
 
@@ -20,12 +21,8 @@ fn run(name: &str, dir: &std::path::Path) -> serde_json::Value {
     ]);
     assert_eq!(v["kind"], "experiment");
     assert_eq!(v["experiment"], name);
-    assert!(!v["verdict"].as_str().unwrap().is_empty());
-    assert!(
-        !v["verdict"].as_str().unwrap().starts_with("nothing"),
-        "{}",
-        v["verdict"]
-    );
+    // A finding of this experiment's own, not "nothing to compare".
+    assert_eq!(v["finding"]["kind"], name, "{}", v["finding"]);
     let left: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
     assert!(left.is_empty(), "{name} left files behind: {left:?}");
     for r in v["rows"].as_array().unwrap() {
@@ -58,7 +55,12 @@ fn buffering_compares_direct_and_buffered_by_size() {
         2 * 2 * 5,
         "2 directions × 2 × 5 sizes"
     );
-    assert!(v["verdict"].as_str().unwrap().contains("CPU per MB"));
+    // Buffered against direct CPU per MB (and MB/s), per direction.
+    let ratios = v["finding"]["ratios"].as_array().unwrap();
+    assert!(!ratios.is_empty(), "{}", v["finding"]);
+    for r in ratios {
+        assert!(num(r, "cpu") > 0.0 && num(r, "speed") > 0.0, "{r}");
+    }
     // One pass each: every point moved the whole 16 MiB file.
     for r in v["rows"].as_array().unwrap() {
         assert_eq!(r["results"]["total"]["bytes"], 16 << 20, "{}", r["variant"]);
@@ -105,7 +107,7 @@ fn cache_measures_hits_prefetch_random_and_regions() {
         .map(|r| r["region_bytes"].as_u64().unwrap())
         .collect();
     assert_eq!(regions, [256 << 10, 1 << 20, 4 << 20, 16 << 20]);
-    assert_eq!(v["facts"][0]["name"], "cache size estimate");
+    assert_eq!(v["facts"][0]["kind"], "cache-size", "{}", v["facts"]);
 }
 
 #[test]
@@ -113,20 +115,13 @@ fn writecache_compares_write_through_and_write_back() {
     let dir = tempfile::tempdir().unwrap();
     let v = run("writecache", dir.path());
     assert_eq!(variants(&v), ["write-back", "write-through"]);
-    assert!(
-        v["verdict"]
-            .as_str()
-            .unwrap()
-            .contains("write-through runs at")
-    );
+    // Write-through's share of write-back, per depth.
+    let shares = v["finding"]["shares"].as_array().unwrap();
+    assert!(!shares.is_empty(), "{}", v["finding"]);
     // The device's own setting is reported beside the figures, when there is a device.
     if let Some(disk) = v["target"]["device"].as_str() {
-        assert_eq!(
-            v["facts"][0]["name"],
-            format!("{disk} queue/write_cache"),
-            "{}",
-            v["facts"]
-        );
+        assert_eq!(v["facts"][0]["kind"], "write-cache", "{}", v["facts"]);
+        assert_eq!(v["facts"][0]["disk"], disk, "{}", v["facts"]);
     }
     assert_eq!(
         v["rows"].as_array().unwrap().len(),

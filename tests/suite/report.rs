@@ -240,6 +240,80 @@ fn snapshots_pin_the_bytes() {
     }
 }
 
+/// A fixture as JSON, edited back to how halfpower wrote it before findings (issue 24): the
+/// verdict a sentence, facts a name and a value.
+fn older(name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap();
+    edit(&mut v);
+    v.to_string()
+}
+
+/// Documents written before findings still read and report the same: sweep and scale words
+/// come from their analysis (the old sentence is ignored); an experiment's finding is rebuilt
+/// from its rows and its named facts read as facts; a quick suite gets the finding of its
+/// tests.
+#[test]
+fn documents_with_verdicts_in_words_still_report_the_same() {
+    let diagnose =
+        |log: &Log| halfpower::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
+    for name in ["sweep.json", "scale.json"] {
+        let text = older(name, |v| {
+            let said = serde_json::json!("an older sentence");
+            match v["analysis"].as_array_mut() {
+                Some(groups) => groups.iter_mut().for_each(|a| a["verdict"] = said.clone()),
+                None => v["analysis"]["verdict"] = said,
+            }
+        });
+        let inputs = vec![input::parse(name, &text, &diagnose).expect("an older file parses")];
+        assert_eq!(render(&inputs), report_of(&[name]), "{name}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("experiment.json");
+    let report = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        let out = dir.path().join("r.html");
+        halfpower()
+            .arg("report")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .arg("--force")
+            .assert()
+            .success();
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let old = older("experiment.json", |v| {
+        let o = v.as_object_mut().unwrap();
+        o.remove("finding");
+        o.insert(
+            "facts".into(),
+            serde_json::json!([{"name": "vda queue/write_cache", "value": "write back"}]),
+        );
+        o.insert("verdict".into(), serde_json::json!("an older sentence"));
+    });
+    let now = std::fs::read_to_string(fixture("experiment.json")).unwrap();
+    let html = report(&old);
+    assert!(html.contains("write-through runs at 78 % at QD1 and 70 % at QD8"));
+    assert!(html.contains("<td>vda queue/write_cache</td>"));
+    assert_eq!(html, report(&now), "the same report as the current file's");
+    let path = dir.path().join("quick.json");
+    std::fs::copy(fixture("quick.json"), &path).unwrap();
+    let out = dir.path().join("q.html");
+    halfpower()
+        .arg("report")
+        .arg(&path)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.contains("<p class=\"verdict\">") && html.contains("Next: `halfpower sweep"),
+        "the quick suite's verdict, from its tests"
+    );
+}
+
 #[test]
 fn report_command_writes_next_to_the_first_input_and_never_overwrites_without_force() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,6 +6,7 @@ use super::svg::Fmt;
 use super::{Definition, esc, table};
 use crate::model::experiment::{ExperimentReport, Row};
 use crate::model::{Document, Input};
+use crate::render::text::experiment::{fact, verdict};
 use crate::units::ByteSize;
 use std::fmt::Write;
 
@@ -119,11 +120,14 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         };
         let _ = writeln!(
             out,
-            "<h2>{} — {}</h2>\n<p class=\"verdict\">{}</p>\n<div class=\"charts\">",
+            "<h2>{} — {}</h2>",
             esc(e.experiment.name()),
-            esc(label),
-            esc(&e.verdict)
+            esc(label)
         );
+        if let Some(f) = &e.finding {
+            let _ = writeln!(out, "<p class=\"verdict\">{}</p>", esc(&verdict(f)));
+        }
+        out.push_str("<div class=\"charts\">\n");
         out.push_str(&chart(e, label, k));
         out.push_str("</div>\n");
         out.push_str(&rows_table(e));
@@ -131,7 +135,10 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             let facts: Vec<Vec<String>> = e
                 .facts
                 .iter()
-                .map(|f| vec![f.name.clone(), f.value.clone()])
+                .map(|f| {
+                    let (name, value) = fact(f);
+                    vec![name, value]
+                })
                 .collect();
             out.push_str(&table(&["fact", "value"], &facts));
         }

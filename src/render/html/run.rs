@@ -216,13 +216,13 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
 /// The line under the heading for one input: a quick suite's verdict, or what a run ran.
 fn summary_line(out: &mut String, i: &Input, l: &str) {
     if let Document::Quick(q) = &i.doc
-        && !q.verdict.is_empty()
+        && let Some(v) = crate::render::text::quick::report_verdict(q)
     {
         let _ = writeln!(
             out,
             "<p class=\"verdict\"><b>{}</b>: {}</p>",
             esc(l),
-            esc(&q.verdict)
+            esc(&v)
         );
     }
     if let Document::Run(r) = &i.doc {

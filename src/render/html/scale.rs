@@ -173,7 +173,10 @@ fn verdict(out: &mut String, r: &ScaleReport, label: &str) {
         out,
         "<p class=\"verdict\"><b>{}</b>: {}</p>",
         esc(label),
-        esc(&r.analysis.verdict)
+        esc(&crate::render::text::scale::verdict(
+            &r.analysis,
+            r.targets.len()
+        ))
     );
     if !r.analysis.shared.is_empty() {
         let rows: Vec<Vec<String>> = r

@@ -107,7 +107,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
                     } else {
                         String::new()
                     },
-                    esc(&a.verdict),
+                    esc(&crate::render::text::sweep::verdict(a)),
                     esc(&pap)
                 );
                 for c in crate::render::text::sweep::caveats(a) {

@@ -1,8 +1,182 @@
-//! An experiment on a terminal: its rows, its facts and its verdict.
+//! An experiment on a terminal: its rows, its facts and its verdict, worded from its finding.
 
-use crate::model::experiment::{ExperimentReport, Row};
+use crate::model::experiment::{
+    AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare,
+    ExperimentReport, Fact, Finding, Missing, Row, WriteCacheOutcome,
+};
 use crate::units::ByteSize;
 use std::fmt::Write;
+
+fn pct(x: f64) -> String {
+    format!("{:.0} %", x * 100.0)
+}
+
+/// A fact as a name and its value in words.
+pub fn fact(f: &Fact) -> (String, String) {
+    match f {
+        Fact::WriteCache { disk, setting } => {
+            (format!("{disk} queue/write_cache"), setting.clone())
+        }
+        Fact::CacheSize { bytes } => (
+            "cache size estimate".into(),
+            bytes.map_or("none found".into(), |b| ByteSize(b).to_string()),
+        ),
+    }
+}
+
+/// What an experiment found, in one line.
+pub fn verdict(f: &Finding) -> String {
+    match f {
+        Finding::NothingToCompare { missing } => format!(
+            "nothing to compare: no {}",
+            match missing {
+                Missing::DirectAndBuffered => "direct and buffered rows of the same size",
+                Missing::Preallocated => "preallocated rows",
+                Missing::Aligned => "aligned row",
+                Missing::Shifted => "shifted rows",
+                Missing::WriteThroughAndWriteBack => "write-through and write-back rows",
+            }
+        ),
+        Finding::Buffering {
+            from_bytes,
+            ratios,
+            costly,
+        } => buffering(*from_bytes, ratios, *costly),
+        Finding::Allocation { shares, costly } => allocation(shares, *costly),
+        Finding::Alignment { shifts, outcome } => {
+            let each = shifts
+                .iter()
+                .map(|s| format!("{} {}", ByteSize(s.shift_bytes), pct(s.share)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            alignment(&each, outcome)
+        }
+        Finding::Cache {
+            bs_bytes,
+            cache_hit_us,
+            prefetch_us,
+            random_us,
+            size,
+        } => {
+            let us = |v: &Option<f64>| v.map_or("-".into(), |us| format!("{us:.0} µs"));
+            format!(
+                "at {}: cache hits take {}, read-ahead hits {}, random reads {}; {}",
+                ByteSize(*bs_bytes),
+                us(cache_hit_us),
+                us(prefetch_us),
+                us(random_us),
+                cache_size(size)
+            )
+        }
+        Finding::Writecache { shares, outcome } => writecache(shares, *outcome),
+    }
+}
+
+/// The buffering verdict.
+fn buffering(from_bytes: u64, ratios: &[BufferingRatio], costly: bool) -> String {
+    let parts: Vec<String> = ratios
+        .iter()
+        .map(|r| {
+            format!(
+                "buffered {}s cost {:.1}× the CPU per MB of direct ones at {} and above, at \
+                 {:.2}× their MB/s",
+                r.rw.name(),
+                r.cpu,
+                ByteSize(from_bytes),
+                r.speed
+            )
+        })
+        .collect();
+    let advice = if costly {
+        "use direct I/O for large requests (000: avoid file-system buffering above 16 KB)"
+    } else {
+        "buffering costs no more CPU per MB here"
+    };
+    format!("{}; {advice}", parts.join("; "))
+}
+
+/// The allocation verdict.
+fn allocation(shares: &[AllocationShare], costly: bool) -> String {
+    let parts: Vec<String> = shares
+        .iter()
+        .map(|s| format!("{} at QD{} {}", s.variant.name(), s.qd, pct(s.share)))
+        .collect();
+    let advice = if costly {
+        "allocating as it writes costs throughput: create and write (or fallocate) files \
+         before the work that needs their speed (000 §5.3)"
+    } else {
+        "allocation costs little here"
+    };
+    format!(
+        "sequential writes that allocate run at a share of those into a written file: {}; \
+         {advice}",
+        parts.join(", ")
+    )
+}
+
+/// The alignment verdict, `each` the shifts' shares in words.
+fn alignment(each: &str, outcome: &AlignmentOutcome) -> String {
+    match outcome {
+        AlignmentOutcome::Costs { shift_bytes, cost } => format!(
+            "misaligned requests run at a share of aligned ones ({each}); the worst, a {} shift, \
+             costs {}: align partitions, stripes and file offsets to the request size (000 §5.4)",
+            ByteSize(*shift_bytes),
+            pct(*cost)
+        ),
+        AlignmentOutcome::Noise { gain } => format!(
+            "no cost of misalignment shows ({each}), but the shifted runs were up to {} faster \
+             than the aligned one, which only run-to-run noise explains: a cost below that \
+             cannot be told apart here (use --time longer, or a device that is not shared)",
+            pct(*gain)
+        ),
+        AlignmentOutcome::Free { within } => format!(
+            "misalignment costs nothing measurable here ({each}; within {})",
+            pct(*within)
+        ),
+    }
+}
+
+/// What the regions say of the cache's size, in words.
+fn cache_size(size: &CacheSizeFound) -> String {
+    match size {
+        CacheSizeFound::Found { bytes } => format!(
+            "random reads stay fast up to a region of {} and slow down beyond it: the cache \
+             holds about that much (000 Table 3)",
+            ByteSize(*bytes)
+        ),
+        CacheSizeFound::Flat { up_to_bytes } => format!(
+            "random-read latency stays flat up to a region of {}: no cache shows (a \
+             memory-backed device, or a cache larger than the regions tried)",
+            ByteSize(*up_to_bytes)
+        ),
+        CacheSizeFound::NotProbed => "no region rows: the cache size was not probed".into(),
+    }
+}
+
+/// The writecache verdict.
+fn writecache(shares: &[DepthShare], outcome: WriteCacheOutcome) -> String {
+    let parts: Vec<String> = shares
+        .iter()
+        .map(|s| format!("{} at QD{}", pct(s.share), s.qd))
+        .collect();
+    let tail = match outcome {
+        WriteCacheOutcome::NoVolatileCache => {
+            "write-through costs nothing: the device does not hold writes in a volatile cache \
+             (or its cache is protected and acknowledged as stable)"
+        }
+        WriteCacheOutcome::DepthWinsBack => {
+            "the device acknowledges writes from its write cache; deeper queues win back part \
+             of the difference (000: 3-deep writes approximate write-cache enabled)"
+        }
+        WriteCacheOutcome::DepthDoesNot => {
+            "the device acknowledges writes from its write cache, and depth does not win it back"
+        }
+    };
+    format!(
+        "write-through runs at {} of write-back; {tail}",
+        parts.join(" and ")
+    )
+}
 
 /// A row's `device_share` as printed (`-` without a disk).
 pub fn device_share(row: &Row) -> String {
@@ -67,11 +241,194 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
         );
     }
     for f in &r.facts {
-        let _ = writeln!(out, "{}: {}", f.name, f.value);
+        let (name, value) = fact(f);
+        let _ = writeln!(out, "{name}: {value}");
     }
-    let _ = writeln!(out, "\n{}", r.verdict);
+    if let Some(f) = &r.finding {
+        let _ = writeln!(out, "\n{}", verdict(f));
+    }
     if r.interrupted {
         out.push_str("interrupted: the rows measured before Ctrl-C\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Direction;
+    use crate::model::experiment::{ShiftShare, Variant};
+
+    /// Each finding in its one line.
+    #[test]
+    fn every_finding_in_words() {
+        let read = BufferingRatio {
+            rw: Direction::Read,
+            cpu: 4.0,
+            speed: 0.9,
+        };
+        assert_eq!(
+            verdict(&Finding::Buffering {
+                from_bytes: 16 << 10,
+                ratios: vec![read],
+                costly: true,
+            }),
+            "buffered reads cost 4.0× the CPU per MB of direct ones at 16k and above, at 0.90× \
+             their MB/s; use direct I/O for large requests (000: avoid file-system buffering \
+             above 16 KB)"
+        );
+        let share = |variant, qd, share| AllocationShare { variant, qd, share };
+        assert_eq!(
+            verdict(&Finding::Allocation {
+                shares: vec![
+                    share(Variant::Extending, 1, 0.45),
+                    share(Variant::Sparse, 8, 0.975)
+                ],
+                costly: false,
+            }),
+            "sequential writes that allocate run at a share of those into a written file: \
+             extending at QD1 45 %, sparse at QD8 98 %; allocation costs little here"
+        );
+        let shifts = vec![
+            ShiftShare {
+                shift_bytes: 512,
+                share: 0.8,
+            },
+            ShiftShare {
+                shift_bytes: 4096,
+                share: 0.99,
+            },
+        ];
+        let alignment = |outcome| Finding::Alignment {
+            shifts: shifts.clone(),
+            outcome,
+        };
+        assert_eq!(
+            verdict(&alignment(AlignmentOutcome::Costs {
+                shift_bytes: 512,
+                cost: 0.2
+            })),
+            "misaligned requests run at a share of aligned ones (512 80 %, 4k 99 %); the worst, \
+             a 512 shift, costs 20 %: align partitions, stripes and file offsets to the request \
+             size (000 §5.4)"
+        );
+        assert_eq!(
+            verdict(&alignment(AlignmentOutcome::Noise { gain: 0.39 })),
+            "no cost of misalignment shows (512 80 %, 4k 99 %), but the shifted runs were up to \
+             39 % faster than the aligned one, which only run-to-run noise explains: a cost \
+             below that cannot be told apart here (use --time longer, or a device that is not \
+             shared)"
+        );
+        assert_eq!(
+            verdict(&alignment(AlignmentOutcome::Free { within: 0.1 })),
+            "misalignment costs nothing measurable here (512 80 %, 4k 99 %; within 10 %)"
+        );
+    }
+
+    /// The cache's latencies and what the regions say of its size.
+    #[test]
+    fn the_cache_finding_in_words() {
+        let cache = |size| Finding::Cache {
+            bs_bytes: 4096,
+            cache_hit_us: Some(25.0),
+            prefetch_us: None,
+            random_us: Some(8000.0),
+            size,
+        };
+        assert_eq!(
+            verdict(&cache(CacheSizeFound::Found { bytes: 16 << 20 })),
+            "at 4k: cache hits take 25 µs, read-ahead hits -, random reads 8000 µs; random reads \
+             stay fast up to a region of 16m and slow down beyond it: the cache holds about that \
+             much (000 Table 3)"
+        );
+        assert!(
+            verdict(&cache(CacheSizeFound::Flat {
+                up_to_bytes: 64 << 20
+            }))
+            .ends_with(
+                "random-read latency stays flat up to a region of 64m: no cache shows (a \
+                 memory-backed device, or a cache larger than the regions tried)"
+            )
+        );
+        assert!(
+            verdict(&cache(CacheSizeFound::NotProbed))
+                .ends_with("; no region rows: the cache size was not probed")
+        );
+    }
+
+    /// Write-through against write-back, one sentence per outcome; nothing to compare.
+    #[test]
+    fn write_cache_outcomes_and_nothing_to_compare_in_words() {
+        let writecache = |outcome| Finding::Writecache {
+            shares: vec![
+                DepthShare { qd: 1, share: 0.2 },
+                DepthShare { qd: 8, share: 0.6 },
+            ],
+            outcome,
+        };
+        assert_eq!(
+            verdict(&writecache(WriteCacheOutcome::DepthWinsBack)),
+            "write-through runs at 20 % at QD1 and 60 % at QD8 of write-back; the device \
+             acknowledges writes from its write cache; deeper queues win back part of the \
+             difference (000: 3-deep writes approximate write-cache enabled)"
+        );
+        assert!(
+            verdict(&writecache(WriteCacheOutcome::DepthDoesNot))
+                .ends_with("from its write cache, and depth does not win it back")
+        );
+        assert!(
+            verdict(&writecache(WriteCacheOutcome::NoVolatileCache)).ends_with(
+                "; write-through costs nothing: the device does not hold writes in a volatile \
+                 cache (or its cache is protected and acknowledged as stable)"
+            )
+        );
+        for (missing, words) in [
+            (
+                Missing::DirectAndBuffered,
+                "direct and buffered rows of the same size",
+            ),
+            (Missing::Preallocated, "preallocated rows"),
+            (Missing::Aligned, "aligned row"),
+            (Missing::Shifted, "shifted rows"),
+            (
+                Missing::WriteThroughAndWriteBack,
+                "write-through and write-back rows",
+            ),
+        ] {
+            assert_eq!(
+                verdict(&Finding::NothingToCompare { missing }),
+                format!("nothing to compare: no {words}")
+            );
+        }
+    }
+
+    /// Facts as a name and a value; an older file's named facts read as the same facts.
+    #[test]
+    fn facts_in_words_and_as_older_files_wrote_them() {
+        let cache = Fact::CacheSize {
+            bytes: Some(8 << 20),
+        };
+        let disk = Fact::WriteCache {
+            disk: "vda".into(),
+            setting: "write back".into(),
+        };
+        let none = Fact::CacheSize { bytes: None };
+        assert_eq!(fact(&cache), ("cache size estimate".into(), "8m".into()));
+        assert_eq!(fact(&none).1, "none found");
+        assert_eq!(
+            fact(&disk),
+            ("vda queue/write_cache".into(), "write back".into())
+        );
+        for f in [&cache, &disk, &none] {
+            let json = serde_json::to_string(f).unwrap();
+            assert_eq!(&serde_json::from_str::<Fact>(&json).unwrap(), f, "{json}");
+            let (name, value) = fact(f);
+            let old = serde_json::json!({ "name": name, "value": value });
+            assert_eq!(&serde_json::from_value::<Fact>(old).unwrap(), f);
+        }
+        assert_eq!(
+            serde_json::to_value(&disk).unwrap(),
+            serde_json::json!({"kind": "write-cache", "disk": "vda", "setting": "write back"})
+        );
+    }
 }

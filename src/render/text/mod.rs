@@ -7,6 +7,7 @@ pub mod experiment;
 pub mod fio;
 pub mod monitor;
 pub mod profile;
+pub mod quick;
 pub mod run;
 pub mod scale;
 pub mod sweep;

@@ -326,8 +326,8 @@ pub fn quick_table(q: &QuickReport) -> String {
             }
         );
     }
-    if !q.verdict.is_empty() {
-        let _ = writeln!(out, "\n{}", q.verdict);
+    if let Some(v) = super::quick::report_verdict(q) {
+        let _ = writeln!(out, "\n{v}");
     }
     out
 }

@@ -95,7 +95,7 @@ pub fn scale_table(r: &ScaleReport) -> String {
             );
         }
     }
-    let _ = writeln!(out, "\n{}", r.analysis.verdict);
+    let _ = writeln!(out, "\n{}", verdict(&r.analysis, r.targets.len()));
     if r.interrupted {
         out.push_str("interrupted: the steps measured before Ctrl-C\n");
     }

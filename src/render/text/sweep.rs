@@ -2,6 +2,7 @@
 //! and p99 beneath, shaded like a heatmap on a colour terminal, with the best, plateau,
 //! half-power and knee cells marked, then the verdict in words.
 
+use crate::analysis::sweep::HALF_POWER_SHARE;
 use crate::model::sweep::Analysis;
 use crate::model::sweep::{Point, SweepReport};
 use crate::units::{ByteSize, fmt_latency_ns};
@@ -136,7 +137,7 @@ fn matrix(out: &mut String, a: &Analysis, points: &[&Point], colour: bool) {
         let _ = writeln!(out, "{}", top.trim_end());
         let _ = writeln!(out, "{}", bottom.trim_end());
     }
-    out.push_str(&wrap(&a.verdict, 100));
+    out.push_str(&wrap(&verdict(a), 100));
     for c in caveats(a) {
         out.push_str(&wrap(&format!("caveat: {c}"), 100));
     }
@@ -199,6 +200,137 @@ pub fn caveats(a: &Analysis) -> Vec<String> {
     .collect()
 }
 
+fn mb(bytes_per_s: f64) -> String {
+    let v = bytes_per_s / 1e6;
+    if v >= 100.0 {
+        format!("{v:.0} MB/s")
+    } else {
+        format!("{v:.1} MB/s")
+    }
+}
+
+fn size(bs: u64) -> String {
+    ByteSize(bs).to_string()
+}
+
+/// Lists (axis value, mark) pairs with runs of equal marks folded: "QD4 at 16k–64k".
+fn grouped<A: Copy + AxisLabel, M: Copy + PartialEq>(
+    pairs: &[(A, M)],
+    say: impl Fn(M, String) -> String,
+) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < pairs.len() {
+        let mut j = i;
+        while j + 1 < pairs.len() && pairs[j + 1].1 == pairs[i].1 {
+            j += 1;
+        }
+        let span = if i == j {
+            pairs[i].0.label()
+        } else {
+            format!("{}–{}", pairs[i].0.label(), pairs[j].0.label())
+        };
+        parts.push(say(pairs[i].1, span));
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// How an axis value is written in the verdict.
+trait AxisLabel {
+    fn label(&self) -> String;
+}
+
+impl AxisLabel for u64 {
+    fn label(&self) -> String {
+        size(*self)
+    }
+}
+
+impl AxisLabel for u32 {
+    fn label(&self) -> String {
+        format!("QD{self}")
+    }
+}
+
+/// The analysis in words: peak, where half of it is reached, where more stops paying.
+pub fn verdict(a: &Analysis) -> String {
+    let threads = if a.threads > 1 {
+        format!(" with {} threads", a.threads)
+    } else {
+        String::new()
+    };
+    let best_bs = a.best.bs_bytes.map_or(String::new(), size);
+    let mut s = format!(
+        "{}{threads} peaks at {} ({} × QD{}{}).",
+        a.rw,
+        mb(a.peak_bytes_per_s),
+        best_bs,
+        a.best.qd,
+        match a.plateau.len() {
+            1 => String::new(),
+            n => format!(", {} points within 5 %", n),
+        }
+    );
+    let what = match a.pap_bytes_per_s {
+        Some(p) => format!(
+            "half of the advertised {} ({}; real/advertised = {:.2})",
+            mb(p),
+            mb(p * HALF_POWER_SHARE),
+            a.rap_pap.unwrap_or(0.0)
+        ),
+        None => format!("half of the peak ({})", mb(a.reference_bytes_per_s * 0.5)),
+    };
+    // Only the depths where half power comes at a smaller size than at any shallower depth.
+    let mut smallest = u64::MAX;
+    let reached: Vec<String> = a
+        .half_power
+        .iter()
+        .filter_map(|c| {
+            let bs = c.bs_bytes.filter(|&bs| bs < smallest)?;
+            smallest = bs;
+            Some(format!("{} with QD{}", size(bs), c.qd))
+        })
+        .collect();
+    if reached.is_empty() {
+        s += &format!(" No point reaches {what}.");
+    } else {
+        s += &format!(" It reaches {what} at {}.", reached.join(" or "));
+    }
+    let depth_knees: Vec<(u64, u32)> = a
+        .knee_qd
+        .iter()
+        .filter_map(|k| k.qd.map(|qd| (k.bs_bytes, qd)))
+        .collect();
+    if !depth_knees.is_empty() {
+        let at = grouped(&depth_knees, |qd, sizes| format!("QD{qd} at {sizes}"));
+        // A claim about latency needs the latency: CSV input may have no p99.
+        s += &if a.latency_known {
+            format!(" More depth only adds latency beyond {at}.")
+        } else {
+            format!(
+                " More depth adds less than 10 % per doubling beyond {at} (the input has no \
+                 p99, so what it does to latency is not known)."
+            )
+        };
+    }
+    let size_knees: Vec<(u32, u64)> = a
+        .knee
+        .iter()
+        .filter_map(|k| k.bs_bytes.map(|bs| (k.qd, bs)))
+        .collect();
+    if !size_knees.is_empty() {
+        s += &format!(
+            " Larger requests add less than 10 % per doubling beyond {}.",
+            grouped(&size_knees, |bs, depths| format!(
+                "{} at {depths}",
+                size(bs)
+            ))
+        );
+    }
+    s
+}
+
 /// Renders a sweep: one matrix per analysed group, the legend once.
 pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
     let mut out = String::new();
@@ -225,7 +357,7 @@ pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
 mod tests {
     use super::*;
     use crate::analysis::sweep::analyse_points as analyse;
-    use crate::model::sweep::LatencyBrief;
+    use crate::model::sweep::{Cell, DepthCell, LatencyBrief, Support};
     use crate::model::{Header, Kind};
     use crate::spec::RwMode;
 
@@ -294,6 +426,91 @@ mod tests {
         assert!(
             coloured.contains("\x1b[48;5;226"),
             "the peak in the brightest shade"
+        );
+    }
+
+    fn cell(qd: u32, kib: u64) -> Cell {
+        Cell {
+            qd,
+            bs_bytes: Some(kib * 1024),
+        }
+    }
+
+    fn depth(kib: u64, qd: Option<u32>) -> DepthCell {
+        DepthCell {
+            bs_bytes: kib * 1024,
+            qd,
+        }
+    }
+
+    fn analysed() -> Analysis {
+        Analysis {
+            rw: RwMode::Randread,
+            threads: 1,
+            peak_bytes_per_s: 498e6,
+            best: cell(4, 64),
+            plateau: vec![cell(4, 64), cell(16, 64)],
+            reference_bytes_per_s: 498e6,
+            pap_bytes_per_s: None,
+            rap_pap: None,
+            // QD16 reaches half at no smaller size than QD4: not said.
+            half_power: vec![cell(1, 64), cell(4, 16), cell(16, 16)],
+            half_power_qd: vec![],
+            knee: vec![cell(1, 256), cell(4, 64), cell(16, 64)],
+            knee_qd: vec![
+                depth(4, Some(16)),
+                depth(16, Some(4)),
+                depth(64, Some(4)),
+                depth(256, None),
+            ],
+            latency_known: true,
+            peak_support: Support::default(),
+            half_power_support: Support::default(),
+            knee_support: Support::default(),
+        }
+    }
+
+    /// The verdict words the analysis: peak and plateau, the half-power points, the knees
+    /// along depth and along size with equal marks folded.
+    #[test]
+    fn the_verdict_words_peak_half_power_and_knees() {
+        assert_eq!(
+            verdict(&analysed()),
+            "randread peaks at 498 MB/s (64k × QD4, 2 points within 5 %). It reaches half of \
+             the peak (249 MB/s) at 64k with QD1 or 16k with QD4. More depth only adds latency \
+             beyond QD16 at 4k, QD4 at 16k–64k. Larger requests add less than 10 % per \
+             doubling beyond 256k at QD1, 64k at QD4–QD16."
+        );
+    }
+
+    /// Against an advertised figure no point reaches, with threads, and without p99: nothing
+    /// is said of latency.
+    #[test]
+    fn the_verdict_against_an_advertised_peak_without_p99() {
+        let a = Analysis {
+            rw: RwMode::Write,
+            threads: 2,
+            peak_bytes_per_s: 6.4e6,
+            best: cell(1, 1024),
+            plateau: vec![cell(1, 1024)],
+            reference_bytes_per_s: 9e6,
+            pap_bytes_per_s: Some(9e6),
+            rap_pap: Some(0.71),
+            half_power: vec![Cell {
+                qd: 1,
+                bs_bytes: None,
+            }],
+            knee: vec![],
+            knee_qd: vec![depth(4, Some(1))],
+            latency_known: false,
+            ..analysed()
+        };
+        assert_eq!(
+            verdict(&a),
+            "write with 2 threads peaks at 6.4 MB/s (1m × QD1). No point reaches half of the \
+             advertised 9.0 MB/s (4.5 MB/s; real/advertised = 0.71). More depth adds less than \
+             10 % per doubling beyond QD1 at 4k (the input has no p99, so what it does to \
+             latency is not known)."
         );
     }
 }
