@@ -419,10 +419,35 @@ pub fn disk_sectors(name: &str) -> (u64, u64) {
     (f[5].parse().unwrap(), f[9].parse().unwrap())
 }
 
+/// Which module's measuring tests hold the turn, and how many of them.
+static TURN: std::sync::Mutex<(Option<&'static str>, usize)> = std::sync::Mutex::new((None, 0));
+/// Signalled when the turn is given back.
+static TURN_FREED: std::sync::Condvar = std::sync::Condvar::new();
+
 /// The turn of a test that times a device against a tight bound (fio on the same job, a
-/// throttle's known rate, one run against another): such tests run one at a time, while the
-/// suite's other tests (parsing, refusals, reports) run beside them.
-pub fn measuring() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|p| p.into_inner())
+/// throttle's known rate, one run against another), held until dropped. The measuring tests of
+/// one module (`module_path!()`) may run side by side, as they did when each module was a test
+/// binary of its own; those of another module wait until none holds the turn. The suite's
+/// other tests (parsing, refusals, reports) run beside them.
+pub fn measuring(module: &'static str) -> Turn {
+    let mut t = TURN.lock().unwrap_or_else(|p| p.into_inner());
+    while t.0.is_some_and(|m| m != module) {
+        t = TURN_FREED.wait(t).unwrap_or_else(|p| p.into_inner());
+    }
+    *t = (Some(module), t.1 + 1);
+    Turn
+}
+
+/// A measuring test's turn ([`measuring`]); gives it back when dropped, also when the test fails.
+pub struct Turn;
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut t = TURN.lock().unwrap_or_else(|p| p.into_inner());
+        t.1 -= 1;
+        if t.1 == 0 {
+            t.0 = None;
+            TURN_FREED.notify_all();
+        }
+    }
 }

@@ -146,7 +146,7 @@ fn sweep_runs_the_product_and_analyses_each_rw_mode() {
 
 #[test]
 fn steady_state_ends_a_point_early() {
-    let _turn = crate::common::measuring();
+    let _turn = crate::common::measuring(module_path!());
     // The null engine is as steady as anything gets; a loose 20 % rule must end each point
     // at the 1-s minimum or soon after, far before the 30-s maximum, after an adaptive warm-up
     // of at least 0.5 s (MSER on 100-ms windows).
@@ -399,7 +399,7 @@ fn ctrl_c_keeps_the_points_measured_so_far() {
 /// (16k gives 32.8 MB/s): the analytic answers.
 #[test]
 fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
-    let _turn = crate::common::measuring();
+    let _turn = crate::common::measuring(module_path!());
     let Some(throttle) = common::Throttle::new("sweep") else {
         return;
     };
@@ -456,7 +456,7 @@ fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
 /// the text and the HTML.
 #[test]
 fn conclusions_from_unsteady_points_say_so() {
-    let _turn = crate::common::measuring();
+    let _turn = crate::common::measuring(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("s.tst");
     let json = dir.path().join("s.json");

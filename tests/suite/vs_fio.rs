@@ -63,7 +63,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
         common::unavailable("fio (apt-get install fio)");
         return;
     }
-    let _turn = common::measuring();
+    let _turn = common::measuring(concat!(module_path!(), "::cpu"));
     let dir = tempfile::tempdir().unwrap();
     let lo = LoopDev::new("fio", 64 << 20);
     let file = dir.path().join("f");
@@ -134,7 +134,7 @@ fn halfpower_fio_fills_every_figure_fio_fills() {
         common::unavailable("fio (apt-get install fio)");
         return;
     }
-    let _turn = common::measuring();
+    let _turn = common::measuring(concat!(module_path!(), "::fields"));
     let Some(lines) = fields::run_cases(&fields::CASES) else {
         return;
     };
