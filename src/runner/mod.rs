@@ -302,7 +302,13 @@ impl Run<'_> {
         for p in &shared.progress {
             p.reset();
         }
+        // The workers' window starts first, the watcher's after it: a phase the watcher stops
+        // after a time has lasted at least that time for the workers too.
+        let origin = crate::clock::now_ns();
         phases.t0 = Instant::now();
+        shared
+            .origin_ns
+            .store(origin, std::sync::atomic::Ordering::Release);
         sampler.start(phases.t0);
         shared.barrier.wait(); // B2
         let progress = self.progress();

@@ -41,6 +41,8 @@ pub(super) struct Shared {
     pub(super) warm_stop: AtomicBool,
     pub(super) series: Arc<SeriesSink>,
     pub(super) warmup_ns: u64,
+    /// The start of the measured phase (monotonic ns), set before the workers are let go.
+    pub(super) origin_ns: AtomicU64,
     pub(super) time_ns: u64,
     /// Workers whose measured phase has ended (drained), and the signal that one has.
     pub(super) done: Mutex<usize>,
@@ -73,6 +75,7 @@ impl Shared {
                 _ => w.setup.warmup.0.as_nanos() as u64,
             },
             time_ns: w.setup.time.map_or(0, |t| t.0.as_nanos() as u64),
+            origin_ns: AtomicU64::new(0),
             done: Mutex::new(0),
             done_signal: Condvar::new(),
             workers: n,
@@ -143,7 +146,9 @@ fn drive<E: Engine>(
     }
     shared.barrier.wait(); // B1: warm-up drained everywhere
     shared.barrier.wait(); // B2: counters sampled, go
-    let origin = now_ns();
+    // One start for every worker: the instant the watcher's window starts too, so a phase the
+    // watcher stops after a time has lasted at least that time in the figures.
+    let origin = shared.origin_ns.load(std::sync::atomic::Ordering::Acquire);
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
     if fatal.is_none() {
         let limit = match shared.budget_of(me) {

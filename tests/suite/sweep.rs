@@ -173,8 +173,10 @@ fn steady_state_ends_a_point_early() {
     assert_eq!(v["steady_pct"], 20.0);
     for p in v["points"].as_array().unwrap() {
         assert_eq!(p["steady"], true, "{p}");
+        // The window ends at the last completion, which may precede the rule's stop (taken
+        // after 1 s of the same window) by one I/O: microseconds on the null engine.
         let s = num(p, "seconds");
-        assert!((1.0..15.0).contains(&s), "ended after {s} s");
+        assert!((0.999..15.0).contains(&s), "ended after {s} s");
         let st = &p["results"]["steady"];
         assert_eq!(st["reached"], true);
         assert!(num(st, "ci95_pct") <= 20.0, "{st}");
