@@ -5,7 +5,8 @@
 //! open its target ends the whole job within seconds, naming itself.
 //!
 //! The MPI build (`--features mpi`, Debian's libopenmpi-dev and libclang-dev) goes to
-//! target/mpi so the tests' default binary stays the one without MPI.
+//! target/mpi (profile mpi-test: unoptimized, it is checked, not timed) so the tests' default
+//! binary stays the one without MPI.
 
 mod common;
 
@@ -30,7 +31,8 @@ fn build_mpi_halfpower() -> Option<PathBuf> {
     let out = Command::new(env!("CARGO"))
         .args([
             "build",
-            "--release",
+            "--profile",
+            "mpi-test",
             "--quiet",
             "--features",
             "mpi",
@@ -47,7 +49,7 @@ fn build_mpi_halfpower() -> Option<PathBuf> {
         ));
         return None;
     }
-    Some(root.join("target/mpi/release/halfpower"))
+    Some(root.join("target/mpi/mpi-test/halfpower"))
 }
 
 fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {

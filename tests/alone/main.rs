@@ -1,7 +1,7 @@
 //! Tests that need the test process and the machine to themselves, one at a time: io_uring
 //! disabled machine-wide (no_uring), a child's peak RSS that includes what it inherited from this
-//! process (memory), and the context switches of a worker that must have the CPUs to itself
-//! (spin). Each takes [`alone`] first, so no two of them run side by side.
+//! process (memory), the context switches of a worker that must have the CPUs to itself
+//! (spin), and CPU-bound figures compared with fio's (vs_fio_cpu). Each takes [`alone`] first, so no two of them run side by side.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -9,6 +9,7 @@ mod common;
 mod memory;
 mod no_uring;
 mod spin;
+mod vs_fio_cpu;
 
 /// The turn of one test: held while it runs, so the tests of this binary run one at a time
 /// whatever `--test-threads` says.

@@ -419,35 +419,20 @@ pub fn disk_sectors(name: &str) -> (u64, u64) {
     (f[5].parse().unwrap(), f[9].parse().unwrap())
 }
 
-/// Which module's measuring tests hold the turn, and how many of them.
-static TURN: std::sync::Mutex<(Option<&'static str>, usize)> = std::sync::Mutex::new((None, 0));
-/// Signalled when the turn is given back.
-static TURN_FREED: std::sync::Condvar = std::sync::Condvar::new();
+/// The machine's CPUs as the timing tests share them: read by tests that time a throttled
+/// device, written by tests whose figures are CPU-bound.
+static CPUS: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
-/// The turn of a test that times a device against a tight bound (fio on the same job, a
-/// throttle's known rate, one run against another), held until dropped. The measuring tests of
-/// one module (`module_path!()`) may run side by side, as they did when each module was a test
-/// binary of its own; those of another module wait until none holds the turn. The suite's
-/// other tests (parsing, refusals, reports) run beside them.
-pub fn measuring(module: &'static str) -> Turn {
-    let mut t = TURN.lock().unwrap_or_else(|p| p.into_inner());
-    while t.0.is_some_and(|m| m != module) {
-        t = TURN_FREED.wait(t).unwrap_or_else(|p| p.into_inner());
-    }
-    *t = (Some(module), t.1 + 1);
-    Turn
+/// The turn of a test that times a device the kernel throttles (blkio: a known rate) against a
+/// bound, held until dropped: such tests need little CPU and may run side by side (each on its
+/// own loop device and cgroup), but never beside an [`exclusive`] one.
+pub fn measuring() -> std::sync::RwLockReadGuard<'static, ()> {
+    CPUS.read().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A measuring test's turn ([`measuring`]); gives it back when dropped, also when the test fails.
-pub struct Turn;
-
-impl Drop for Turn {
-    fn drop(&mut self) {
-        let mut t = TURN.lock().unwrap_or_else(|p| p.into_inner());
-        t.1 -= 1;
-        if t.1 == 0 {
-            t.0 = None;
-            TURN_FREED.notify_all();
-        }
-    }
+/// The turn of a test whose figures are CPU-bound (an unthrottled loop device against fio,
+/// the null engine's shares of the CPUs), held until dropped: no other timing test runs beside
+/// it.
+pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    CPUS.write().unwrap_or_else(|p| p.into_inner())
 }

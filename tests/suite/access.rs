@@ -10,6 +10,7 @@ use common::*;
 /// machine that schedules a thread within 100 ms.
 #[test]
 fn an_iops_cap_is_held_within_one_percent_over_ten_seconds() {
+    let _turn = crate::common::measuring();
     let v = run_json(&[
         "run",
         "null",
@@ -38,6 +39,7 @@ fn an_iops_cap_is_held_within_one_percent_over_ten_seconds() {
 
 #[test]
 fn a_byte_rate_cap_holds_with_a_mix_of_sizes_drawn_by_weight() {
+    let _turn = crate::common::measuring();
     let v = run_json(&[
         "run",
         "null",

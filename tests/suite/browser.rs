@@ -116,6 +116,7 @@ fn ink(r: &Rendered) -> (f64, usize) {
 
 #[test]
 fn every_report_renders_in_chromium_without_console_messages() {
+    let _turn = crate::common::exclusive();
     let Some(browser) = chromium() else {
         return;
     };

@@ -548,6 +548,7 @@ fn stopped_by(signal: i32, code: i32) {
 
 #[test]
 fn quick_suite_runs_eight_tests_and_cleans_up() {
+    let _turn = crate::common::exclusive();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let v = stdout_json(&[

@@ -210,6 +210,7 @@ fn errors_at_chosen_offsets_are_reported_with_those_offsets() {
 
 #[test]
 fn on_error_stop_ends_the_run_a_second_after_the_first_failure() {
+    let _turn = crate::common::measuring();
     // Every other 64-KiB stretch fails: a random read fails about every second time.
     let bad = (0..SIZE / 131072)
         .map(|k| k * 131072..k * 131072 + 65536)

@@ -400,7 +400,7 @@ fn sections_includes_and_environment_variables() {
 /// within 15 % of fio's, job by job, and the rate-capped job within 2 % of its cap in both.
 #[test]
 fn jobs_match_fio_on_a_throttled_device() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     if !fio_available() {
         return;
     }
@@ -489,7 +489,7 @@ fn jobs_match_fio_on_a_throttled_device() {
 /// and halfpower's two measured windows overlap.
 #[test]
 fn jobs_of_one_wave_run_at_the_same_time() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     if !fio_available() {
         return;
     }
@@ -613,7 +613,7 @@ fn a_job_on_two_files_divides_its_size_between_them() {
 /// `error`, exit status 1) and passes one of 1m.
 #[test]
 fn rate_min_fails_a_job_below_it() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     let job = |min: &str| {
         halfpower()
             .args([

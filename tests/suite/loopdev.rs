@@ -185,6 +185,7 @@ fn a_mounted_device_is_refused() {
 /// figures from the same device's before/after counters, and cover the measured seconds.
 #[test]
 fn per_second_device_figures_agree_with_the_window() {
+    let _turn = crate::common::measuring();
     let Some(lo) = LoopDev::new("perSecond", 64 << 20) else {
         return;
     };
@@ -236,6 +237,7 @@ fn per_second_device_figures_agree_with_the_window() {
 /// by that much): the window is within 50 ms of the I/O window, here on a 1-s run.
 #[test]
 fn the_device_window_is_the_io_window() {
+    let _turn = crate::common::measuring();
     let Some(lo) = LoopDev::new("window", 64 << 20) else {
         return;
     };

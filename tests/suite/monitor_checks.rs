@@ -167,6 +167,7 @@ fn major_faults(dir: &std::path::Path, pages: usize) {
 /// a burst of major faults inside the window.
 #[test]
 fn system_rates_agree_with_sar() {
+    let _turn = crate::common::measuring();
     if Command::new("sar").arg("-V").output().is_err() {
         panic!("sar (Debian package sysstat) is needed; .ci/run installs it");
     }

@@ -110,7 +110,7 @@ fn little(step: &Value, depth: f64, seconds: f64) -> impl Fn(&Value) + use<> {
 /// throttle whatever else keeps the CPUs busy.
 #[test]
 fn three_disks_of_40_saturate_a_bus_of_100() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     let Some(bus) = Bus::new("scale", 4, 32 << 20, 40_000_000, 100_000_000) else {
         return;
     };
@@ -207,7 +207,7 @@ fn three_disks_of_40_saturate_a_bus_of_100() {
 /// One target is a usage error.
 #[test]
 fn null_targets_share_the_cpus_and_one_target_is_refused() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::exclusive();
     let v = common::run_json(&[
         "scale", "a", "b", "--engine", "null", "--time", "300ms", "--warmup", "0",
     ]);
@@ -254,7 +254,7 @@ fn null_targets_share_the_cpus_and_one_target_is_refused() {
 /// (its own counters), and Little's law finds 6 × n I/Os in flight.
 #[test]
 fn a_stripe_set_spreads_a_sequential_read_over_its_members() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     let Some(bus) = Bus::new("stripe", 3, 32 << 20, 30_000_000, 0) else {
         return;
     };
@@ -316,7 +316,7 @@ fn a_stripe_set_spreads_a_sequential_read_over_its_members() {
 /// component or the CPUs only when the response time rose past the targets' alone.
 #[test]
 fn a_stripe_keeps_its_members_depth_by_littles_law() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     let Some(a) = LoopDev::new("stripe-qd-a", 32 << 20) else {
         return;
     };

@@ -146,7 +146,7 @@ fn sweep_runs_the_product_and_analyses_each_rw_mode() {
 
 #[test]
 fn steady_state_ends_a_point_early() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::exclusive();
     // The null engine is as steady as anything gets; a loose 20 % rule must end each point
     // at the 1-s minimum or soon after, far before the 30-s maximum, after an adaptive warm-up
     // of at least 0.5 s (MSER on 100-ms windows).
@@ -187,6 +187,7 @@ fn steady_state_ends_a_point_early() {
 
 #[test]
 fn profile_writes_the_expectations_diagnose_reads() {
+    let _turn = crate::common::exclusive();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("p.tst");
     let json = dir.path().join("profile.json");
@@ -401,7 +402,7 @@ fn ctrl_c_keeps_the_points_measured_so_far() {
 /// (16k gives 32.8 MB/s): the analytic answers.
 #[test]
 fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     let Some(throttle) = common::Throttle::new("sweep") else {
         return;
     };
@@ -458,7 +459,7 @@ fn sweep_on_a_throttled_device_finds_the_analytic_plateau_and_half_power() {
 /// the text and the HTML.
 #[test]
 fn conclusions_from_unsteady_points_say_so() {
-    let _turn = crate::common::measuring(module_path!());
+    let _turn = crate::common::measuring();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("s.tst");
     let json = dir.path().join("s.json");

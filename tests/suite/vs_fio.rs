@@ -1,8 +1,8 @@
 //! Cross-checks against fio on the same job (fio from Debian's packages; `.ci/run` installs
-//! it): the engine's IOPS and latency, and every figure `halfpower fio` writes, field by field,
-//! against fio's own JSON (`halfpower_fio_fills_every_figure_fio_fills` and its table). Bounds
+//! it): every figure `halfpower fio` writes, field by field, against fio's own JSON (`halfpower_fio_fills_every_figure_fio_fills` and its table). Bounds
 //! are reasoned from the device (a blkio-throttled loop device) or the workload; these shared
-//! machines are noisy, so no bound rests on speed.
+//! machines are noisy, so no bound rests on speed. The engine's CPU-bound IOPS and latency
+//! against fio's are in tests/alone/vs_fio_cpu.rs.
 
 use crate::common;
 
@@ -20,112 +20,6 @@ fn fio_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// fio's JSON for one job on `target`: (iops, clat p50 µs, total I/Os).
-fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64) {
-    let out = Command::new("fio")
-        .args([
-            "--name=x",
-            &format!("--filename={target}"),
-            &format!("--rw={rw}"),
-            "--bs=4k",
-        ])
-        .arg(format!("--iodepth={qd}"))
-        .args([
-            "--ioengine=io_uring",
-            "--direct=1",
-            "--size=64m",
-            "--output-format=json",
-            // halfpower's latency runs from submission to completion, which is fio's `lat`
-            // (slat + clat); fio's clat alone leaves out the submit call, and on a loop device
-            // the I/O often completes inside it (clat p50 of a few µs at 45 µs per I/O).
-            "--lat_percentiles=1",
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "fio: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let r = &v["jobs"][0]["read"];
-    (
-        r["iops"].as_f64().unwrap(),
-        r["lat_ns"]["percentile"]["50.000000"].as_f64().unwrap() / 1e3,
-        r["total_ios"].as_f64().unwrap(),
-    )
-}
-
-#[test]
-fn iops_and_latency_agree_with_fio_on_the_same_job() {
-    if !fio_available() {
-        common::unavailable("fio (apt-get install fio)");
-        return;
-    }
-    let _turn = common::measuring(concat!(module_path!(), "::cpu"));
-    let dir = tempfile::tempdir().unwrap();
-    let lo = LoopDev::new("fio", 64 << 20);
-    let file = dir.path().join("f");
-    let target = match &lo {
-        Some(lo) => lo.path().to_string(),
-        None => {
-            // Without root: a prefilled file halfpower keeps for fio to read too.
-            run_json(&[
-                "run",
-                file.to_str().unwrap(),
-                "--size",
-                "64m",
-                "--bytes",
-                "4k",
-                "--keep",
-            ]);
-            file.to_str().unwrap().to_string()
-        }
-    };
-    // Same I/O count: fio's io_size and halfpower's --bytes issue exactly 8192 reads.
-    let (_, _, fio_ios) = fio(&target, "randread", 8, &["--io_size=32m"]);
-    let v = run_json(&[
-        "run", &target, "--rw", "randread", "--qd", "8", "--bytes", "32m", "--warmup", "0",
-    ]);
-    assert_eq!(fio_ios, 8192.0);
-    assert_eq!(num(&v, "results.total.ios"), fio_ios);
-
-    // QD1 latency on a loop device over RAM is bimodal on a small VM (about 10 µs when the
-    // loop worker's CPU is awake, 60–100 µs when it must be woken), and the mode can change
-    // between two runs. Medians of three alternating runs per tool compare like with like.
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    for qd in [1u32, 16] {
-        let q = qd.to_string();
-        let (mut fi, mut fl, mut hi, mut hl) = (vec![], vec![], vec![], vec![]);
-        for _ in 0..3 {
-            let (i, l, _) = fio(
-                &target,
-                "randread",
-                qd,
-                &["--time_based", "--runtime=2", "--ramp_time=1"],
-            );
-            fi.push(i);
-            fl.push(l);
-            let v = run_json(&[
-                "run", &target, "--rw", "randread", "--qd", &q, "--time", "2s", "--warmup", "1s",
-            ]);
-            hi.push(num(&v, "results.total.iops"));
-            hl.push(num(&v, "results.read.latency_us.p50"));
-        }
-        let (fio_iops, fio_p50, iops, p50) = (median(fi), median(fl), median(hi), median(hl));
-        let (ri, rl) = (iops / fio_iops, p50 / fio_p50);
-        eprintln!(
-            "QD{qd}: IOPS halfpower {iops:.0} fio {fio_iops:.0} ({ri:.2}); p50 µs {p50:.1} vs {fio_p50:.1} ({rl:.2})"
-        );
-        assert!((0.4..2.5).contains(&ri), "QD{qd}: IOPS ratio {ri:.2}");
-        assert!((0.4..2.5).contains(&rl), "QD{qd}: p50 ratio {rl:.2}");
-    }
-}
-
 /// Every figure `halfpower fio` writes, against fio's on the same jobs and the same throttled
 /// device (the table and the checks: tests/suite/vs_fio/fields.rs).
 #[test]
@@ -134,7 +28,7 @@ fn halfpower_fio_fills_every_figure_fio_fills() {
         common::unavailable("fio (apt-get install fio)");
         return;
     }
-    let _turn = common::measuring(concat!(module_path!(), "::fields"));
+    let _turn = common::measuring();
     let Some(lines) = fields::run_cases(&fields::CASES) else {
         return;
     };
