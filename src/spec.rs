@@ -422,6 +422,23 @@ impl Workload {
              waits), e.g. --spin 20us",
             ));
         }
+        if !self.setup.access.arrivals.is_closed() {
+            if self.qd != 1 {
+                return Err(Error::invalid(
+                    "--qd",
+                    self.qd,
+                    "no --qd with --arrivals: an open loop's depth follows its arrivals (bound it \
+                     with --max-inflight)",
+                ));
+            }
+            if caps.max_qd == 1 {
+                return Err(Error::invalid(
+                    "--engine",
+                    self.setup.engine,
+                    "uring or null with --arrivals: an open loop keeps many requests in flight",
+                ));
+            }
+        }
         if self.qd > caps.max_qd {
             return Err(Error::invalid(
                 "--qd",
@@ -541,8 +558,17 @@ impl Workload {
         let caps = engine.caps();
         let mut w = self.clone();
         w.setup.engine = engine;
+        if !w.setup.access.arrivals.is_closed() {
+            // An open loop's slots: the most requests it may have in flight.
+            w.qd = w
+                .setup
+                .access
+                .max_inflight
+                .unwrap_or_else(|| crate::access::default_max_inflight(w.bs.max()));
+        }
         if w.qd > caps.max_qd {
-            if depth == DepthOnEngine::AsThreads {
+            // An open loop's slots are a bound, not a depth to keep: never threads.
+            if depth == DepthOnEngine::AsThreads && w.setup.access.arrivals.is_closed() {
                 w.threads = w.threads.saturating_mul(w.qd.div_ceil(caps.max_qd));
             }
             w.qd = caps.max_qd;

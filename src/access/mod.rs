@@ -240,6 +240,20 @@ pub struct Access {
     #[arg(long, value_name = "N")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
+    /// When requests are issued: closed (each thread keeps --qd in flight; --rate-iops and
+    /// --rate pace it, as fio's rate_iops) or an open loop at --rate-iops or --rate, where each
+    /// request is issued at its own due time whether or not earlier ones have completed:
+    /// poisson (random gaps, as many independent users) or uniform (even gaps). Open-loop
+    /// latency runs from the due time, as the application waiting sees it (docs/figures.md).
+    #[arg(long, value_enum, value_name = "HOW", default_value = "closed")]
+    #[serde(default, skip_serializing_if = "Arrivals::is_closed")]
+    pub arrivals: Arrivals,
+    /// Open loop (--arrivals): at most N requests in flight per thread; a request due while N
+    /// are in flight waits for a completion and counts as late [default: 256, fewer for
+    /// requests over 1m].
+    #[arg(long, value_name = "N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_inflight: Option<u32>,
     /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
     /// completed (fio's thinktime).
     #[arg(long, value_name = "DUR")]
@@ -264,6 +278,47 @@ pub struct Access {
     pub end_fsync: bool,
 }
 
+/// When a workload's requests are issued (`--arrivals`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Each thread keeps its depth in flight; a rate cap delays the next request until the
+    /// earlier ones have completed (closed loop).
+    #[default]
+    Closed,
+    /// Open loop with exponentially distributed gaps (a Poisson process).
+    Poisson,
+    /// Open loop with even gaps.
+    Uniform,
+}
+
+impl Arrivals {
+    /// Whether this is the closed loop.
+    pub fn is_closed(&self) -> bool {
+        *self == Arrivals::Closed
+    }
+
+    /// The name as written on the command line and in documents.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Closed => "closed",
+            Arrivals::Poisson => "poisson",
+            Arrivals::Uniform => "uniform",
+        }
+    }
+}
+
+/// Most requests in flight per thread accepted by `--max-inflight`.
+pub const MAX_INFLIGHT: u32 = 4096;
+
+/// The open loop's bound on requests in flight per thread when `--max-inflight` is not given:
+/// 256, fewer when that many buffers of the largest request would pass 256 MiB.
+pub fn default_max_inflight(max_bs: u64) -> u32 {
+    ((256u64 << 20) / max_bs.max(1)).clamp(1, 256) as u32
+}
+
 fn hundred() -> u8 {
     100
 }
@@ -281,6 +336,8 @@ impl Default for Access {
             stride: None,
             rate: None,
             rate_iops: None,
+            arrivals: Arrivals::Closed,
+            max_inflight: None,
             think: None,
             think_every: 1,
             fsync: None,
@@ -307,11 +364,18 @@ impl Access {
         if let Some(s) = self.stride {
             parts.push(format!("stride {s}"));
         }
+        let what = match self.arrivals {
+            Arrivals::Closed => "rate cap".to_string(),
+            open => format!("open loop, {} arrivals at", open.name()),
+        };
         if let Some(r) = self.rate {
-            parts.push(format!("rate cap {r}/s ({:.1} MB/s)", r.0 as f64 / 1e6));
+            parts.push(format!("{what} {r}/s ({:.1} MB/s)", r.0 as f64 / 1e6));
         }
         if let Some(r) = self.rate_iops {
-            parts.push(format!("rate cap {r} IOPS"));
+            parts.push(format!("{what} {r} IOPS"));
+        }
+        if let Some(n) = self.max_inflight {
+            parts.push(format!("at most {n} in flight"));
         }
         if let Some(t) = self.think {
             parts.push(format!("think {t} every {}", self.think_every));
@@ -376,6 +440,7 @@ impl Access {
                 "a rate above zero, or no rate option for an uncapped run",
             ));
         }
+        a.check_arrivals()?;
         for (flag, n) in [("--fsync", a.fsync), ("--fdatasync", a.fdatasync)] {
             if let Some(n) = n {
                 if n == 0 || !writes {
@@ -402,6 +467,52 @@ impl Access {
                     "a pause of at most 60s, with --think-every 1 or more",
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses open-loop arrivals without a rate, or with think time or syncs (both wait for
+    /// the requests in flight: a closed loop's notions), and `--max-inflight` out of range or
+    /// without open-loop arrivals.
+    fn check_arrivals(&self) -> crate::error::Result<()> {
+        let a = self;
+        if let Some(n) = a.max_inflight {
+            if a.arrivals.is_closed() || n == 0 || n > MAX_INFLIGHT {
+                return Err(Error::invalid(
+                    "--max-inflight",
+                    n,
+                    format!(
+                        "a count from 1 to {MAX_INFLIGHT}, with --arrivals poisson or uniform \
+                         (a closed loop's depth is --qd)"
+                    ),
+                ));
+            }
+        }
+        if a.arrivals.is_closed() {
+            return Ok(());
+        }
+        if a.rate.is_none() && a.rate_iops.is_none() {
+            return Err(Error::invalid(
+                "--arrivals",
+                a.arrivals.name(),
+                "a rate for the arrivals: --rate-iops N or --rate SIZE (per second), or \
+                 --arrivals closed",
+            ));
+        }
+        let waits = [
+            ("--think", a.think.is_some()),
+            ("--fsync", a.fsync.is_some()),
+            ("--fdatasync", a.fdatasync.is_some()),
+        ];
+        if let Some((flag, _)) = waits.iter().find(|(_, on)| *on) {
+            return Err(Error::invalid(
+                "--arrivals",
+                a.arrivals.name(),
+                format!(
+                    "--arrivals closed with {flag}: it waits for the requests in flight, which \
+                     an open loop never does"
+                ),
+            ));
         }
         Ok(())
     }

@@ -75,6 +75,19 @@ pub trait Engine {
         on_complete: impl FnMut(u32, i32),
     ) -> io::Result<()>;
 
+    /// Submits everything prepared and reaps what completes until `deadline` (monotonic ns):
+    /// returns after the first completions, or at the deadline with none. An open loop waits
+    /// so for the next request's due time. Engines that complete every request inside the
+    /// submission (sync, null) just submit and reap.
+    fn submit_and_reap_until(
+        &mut self,
+        deadline: u64,
+        on_complete: impl FnMut(u32, i32),
+    ) -> io::Result<()> {
+        let _ = deadline;
+        self.submit_and_reap(0, on_complete)
+    }
+
     /// The buffer of `slot`, to fill before a write or inspect after a read.
     fn buffer(&mut self, slot: u32) -> &mut [u8];
 

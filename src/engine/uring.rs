@@ -36,6 +36,8 @@ pub struct UringEngine {
     len: u32,
     /// How long a wait polls before it sleeps, ns (0: sleep at once).
     spin_ns: u64,
+    /// Whether a wait can carry a timeout (IORING_FEAT_EXT_ARG, Linux 5.11).
+    timed_wait: bool,
 }
 
 /// Whether this kernel lets this process create an io_uring ring (it may be compiled out,
@@ -58,6 +60,7 @@ impl UringEngine {
             .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))
             .or_else(|_| IoUring::new(entries))?;
         let fixed_file = ring.submitter().register_files(fds).is_ok();
+        let timed_wait = ring.params().is_feature_ext_arg();
         let iovecs = arena.iovecs(len as usize);
         // SAFETY: the iovecs point into `arena`, which the engine owns and drops after the ring
         // (field order), so the registered memory outlives the registration.
@@ -71,6 +74,7 @@ impl UringEngine {
             arena,
             len,
             spin_ns: spin.as_nanos().min(u64::MAX as u128) as u64,
+            timed_wait,
         })
     }
 
@@ -118,6 +122,51 @@ impl UringEngine {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Submits what was prepared; an interruption or a completion backlog is left to the wait
+    /// that follows.
+    fn submit_prepared(&mut self) -> io::Result<()> {
+        if !self.ring.submission().is_empty() {
+            match self.ring.submit() {
+                Ok(_) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until a completion is in the completion queue or `deadline` (monotonic ns) has
+    /// passed: one timed wait where the kernel has them, else short sleeps between polls.
+    fn wait_until(&mut self, deadline: u64) -> io::Result<()> {
+        let left = deadline.saturating_sub(crate::clock::now_ns());
+        if left == 0 || !self.ring.completion().is_empty() {
+            return Ok(());
+        }
+        if self.timed_wait {
+            let ts = types::Timespec::new()
+                .sec(left / 1_000_000_000)
+                .nsec((left % 1_000_000_000) as u32);
+            let args = types::SubmitArgs::new().timespec(&ts);
+            return match self.ring.submitter().submit_with_args(1, &args) {
+                Ok(_) => Ok(()),
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME | libc::EINTR | libc::EBUSY)) => {
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            };
+        }
+        // SAFETY: no argument is passed, so no pointer is read by the kernel.
+        let _ = unsafe {
+            self.ring
+                .submitter()
+                .enter::<libc::sigset_t>(0, 0, ENTER_GETEVENTS, None)
+        };
+        if self.ring.completion().is_empty() {
+            std::thread::sleep(Duration::from_nanos(left.min(50_000)));
+        }
+        Ok(())
     }
 
     fn entry(&self, req: IoRequest) -> squeue::Entry {
@@ -185,17 +234,23 @@ impl Engine for UringEngine {
         min_complete: u32,
         mut on_complete: impl FnMut(u32, i32),
     ) -> io::Result<()> {
-        if !self.ring.submission().is_empty() {
-            match self.ring.submit() {
-                Ok(_) => {}
-                // Interrupted or a completion backlog: the wait below sorts it out.
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
-                Err(e) => return Err(e),
-            }
-        }
+        self.submit_prepared()?;
         if !(self.spin_ns > 0 && self.poll(min_complete as usize)) {
             self.sleep_for(min_complete as usize)?;
         }
+        for cqe in self.ring.completion() {
+            on_complete(cqe.user_data() as u32, cqe.result());
+        }
+        Ok(())
+    }
+
+    fn submit_and_reap_until(
+        &mut self,
+        deadline: u64,
+        mut on_complete: impl FnMut(u32, i32),
+    ) -> io::Result<()> {
+        self.submit_prepared()?;
+        self.wait_until(deadline)?;
         for cqe in self.ring.completion() {
             on_complete(cqe.user_data() as u32, cqe.result());
         }

@@ -12,6 +12,7 @@ pub mod experiment;
 pub mod fio;
 pub mod log;
 pub mod monitor;
+pub mod open;
 pub mod profile;
 pub mod quick;
 pub mod ranks;

@@ -243,6 +243,10 @@ pub struct Results {
     /// fsyncs and fdatasyncs (`--fsync`, `--fdatasync`, `--end-fsync`): absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncSummary>,
+    /// With open-loop arrivals or a replayed trace: what was asked, how late requests were
+    /// issued and their service times (absent for a closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<super::open::OpenLoop>,
     /// Under MPI with several ranks: the figures of the whole job (absent for one process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<super::ranks::Job>,

@@ -51,6 +51,8 @@ pub struct TargetMeasurement {
     pub syncs: DirStats,
     /// Queue depth at each submission, I/Os per submit call and per reap.
     pub depth: crate::stats::depth::DepthCounts,
+    /// An open loop's service times, lateness and requests in flight.
+    pub open: Option<crate::stats::recorder::OpenStats>,
 }
 
 /// Everything one run measured, before formatting.
@@ -356,6 +358,9 @@ fn merge(outputs: &[WorkerOutput], targets: usize) -> Merged {
             t.errors.merge(&o.rec.errors);
             t.syncs.merge(&o.rec.syncs);
             t.depth.merge(&o.rec.depth);
+            if let Some(open) = &o.rec.open {
+                t.open.get_or_insert_with(Default::default).merge(open);
+            }
         }
         m.fatal = m.fatal.take().or_else(|| o.fatal.clone());
         m.registered = m.registered.or(o.registered);

@@ -148,6 +148,14 @@ pub fn results(
         write: all.write,
         errors: all.errors,
         verify: None,
+        open_loop: m.total.open.as_ref().map(|o| {
+            crate::model::open::OpenLoop::of(
+                o,
+                w.setup.access.arrivals,
+                w.setup.access.rate_iops.map(|r| r as f64),
+                w.qd,
+            )
+        }),
         job: None,
         sync: (m.total.syncs.ios > 0).then(|| crate::model::SyncSummary {
             count: m.total.syncs.ios,

@@ -324,6 +324,12 @@ fn worker_plan(
             sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
             data_only: a.fdatasync.is_some(),
             end_sync: a.end_fsync,
+            arrivals: a.arrivals,
+            // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
+            first_due_ns: a
+                .rate_iops
+                .map_or(0.0, |r| 1e9 * me as f64 / r as f64),
+            arrival_seed: w.setup.seed ^ stream.rotate_left(17),
         },
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
         write_tag: Rng::new(w.setup.seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),

@@ -113,6 +113,42 @@ impl ErrorStats {
     }
 }
 
+/// A request issued more than this long after its due time counts as late (open loop).
+pub const LATE_NS: u64 = 1_000_000;
+
+/// What an open loop measures besides each request's latency from its due time: its service
+/// time (submission to completion), how late each was issued and how many were in flight.
+#[derive(Clone, Debug, Default)]
+pub struct OpenStats {
+    /// Submission to completion of each successful request.
+    pub service: Histogram,
+    /// Issue time minus due time of each request issued.
+    pub lateness: Histogram,
+    /// Requests issued more than [`LATE_NS`] after their due time.
+    pub late: u64,
+    /// The most requests in flight at once in one worker.
+    pub max_inflight: u32,
+}
+
+impl OpenStats {
+    /// Adds another worker's open-loop counts.
+    pub fn merge(&mut self, other: &OpenStats) {
+        self.service.merge(&other.service);
+        self.lateness.merge(&other.lateness);
+        self.late += other.late;
+        self.max_inflight = self.max_inflight.max(other.max_inflight);
+    }
+
+    /// A request due at `due` was issued at `now` with `inflight` in flight (itself included).
+    #[inline]
+    pub fn issued(&mut self, due: u64, now: u64, inflight: u32) {
+        let late = now.saturating_sub(due);
+        self.lateness.record(late);
+        self.late += u64::from(late > LATE_NS);
+        self.max_inflight = self.max_inflight.max(inflight);
+    }
+}
+
 /// Per-worker recorder for the measured phase.
 #[derive(Clone, Debug)]
 pub struct Recorder {
@@ -127,6 +163,8 @@ pub struct Recorder {
     /// How deep the queue was at each submission, and how many I/Os each submit call and
     /// each reap carried.
     pub depth: DepthCounts,
+    /// With open-loop arrivals: service times, lateness and requests in flight.
+    pub open: Option<Box<OpenStats>>,
     /// Where finished seconds go (None: no series is kept).
     series: Option<Arc<SeriesSink>>,
     /// Start of the measured phase (ns, monotonic).
@@ -157,6 +195,7 @@ impl Recorder {
             errors: ErrorStats::default(),
             syncs: DirStats::default(),
             depth: DepthCounts::default(),
+            open: None,
             series,
             origin_ns,
             last_ns: origin_ns,

@@ -10,12 +10,13 @@
 //! that the runner samples there cover exactly the measured I/Os.
 
 mod gate;
+mod open;
 mod pace;
 mod source;
 
 pub use gate::Limit;
 pub use pace::Pace;
-pub use source::{Request, Source, Synthetic};
+pub use source::{Request, Source, Synthetic, Timing};
 
 use crate::clock::now_ns;
 use crate::engine::payload::{stamp, zero_sectors};
@@ -94,6 +95,15 @@ struct PhaseCounts {
     read_bytes: u64,
 }
 
+/// How long a reap waits.
+#[derive(Clone, Copy, Debug)]
+enum Wait {
+    /// Until at least this many requests have completed.
+    For(u32),
+    /// Until the first completions, or this instant (monotonic ns) with none.
+    Until(u64),
+}
+
 /// The state of one phase's loop.
 struct Phase<'a> {
     gate: Gate<'a>,
@@ -113,10 +123,32 @@ struct Phase<'a> {
     judge_reads: bool,
 }
 
+impl<'a> Phase<'a> {
+    /// The state of a phase of `plan` behind `gate`, starting now.
+    fn new<S>(gate: Gate<'a>, plan: &WorkerPlan<S>) -> Self {
+        let now = now_ns();
+        Phase {
+            gate,
+            pacer: Pacer::new(plan.pace, now),
+            syncs: Syncs::new(&plan.pace),
+            free: (0..plan.qd).rev().collect(),
+            inflight: 0,
+            batch: 0,
+            now,
+            counts: PhaseCounts::default(),
+            first_fail: None,
+            judge_reads: plan.verify.as_ref().is_some_and(Writer::while_running),
+        }
+    }
+}
+
 /// The per-slot state of one worker and its generators.
 pub struct Worker<S = Synthetic> {
     plan: WorkerPlan<S>,
+    /// Per slot: the instant its latency runs from (submission; in an open loop, the due time).
     start_ns: Vec<u64>,
+    /// Per slot: the instant it was submitted.
+    submitted_ns: Vec<u64>,
     offset: Vec<u64>,
     dir: Vec<IoDir>,
     len: Vec<u32>,
@@ -136,6 +168,7 @@ impl<S: Source> Worker<S> {
         Worker {
             plan,
             start_ns: vec![0; qd],
+            submitted_ns: vec![0; qd],
             offset: vec![0; qd],
             dir: vec![IoDir::Read; qd],
             len: vec![0; qd],
@@ -173,19 +206,10 @@ impl<S: Source> Worker<S> {
         progress: &Progress,
         stop: &AtomicBool,
     ) -> io::Result<()> {
-        let pace = self.plan.pace;
-        let mut p = Phase {
-            gate: Gate::new(limit, self.plan.qd),
-            pacer: Pacer::new(pace, now_ns()),
-            syncs: Syncs::new(&pace),
-            free: (0..self.plan.qd).rev().collect(),
-            inflight: 0,
-            batch: 0,
-            now: now_ns(),
-            counts: PhaseCounts::default(),
-            first_fail: None,
-            judge_reads: self.plan.verify.as_ref().is_some_and(Writer::while_running),
-        };
+        if !self.plan.pace.arrivals.is_closed() || self.plan.source.timing() != Timing::Untimed {
+            return self.phase_open(eng, limit, rec, progress, stop);
+        }
+        let mut p = Phase::new(Gate::new(limit, self.plan.qd), &self.plan);
         progress.publish(&p.counts);
         loop {
             self.stop_after_grace(&p, rec.as_deref_mut(), stop);
@@ -269,7 +293,7 @@ impl<S: Source> Worker<S> {
             if r.dir == IoDir::Write {
                 p.syncs.wrote();
             }
-            self.issue(eng, slot, r, p.judge_reads);
+            self.issue(eng, slot, r, None, p.judge_reads);
             p.inflight += 1;
             p.batch += 1;
         }
@@ -277,9 +301,17 @@ impl<S: Source> Worker<S> {
     }
 
     /// Prepares request `r` in `slot`: mapped onto its file, a write's buffer sealed or
-    /// stamped, its submission time stamped.
+    /// stamped, its submission time stamped, and its latency's start: the submission, or in
+    /// an open loop the `due` time.
     #[inline]
-    fn issue<E: Engine>(&mut self, eng: &mut E, slot: u32, r: Request, judge_reads: bool) {
+    fn issue<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        slot: u32,
+        r: Request,
+        due: Option<u64>,
+        judge_reads: bool,
+    ) {
         let (file, offset) = match &self.plan.stripe {
             Some(s) => s.map(r.logical),
             None => (0, r.logical),
@@ -303,7 +335,9 @@ impl<S: Source> Worker<S> {
             }
             self.writes += 1;
         }
-        self.start_ns[s] = now_ns();
+        let now = now_ns();
+        self.submitted_ns[s] = now;
+        self.start_ns[s] = due.unwrap_or(now);
         eng.prepare(IoRequest {
             dir: r.dir,
             file,
@@ -321,6 +355,17 @@ impl<S: Source> Worker<S> {
         eng: &mut E,
         p: &mut Phase,
         want: u32,
+        rec: Option<&mut Recorder>,
+    ) -> io::Result<()> {
+        self.reap_as(eng, p, Wait::For(want), rec)
+    }
+
+    /// [`Worker::reap`], waiting as `wait` says.
+    fn reap_as<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        p: &mut Phase,
+        wait: Wait,
         mut rec: Option<&mut Recorder>,
     ) -> io::Result<()> {
         if let (Some(rec), true) = (rec.as_deref_mut(), p.batch > 0) {
@@ -329,6 +374,7 @@ impl<S: Source> Worker<S> {
         p.batch = 0;
         let mut reaped = 0u32;
         let (starts, dirs, offsets, lens) = (&self.start_ns, &self.dir, &self.offset, &self.len);
+        let submitted = &self.submitted_ns;
         let verify = &self.plan.verify;
         let (reads_done, zero_check) = (&mut self.reads_done, &mut self.zero_check);
         let sample_zeros = rec.is_some();
@@ -341,7 +387,7 @@ impl<S: Source> Worker<S> {
             first_fail,
             ..
         } = p;
-        eng.submit_and_reap(want, |slot, res| {
+        let on_complete = |slot: u32, res: i32| {
             let t = now_ns();
             let s = slot as usize;
             *inflight -= 1;
@@ -368,6 +414,9 @@ impl<S: Source> Worker<S> {
                 }
                 if let Some(rec) = rec.as_deref_mut() {
                     rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t);
+                    if let Some(open) = rec.open.as_deref_mut() {
+                        open.service.record(t.saturating_sub(submitted[s]));
+                    }
                 }
             } else {
                 first_fail.get_or_insert(t);
@@ -375,7 +424,11 @@ impl<S: Source> Worker<S> {
                     rec.fail(dir, offsets[s], res.min(0), t);
                 }
             }
-        })?;
+        };
+        match wait {
+            Wait::For(want) => eng.submit_and_reap(want, on_complete)?,
+            Wait::Until(deadline) => eng.submit_and_reap_until(deadline, on_complete)?,
+        }
         if let Some(rec) = rec {
             rec.depth.reap_call(reaped);
             // Free slots are not reused before the next pass: their data is intact.

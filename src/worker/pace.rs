@@ -4,6 +4,7 @@
 //! A paced worker waits as fio does: when the next request is not yet due, it lets every
 //! request in flight complete, then sleeps until it is.
 
+use crate::access::Arrivals;
 use crate::clock::now_ns;
 use crate::signal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,13 +26,21 @@ pub struct Pace {
     pub data_only: bool,
     /// Sync once more when the phase has drained.
     pub end_sync: bool,
+    /// When requests are issued: the closed loop, or an open loop's arrival process
+    /// (`open.rs`), whose rate is `ns_per_io` and `ns_per_byte`.
+    pub arrivals: Arrivals,
+    /// Open loop: the first request's due time, ns after the phase's start (the workers of a
+    /// run start staggered over one gap, so their uniform arrivals interleave evenly).
+    pub first_due_ns: f64,
+    /// Open loop: the seed of the random gaps.
+    pub arrival_seed: u64,
 }
 
 impl Pace {
     /// When the next request is due, ns after the phase's start, once `ios` requests of
     /// `bytes` in all have been issued.
     #[inline]
-    fn due(&self, ios: u64, bytes: u64) -> u64 {
+    pub(super) fn due(&self, ios: u64, bytes: u64) -> u64 {
         (ios as f64 * self.ns_per_io).max(bytes as f64 * self.ns_per_byte) as u64
     }
 

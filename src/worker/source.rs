@@ -21,10 +21,28 @@ pub struct Request {
     pub len: u64,
 }
 
+/// When a source's next request is due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// The source has no times of its own: the loop decides (closed loop, or the arrival
+    /// process of an open loop).
+    Untimed,
+    /// Due this many ns after the phase's start (a trace's own time).
+    At(u64),
+    /// The source has no more requests.
+    End,
+}
+
 /// A source of requests for one worker.
 pub trait Source {
     /// The next request.
     fn next(&mut self) -> Request;
+
+    /// When the request [`Source::next`] returns next is due. A source with its own times
+    /// runs in the open loop; the synthetic generators have none.
+    fn timing(&self) -> Timing {
+        Timing::Untimed
+    }
 
     /// Another offset for a request of `len` bytes in the same direction (the first one's
     /// blocks were busy), if the source can give one; a trace cannot.

@@ -206,14 +206,45 @@ fn error_lines(out: &mut String, r: &Results) {
     }
 }
 
+/// What an open loop asked and how faithfully it issued it, and the service times beside the
+/// latency from due times in the table.
+pub fn open_loop_lines(o: &crate::model::open::OpenLoop, achieved_iops: f64) -> String {
+    let us = |v: f64| fmt_latency_ns(v * 1e3);
+    let asked = o
+        .asked_iops
+        .map_or_else(String::new, |a| format!("asked {a:.0} IOPS, "));
+    format!(
+        "open loop ({} arrivals): {asked}achieved {achieved_iops:.0}; {} issued, {} late (more \
+         than 1 ms after their due time); lateness p50 {}, p99 {}, max {}; at most {} in \
+         flight per thread (limit {})\n  latency above runs from each request's due time; \
+         service time (submission to completion) mean {}, p50 {}, p99 {}, max {}\n",
+        o.arrivals.name(),
+        o.issued,
+        o.late,
+        us(o.late_us.p50),
+        us(o.late_us.p99),
+        us(o.late_us.max),
+        o.max_inflight,
+        o.inflight_limit,
+        us(o.service_us.mean),
+        us(o.service_us.p50),
+        us(o.service_us.p99),
+        us(o.service_us.max),
+    )
+}
+
 /// Renders a `run` report.
 pub fn run_table(r: &RunReport) -> String {
     let w = &r.workload;
+    let depth = if w.setup.access.arrivals.is_closed() {
+        format!("QD{}", w.qd)
+    } else {
+        "open".to_string()
+    };
     let mut head = format!(
-        "{} {} QD{} T{} {}{}",
+        "{} {} {depth} T{} {}{}",
         w.rw.name(),
         w.bs,
-        w.qd,
         w.threads,
         if r.targets.iter().all(|t| t.direct) {
             "direct"
@@ -252,6 +283,9 @@ pub fn run_table(r: &RunReport) -> String {
             j.spread.fastest_iops,
             j.spread.ratio
         );
+    }
+    if let Some(o) = &r.results.open_loop {
+        out.push_str(&open_loop_lines(o, r.results.total.iops));
     }
     if let Some(v) = &r.results.verify {
         out.push_str(&super::verify::lines(v));
