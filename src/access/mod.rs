@@ -279,9 +279,7 @@ pub struct Access {
 }
 
 /// When a workload's requests are issued (`--arrivals`).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrivals {
     /// Each thread keeps its depth in flight; a rate cap delays the next request until the

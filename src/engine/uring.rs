@@ -38,6 +38,9 @@ pub struct UringEngine {
     spin_ns: u64,
     /// Whether a wait can carry a timeout (IORING_FEAT_EXT_ARG, Linux 5.11).
     timed_wait: bool,
+    /// Every request goes to io_uring's worker threads (IOSQE_ASYNC) instead of being tried
+    /// inline first.
+    punt: bool,
 }
 
 /// Whether this kernel lets this process create an io_uring ring (it may be compiled out,
@@ -75,7 +78,15 @@ impl UringEngine {
             len,
             spin_ns: spin.as_nanos().min(u64::MAX as u128) as u64,
             timed_wait,
+            punt: false,
         })
+    }
+
+    /// Sends every request to io_uring's worker threads (IOSQE_ASYNC) when `on`, so that no
+    /// submission waits for the device, whatever the file system does with a non-blocking
+    /// attempt; costs a hand-over to a worker thread per request.
+    pub fn always_async(&mut self, on: bool) {
+        self.punt = on;
     }
 
     /// Whether the file descriptor and the buffers are registered (for the record).
@@ -151,7 +162,12 @@ impl UringEngine {
             let args = types::SubmitArgs::new().timespec(&ts);
             return match self.ring.submitter().submit_with_args(1, &args) {
                 Ok(_) => Ok(()),
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME | libc::EINTR | libc::EBUSY)) => {
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ETIME | libc::EINTR | libc::EBUSY)
+                    ) =>
+                {
                     Ok(())
                 }
                 Err(e) => Err(e),
@@ -207,7 +223,12 @@ impl UringEngine {
                 .offset(req.offset)
                 .build(),
         };
-        e.user_data(req.slot as u64)
+        let e = e.user_data(req.slot as u64);
+        if self.punt {
+            e.flags(squeue::Flags::ASYNC)
+        } else {
+            e
+        }
     }
 }
 

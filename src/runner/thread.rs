@@ -7,6 +7,7 @@ use crate::access::sample::{Draw, SizePicker};
 use crate::clock::now_ns;
 use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
 use crate::model::cause::{Fatal, Stage};
+use crate::model::run::TargetKind;
 use crate::offsets::{OffsetGen, Region, Stripe};
 use crate::rng::Rng;
 use crate::signal;
@@ -235,7 +236,14 @@ fn setup_engine(
     Rng::new(seed, 0xb0f).fill(arena.all_mut());
     Ok(match kind {
         EngineKind::Uring => {
-            AnyEngine::Uring(Box::new(UringEngine::new(&fds, arena, bs, w.setup.spin.0)?))
+            // An open loop must never wait in its submission: a file system that does not
+            // honour io_uring's non-blocking attempt (FUSE, seen on 6.18: each submit took the
+            // whole 2-ms service) would hold every later request back. Block devices honour it.
+            let punt = !w.setup.access.arrivals.is_closed()
+                && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
+            let mut e = UringEngine::new(&fds, arena, bs, w.setup.spin.0)?;
+            e.always_async(punt);
+            AnyEngine::Uring(Box::new(e))
         }
         EngineKind::Sync => AnyEngine::Sync(SyncEngine::new(&fds, arena, bs)),
         EngineKind::Null => AnyEngine::Null(NullEngine::new(arena, bs)),
@@ -326,9 +334,7 @@ fn worker_plan(
             end_sync: a.end_fsync,
             arrivals: a.arrivals,
             // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
-            first_due_ns: a
-                .rate_iops
-                .map_or(0.0, |r| 1e9 * me as f64 / r as f64),
+            first_due_ns: a.rate_iops.map_or(0.0, |r| 1e9 * me as f64 / r as f64),
             arrival_seed: w.setup.seed ^ stream.rotate_left(17),
         },
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.

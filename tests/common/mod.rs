@@ -2,6 +2,8 @@
 //! are always detached, and reading JSON results.
 #![allow(dead_code)]
 
+pub mod fuse;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

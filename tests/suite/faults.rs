@@ -10,15 +10,16 @@
 
 use crate::common;
 
+use common::fuse::{Mounted, attr, mount_fs};
 use common::{halfpower, is_root, num, unavailable};
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, MountOption,
-    OpenFlags, ReplyAttr, ReplyData, ReplyEntry, Request,
+    Errno, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, OpenFlags, ReplyAttr,
+    ReplyData, ReplyEntry, Request,
 };
 use std::ffi::OsStr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
 const SIZE: u64 = 4 << 20;
 const TTL: Duration = Duration::from_secs(60);
@@ -27,30 +28,6 @@ const TTL: Duration = Duration::from_secs(60);
 struct Faulty {
     data: Vec<u8>,
     bad: Vec<std::ops::Range<u64>>,
-}
-
-fn attr(ino: u64, kind: FileType, size: u64) -> FileAttr {
-    FileAttr {
-        ino: INodeNo(ino),
-        size,
-        blocks: size.div_ceil(512),
-        atime: UNIX_EPOCH,
-        mtime: UNIX_EPOCH,
-        ctime: UNIX_EPOCH,
-        crtime: UNIX_EPOCH,
-        kind,
-        perm: if kind == FileType::Directory {
-            0o755
-        } else {
-            0o644
-        },
-        nlink: 1,
-        uid: 0,
-        gid: 0,
-        rdev: 0,
-        flags: 0,
-        blksize: 4096,
-    }
 }
 
 impl Filesystem for Faulty {
@@ -98,56 +75,12 @@ impl Filesystem for Faulty {
     }
 }
 
-/// The fault file system, mounted on a temporary directory: unmounted (lazily, so a process
-/// still holding the file cannot keep it) and the directory removed on drop, also when a test
-/// fails. fuser's own unmount on drop goes through fusermount, which a root test without fuse3
-/// lacks, so the guard unmounts itself.
-struct Mounted {
-    session: Option<fuser::BackgroundSession>,
-    dir: tempfile::TempDir,
-}
-
-impl Mounted {
-    fn disk(&self) -> String {
-        self.dir.path().join("disk").to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(self.dir.path())
-            .output();
-        if let Some(s) = self.session.take() {
-            let _ = s.join();
-        }
-    }
-}
-
 /// The fault file system mounted; `None` (test skipped, or failed in CI) without root or
 /// /dev/fuse.
 fn mount(bad: Vec<std::ops::Range<u64>>) -> Option<Mounted> {
     mount_fs(Faulty {
         data: (0..SIZE).map(|i| (i * 31 % 251) as u8).collect(),
         bad,
-    })
-}
-
-/// `fs` mounted; `None` (test skipped, or failed in CI) without root or /dev/fuse.
-fn mount_fs<F: Filesystem + Send + 'static>(fs: F) -> Option<Mounted> {
-    if !is_root() || !std::path::Path::new("/dev/fuse").exists() {
-        unavailable("root and /dev/fuse (for the FUSE fault file system)");
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = fuser::Config::default();
-    cfg.mount_options = vec![MountOption::FSName("halfpower-faults".into())];
-    cfg.n_threads = Some(2);
-    let session = fuser::spawn_mount(fs, dir.path(), &cfg).expect("mounting the FUSE file system");
-    Some(Mounted {
-        session: Some(session),
-        dir,
     })
 }
 

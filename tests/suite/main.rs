@@ -21,6 +21,7 @@ mod loopdev;
 mod monitor;
 mod monitor_checks;
 mod monitor_overhead;
+mod open_loop;
 mod report;
 mod scale;
 mod sweep;

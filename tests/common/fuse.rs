@@ -1,0 +1,264 @@
+//! FUSE file systems for the tests: the mount guard (unmounted and removed on drop, also when a
+//! test fails) and [`Server`], a disk of known queueing: one file served by `k` servers, each
+//! holding a request for a constant time S (a single server under Poisson arrivals is an M/D/1
+//! queue, whose mean response time queueing theory gives exactly).
+
+use super::{is_root, unavailable};
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, MountOption,
+    OpenFlags, ReplyAttr, ReplyData, ReplyEntry, ReplyWrite, Request, WriteFlags,
+};
+use std::ffi::OsStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+const TTL: Duration = Duration::from_secs(60);
+
+/// The attributes of inode `ino`: a directory or a regular file of `size` bytes.
+pub fn attr(ino: u64, kind: FileType, size: u64) -> FileAttr {
+    FileAttr {
+        ino: INodeNo(ino),
+        size,
+        blocks: size.div_ceil(512),
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+        crtime: UNIX_EPOCH,
+        kind,
+        perm: if kind == FileType::Directory {
+            0o755
+        } else {
+            0o644
+        },
+        nlink: 1,
+        uid: 0,
+        gid: 0,
+        rdev: 0,
+        flags: 0,
+        blksize: 4096,
+    }
+}
+
+/// A FUSE file system, mounted on a temporary directory: unmounted (lazily, so a process
+/// still holding the file cannot keep it) and the directory removed on drop, also when a test
+/// fails. fuser's own unmount on drop goes through fusermount, which a root test without fuse3
+/// lacks, so the guard unmounts itself.
+pub struct Mounted {
+    session: Option<fuser::BackgroundSession>,
+    dir: tempfile::TempDir,
+}
+
+impl Mounted {
+    pub fn disk(&self) -> String {
+        self.dir.path().join("disk").to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .output();
+        if let Some(s) = self.session.take() {
+            let _ = s.join();
+        }
+    }
+}
+
+/// `fs` mounted with two threads; `None` (test skipped, or failed in CI) without root or
+/// /dev/fuse.
+pub fn mount_fs<F: Filesystem + Send + 'static>(fs: F) -> Option<Mounted> {
+    mount_fs_with(fs, "halfpower-faults", 2)
+}
+
+/// `fs` mounted under `name` with `threads` threads serving requests; `None` (test skipped,
+/// or failed in CI) without root or /dev/fuse.
+pub fn mount_fs_with<F: Filesystem + Send + 'static>(
+    fs: F,
+    name: &str,
+    threads: usize,
+) -> Option<Mounted> {
+    if !is_root() || !std::path::Path::new("/dev/fuse").exists() {
+        unavailable("root and /dev/fuse (for the tests' FUSE file systems)");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = fuser::Config::default();
+    cfg.mount_options = vec![MountOption::FSName(name.into())];
+    cfg.n_threads = Some(threads);
+    let session = fuser::spawn_mount(fs, dir.path(), &cfg).expect("mounting the FUSE file system");
+    Some(Mounted {
+        session: Some(session),
+        dir,
+    })
+}
+
+/// What a [`Server`] counts, readable while it runs: requests served, and the sum and sum of
+/// squares of their service times (ns), from the handler's start to its reply.
+#[derive(Debug, Default)]
+pub struct Served {
+    /// Requests served.
+    pub count: AtomicU64,
+    /// Sum of service times, ns.
+    pub sum_ns: AtomicU64,
+    /// Sum of squared service times, ns² / 1000 (µs·ns, to stay within 64 bits).
+    pub sum_sq: AtomicU64,
+    /// When the first and the last request of the current count ended (ns since the mount).
+    pub first_end_ns: AtomicU64,
+    /// Likewise, the last.
+    pub last_end_ns: AtomicU64,
+}
+
+impl Served {
+    /// Starts counting afresh.
+    pub fn reset(&self) {
+        for a in [
+            &self.count,
+            &self.sum_ns,
+            &self.sum_sq,
+            &self.first_end_ns,
+            &self.last_end_ns,
+        ] {
+            a.store(0, Ordering::SeqCst);
+        }
+    }
+
+    /// Mean service time, s.
+    pub fn mean_s(&self) -> f64 {
+        self.sum_ns.load(Ordering::SeqCst) as f64 / self.count.load(Ordering::SeqCst) as f64 / 1e9
+    }
+
+    /// Second moment of the service time, s².
+    pub fn second_moment_s2(&self) -> f64 {
+        self.sum_sq.load(Ordering::SeqCst) as f64 * 1e3
+            / self.count.load(Ordering::SeqCst) as f64
+            / 1e18
+    }
+
+    /// Requests completed per second between the first and the last completion counted.
+    pub fn rate(&self) -> f64 {
+        let n = self.count.load(Ordering::SeqCst);
+        let span =
+            self.last_end_ns.load(Ordering::SeqCst) - self.first_end_ns.load(Ordering::SeqCst);
+        (n - 1) as f64 / (span as f64 / 1e9)
+    }
+}
+
+/// A disk of known queueing: one file, `disk`, of `size` bytes, whose every request (read or
+/// write, opened FOPEN_DIRECT_IO so each reaches the file system) holds one of the mount's
+/// threads for `service`: the last 300 µs spinning, so the time is constant to a few µs rather
+/// than the scheduler's wake-up. Mounted with one thread it is a single server: M/D/1 under
+/// Poisson arrivals.
+pub struct Server {
+    /// Bytes in the file.
+    pub size: u64,
+    /// Time each request holds its server.
+    pub service: Duration,
+    /// Counts of what was served.
+    pub served: Arc<Served>,
+    /// The mount's start, for the counts' times.
+    pub epoch: Instant,
+    zeros: Vec<u8>,
+}
+
+impl Server {
+    /// A server of `size` bytes with service time `service`.
+    pub fn new(size: u64, service: Duration) -> Self {
+        Server {
+            size,
+            service,
+            served: Arc::new(Served::default()),
+            epoch: Instant::now(),
+            zeros: vec![0; 1 << 20],
+        }
+    }
+
+    /// Holds the calling thread until `start + service`.
+    fn hold(&self, start: Instant) {
+        let spin = Duration::from_micros(300);
+        if self.service > spin {
+            std::thread::sleep(self.service - spin);
+        }
+        while start.elapsed() < self.service {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Counts a request that started at `start` and has just been answered.
+    fn count(&self, start: Instant) {
+        let end = Instant::now();
+        let ns = (end - start).as_nanos() as u64;
+        let s = &self.served;
+        let at = (end - self.epoch).as_nanos() as u64;
+        if s.count.fetch_add(1, Ordering::SeqCst) == 0 {
+            s.first_end_ns.store(at, Ordering::SeqCst);
+        }
+        s.last_end_ns.fetch_max(at, Ordering::SeqCst);
+        s.sum_ns.fetch_add(ns, Ordering::SeqCst);
+        s.sum_sq.fetch_add(ns * (ns / 1000), Ordering::SeqCst);
+    }
+}
+
+impl Filesystem for Server {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if u64::from(parent) == 1 && name == "disk" {
+            reply.entry(
+                &TTL,
+                &attr(2, FileType::RegularFile, self.size),
+                fuser::Generation(0),
+            );
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match u64::from(ino) {
+            1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
+            2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, self.size)),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: fuser::ReplyOpen) {
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let start = Instant::now();
+        self.hold(start);
+        let len = (size as u64).min(self.size.saturating_sub(offset)) as usize;
+        reply.data(&self.zeros[..len.min(self.zeros.len())]);
+        self.count(start);
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        let start = Instant::now();
+        self.hold(start);
+        reply.written(data.len() as u32);
+        self.count(start);
+    }
+}

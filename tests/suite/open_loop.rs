@@ -1,0 +1,127 @@
+//! The open loop against a disk of known queueing (tests/common/fuse.rs, [`Server`]): one file
+//! served one request at a time in a constant time S. Under Poisson arrivals at utilisation ρ
+//! it is an M/D/1 queue, whose mean response time is R = S (1 + ρ / (2 (1 − ρ))) (Pollaczek–
+//! Khinchine with a constant service time), plus the FUSE path's own delay outside the server
+//! (measured at a rate so low that nothing queues). A closed loop at the same rate never finds
+//! a queue (each request waits for the one before) and reads about S: coordinated omission.
+
+use crate::common;
+use common::fuse::{Server, mount_fs_with};
+use common::{num, run_json};
+use std::time::Duration;
+
+/// The server's time per request, ms: long beside the FUSE path's own cost (tens of µs).
+const S_MS: u64 = 2;
+
+#[test]
+fn open_loop_poisson_arrivals_meet_the_md1_queue() {
+    let _turn = common::exclusive();
+    let server = Server::new(64 << 20, Duration::from_millis(S_MS));
+    let served = server.served.clone();
+    let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {
+        return;
+    };
+    let disk = fs.disk();
+    // S with the FUSE path included: the rate the server itself counts while saturated.
+    served.reset();
+    let sat = run_json(&[
+        "run", &disk, "--rw", "randread", "--qd", "4", "--time", "2s", "--warmup", "0",
+    ]);
+    let s = 1.0 / served.rate();
+    let s_own = served.mean_s();
+    let (cv2, hp_sat) = (
+        served.second_moment_s2() / (s_own * s_own) - 1.0,
+        num(&sat, "results.total.iops"),
+    );
+    eprintln!(
+        "S {:.3} ms (saturated: {:.1}/s counted by the server, {hp_sat:.1} IOPS by halfpower); \
+         the handler's own {:.3} ms, squared coefficient of variation {cv2:.4}",
+        s * 1e3,
+        1.0 / s,
+        s_own * 1e3
+    );
+    assert!(
+        (hp_sat * s - 1.0).abs() < 0.02,
+        "halfpower {hp_sat} IOPS, server {}",
+        1.0 / s
+    );
+    // The path's own delay outside the server: what a light load (ρ = 0.1, where M/D/1 adds
+    // 5.6 % of S) measures beyond the queue's answer.
+    let md1 = |rho: f64| s * (1.0 + rho / (2.0 * (1.0 - rho)));
+    let light = (0.1 / s).round().to_string();
+    let alone = run_json(&[
+        "run",
+        &disk,
+        "--rw",
+        "randread",
+        "--arrivals",
+        "poisson",
+        "--rate-iops",
+        &light,
+        "--time",
+        "4s",
+        "--warmup",
+        "0",
+    ]);
+    let rho_light = num(&alone, "results.total.iops") * s;
+    let d = num(&alone, "results.read.latency_us.mean") / 1e6 - md1(rho_light);
+    eprintln!("FUSE path outside the server: {:.1} µs", d * 1e6);
+    assert!((0.0..0.1 * s).contains(&d), "path delay {d} s");
+    for (rho, secs) in [(0.3, 8), (0.5, 8), (0.7, 14)] {
+        let rate = (rho / s).round().to_string();
+        let t = format!("{secs}s");
+        let open = run_json(&[
+            "run",
+            &disk,
+            "--rw",
+            "randread",
+            "--arrivals",
+            "poisson",
+            "--rate-iops",
+            &rate,
+            "--time",
+            &t,
+            "--warmup",
+            "1s",
+        ]);
+        let closed = run_json(&[
+            "run",
+            &disk,
+            "--rw",
+            "randread",
+            "--rate-iops",
+            &rate,
+            "--time",
+            "3s",
+            "--warmup",
+            "0",
+        ]);
+        // The utilisation of this realisation of the arrivals (a fixed seed): its own count.
+        let achieved = num(&open, "results.total.iops");
+        let rho_real = achieved * s;
+        let r_md1 = md1(rho_real) + d;
+        let got = num(&open, "results.read.latency_us.mean") / 1e6;
+        let shut = num(&closed, "results.read.latency_us.mean") / 1e6;
+        let late = num(&open, "results.open_loop.late");
+        eprintln!(
+            "ρ {rho} asked, {rho_real:.3} realised ({achieved:.1} IOPS): open loop {:.3} ms, \
+             M/D/1 {:.3} ms ({:.3}); closed loop {:.3} ms ({:.2} of M/D/1); {late} late",
+            got * 1e3,
+            r_md1 * 1e3,
+            got / r_md1,
+            shut * 1e3,
+            shut / r_md1,
+        );
+        assert!(
+            (got / r_md1 - 1.0).abs() < 0.10,
+            "ρ {rho}: {got} s against M/D/1 {r_md1} s"
+        );
+        // The closed loop at this rate never queues: it reads the lone request's time.
+        assert!((shut / s - 1.0).abs() < 0.10, "closed loop {shut} s");
+        assert!(
+            shut / r_md1 < 1.0 - rho / 3.0,
+            "closed loop {shut} s, M/D/1 {r_md1} s"
+        );
+        assert!(late <= 0.01 * achieved * secs as f64, "{late} late");
+    }
+}
