@@ -336,6 +336,7 @@ impl Default for Workload {
 pub struct RunPlan {
     w: Workload,
     read_pct: u8,
+    replay: Option<crate::access::replay::ReplayPlan>,
 }
 
 impl RunPlan {
@@ -347,6 +348,25 @@ impl RunPlan {
     /// The share of reads in percent, resolved from `--read-pct` or the mode.
     pub fn read_pct(&self) -> u8 {
         self.read_pct
+    }
+
+    /// This plan issuing a trace's requests (`replay`) instead of drawing them: its workload
+    /// then only sizes the buffers and bounds the requests in flight, and it runs on one thread.
+    pub fn replaying(mut self, replay: crate::access::replay::ReplayPlan) -> RunPlan {
+        self.w.threads = 1;
+        if replay.requests.first().is_some_and(|r| r.at_ns.is_some()) {
+            let a = &mut self.w.setup.access;
+            a.arrivals = crate::access::Arrivals::Trace;
+            a.rate_iops = None;
+            a.rate = None;
+        }
+        self.replay = Some(replay);
+        self
+    }
+
+    /// The trace this plan replays, if it replays one.
+    pub fn replay(&self) -> Option<&crate::access::replay::ReplayPlan> {
+        self.replay.as_ref()
     }
 
     /// Another plan on the same engine from this one's workload changed by `change`, checked
@@ -372,7 +392,11 @@ impl Workload {
     pub fn plan(&self, engine: EngineKind, depth: DepthOnEngine) -> Result<RunPlan> {
         let w = self.validated()?.lowered(engine, depth);
         let read_pct = w.read_pct.unwrap_or_else(|| w.rw.default_read_pct());
-        Ok(RunPlan { w, read_pct })
+        Ok(RunPlan {
+            w,
+            read_pct,
+            replay: None,
+        })
     }
 
     /// Checks the options that do not depend on a target and fills in the defaults that

@@ -3,6 +3,7 @@
 //! parsing, printing and validation; the generators that draw from them are in [`sample`]).
 
 mod dist;
+pub mod replay;
 pub mod sample;
 #[cfg(test)]
 mod tests;
@@ -290,6 +291,9 @@ pub enum Arrivals {
     Poisson,
     /// Open loop with even gaps.
     Uniform,
+    /// Open loop at a replayed trace's own times (`halfpower replay`; not an option).
+    #[value(skip)]
+    Trace,
 }
 
 impl Arrivals {
@@ -304,6 +308,7 @@ impl Arrivals {
             Arrivals::Closed => "closed",
             Arrivals::Poisson => "poisson",
             Arrivals::Uniform => "uniform",
+            Arrivals::Trace => "trace",
         }
     }
 }
@@ -488,6 +493,13 @@ impl Access {
         }
         if a.arrivals.is_closed() {
             return Ok(());
+        }
+        if a.arrivals == Arrivals::Trace {
+            return Err(Error::invalid(
+                "--arrivals",
+                "trace",
+                "closed, poisson or uniform (a trace's own times come with `halfpower replay`)",
+            ));
         }
         if a.rate.is_none() && a.rate_iops.is_none() {
             return Err(Error::invalid(

@@ -12,6 +12,7 @@ pub mod expect;
 pub mod experiments;
 pub mod fio;
 pub mod fit;
+pub mod headroom;
 pub mod limits;
 pub mod monitor;
 pub mod profile;

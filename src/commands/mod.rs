@@ -8,6 +8,7 @@ mod monitor;
 mod points;
 mod profile;
 mod quick;
+mod replay;
 mod report;
 mod run;
 mod scale;
@@ -109,6 +110,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Compare(args)) => compare::compare(args, command),
         Some(Command::Fio(args)) => fio::fio(args.args),
         Some(Command::Verify(args)) => verify::verify(args, command),
+        Some(Command::Replay(args)) => replay::replay(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

@@ -10,6 +10,7 @@ pub mod perfmon;
 pub mod profile;
 pub mod sweep;
 pub mod timefmt;
+pub mod trace;
 
 use crate::model::log::Log;
 

@@ -16,6 +16,7 @@ pub mod open;
 pub mod profile;
 pub mod quick;
 pub mod ranks;
+pub mod replay;
 pub mod run;
 pub mod scale;
 mod stored;
@@ -61,6 +62,8 @@ pub enum Document {
     Experiment(Box<experiment::ExperimentReport>),
     /// `compare --json`.
     Compare(Box<compare::CompareReport>),
+    /// `replay --json`.
+    Replay(Box<replay::ReplayReport>),
 }
 
 impl Document {
@@ -90,6 +93,7 @@ impl Document {
             Document::Scale(_) => Kind::Scale,
             Document::Experiment(_) => Kind::Experiment,
             Document::Compare(_) => Kind::Compare,
+            Document::Replay(_) => Kind::Replay,
         }
     }
 }
@@ -108,6 +112,7 @@ impl Serialize for Document {
             Document::Scale(c) => c.serialize(s),
             Document::Experiment(e) => e.serialize(s),
             Document::Compare(c) => c.serialize(s),
+            Document::Replay(r) => r.serialize(s),
         }
     }
 }
@@ -151,6 +156,8 @@ pub enum Kind {
     Monitor,
     /// `halfpower verify`.
     Verify,
+    /// `halfpower replay`.
+    Replay,
 }
 
 impl Kind {
@@ -167,6 +174,7 @@ impl Kind {
             Kind::Compare => "compare",
             Kind::Monitor => "monitor",
             Kind::Verify => "verify",
+            Kind::Replay => "replay",
         }
     }
 }

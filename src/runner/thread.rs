@@ -15,7 +15,7 @@ use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::stats::Recorder;
 use crate::stats::series::SeriesSink;
 use crate::target::Target;
-use crate::worker::{Limit, Pace, Progress, Synthetic, Worker, WorkerPlan};
+use crate::worker::{Limit, Pace, Progress, Replay, Requests, Synthetic, Worker, WorkerPlan};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Barrier, Condvar, Mutex};
 
@@ -124,7 +124,7 @@ impl Shared {
 /// returns what it recorded and a failure that stopped it.
 fn drive<E: Engine>(
     eng: &mut E,
-    mut worker: Worker,
+    mut worker: Worker<Requests>,
     shared: &Shared,
     me: usize,
 ) -> (Recorder, Option<Fatal>) {
@@ -270,7 +270,7 @@ fn worker_plan(
     w: &RunPlan,
     qd: u32,
     shared: &Shared,
-) -> (WorkerPlan, Option<String>) {
+) -> (WorkerPlan<Requests>, Option<String>) {
     let WorkerId {
         target: ti,
         thread: th,
@@ -317,11 +317,18 @@ fn worker_plan(
         Err(e) => (OffsetGen::random(region), Some(e)),
     };
     let plan = WorkerPlan {
-        source: Synthetic {
-            offsets,
-            rng: Rng::new(w.setup.seed, stream),
-            read_pct: w.read_pct(),
-            sizes: SizePicker::new(&w.bs),
+        source: match w.replay() {
+            Some(r) => Requests::Replay(Replay::new(
+                r.clone(),
+                region.start,
+                region.blocks * region.align,
+            )),
+            None => Requests::Synthetic(Synthetic {
+                offsets,
+                rng: Rng::new(w.setup.seed, stream),
+                read_pct: w.read_pct(),
+                sizes: SizePicker::new(&w.bs),
+            }),
         },
         qd,
         pace: Pace {

@@ -16,7 +16,7 @@ mod source;
 
 pub use gate::Limit;
 pub use pace::Pace;
-pub use source::{Request, Source, Synthetic, Timing};
+pub use source::{Replay, Request, Requests, Source, Synthetic, Timing};
 
 use crate::clock::now_ns;
 use crate::engine::payload::{stamp, zero_sectors};
@@ -266,6 +266,9 @@ impl<S: Source> Worker<S> {
         while let Some(&slot) = p.free.last() {
             if p.syncs.due() {
                 return Ok(true);
+            }
+            if self.plan.source.timing() == Timing::End {
+                return Ok(false);
             }
             if !p.gate.open(p.now, stop) {
                 return Ok(false);

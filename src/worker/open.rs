@@ -68,7 +68,7 @@ impl Arrival {
         let gap = self.ns_per_io.max(len as f64 * self.ns_per_byte);
         self.next += match self.kind {
             Arrivals::Poisson => gap * self.exponential(),
-            Arrivals::Uniform | Arrivals::Closed => gap,
+            Arrivals::Uniform | Arrivals::Closed | Arrivals::Trace => gap,
         };
     }
 }

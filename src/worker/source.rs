@@ -3,6 +3,7 @@
 //! source; a recorded trace is another. With `--verify`, a write takes its blocks through the
 //! record before it is issued ([`claim_write`]).
 
+use crate::access::replay::ReplayPlan;
 use crate::access::sample::SizePicker;
 use crate::engine::IoDir;
 use crate::offsets::OffsetGen;
@@ -107,4 +108,111 @@ pub fn claim_write<S: Source>(src: &mut S, v: &Writer, mut r: Request) -> Option
         r.logical = src.redraw(r.len)?;
     }
     v.claim(r.logical, r.len).then_some(r)
+}
+
+/// A trace's requests, each at its time divided by the replay's speed, mapped onto a region:
+/// offsets are the trace's from the region's start (wrapped around it with `--wrap`), writes
+/// become reads with `--reads-only`.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    plan: ReplayPlan,
+    next: usize,
+    /// The region's first byte and its length.
+    base: u64,
+    size: u64,
+}
+
+impl Replay {
+    /// The replay of `plan` onto the `size` bytes from `base`.
+    pub fn new(plan: ReplayPlan, base: u64, size: u64) -> Self {
+        Replay {
+            plan,
+            next: 0,
+            base,
+            size: size.max(1),
+        }
+    }
+
+    /// Where a request of `len` bytes at trace offset `offset` lands in the region.
+    fn place(&self, offset: u64, len: u64) -> u64 {
+        if !self.plan.wrap || offset + len <= self.size {
+            return self.base + offset;
+        }
+        // Wrapped: the same offset modulo the region, kept whole inside it (on a 4-KiB
+        // boundary, which every direct-I/O device accepts).
+        let at = offset % self.size;
+        let at = if at + len > self.size {
+            self.size.saturating_sub(len) & !4095
+        } else {
+            at
+        };
+        self.base + at
+    }
+}
+
+impl Source for Replay {
+    #[inline]
+    fn next(&mut self) -> Request {
+        let r = self.plan.requests[self.next.min(self.plan.requests.len() - 1)];
+        self.next += 1;
+        Request {
+            dir: if self.plan.reads_only {
+                IoDir::Read
+            } else {
+                r.dir
+            },
+            logical: self.place(r.offset, r.len),
+            len: r.len,
+        }
+    }
+
+    fn redraw(&mut self, _len: u64) -> Option<u64> {
+        None
+    }
+
+    #[inline]
+    fn timing(&self) -> Timing {
+        match self.plan.requests.get(self.next) {
+            None => Timing::End,
+            Some(r) => match r.at_ns {
+                Some(t) => Timing::At((t as f64 / self.plan.speed) as u64),
+                None => Timing::Untimed,
+            },
+        }
+    }
+}
+
+/// The requests of a run's worker: drawn by the synthetic generators, or a trace replayed.
+#[derive(Clone, Debug)]
+pub enum Requests {
+    /// The workload's generators.
+    Synthetic(Synthetic),
+    /// A trace.
+    Replay(Replay),
+}
+
+impl Source for Requests {
+    #[inline]
+    fn next(&mut self) -> Request {
+        match self {
+            Requests::Synthetic(s) => s.next(),
+            Requests::Replay(r) => r.next(),
+        }
+    }
+
+    #[inline]
+    fn redraw(&mut self, len: u64) -> Option<u64> {
+        match self {
+            Requests::Synthetic(s) => s.redraw(len),
+            Requests::Replay(r) => r.redraw(len),
+        }
+    }
+
+    #[inline]
+    fn timing(&self) -> Timing {
+        match self {
+            Requests::Synthetic(s) => s.timing(),
+            Requests::Replay(r) => r.timing(),
+        }
+    }
 }

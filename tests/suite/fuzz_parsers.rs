@@ -243,3 +243,21 @@ mod other_inputs {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
+
+    /// Traces for `replay`: random lines under each accepted first line never panic, and
+    /// whatever parses has requests that stay within u64 and times that never go back.
+    #[test]
+    fn random_traces_never_panic(
+        head in prop::sample::select(vec!["# halfpower trace v1\n", "fio version 2 iolog\n", "fio version 3 iolog\n", ""]),
+        body in "([0-9 ]{0,12}(R|W|F|D|X|/f|add|open|read|write|wait|trim|sync)?[ 0-9a-z./-]{0,30}\n){0,12}",
+    ) {
+        if let Ok(t) = halfpower::input::trace::parse("fuzz", &format!("{head}{body}")) {
+            prop_assert!(!t.requests.is_empty());
+            prop_assert!(t.requests.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
+            let _ = (t.end(), t.span_ns(), t.max_len());
+        }
+    }
+}

@@ -22,6 +22,7 @@ mod monitor;
 mod monitor_checks;
 mod monitor_overhead;
 mod open_loop;
+mod replay;
 mod report;
 mod scale;
 mod sweep;

@@ -15,6 +15,7 @@ mod experiment;
 mod marks;
 mod monitor;
 mod profile;
+mod replay;
 mod run;
 mod scale;
 pub mod svg;
@@ -99,6 +100,7 @@ fn describe(i: &Input) -> String {
         Document::Profile(p) => p.target.clone(),
         Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
+        Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
         Document::Scale(s) => {
             let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
             t.join(", ")
@@ -139,6 +141,7 @@ fn origin(i: &Input) -> Origin {
         Document::Profile(p) => of(&p.host, &p.header),
         Document::Scale(s) => of(&s.host, &s.header),
         Document::Experiment(e) => of(&e.host, &e.header),
+        Document::Replay(r) => of(&r.host, &r.header),
         Document::Compare(c) => Origin {
             host: none(),
             kernel: none(),
@@ -222,6 +225,7 @@ pub fn render(inputs: &[Input]) -> String {
         "scale" => scale::section(inputs, &labels),
         "experiment" => experiment::section(inputs, &labels),
         "compare" => compare::section(inputs, &labels),
+        "replay" => replay::section(inputs, &labels),
         _ => monitor::section(inputs, &labels),
     };
     let mut out = String::new();

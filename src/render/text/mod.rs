@@ -8,6 +8,7 @@ pub mod fio;
 pub mod monitor;
 pub mod profile;
 pub mod quick;
+pub mod replay;
 pub mod run;
 pub mod scale;
 pub mod sweep;

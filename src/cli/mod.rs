@@ -1,6 +1,9 @@
 //! The command line: clap derive structs and nothing else. Workload options come from
 //! [`crate::spec::Workload`], so flags, job files and JSON share one definition.
 
+mod replay;
+pub use replay::ReplayArgs;
+
 use crate::spec::{RwMode, Setup, Workload};
 use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
@@ -70,6 +73,12 @@ bad: lost-unflushed (a write after its last flush, lost: allowed after a power c
 seal of halfpower's, without a state). Exit status: 0 when no block is bad, 1 when any is bad or \
 unreadable, 2 for a usage error or when blocks were sealed at another block length than --bs. \
 docs/verify.md.";
+
+const REPLAY_HELP: &str = "Each request is issued at its due time (its time in the trace \
+divided by the speed) whether or not earlier ones have completed, and its response time runs \
+from that due time; a request issued over 1 ms late is counted. Sizes: k/m/g = KiB/MiB/GiB; \
+MB/s = 10^6 bytes/s. Formats: '# halfpower trace v1' (time_us dir offset bytes per line) or fio \
+iolog v2/v3 (v3 times in µs). docs/replay.md.";
 
 const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
 random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
@@ -151,6 +160,11 @@ pub enum Command {
     /// (a lost write) or unwritten, against the record of a `run --verify-state`.
     #[command(after_help = VERIFY_HELP)]
     Verify(VerifyArgs),
+    /// Replay a trace (halfpower's own, or a fio iolog) open-loop at its own times and faster:
+    /// per speed the rate asked and achieved, how late requests were issued, the response time
+    /// from each due time; with --headroom, the speed at which it doubles.
+    #[command(after_help = REPLAY_HELP)]
+    Replay(ReplayArgs),
 }
 
 /// `run --verify` and `--verify-state`.

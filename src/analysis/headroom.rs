@@ -1,0 +1,190 @@
+//! The headroom search of `replay --headroom`: from the points replayed so far, the next
+//! speed to try, or the answer. The speed at which a figure (mean or 99th percentile response
+//! time) reaches double its value at speed 1 is bracketed by doubling the speed, then narrowed
+//! by bisection (geometric) until the bracket is within 2 %, and read off by linear
+//! interpolation between its ends. Only points the replayer issued on time count: a point
+//! whose requests were late because every slot was busy is the queue limit's answer; one late
+//! for any other reason (CPU) ends the search without a figure beyond it.
+
+use crate::model::replay::{Headroom, HeadroomLimit};
+
+/// Share of late requests (issued over 1 ms after their due time) above which a point was
+/// not replayed on time.
+pub const BEHIND_SHARE: f64 = 0.01;
+/// The bracket is narrowed until its ends are within this ratio.
+pub const PRECISION: f64 = 1.02;
+/// The fastest speed the search tries.
+pub const MAX_SPEED: f64 = 1024.0;
+
+/// What the search needs of one replayed point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// Speed.
+    pub speed: f64,
+    /// Mean response time, µs.
+    pub mean_us: f64,
+    /// 99th percentile, µs.
+    pub p99_us: f64,
+    /// Share of requests issued late.
+    pub late_share: f64,
+    /// Whether every slot was busy at some time (max in flight reached its bound).
+    pub slots_full: bool,
+}
+
+impl Probe {
+    fn on_time(&self) -> bool {
+        self.late_share <= BEHIND_SHARE
+    }
+
+    /// Late because the slots were full: the bound's answer, which counts.
+    fn counts(&self) -> bool {
+        self.on_time() || self.slots_full
+    }
+}
+
+/// The search's next step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Replay at this speed next.
+    Run(f64),
+    /// The search is over.
+    Done(Headroom),
+}
+
+/// Where figure `f` reaches double its value at speed 1 among `points`: `Ok(speed)` once
+/// bracketed within [`PRECISION`], `Err(next speed to try)` while not, `Err(None)` when it
+/// cannot be (a limit, or [`MAX_SPEED`]).
+fn crossing(points: &[Probe], f: fn(&Probe) -> f64) -> Result<f64, Option<f64>> {
+    let base = f(&points[0]);
+    let goal = 2.0 * base;
+    let counted: Vec<&Probe> = points.iter().filter(|p| p.counts()).collect();
+    let below = counted
+        .iter()
+        .filter(|p| f(p) < goal)
+        .max_by(|a, b| a.speed.total_cmp(&b.speed));
+    let above = counted
+        .iter()
+        .filter(|p| f(p) >= goal)
+        .min_by(|a, b| a.speed.total_cmp(&b.speed));
+    let fastest = points.iter().map(|p| p.speed).fold(1.0, f64::max);
+    let stuck = points.iter().any(|p| !p.counts());
+    match (below, above) {
+        (Some(lo), Some(hi)) if hi.speed <= lo.speed * PRECISION => {
+            let t = (goal - f(lo)) / (f(hi) - f(lo));
+            Ok(lo.speed + t.clamp(0.0, 1.0) * (hi.speed - lo.speed))
+        }
+        (Some(lo), Some(hi)) => {
+            let mid = (lo.speed * hi.speed).sqrt();
+            // A speed the replayer could not keep up with lies between: no bisection past it.
+            let blocked = points
+                .iter()
+                .any(|p| !p.counts() && p.speed > lo.speed && p.speed <= mid);
+            if blocked { Err(None) } else { Err(Some(mid)) }
+        }
+        (Some(_), None) if stuck || fastest >= MAX_SPEED => Err(None),
+        (Some(_), None) => Err(Some((fastest * 2.0).min(MAX_SPEED))),
+        // Speed 1 itself already at double: cannot happen (goal = 2 × its value) unless 0.
+        (None, _) => Err(None),
+    }
+}
+
+/// The next step of the search over `points` (the first at speed 1).
+pub fn next(points: &[Probe]) -> Step {
+    let mean = crossing(points, |p| p.mean_us);
+    let p99 = crossing(points, |p| p.p99_us);
+    for r in [&mean, &p99] {
+        if let Err(Some(s)) = r {
+            return Step::Run(*s);
+        }
+    }
+    let fastest = points.iter().map(|p| p.speed).fold(1.0, f64::max);
+    let limit = if mean.is_err() || p99.is_err() {
+        if points.iter().any(|p| !p.counts()) {
+            HeadroomLimit::Replayer
+        } else {
+            HeadroomLimit::NotReached
+        }
+    } else {
+        // The first point at or past the mean's crossing tells what held the requests.
+        let at = mean.unwrap_or(fastest);
+        match points
+            .iter()
+            .filter(|p| p.speed >= at)
+            .min_by(|a, b| a.speed.total_cmp(&b.speed))
+        {
+            Some(p) if !p.on_time() && p.slots_full => HeadroomLimit::QueueLimit,
+            _ => HeadroomLimit::Device,
+        }
+    };
+    Step::Done(Headroom {
+        speed_at_double_mean: mean.ok(),
+        speed_at_double_p99: p99.ok(),
+        limit,
+        fastest_tried: fastest,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replays an M/D/1 queue's mean response time (S = 1, ρ = speed / 3) as the device.
+    fn md1(speed: f64) -> Probe {
+        let rho = speed / 3.0;
+        let r = if rho < 1.0 {
+            1.0 + rho / (2.0 * (1.0 - rho))
+        } else {
+            1e9
+        };
+        Probe {
+            speed,
+            mean_us: r,
+            p99_us: r * 3.0,
+            late_share: 0.0,
+            slots_full: false,
+        }
+    }
+
+    fn search(device: impl Fn(f64) -> Probe) -> (Headroom, usize) {
+        let mut points = vec![device(1.0)];
+        loop {
+            match next(&points) {
+                Step::Run(s) => points.push(device(s)),
+                Step::Done(h) => return (h, points.len()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_md1_queue_doubles_at_2_25_times_its_third() {
+        // From ρ = 1/3 (R = 1.25 S), R = 2.5 S at ρ = 0.75: speed 2.25.
+        let (h, runs) = search(md1);
+        let s = h.speed_at_double_mean.unwrap();
+        assert!((s / 2.25 - 1.0).abs() < 0.02, "{s}");
+        assert_eq!(h.limit, HeadroomLimit::Device);
+        assert!(runs < 16, "{runs} runs");
+    }
+
+    #[test]
+    fn a_replayer_that_falls_behind_gives_no_figure_beyond() {
+        let (h, _) = search(|s| Probe {
+            late_share: if s > 1.5 { 0.2 } else { 0.0 },
+            ..md1(s)
+        });
+        assert_eq!(h.limit, HeadroomLimit::Replayer);
+        assert_eq!(h.speed_at_double_mean, None);
+    }
+
+    #[test]
+    fn a_flat_device_is_not_reached() {
+        let (h, _) = search(|s| Probe {
+            speed: s,
+            mean_us: 10.0,
+            p99_us: 20.0,
+            late_share: 0.0,
+            slots_full: false,
+        });
+        assert_eq!(h.limit, HeadroomLimit::NotReached);
+        assert_eq!(h.fastest_tried, MAX_SPEED);
+    }
+}

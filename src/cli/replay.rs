@@ -1,0 +1,57 @@
+//! The options of `halfpower replay`.
+
+use super::OutputArgs;
+use crate::spec::EngineKind;
+use crate::units::ByteSize;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `halfpower replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The trace: halfpower's own (`capture`), or a fio iolog (version 2 or 3).
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// The file or block device to replay it on (offsets are the trace's, from --offset).
+    #[arg(value_name = "TARGET")]
+    pub target: PathBuf,
+    /// Speeds to replay at: the trace's times are divided by each (2 = twice as fast).
+    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "1")]
+    pub speed: Vec<f64>,
+    /// Also search the speeds at which the mean and the 99th percentile response time double
+    /// against speed 1 (doubling, then bisection to 2 %), and name what limited them.
+    #[arg(long)]
+    pub headroom: bool,
+    /// Issue the trace's writes as reads of the same blocks (no --allow-write needed); said
+    /// in the result.
+    #[arg(long)]
+    pub reads_only: bool,
+    /// Wrap offsets beyond the target around it (else a trace larger than the target is
+    /// refused).
+    #[arg(long)]
+    pub wrap: bool,
+    /// At most N requests in flight; a request due while N are in flight waits and counts as
+    /// late [default: 256].
+    #[arg(long, value_name = "N")]
+    pub max_inflight: Option<u32>,
+    /// A trace without times (a fio iolog v2 without `wait`) is issued as fast as N requests
+    /// in flight allow.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub depth: u32,
+    /// Where the trace's offset 0 lands on the target.
+    #[arg(long, value_name = "SIZE", default_value = "0")]
+    pub offset: ByteSize,
+    /// How I/O is issued.
+    #[arg(long, value_enum, default_value = "uring")]
+    pub engine: EngineKind,
+    /// Allow the trace's writes to an existing file or block device.
+    #[arg(long)]
+    pub allow_write: bool,
+    /// With --allow-write: also write to a block device that is mounted or carries a file
+    /// system or partition table (destroys it).
+    #[arg(long, requires = "allow_write")]
+    pub destroy_data: bool,
+    /// Where the results go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

@@ -1,0 +1,314 @@
+//! `halfpower replay TRACE TARGET`: a trace replayed open-loop at each `--speed` (its times
+//! divided by the speed) on one target, each speed a run of its own on the target opened once;
+//! with `--headroom`, the speeds at which the response time doubles, searched by
+//! `analysis::headroom`.
+
+use super::points::PointRunner;
+use super::run::available_engine;
+use super::{check_output_dests, emit, warn};
+use crate::access::replay::{ReplayPlan, TracedRequest};
+use crate::access::{RequestSize, default_max_inflight};
+use crate::analysis::headroom::{self, Probe, Step};
+use crate::cli::ReplayArgs;
+use crate::clock::utc_now;
+use crate::engine::IoDir;
+use crate::error::Error;
+use crate::input::trace::{Trace, parse};
+use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
+use crate::model::{Document, Header, Kind, Results};
+use crate::oscounters::host;
+use crate::render::text::replay::replay_table;
+use crate::spec::{DepthOnEngine, RunPlan, RwMode, Setup, Workload};
+use crate::units::{ByteSize, Dur};
+use anyhow::Context;
+use std::sync::Arc;
+
+/// Refuses speeds that are not positive and finite, or repeated.
+fn check_speeds(speeds: &[f64]) -> crate::Result<()> {
+    super::points::distinct("--speed", speeds)?;
+    if let Some(s) = speeds
+        .iter()
+        .find(|s| !(s.is_finite() && **s > 0.0 && **s <= 1e6))
+    {
+        return Err(Error::invalid(
+            "--speed",
+            s,
+            "speeds above 0 (1 = the trace's own pace, 2 = twice as fast), e.g. --speed 1,2,4",
+        ));
+    }
+    Ok(())
+}
+
+/// The trace's requests with its first time at 0.
+fn requests_from_zero(trace: &Trace) -> Arc<[TracedRequest]> {
+    let t0 = trace.requests.first().and_then(|r| r.at_ns).unwrap_or(0);
+    trace
+        .requests
+        .iter()
+        .map(|r| TracedRequest {
+            at_ns: r.at_ns.map(|t| t - t0),
+            ..*r
+        })
+        .collect()
+}
+
+/// What the trace holds.
+fn summary(path: &str, trace: &Trace) -> TraceSummary {
+    let span_s = trace.span_ns() as f64 / 1e9;
+    let n = trace.requests.len() as u64;
+    TraceSummary {
+        path: path.into(),
+        format: trace.format,
+        file: trace.file.clone(),
+        requests: n,
+        reads: trace
+            .requests
+            .iter()
+            .filter(|r| r.dir == IoDir::Read)
+            .count() as u64,
+        bytes: trace.requests.iter().map(|r| r.len).sum(),
+        span_s,
+        iops: (trace.timed() && span_s > 0.0).then(|| n as f64 / span_s),
+        syncs: trace.syncs,
+        trims: trace.trims,
+        timed: trace.timed(),
+    }
+}
+
+/// The workload that opens the target and sizes the replay: its direction (for the write
+/// permissions), its largest request, one budget of exactly the trace's requests.
+fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
+    let writes = !args.reads_only && trace.requests.iter().any(|r| r.dir == IoDir::Write);
+    let reads = args.reads_only || trace.requests.iter().any(|r| r.dir == IoDir::Read);
+    let max = trace.max_len();
+    let rw = match (reads, writes) {
+        (true, true) => RwMode::Randrw,
+        (false, true) => RwMode::Randwrite,
+        _ => RwMode::Randread,
+    };
+    let mut w = Workload {
+        rw,
+        read_pct: None,
+        bs: RequestSize::fixed(max),
+        qd: if trace.timed() { 1 } else { args.depth },
+        threads: 1,
+        setup: Setup {
+            time: None,
+            bytes: Some(ByteSize(max * trace.requests.len() as u64)),
+            warmup: Dur(std::time::Duration::ZERO),
+            // A missing file is created as large as the trace reaches (whole MiB).
+            size: (!target_exists).then(|| ByteSize(trace.end().div_ceil(1 << 20) << 20)),
+            offset: args.offset,
+            engine: args.engine,
+            allow_write: args.allow_write,
+            destroy_data: args.destroy_data,
+            ..Setup::default()
+        },
+    };
+    if trace.timed() {
+        // Validated as an open loop (its slots, its engine); the trace's times replace the
+        // rate (`RunPlan::replaying`).
+        let a = &mut w.setup.access;
+        a.arrivals = crate::access::Arrivals::Uniform;
+        a.rate_iops = Some(1);
+        a.max_inflight = Some(
+            args.max_inflight
+                .unwrap_or_else(|| default_max_inflight(max)),
+        );
+    }
+    w
+}
+
+/// One point of the replay from its run's results.
+fn point(speed: f64, n: u64, span_s: f64, max_depth: u32, r: &Results) -> ReplayPoint {
+    let open = r.open_loop.clone().unwrap_or_default();
+    ReplayPoint {
+        speed,
+        asked_iops: if span_s > 0.0 {
+            n as f64 * speed / span_s
+        } else {
+            0.0
+        },
+        achieved_iops: r.total.iops,
+        seconds: r.seconds,
+        latency_us: r.total.latency_us.clone(),
+        service_us: if r.open_loop.is_some() {
+            open.service_us
+        } else {
+            r.total.latency_us.clone()
+        },
+        late_us: open.late_us,
+        late: open.late,
+        // A trace without times runs closed-loop: every completion was issued, at most the
+        // depth in flight.
+        issued: if r.open_loop.is_some() {
+            open.issued
+        } else {
+            r.total.ios
+        },
+        max_inflight: if r.open_loop.is_some() {
+            open.max_inflight
+        } else {
+            max_depth
+        },
+        errors: r.errors.count,
+        devices: r.devices.clone(),
+    }
+}
+
+/// Runs `halfpower replay`.
+pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    check_output_dests(&args.output)?;
+    check_speeds(&args.speed)?;
+    let path = args.trace.display().to_string();
+    let text = std::fs::read_to_string(&args.trace)
+        .with_context(|| format!("reading the trace {path}"))?;
+    let trace = parse(&path, &text).map_err(|e| Error::Foreign(Box::new(e)))?;
+    let mut warnings = Vec::new();
+    if !trace.timed() && (args.headroom || args.speed != [1.0]) {
+        return Err(Error::invalid(
+            "--speed",
+            format!("{:?}", args.speed),
+            "no --speed or --headroom for a trace without times (a fio iolog v2 without \
+             `wait`): it is issued as fast as --depth allows",
+        )
+        .into());
+    }
+    let w = workload(&args, &trace, args.target.exists());
+    let (engine, fallback) = available_engine(&w);
+    let base = w.plan(engine, DepthOnEngine::Lower)?;
+    let mut runner = PointRunner::open(
+        std::slice::from_ref(&args.target),
+        std::slice::from_ref(&base),
+        (engine, fallback),
+        None,
+        args.output.quiet,
+        &mut warnings,
+    )?;
+    let t = &runner.targets()[0];
+    let mut sizes: Vec<u64> = trace.requests.iter().map(|r| r.len).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for s in sizes {
+        t.check_request_size(s)?;
+    }
+    if trace.end() > t.size && !args.wrap {
+        return Err(Error::invalid(
+            "TARGET",
+            args.target.display(),
+            format!(
+                "a target of at least {} bytes from --offset (the trace reaches byte {}; it \
+                 has {}), or --wrap to wrap the offsets around it",
+                trace.end(),
+                trace.end(),
+                t.size
+            ),
+        )
+        .into());
+    }
+    let mut report = ReplayReport {
+        header: Header::new(Kind::Replay, command, String::new()),
+        host: host::read(),
+        trace: summary(&path, &trace),
+        target: runner.infos().remove(0),
+        reads_only: args.reads_only,
+        wrapped: args.wrap,
+        points: Vec::new(),
+        headroom: None,
+        interrupted: false,
+        warnings: Vec::new(),
+    };
+    let requests = requests_from_zero(&trace);
+    let run = |speed: f64, runner: &mut PointRunner, warnings: &mut Vec<String>| {
+        let plan: RunPlan = base.clone().replaying(ReplayPlan {
+            requests: requests.clone(),
+            speed,
+            wrap: args.wrap,
+            reads_only: args.reads_only,
+        });
+        runner.run(&plan, &format!("speed {speed}"), warnings)
+    };
+    let (n, span, depth) = (report.trace.requests, report.trace.span_s, base.qd);
+    for &speed in &args.speed {
+        let Some(r) = run(speed, &mut runner, &mut warnings)? else {
+            break;
+        };
+        report.points.push(point(speed, n, span, depth, &r));
+    }
+    if args.headroom {
+        let limit = base.qd;
+        headroom_search(
+            &mut report,
+            limit,
+            &mut |s, w| run(s, &mut runner, w),
+            &mut warnings,
+        )?;
+    }
+    if report.trace.syncs + report.trace.trims > 0 {
+        warn(
+            &mut warnings,
+            format!(
+                "the trace's {} syncs/flushes and {} trims/discards were not replayed",
+                report.trace.syncs, report.trace.trims
+            ),
+        );
+    }
+    let status = runner.exit_status();
+    drop(runner);
+    report.interrupted = crate::signal::interrupted();
+    report.warnings = warnings;
+    report.header.date = utc_now();
+    emit(
+        &args.output,
+        Document::Replay(Box::new(report.clone())),
+        &replay_table(&report),
+    )?;
+    Ok(status)
+}
+
+/// Runs the replay at a speed: its results, or None after Ctrl-C.
+type RunAt<'a> = dyn FnMut(f64, &mut Vec<String>) -> crate::Result<Option<Results>> + 'a;
+
+/// The headroom search: speed 1 first (run now if `--speed` left it out), then the speeds
+/// `analysis::headroom` asks for until it answers; `limit` is the bound on requests in flight.
+fn headroom_search(
+    report: &mut ReplayReport,
+    limit: u32,
+    run: &mut RunAt<'_>,
+    warnings: &mut Vec<String>,
+) -> crate::Result<()> {
+    let (n, span, depth) = (report.trace.requests, report.trace.span_s, limit);
+    if !report.points.iter().any(|p| p.speed == 1.0) {
+        let Some(r) = run(1.0, warnings)? else {
+            return Ok(());
+        };
+        report.points.insert(0, point(1.0, n, span, depth, &r));
+    }
+    loop {
+        let mut probes: Vec<Probe> = report
+            .points
+            .iter()
+            .map(|p| Probe {
+                speed: p.speed,
+                mean_us: p.latency_us.mean,
+                p99_us: p.latency_us.p99,
+                late_share: p.late as f64 / p.issued.max(1) as f64,
+                slots_full: p.max_inflight >= limit,
+            })
+            .collect();
+        // Speed 1 first: the search's base.
+        probes.sort_by_key(|p| p.speed != 1.0);
+        match headroom::next(&probes) {
+            Step::Done(h) => {
+                report.headroom = Some(h);
+                return Ok(());
+            }
+            Step::Run(speed) => {
+                let Some(r) = run(speed, warnings)? else {
+                    return Ok(());
+                };
+                report.points.push(point(speed, n, span, depth, &r));
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! `halfpower replay` against answers it did not compute: traces of known shape replayed on a
+//! loop device over RAM (the achieved rate and duration are the trace's, bursts are as deep as
+//! written), the headroom on the disk of known queueing (tests/common/fuse.rs: M/D/1, whose
+//! mean response time doubles from ρ = 1/3 at ρ = 0.75, a speed of 2.25), and bad traces.
+
+use crate::common;
+use common::fuse::{Server, mount_fs_with};
+use common::{LoopDev, halfpower, num, stdout_json};
+use std::time::Duration;
+
+/// Writes a halfpower trace of `times` (µs), reads of 4 KiB spread over 64 MiB.
+fn trace(dir: &std::path::Path, name: &str, times: &[u64]) -> String {
+    let mut s = String::from("# halfpower trace v1\n");
+    for (i, t) in times.iter().enumerate() {
+        s.push_str(&format!(
+            "{t} R {} 4096\n",
+            (i as u64 * 7919 % 16_000) * 4096
+        ));
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn replay(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["replay"];
+    all.extend(args);
+    all.extend(["--json", "-", "--quiet"]);
+    stdout_json(&all)
+}
+
+#[test]
+fn even_and_bursty_traces_replay_at_their_own_pace() {
+    let Some(lo) = LoopDev::new("replay", 64 << 20) else {
+        return;
+    };
+    let _turn = common::exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    // 250 IOPS evenly spaced for 10 s; 48-request bursts every 200 ms for 10 s.
+    let even: Vec<u64> = (0..2500).map(|i| i * 4000).collect();
+    let bursts: Vec<u64> = (0..50 * 48).map(|i| (i / 48) * 200_000).collect();
+    for (name, times, depth) in [("even", &even, 1.0), ("bursts", &bursts, 48.0)] {
+        let t = trace(dir.path(), name, times);
+        let v = replay(&[&t, lo.path()]);
+        let p = &v["points"][0];
+        let n = times.len() as f64;
+        let span_s = *times.last().unwrap() as f64 / 1e6;
+        let (achieved, asked, secs) = (
+            p["achieved_iops"].as_f64().unwrap(),
+            p["asked_iops"].as_f64().unwrap(),
+            p["seconds"].as_f64().unwrap(),
+        );
+        eprintln!(
+            "{name}: asked {asked:.1} achieved {achieved:.1} IOPS over {secs:.3} s (trace {span_s} s), late p99 {} µs, max in flight {}",
+            p["late_us"]["p99"], p["max_inflight"]
+        );
+        assert_eq!(p["issued"].as_f64().unwrap(), n);
+        assert!((asked * span_s / n - 1.0).abs() < 1e-9);
+        // The window runs to the last completion: the span plus one response time.
+        assert!(
+            (secs / span_s - 1.0).abs() < 0.01,
+            "{name}: {secs} s for {span_s} s"
+        );
+        assert!(
+            (achieved / asked - 1.0).abs() < 0.01,
+            "{name}: {achieved} of {asked}"
+        );
+        assert!(p["late_us"]["p99"].as_f64().unwrap() < 1000.0, "{p}");
+        // A burst of 48 due at once is 48 in flight (the loop device cannot finish one before
+        // the 48th is issued: each takes tens of µs, issuing 48 a few µs).
+        let inflight = p["max_inflight"].as_f64().unwrap();
+        if depth > 1.0 {
+            assert_eq!(inflight, depth, "{p}");
+        } else {
+            assert!(inflight <= 2.0, "{p}");
+        }
+    }
+}
+
+/// The realisation's own answer: the speed at which this trace's mean response time on a
+/// single server of constant time `s` (Lindley's recursion) reaches double its own at speed 1.
+fn lindley_doubling(times_s: &[f64], s: f64) -> f64 {
+    let mean = |speed: f64| {
+        let (mut free, mut sum) = (0.0f64, 0.0);
+        for t in times_s {
+            let a = t / speed;
+            free = free.max(a) + s;
+            sum += free - a;
+        }
+        sum / times_s.len() as f64
+    };
+    let goal = 2.0 * mean(1.0);
+    let (mut lo, mut hi) = (1.0, 4.0);
+    for _ in 0..50 {
+        let mid = (lo + hi) / 2.0;
+        if mean(mid) < goal { lo = mid } else { hi = mid }
+    }
+    lo
+}
+
+#[test]
+fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
+    let _turn = common::exclusive();
+    let server = Server::new(64 << 20, Duration::from_millis(2));
+    let served = server.served.clone();
+    let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {
+        return;
+    };
+    let disk = fs.disk();
+    // S with the FUSE path: the server's own count while saturated.
+    served.reset();
+    let _ = common::run_json(&[
+        "run", &disk, "--rw", "randread", "--qd", "4", "--time", "2s", "--warmup", "0",
+    ]);
+    let s = 1.0 / served.rate();
+    // Poisson arrivals at ρ = 1/3 for 10 s, from this test's own generator (xorshift).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut t = 0.0;
+    let mut times_s = Vec::new();
+    while t < 10.0 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        t += -(1.0 - u).ln() * 3.0 * s;
+        times_s.push(t);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let us: Vec<u64> = times_s.iter().map(|t| (t * 1e6) as u64).collect();
+    let tr = trace(dir.path(), "poisson", &us);
+    let v = replay(&[&tr, &disk, "--headroom"]);
+    let h = &v["headroom"];
+    let found = num(&v, "headroom.speed_at_double_mean");
+    let own = lindley_doubling(&times_s, s);
+    eprintln!(
+        "S {:.3} ms, {} requests: headroom {found:.3} (this trace on an exact M/D/1: {own:.3}; \
+         theory 2.25), p99 {}, limit {}, {} points",
+        s * 1e3,
+        times_s.len(),
+        h["speed_at_double_p99"],
+        h["limit"],
+        v["points"].as_array().unwrap().len()
+    );
+    assert!((found / 2.25 - 1.0).abs() < 0.10, "{found}");
+    assert!((found / own - 1.0).abs() < 0.05, "{found} against {own}");
+    assert_eq!(h["limit"], "device");
+}
+
+#[test]
+fn bad_traces_and_targets_are_refused_with_exit_2() {
+    let Some(lo) = LoopDev::new("replay-bad", 8 << 20) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let cases = [
+        (write("garbled", "hello\n"), vec![], "not a trace"),
+        (
+            write("truncated", "# halfpower trace v1\n0 R 0 4096\n10 R 40"),
+            vec![],
+            "line 3",
+        ),
+        (
+            write(
+                "two-files",
+                "fio version 2 iolog\n/a read 0 4096\n/b read 0 4096\n",
+            ),
+            vec![],
+            "2 files",
+        ),
+        (
+            write("beyond", "# halfpower trace v1\n0 R 16777216 4096\n"),
+            vec![],
+            "--wrap",
+        ),
+        (
+            write("untimed", "fio version 2 iolog\n/a read 0 4096\n"),
+            vec!["--speed", "2"],
+            "without times",
+        ),
+        (
+            write("write", "# halfpower trace v1\n0 W 0 4096\n"),
+            vec![],
+            "--allow-write",
+        ),
+    ];
+    for (path, extra, want) in cases {
+        let out = halfpower()
+            .args(["replay", &path, lo.path()])
+            .args(&extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{path}: {err}");
+        assert!(err.contains(want), "{path}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    // Wrapped, a trace beyond the target replays; writes as reads need no --allow-write; a
+    // trace without times is issued at the stated depth and says so.
+    let v = replay(&[
+        &dir.path().join("beyond").to_string_lossy(),
+        lo.path(),
+        "--wrap",
+    ]);
+    assert_eq!(v["wrapped"], true);
+    assert_eq!(
+        (num(&v, "points.0.issued"), num(&v, "points.0.errors")),
+        (1.0, 0.0)
+    );
+    let v = replay(&[
+        &dir.path().join("write").to_string_lossy(),
+        lo.path(),
+        "--reads-only",
+    ]);
+    assert_eq!(v["reads_only"], true);
+    assert_eq!(v["trace"]["reads"], 0);
+    let untimed = write(
+        "untimed4",
+        &format!("fio version 2 iolog\n{}", "/a read 0 4096\n".repeat(64)),
+    );
+    let v = replay(&[&untimed, lo.path(), "--depth", "4"]);
+    assert_eq!(v["trace"]["timed"], false);
+    // All 64 reads, at most 4 in flight, as the text says.
+    assert_eq!(num(&v, "points.0.issued"), 64.0);
+    assert!(num(&v, "points.0.max_inflight") <= 4.0);
+    let out = halfpower()
+        .args(["replay", &untimed, lo.path(), "--depth", "4"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("as fast as --depth allowed"));
+}
