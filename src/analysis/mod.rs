@@ -5,6 +5,7 @@
 //! logs. Each is tested against the seeds' worked examples. Nothing here reads the OS or a
 //! file, or formats output.
 
+pub mod capture;
 pub mod compare;
 pub mod device;
 pub mod diagnose;

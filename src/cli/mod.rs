@@ -1,7 +1,9 @@
 //! The command line: clap derive structs and nothing else. Workload options come from
 //! [`crate::spec::Workload`], so flags, job files and JSON share one definition.
 
+mod capture;
 mod replay;
+pub use capture::{CaptureArgs, TraceFileFormat};
 pub use replay::ReplayArgs;
 
 use crate::spec::{RwMode, Setup, Workload};
@@ -165,6 +167,11 @@ pub enum Command {
     /// from each due time; with --headroom, the speed at which it doubles.
     #[command(after_help = REPLAY_HELP)]
     Replay(ReplayArgs),
+    /// Record every request the block layer sees on a device (tracefs): time, direction,
+    /// offset, size, flags, OS queue and device time, as a trace `replay` (or fio, with
+    /// --format fio) replays; and the workload in figures.
+    #[command(after_help = REPLAY_HELP)]
+    Capture(CaptureArgs),
 }
 
 /// `run --verify` and `--verify-state`.

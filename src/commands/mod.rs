@@ -1,5 +1,6 @@
 //! Glue per subcommand: parse the command line, run, print. `main.rs` calls [`main`].
 
+mod capture;
 mod compare;
 mod diagnose;
 mod experiment;
@@ -111,6 +112,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Fio(args)) => fio::fio(args.args),
         Some(Command::Verify(args)) => verify::verify(args, command),
         Some(Command::Replay(args)) => replay::replay(args, command),
+        Some(Command::Capture(args)) => capture::capture(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

@@ -3,6 +3,7 @@
 //! serde derives and the small accessors that read it. Nothing here measures, computes a figure
 //! from others, or renders; `analysis` fills these types and `render` draws them.
 
+pub mod capture;
 pub mod cause;
 pub mod compare;
 pub mod device;
@@ -64,6 +65,8 @@ pub enum Document {
     Compare(Box<compare::CompareReport>),
     /// `replay --json`.
     Replay(Box<replay::ReplayReport>),
+    /// `capture --json`.
+    Capture(Box<capture::CaptureReport>),
 }
 
 impl Document {
@@ -77,6 +80,7 @@ impl Document {
             Document::Scale(s) if s.steps.len() < 2 => Some("the scale has fewer than two steps"),
             Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
             Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
+            Document::Capture(_) => Some("a capture's summary has no chart (replay its trace)"),
             _ => None,
         }
     }
@@ -94,6 +98,7 @@ impl Document {
             Document::Experiment(_) => Kind::Experiment,
             Document::Compare(_) => Kind::Compare,
             Document::Replay(_) => Kind::Replay,
+            Document::Capture(_) => Kind::Capture,
         }
     }
 }
@@ -113,6 +118,7 @@ impl Serialize for Document {
             Document::Experiment(e) => e.serialize(s),
             Document::Compare(c) => c.serialize(s),
             Document::Replay(r) => r.serialize(s),
+            Document::Capture(c) => c.serialize(s),
         }
     }
 }
@@ -158,6 +164,8 @@ pub enum Kind {
     Verify,
     /// `halfpower replay`.
     Replay,
+    /// `halfpower capture`.
+    Capture,
 }
 
 impl Kind {
@@ -175,6 +183,7 @@ impl Kind {
             Kind::Monitor => "monitor",
             Kind::Verify => "verify",
             Kind::Replay => "replay",
+            Kind::Capture => "capture",
         }
     }
 }

@@ -10,6 +10,7 @@
 //! (`--trace`), estimates it from the in-flight count sampled through the interval by Little's
 //! law, or gives none, and says which in `service_source`.
 
+pub mod capture;
 pub mod inflight;
 pub mod trace;
 

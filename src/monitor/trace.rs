@@ -1,5 +1,6 @@
-//! `monitor --trace`: per-request OS queue time and device time from the kernel's block
-//! tracepoints, in a private tracefs instance that is removed afterwards.
+//! The kernel's block tracepoints in a private tracefs instance that is removed afterwards
+//! ([`Instance`]); for `monitor --trace`, per-request OS queue time and device time
+//! ([`Tracer`]); `capture` reads the same lines into a trace.
 //!
 //! A request's OS queue time runs from `block_io_start` (the start of its accounting, the
 //! same instant its await starts from) to `block_rq_issue` (handed to the driver); its device
@@ -33,7 +34,54 @@ pub enum Event {
     Complete,
 }
 
-/// One parsed trace line: event, time (ns on the trace clock), device, start sector.
+/// The kernel's `rwbs` letters of a request: its operation and flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rwbs {
+    /// R, W, D (discard), N (none; a flush alone) or another operation letter.
+    pub op: u8,
+    /// A cache flush before the data (`F` first), or a flush alone (`FF`, `FN`).
+    pub preflush: bool,
+    /// Forced unit access (`F` after the operation).
+    pub fua: bool,
+    /// Synchronous (`S`).
+    pub sync: bool,
+    /// Metadata (`M`).
+    pub meta: bool,
+    /// Readahead (`A`).
+    pub ahead: bool,
+}
+
+impl Rwbs {
+    /// Reads the letters as the block tracepoints print them (`WS`, `FWFS`, `RA`, `FF`, `D`).
+    pub fn parse(s: &str) -> Option<Rwbs> {
+        let b = s.as_bytes();
+        let mut r = Rwbs::default();
+        let mut i = 0;
+        if b.first() == Some(&b'F') {
+            r.preflush = true;
+            i = 1;
+        }
+        match b.get(i) {
+            Some(&op) if op.is_ascii_uppercase() => r.op = op,
+            // `F` alone: a flush.
+            None if r.preflush => r.op = b'N',
+            _ => return None,
+        }
+        for &c in &b[i + 1..] {
+            match c {
+                b'F' => r.fua = true,
+                b'S' => r.sync = true,
+                b'M' => r.meta = true,
+                b'A' => r.ahead = true,
+                _ => {}
+            }
+        }
+        Some(r)
+    }
+}
+
+/// One parsed trace line: event, time (ns on the trace clock), device, start sector, length
+/// in sectors and the request's letters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceLine {
     /// The tracepoint.
@@ -44,9 +92,13 @@ pub struct TraceLine {
     pub dev: DevId,
     /// Start sector.
     pub sector: u64,
+    /// Length, 512-byte sectors (0 for a flush alone).
+    pub sectors: u64,
+    /// Operation and flags.
+    pub rwbs: Rwbs,
 }
 
-/// Parses one line of trace_pipe; `None` for other events, flushes (no sectors) and garbage.
+/// Parses one line of trace_pipe; `None` for other events and garbage.
 pub fn parse_line(line: &str) -> Option<TraceLine> {
     let (head, rest) = line.split_once(": block_")?;
     let (name, body) = rest.split_once(": ")?;
@@ -61,18 +113,19 @@ pub fn parse_line(line: &str) -> Option<TraceLine> {
     let frac_ns: u64 = format!("{frac:0<9}").get(..9)?.parse().ok()?;
     let t_ns = s.parse::<u64>().ok()?.checked_mul(1_000_000_000)? + frac_ns;
     let (maj, after) = body.split_once(',')?;
-    let min = after.split_whitespace().next()?;
+    let mut words = after.split_whitespace();
+    let min = words.next()?;
+    let rwbs = Rwbs::parse(words.next()?)?;
     let (before_plus, after_plus) = body.split_once(" + ")?;
     let sector = before_plus.split_whitespace().last()?.parse().ok()?;
-    let nr: u64 = after_plus.split_whitespace().next()?.parse().ok()?;
-    if nr == 0 {
-        return None;
-    }
+    let sectors: u64 = after_plus.split_whitespace().next()?.parse().ok()?;
     Some(TraceLine {
         event,
         t_ns,
         dev: (maj.trim().parse().ok()?, min.parse().ok()?),
         sector,
+        sectors,
+        rwbs,
     })
 }
 
@@ -94,6 +147,10 @@ pub struct Matcher {
 impl Matcher {
     /// Feeds one event.
     pub fn feed(&mut self, l: TraceLine) {
+        if l.sectors == 0 {
+            // A flush alone: no data, no sector to match by.
+            return;
+        }
         let key = (l.dev, l.sector);
         match l.event {
             Event::Start => {
@@ -138,13 +195,20 @@ impl Matcher {
     }
 }
 
-/// A running tracer: a tracefs instance, a reader thread and the matcher it feeds.
-pub struct Tracer {
-    instance: PathBuf,
+/// A private tracefs instance with the block events enabled and a thread that hands every
+/// line of its trace_pipe to a sink; removed (and tracefs unmounted, if halfpower mounted it)
+/// on drop.
+pub struct Instance {
+    path: PathBuf,
     mounted: bool,
     stop: Arc<AtomicBool>,
-    matcher: Arc<Mutex<Matcher>>,
     reader: Option<JoinHandle<()>>,
+}
+
+/// A running tracer: a tracefs instance feeding the matcher of `monitor --trace`.
+pub struct Tracer {
+    _instance: Instance,
+    matcher: Arc<Mutex<Matcher>>,
 }
 
 fn write(path: &Path, value: &str) -> std::io::Result<()> {
@@ -153,15 +217,16 @@ fn write(path: &Path, value: &str) -> std::io::Result<()> {
 
 fn trace_err(what: &str, e: std::io::Error) -> crate::Error {
     crate::Error::io(
-        format!("--trace: {what} (needs root and tracefs at {TRACEFS}; try without --trace)"),
+        format!("tracing: {what} (needs root and tracefs at {TRACEFS})"),
         e,
     )
 }
 
-impl Tracer {
-    /// Mounts tracefs if needed, creates the instance, enables the three events and starts
-    /// reading.
-    pub fn start() -> crate::Result<Tracer> {
+impl Instance {
+    /// Mounts tracefs if needed, creates the instance (`buffer_kb` per CPU, the monotonic
+    /// clock), enables the request's start, issue and completion events and starts handing
+    /// each line read to `sink`.
+    pub fn start(buffer_kb: u32, sink: Box<dyn FnMut(&str) + Send>) -> crate::Result<Instance> {
         let root = Path::new(TRACEFS);
         let mut mounted = false;
         if !root.join("instances").is_dir() {
@@ -177,18 +242,17 @@ impl Tracer {
             }
             mounted = true;
         }
-        let instance = root.join(format!("instances/halfpower-{}", std::process::id()));
-        let mut t = Tracer {
-            instance: instance.clone(),
+        let path = root.join(format!("instances/halfpower-{}", std::process::id()));
+        let mut t = Instance {
+            path: path.clone(),
             mounted,
             stop: Arc::new(AtomicBool::new(false)),
-            matcher: Arc::new(Mutex::new(Matcher::default())),
             reader: None,
         };
-        fs::create_dir(&instance).map_err(|e| trace_err("creating a tracefs instance", e))?;
-        write(&instance.join("trace_clock"), "mono").map_err(|e| trace_err("trace_clock", e))?;
-        let _ = write(&instance.join("buffer_size_kb"), "8192");
-        let ev = instance.join("events/block");
+        fs::create_dir(&path).map_err(|e| trace_err("creating a tracefs instance", e))?;
+        write(&path.join("trace_clock"), "mono").map_err(|e| trace_err("trace_clock", e))?;
+        let _ = write(&path.join("buffer_size_kb"), &buffer_kb.to_string());
+        let ev = path.join("events/block");
         let start_event = if ev.join("block_io_start").is_dir() {
             "block_io_start"
         } else {
@@ -200,11 +264,58 @@ impl Tracer {
         let pipe = fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
-            .open(instance.join("trace_pipe"))
+            .open(path.join("trace_pipe"))
             .map_err(|e| trace_err("opening trace_pipe", e))?;
-        let (stop, matcher) = (t.stop.clone(), t.matcher.clone());
-        t.reader = Some(std::thread::spawn(move || read_loop(pipe, &stop, &matcher)));
+        let stop = t.stop.clone();
+        t.reader = Some(std::thread::spawn(move || read_loop(pipe, &stop, sink)));
         Ok(t)
+    }
+
+    /// Events the instance's buffers lost (overwritten before they were read, or dropped),
+    /// summed over the CPUs.
+    pub fn lost(&self) -> u64 {
+        let Ok(cpus) = fs::read_dir(self.path.join("per_cpu")) else {
+            return 0;
+        };
+        cpus.flatten()
+            .filter_map(|c| fs::read_to_string(c.path().join("stats")).ok())
+            .flat_map(|text| {
+                text.lines()
+                    .filter_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        matches!(k.trim(), "overrun" | "dropped events")
+                            .then(|| v.trim().parse::<u64>().ok())?
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .sum()
+    }
+
+    /// Stops tracing and waits until every line already traced has reached the sink.
+    pub fn finish(&mut self) {
+        let _ = write(&self.path.join("tracing_on"), "0");
+        // The reader drains what the buffers hold, then stops at the first empty read.
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.reader.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Tracer {
+    /// Starts an instance feeding the matcher.
+    pub fn start() -> crate::Result<Tracer> {
+        let matcher = Arc::new(Mutex::new(Matcher::default()));
+        let m = matcher.clone();
+        let sink = Box::new(move |line: &str| {
+            if let (Some(l), Ok(mut m)) = (parse_line(line), m.lock()) {
+                m.feed(l);
+            }
+        });
+        Ok(Tracer {
+            _instance: Instance::start(8192, sink)?,
+            matcher,
+        })
     }
 
     /// The figures of the requests completed since the last call.
@@ -217,24 +328,24 @@ impl Tracer {
     }
 }
 
-fn read_loop(mut pipe: fs::File, stop: &AtomicBool, matcher: &Mutex<Matcher>) {
+fn read_loop(mut pipe: fs::File, stop: &AtomicBool, mut sink: Box<dyn FnMut(&str) + Send>) {
     let mut buf = vec![0u8; 1 << 16];
     let mut carry = String::new();
-    while !stop.load(Ordering::Relaxed) {
+    // Once stopped, what the buffers still hold is read before the loop ends.
+    loop {
         match pipe.read(&mut buf) {
+            Ok(0) if stop.load(Ordering::Relaxed) => break,
             Ok(0) => std::thread::sleep(std::time::Duration::from_millis(20)),
             Ok(n) => {
                 carry.push_str(&String::from_utf8_lossy(&buf[..n]));
                 let complete = carry.rfind('\n').map_or(0, |i| i + 1);
-                if let Ok(mut m) = matcher.lock() {
-                    carry[..complete]
-                        .lines()
-                        .filter_map(parse_line)
-                        .for_each(|l| m.feed(l));
-                }
+                carry[..complete].lines().for_each(&mut *sink);
                 carry.drain(..complete);
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 std::thread::sleep(std::time::Duration::from_millis(20))
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -243,16 +354,12 @@ fn read_loop(mut pipe: fs::File, stop: &AtomicBool, matcher: &Mutex<Matcher>) {
     }
 }
 
-impl Drop for Tracer {
+impl Drop for Instance {
     fn drop(&mut self) {
-        let _ = write(&self.instance.join("tracing_on"), "0");
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.reader.take() {
-            let _ = h.join();
-        }
+        self.finish();
         // The instance can only go once its trace_pipe is closed (the reader has ended).
         for _ in 0..50 {
-            if fs::remove_dir(&self.instance).is_ok() || !self.instance.exists() {
+            if fs::remove_dir(&self.path).is_ok() || !self.path.exists() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
@@ -278,8 +385,13 @@ mod tests {
 
     #[test]
     fn lines_parse() {
-        let v: Vec<TraceLine> = LINES.lines().filter_map(parse_line).collect();
-        assert_eq!(v.len(), 5, "the flush (0 sectors) is skipped");
+        let all: Vec<TraceLine> = LINES.lines().filter_map(parse_line).collect();
+        assert_eq!(all[3].sectors, 0, "the flush");
+        assert!(all[3].rwbs.preflush && all[3].rwbs.op == b'F');
+        assert_eq!(all[4].rwbs.op, b'W');
+        let v: Vec<TraceLine> = all.into_iter().filter(|l| l.sectors > 0).collect();
+        assert_eq!(v.len(), 5);
+        assert_eq!(v[0].sectors, 32);
         assert_eq!(v[0].event, Event::Start);
         assert_eq!(v[0].t_ns, 3_126_551_607_000);
         assert_eq!(v[0].dev, (254, 0));

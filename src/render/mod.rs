@@ -5,4 +5,5 @@
 pub mod csv;
 pub mod html;
 pub mod text;
+pub mod trace;
 pub mod words;

@@ -81,6 +81,30 @@ impl LoopDev {
         Self::attach(tag, size, &["-r"])
     }
 
+    /// A loop device over the existing file `backing` (a FUSE test disk, say); detached on
+    /// drop, the file left alone where it cannot be removed.
+    pub fn over(backing: &Path) -> Option<LoopDev> {
+        if !is_root() || !have("losetup", "--version") {
+            unavailable("root and losetup (for loop devices)");
+            return None;
+        }
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(backing)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "losetup failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let dev = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        Some(LoopDev {
+            dev,
+            backing: backing.to_path_buf(),
+        })
+    }
+
     fn attach(tag: &str, size: usize, flags: &[&str]) -> Option<LoopDev> {
         if !is_root() || !have("losetup", "--version") {
             unavailable("root and losetup (for loop devices)");

@@ -7,6 +7,7 @@ mod common;
 
 mod access;
 mod browser;
+mod capture;
 mod cli;
 mod compare;
 mod diagnose;

@@ -101,6 +101,7 @@ fn describe(i: &Input) -> String {
         Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
         Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
+        Document::Capture(c) => format!("capture of {}", c.device),
         Document::Scale(s) => {
             let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
             t.join(", ")
@@ -142,6 +143,7 @@ fn origin(i: &Input) -> Origin {
         Document::Scale(s) => of(&s.host, &s.header),
         Document::Experiment(e) => of(&e.host, &e.header),
         Document::Replay(r) => of(&r.host, &r.header),
+        Document::Capture(c) => of(&c.host, &c.header),
         Document::Compare(c) => Origin {
             host: none(),
             kernel: none(),

@@ -1,0 +1,35 @@
+//! The options of `halfpower capture`.
+
+use super::OutputArgs;
+use crate::units::Dur;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// The file format `capture` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TraceFileFormat {
+    /// halfpower's trace (docs/replay.md), with flags and the OS queue and device times.
+    Halfpower,
+    /// fio's iolog version 3 (times in µs), for fio's read_iolog.
+    Fio,
+}
+
+/// `halfpower capture`.
+#[derive(Args, Debug)]
+pub struct CaptureArgs {
+    /// The block device: a name such as loop0 or nvme0n1, or its /dev path (a whole disk).
+    #[arg(value_name = "DEVICE")]
+    pub device: String,
+    /// How long to capture (Ctrl-C ends it early and keeps what was captured).
+    #[arg(long, value_name = "DUR", default_value = "10s")]
+    pub time: Dur,
+    /// Write the trace to PATH.
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output_file: Option<PathBuf>,
+    /// The trace's format.
+    #[arg(long, value_enum, default_value = "halfpower")]
+    pub format: TraceFileFormat,
+    /// Where the summary goes.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

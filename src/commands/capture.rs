@@ -1,0 +1,121 @@
+//! `halfpower capture DEVICE`: every request the block layer sees on one device for a while,
+//! written as a trace (halfpower's or fio's iolog v3) and summarised.
+
+use super::{check_dest, check_output_dests, emit, warn};
+use crate::cli::{CaptureArgs, TraceFileFormat};
+use crate::clock::utc_now;
+use crate::error::Error;
+use crate::model::capture::{CaptureOverhead, CaptureReport};
+use crate::model::{Document, Header, Kind};
+use crate::monitor::capture::Capture;
+use crate::oscounters::host;
+use crate::render::text::capture::capture_text;
+use crate::stats::cpu::ProcessCpu;
+use anyhow::Context;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The /dev path and (major, minor) of the whole disk `name` names.
+fn device(name: &str) -> crate::Result<(PathBuf, (u32, u32))> {
+    let path = if name.starts_with('/') {
+        PathBuf::from(name)
+    } else {
+        PathBuf::from("/dev").join(name)
+    };
+    let accepted = "a whole block device, such as loop0, sdb or nvme0n1 (or its /dev path)";
+    let meta = std::fs::metadata(&path).map_err(|_| Error::invalid("DEVICE", name, accepted))?;
+    if !meta.file_type().is_block_device() {
+        return Err(Error::invalid("DEVICE", name, accepted));
+    }
+    let rdev = meta.rdev();
+    let dev = (libc::major(rdev), libc::minor(rdev));
+    let sys = PathBuf::from(format!("/sys/dev/block/{}:{}/partition", dev.0, dev.1));
+    if sys.exists() {
+        return Err(Error::invalid(
+            "DEVICE",
+            name,
+            "the whole disk a partition is on (the block layer reports a partition's requests \
+             on its disk, with the disk's offsets)",
+        ));
+    }
+    Ok((path, dev))
+}
+
+/// Runs `halfpower capture`.
+pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    check_output_dests(&args.output)?;
+    check_dest(&args.output, "--output", args.output_file.as_deref())?;
+    let (path, dev) = device(&args.device)?;
+    if args.time.0.is_zero() {
+        return Err(Error::invalid("--time", args.time, "a duration above zero, e.g. 10s").into());
+    }
+    let cpu0 = ProcessCpu::now();
+    let t0 = Instant::now();
+    let cap = Capture::start(dev)?;
+    if !args.output.quiet {
+        eprintln!(
+            "halfpower: capturing {} for {} (Ctrl-C ends it early)",
+            path.display(),
+            args.time
+        );
+    }
+    while t0.elapsed() < args.time.0 && !crate::signal::interrupted() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let seconds = t0.elapsed().as_secs_f64();
+    let (requests, events, lost) = cap.finish();
+    let cpu1 = ProcessCpu::now();
+    let cpu_s = (cpu1.user_s + cpu1.sys_s) - (cpu0.user_s + cpu0.sys_s);
+    let mut warnings = Vec::new();
+    if lost > 0 {
+        warn(
+            &mut warnings,
+            format!(
+                "the tracer lost {lost} events: requests are missing from the trace and the \
+                 summary (a busier device than its buffers hold)"
+            ),
+        );
+    }
+    let format = match args.format {
+        TraceFileFormat::Halfpower => "halfpower",
+        TraceFileFormat::Fio => "fio",
+    };
+    if let Some(out) = &args.output_file {
+        let text = match args.format {
+            TraceFileFormat::Halfpower => crate::render::trace::halfpower(&requests),
+            TraceFileFormat::Fio => {
+                crate::render::trace::fio_v3(&requests, &path.display().to_string())
+            }
+        };
+        crate::output::write_atomic(out, text.as_bytes())
+            .with_context(|| format!("writing the trace {}", out.display()))?;
+    }
+    let report = CaptureReport {
+        header: Header::new(Kind::Capture, command, utc_now()),
+        host: host::read(),
+        device: path.display().to_string(),
+        seconds,
+        trace: args.output_file.as_ref().map(|p| p.display().to_string()),
+        format: format.into(),
+        summary: crate::analysis::capture::summarize(&requests, seconds),
+        overhead: CaptureOverhead {
+            cpu_pct: 100.0 * cpu_s / seconds.max(1e-9),
+            lost_events: lost,
+            events,
+        },
+        interrupted: crate::signal::interrupted(),
+        warnings,
+    };
+    emit(
+        &args.output,
+        Document::Capture(Box::new(report.clone())),
+        &capture_text(&report),
+    )?;
+    Ok(if report.interrupted {
+        crate::signal::exit_status()
+    } else {
+        0
+    })
+}
