@@ -67,6 +67,34 @@ impl Drop for Mounted {
     }
 }
 
+/// `lookup` of a file system whose root holds one file, `disk`, of `size` bytes.
+pub fn lookup_disk(parent: INodeNo, name: &OsStr, size: u64, reply: ReplyEntry) {
+    if u64::from(parent) == 1 && name == "disk" {
+        reply.entry(
+            &TTL,
+            &attr(2, FileType::RegularFile, size),
+            fuser::Generation(0),
+        );
+    } else {
+        reply.error(Errno::ENOENT);
+    }
+}
+
+/// `getattr` of that file system: the root (inode 1) and `disk` (inode 2).
+pub fn getattr_disk(ino: INodeNo, size: u64, reply: ReplyAttr) {
+    match u64::from(ino) {
+        1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
+        2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, size)),
+        _ => reply.error(Errno::ENOENT),
+    }
+}
+
+/// `open` with FOPEN_DIRECT_IO: every request reaches the file system with its own offset
+/// and length.
+pub fn open_direct(reply: fuser::ReplyOpen) {
+    reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+}
+
 /// `fs` mounted with two threads; `None` (test skipped, or failed in CI) without root or
 /// /dev/fuse.
 pub fn mount_fs<F: Filesystem + Send + 'static>(fs: F) -> Option<Mounted> {
@@ -203,27 +231,15 @@ impl Server {
 
 impl Filesystem for Server {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        if u64::from(parent) == 1 && name == "disk" {
-            reply.entry(
-                &TTL,
-                &attr(2, FileType::RegularFile, self.size),
-                fuser::Generation(0),
-            );
-        } else {
-            reply.error(Errno::ENOENT);
-        }
+        lookup_disk(parent, name, self.size, reply);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
-        match u64::from(ino) {
-            1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
-            2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, self.size)),
-            _ => reply.error(Errno::ENOENT),
-        }
+        getattr_disk(ino, self.size, reply);
     }
 
     fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: fuser::ReplyOpen) {
-        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        open_direct(reply);
     }
 
     fn read(

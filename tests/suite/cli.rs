@@ -793,6 +793,8 @@ fn every_flag_in_the_docs_exists() {
         "--ignore-unknown",
         "--parse-only",
         "--output",
+        "--read_iolog",
+        "--replay_no_stall",
     ];
     let commands = [
         "run",
@@ -806,6 +808,8 @@ fn every_flag_in_the_docs_exists() {
         "report",
         "compare",
         "verify",
+        "replay",
+        "capture",
     ];
     let mut help = String::new();
     for c in commands {

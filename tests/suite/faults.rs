@@ -10,11 +10,11 @@
 
 use crate::common;
 
-use common::fuse::{Mounted, attr, mount_fs};
+use common::fuse::{Mounted, getattr_disk, lookup_disk, mount_fs, open_direct};
 use common::{halfpower, is_root, num, unavailable};
 use fuser::{
-    Errno, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, OpenFlags, ReplyAttr,
-    ReplyData, ReplyEntry, Request,
+    Errno, FileHandle, Filesystem, INodeNo, LockOwner, OpenFlags, ReplyAttr, ReplyData, ReplyEntry,
+    Request,
 };
 use std::ffi::OsStr;
 use std::path::Path;
@@ -22,7 +22,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const SIZE: u64 = 4 << 20;
-const TTL: Duration = Duration::from_secs(60);
 
 /// A root directory holding one file, `disk`, whose reads fail inside `bad` ranges.
 struct Faulty {
@@ -32,27 +31,15 @@ struct Faulty {
 
 impl Filesystem for Faulty {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        if u64::from(parent) == 1 && name == "disk" {
-            reply.entry(
-                &TTL,
-                &attr(2, FileType::RegularFile, SIZE),
-                fuser::Generation(0),
-            );
-        } else {
-            reply.error(Errno::ENOENT);
-        }
+        lookup_disk(parent, name, SIZE, reply);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
-        match u64::from(ino) {
-            1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
-            2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, SIZE)),
-            _ => reply.error(Errno::ENOENT),
-        }
+        getattr_disk(ino, SIZE, reply);
     }
 
     fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: fuser::ReplyOpen) {
-        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        open_direct(reply);
     }
 
     fn read(
@@ -299,27 +286,15 @@ struct Volatile(Arc<Mutex<CacheDisk>>);
 
 impl Filesystem for Volatile {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        if u64::from(parent) == 1 && name == "disk" {
-            reply.entry(
-                &TTL,
-                &attr(2, FileType::RegularFile, SIZE),
-                fuser::Generation(0),
-            );
-        } else {
-            reply.error(Errno::ENOENT);
-        }
+        lookup_disk(parent, name, SIZE, reply);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
-        match u64::from(ino) {
-            1 => reply.attr(&TTL, &attr(1, FileType::Directory, 0)),
-            2 => reply.attr(&TTL, &attr(2, FileType::RegularFile, SIZE)),
-            _ => reply.error(Errno::ENOENT),
-        }
+        getattr_disk(ino, SIZE, reply);
     }
 
     fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: fuser::ReplyOpen) {
-        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        open_direct(reply);
     }
 
     fn read(

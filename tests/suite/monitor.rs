@@ -169,6 +169,8 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
     let Some(lo) = LoopDev::new("diag", 32 << 20) else {
         return;
     };
+    // Never beside `capture`'s test (exclusive), whose tracefs instance it would find.
+    let _turn = crate::common::measuring();
     let name = lo.name();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("m.csv");

@@ -41,7 +41,15 @@ fn even_and_bursty_traces_replay_at_their_own_pace() {
     let bursts: Vec<u64> = (0..50 * 48).map(|i| (i / 48) * 200_000).collect();
     for (name, times, depth) in [("even", &even, 1.0), ("bursts", &bursts, 48.0)] {
         let t = trace(dir.path(), name, times);
-        let v = replay(&[&t, lo.path()]);
+        let html = dir.path().join(format!("{name}.html"));
+        let v = replay(&[&t, lo.path(), "--html", html.to_str().unwrap()]);
+        // The report draws response time against offered load, the trace's point marked and
+        // the doubling line drawn.
+        let page = std::fs::read_to_string(&html).unwrap();
+        assert!(
+            page.contains("<svg") && page.contains("double the trace"),
+            "{name}"
+        );
         let p = &v["points"][0];
         let n = times.len() as f64;
         let span_s = *times.last().unwrap() as f64 / 1e6;
