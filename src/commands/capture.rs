@@ -2,6 +2,7 @@
 //! written as a trace (halfpower's or fio's iolog v3) and summarised.
 
 use super::{check_dest, check_output_dests, emit, warn};
+use crate::access::replay::TraceFormat;
 use crate::cli::{CaptureArgs, TraceFileFormat};
 use crate::clock::utc_now;
 use crate::error::Error;
@@ -79,8 +80,8 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         );
     }
     let format = match args.format {
-        TraceFileFormat::Halfpower => "halfpower",
-        TraceFileFormat::Fio => "fio",
+        TraceFileFormat::Halfpower => TraceFormat::Halfpower,
+        TraceFileFormat::Fio => TraceFormat::FioV3,
     };
     if let Some(out) = &args.output_file {
         let text = match args.format {
@@ -98,7 +99,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         device: path.display().to_string(),
         seconds,
         trace: args.output_file.as_ref().map(|p| p.display().to_string()),
-        format: format.into(),
+        format,
         summary: crate::analysis::capture::summarize(&requests, seconds),
         overhead: CaptureOverhead {
             cpu_pct: 100.0 * cpu_s / seconds.max(1e-9),

@@ -126,8 +126,8 @@ pub struct CaptureReport {
     pub seconds: f64,
     /// Where the trace was written, and in which format.
     pub trace: Option<String>,
-    /// `halfpower` or `fio` (fio's iolog v3).
-    pub format: String,
+    /// The trace's format: halfpower's, or fio's iolog v3.
+    pub format: crate::access::replay::TraceFormat,
     /// The workload in figures.
     pub summary: CaptureSummary,
     /// What the capture cost.

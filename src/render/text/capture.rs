@@ -1,5 +1,6 @@
 //! The capture's summary in words and figures.
 
+use crate::access::replay::TraceFormat;
 use crate::model::capture::CaptureReport;
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
@@ -13,9 +14,12 @@ pub fn capture_text(c: &CaptureReport) -> String {
         c.device,
         c.seconds,
         c.trace.as_ref().map_or(String::new(), |t| format!(
-            ": {} requests written to {t} ({} format)",
+            ": {} requests written to {t} ({})",
             s.requests + s.flushes + s.discards,
-            c.format
+            match c.format {
+                TraceFormat::Halfpower => "halfpower's format",
+                TraceFormat::FioV2 | TraceFormat::FioV3 => "fio's iolog v3",
+            }
         )),
     );
     let sizes: Vec<String> = s
