@@ -16,6 +16,7 @@ trap 'rm -rf "$OUT"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated
 echo "run  barrier after setup, before measuring, after measuring (µs)  gather (µs)  IOPS spread"
 for r in $(seq "$RUNS"); do
+  rm -f "$OUT/o.json" # halfpower refuses to replace a result without --force
   mpirun --oversubscribe -np "$RANKS" "$HP" run "$OUT/f.{rank}" --size 16m --rw randread --qd 4 \
     --time 2s --warmup 500ms --json "$OUT/o.json" --quiet >/dev/null
   python3 - "$OUT/o.json" "$r" <<'PY'

@@ -27,6 +27,7 @@ sweep() {
   local name=$1; shift
   local t0 t1
   t0=$(date +%s.%N)
+  rm -f "$OUT/$name.json" # halfpower refuses to replace a result without --force
   incg "$HP" sweep "$LOOP" \
     --rw randread --bs 4k,16k,64k,256k --qd 1,4,16 --quiet "$@" \
     --json "$OUT/$name.json" >/dev/null 2>"$OUT/$name.err"

@@ -25,6 +25,7 @@ for job in "4k 4" "256k 16"; do
   incg fio --name=noise --filename="$LOOP" --rw=randread --bs="$bs" --iodepth="$qd" \
     --ioengine=io_uring --direct=1 --time_based --runtime="$SECS" --ramp_time=1 \
     --write_iops_log="$OUT/fio-$bs" --log_avg_msec=100 --output=/dev/null
+  rm -f "$OUT/hp-$bs.json" # halfpower refuses to replace a result without --force
   incg "$HP" run "$LOOP" --rw randread --bs "$bs" --qd "$qd" --time "${SECS}s" --warmup 1s \
     --quiet --json "$OUT/hp-$bs.json" >/dev/null
 done

@@ -18,6 +18,7 @@ CPU=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 hp() { # hp OUT ARGS...: MB/s and CPU µs/IO of one halfpower run
   local out=$1; shift
+  rm -f "$out" # halfpower refuses to replace a result without --force
   "$HP" run "$LOOP" --time "${SECS}s" --warmup 1s --allow-write --json "$out" --quiet "$@" >/dev/null || true
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r["total"]["mb_per_s"], r["cpu"]["us_per_io"])' "$out"
 }

@@ -44,6 +44,7 @@ scenario() {
         --direct=1 --time_based --runtime="$SECS" --ramp_time=1 --size=1g --norandommap --randrepeat=0 --lat_percentiles=1 \
         "$@" --output-format=json --output="$OUT/fio.json" >/dev/null
     fio_fig "$OUT/fio.json" "$key" >>"$OUT/$name.fio"
+    rm -f "$OUT/hp.json" # halfpower refuses to replace a result without --force
     "$HP" run "$target" --rw "$rw" --bs "$bs" --qd "$qd" --engine "$hp_engine" --time "${SECS}s" \
         --warmup 1s --size 1g $allow ${HP_ARGS:-} --quiet --json "$OUT/hp.json" >/dev/null
     hp_fig "$OUT/hp.json" "$key" >>"$OUT/$name.hp"

@@ -208,7 +208,7 @@ impl Recorder {
     }
 
     /// Counts one successful I/O of `bytes` that took `latency_ns` and completed at `now_ns`.
-    #[inline]
+    #[inline(always)]
     pub fn complete(&mut self, dir: IoDir, bytes: u64, latency_ns: u64, now_ns: u64) {
         if now_ns >= self.next_boundary_ns {
             self.roll(now_ns);

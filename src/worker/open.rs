@@ -108,7 +108,7 @@ impl<S: Source> Worker<S> {
             if due > p.now {
                 // Not yet due: take completions as they come until it is.
                 if p.inflight > 0 {
-                    self.reap_as(eng, &mut p, Wait::Until(due), rec.as_deref_mut())?;
+                    self.reap_as::<E, true>(eng, &mut p, Wait::Until(due), rec.as_deref_mut())?;
                     progress.publish(&p.counts);
                 } else {
                     idle_until(due, stop);
@@ -117,7 +117,7 @@ impl<S: Source> Worker<S> {
             }
             let Some(&slot) = p.free.last() else {
                 // Due, and every slot is busy: it waits for one, and will be late.
-                self.reap(eng, &mut p, 1, rec.as_deref_mut())?;
+                self.reap_as::<E, true>(eng, &mut p, Wait::For(1), rec.as_deref_mut())?;
                 progress.publish(&p.counts);
                 continue;
             };
@@ -146,7 +146,7 @@ impl<S: Source> Worker<S> {
         }
         while p.inflight > 0 {
             let all = p.inflight;
-            self.reap(eng, &mut p, all, rec.as_deref_mut())?;
+            self.reap_as::<E, true>(eng, &mut p, Wait::For(all), rec.as_deref_mut())?;
             progress.publish(&p.counts);
         }
         p.gate.give_back();

@@ -192,7 +192,7 @@ pub enum Requests {
 }
 
 impl Source for Requests {
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Request {
         match self {
             Requests::Synthetic(s) => s.next(),
