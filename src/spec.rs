@@ -249,13 +249,10 @@ pub struct Setup {
     /// Seed of the random offsets and data (same seed, same offsets).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
-    /// Allow writes to existing files and block devices.
-    #[arg(long)]
-    pub allow_write: bool,
-    /// With --allow-write: also write to a block device that is mounted or carries a
-    /// filesystem or partition table (destroys it).
-    #[arg(long, requires = "allow_write")]
-    pub destroy_data: bool,
+    /// What it may write to.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub safety: Safety,
     /// Keep a file halfpower created instead of removing it at the end.
     #[arg(long)]
     pub keep: bool,
@@ -286,6 +283,20 @@ pub struct Setup {
     pub access: Access,
 }
 
+/// The write permissions, one definition for every command that writes: halfpower never
+/// writes to an existing file or device without `--allow-write`, nor to a mounted or signed
+/// device without `--destroy-data` too.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Safety {
+    /// Allow writes to existing files and block devices.
+    #[arg(long)]
+    pub allow_write: bool,
+    /// With --allow-write: also write to a block device that is mounted or carries a
+    /// filesystem or partition table (destroys it).
+    #[arg(long, requires = "allow_write")]
+    pub destroy_data: bool,
+}
+
 /// Files written before `--affinity` existed ran unpinned.
 fn unpinned() -> Affinity {
     Affinity::None
@@ -303,8 +314,7 @@ impl Default for Setup {
             buffered: false,
             write_through: false,
             seed: DEFAULT_SEED,
-            allow_write: false,
-            destroy_data: false,
+            safety: Safety::default(),
             keep: false,
             create: Create::Filled,
             affinity: Affinity::Spread,

@@ -471,12 +471,9 @@ pub struct ExperimentArgs {
     /// Warm-up before each point; its I/Os are not counted.
     #[arg(long, value_name = "DUR", default_value = "500ms")]
     pub warmup: Dur,
-    /// Allow writes to an existing file or block device.
-    #[arg(long)]
-    pub allow_write: bool,
-    /// With --allow-write: also write to a block device that carries a filesystem or is in use.
-    #[arg(long, requires = "allow_write")]
-    pub destroy_data: bool,
+    /// What it may write to.
+    #[command(flatten)]
+    pub safety: crate::spec::Safety,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

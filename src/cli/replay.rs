@@ -44,13 +44,9 @@ pub struct ReplayArgs {
     /// How I/O is issued.
     #[arg(long, value_enum, default_value = "uring")]
     pub engine: EngineKind,
-    /// Allow the trace's writes to an existing file or block device.
-    #[arg(long)]
-    pub allow_write: bool,
-    /// With --allow-write: also write to a block device that is mounted or carries a file
-    /// system or partition table (destroys it).
-    #[arg(long, requires = "allow_write")]
-    pub destroy_data: bool,
+    /// What the trace's writes may go to.
+    #[command(flatten)]
+    pub safety: crate::spec::Safety,
     /// Where the results go.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -289,8 +289,10 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
         time: Some(args.time),
         warmup: args.warmup,
         // A file halfpower made is its own to write; a given file or device needs the flags.
-        allow_write: args.allow_write || dir,
-        destroy_data: args.destroy_data,
+        safety: crate::spec::Safety {
+            allow_write: args.safety.allow_write || dir,
+            destroy_data: args.safety.destroy_data,
+        },
         ..Setup::default()
     };
     let engine = available_engine(&Workload::default());

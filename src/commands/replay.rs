@@ -100,8 +100,7 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
             size: (!target_exists).then(|| ByteSize(trace.end().div_ceil(1 << 20) << 20)),
             offset: args.offset,
             engine: args.engine,
-            allow_write: args.allow_write,
-            destroy_data: args.destroy_data,
+            safety: args.safety,
             ..Setup::default()
         },
     };

@@ -207,7 +207,7 @@ fn shared_regions(
     crate::cluster::barrier();
     w.setup.offset.0 += rank * size;
     if missing {
-        w.setup.allow_write = true;
+        w.setup.safety.allow_write = true;
         w.setup.keep = true; // rank 0's creating target removes the file
     }
     Ok((w, created))

@@ -317,8 +317,8 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         (None, true) => DEFAULT_SEED,
         (None, false) => crate::clock::now_ns() ^ DEFAULT_SEED,
     };
-    w.setup.allow_write = allow_write;
-    w.setup.destroy_data = destroy_data;
+    w.setup.safety.allow_write = allow_write;
+    w.setup.safety.destroy_data = destroy_data;
     w.setup.affinity = match &o.cpus_allowed {
         Some(list) => list
             .parse()

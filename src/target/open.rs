@@ -372,7 +372,7 @@ fn check_write_allowed(
         TargetKind::BlockDevice => "a block device",
         _ => "an existing file",
     };
-    if !w.setup.allow_write {
+    if !w.setup.safety.allow_write {
         return Err(Error::refused(
             path,
             format!(
@@ -392,7 +392,7 @@ fn check_write_allowed(
             ),
         ));
     }
-    if kind != TargetKind::BlockDevice || w.setup.destroy_data {
+    if kind != TargetKind::BlockDevice || w.setup.safety.destroy_data {
         return Ok(());
     }
     if let Some(why) = name.as_deref().and_then(safety::in_use) {
