@@ -41,7 +41,7 @@ pub fn check_output(what: &'static str, path: &Path, existing: Existing) -> crat
             format!("a writable file path in an existing directory{stdout}"),
         ));
     }
-    if existing == Existing::Refuse && path.exists() {
+    if existing == Existing::Refuse && path.exists() && !special(path) {
         return Err(crate::Error::refused(
             path,
             format!(
@@ -52,6 +52,13 @@ pub fn check_output(what: &'static str, path: &Path, existing: Existing) -> crat
     Ok(())
 }
 
+/// Whether `path` is there and not a regular file: a device (`/dev/null`, `/dev/stdout`), a
+/// FIFO or a socket. Such a name is written into, never replaced: renaming a file over
+/// `/dev/null` would turn it into a regular file for every process on the machine.
+fn special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 fn parent_dir(path: &Path) -> &Path {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -60,7 +67,15 @@ fn parent_dir(path: &Path) -> &Path {
 
 /// Writes `bytes` to `path` atomically: into a new temporary file beside it, synced, then
 /// renamed over `path`. On any failure the temporary file is removed and `path` is untouched.
+/// A device or FIFO (`/dev/null`) is written into directly, never replaced.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if special(path) {
+        // A device or a FIFO: written into as it is (see `special`).
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .write_all(bytes);
+    }
     let dir = parent_dir(path);
     let name = path
         .file_name()
@@ -84,6 +99,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dev_null_is_written_into_never_replaced() {
+        // Once, `--json /dev/null --force` renamed a file over /dev/null: it became a regular
+        // file and every later reader of /dev/null (cargo's rustc probe) read its text.
+        check_output("--json", Path::new("/dev/null"), Existing::Refuse).unwrap();
+        write_atomic(Path::new("/dev/null"), b"{}").unwrap();
+        let m = std::fs::metadata("/dev/null").unwrap();
+        assert!(!m.is_file(), "/dev/null became a regular file");
+    }
 
     #[test]
     fn atomic_writes_replace_whole_files_and_leave_no_temporary() {
