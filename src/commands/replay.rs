@@ -155,15 +155,11 @@ fn point(speed: f64, n: u64, span_s: f64, max_depth: u32, r: &Results) -> Replay
     }
 }
 
-/// Runs `halfpower replay`.
-pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
-    check_speeds(&args.speed)?;
-    let path = args.trace.display().to_string();
+/// Reads and parses the trace; refuses speeds for one without times.
+fn read_trace(args: &ReplayArgs, path: &str) -> anyhow::Result<Trace> {
     let text = std::fs::read_to_string(&args.trace)
         .with_context(|| format!("reading the trace {path}"))?;
-    let trace = parse(&path, &text).map_err(|e| Error::Foreign(Box::new(e)))?;
-    let mut warnings = Vec::new();
+    let trace = parse(path, &text).map_err(|e| Error::Foreign(Box::new(e)))?;
     if !trace.timed() && (args.headroom || args.speed != [1.0]) {
         return Err(Error::invalid(
             "--speed",
@@ -173,18 +169,12 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
         )
         .into());
     }
-    let w = workload(&args, &trace, args.target.exists());
-    let (engine, fallback) = available_engine(&w);
-    let base = w.plan(engine, DepthOnEngine::Lower)?;
-    let mut runner = PointRunner::open(
-        std::slice::from_ref(&args.target),
-        std::slice::from_ref(&base),
-        (engine, fallback),
-        None,
-        args.output.quiet,
-        &mut warnings,
-    )?;
-    let t = &runner.targets()[0];
+    Ok(trace)
+}
+
+/// Refuses a target that cannot take every request size of the trace, or that the trace
+/// reaches beyond without `--wrap`.
+fn check_target(args: &ReplayArgs, trace: &Trace, t: &crate::target::Target) -> crate::Result<()> {
     let mut sizes: Vec<u64> = trace.requests.iter().map(|r| r.len).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -202,9 +192,30 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 trace.end(),
                 t.size
             ),
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// Runs `halfpower replay`.
+pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    check_output_dests(&args.output)?;
+    check_speeds(&args.speed)?;
+    let path = args.trace.display().to_string();
+    let trace = read_trace(&args, &path)?;
+    let mut warnings = Vec::new();
+    let w = workload(&args, &trace, args.target.exists());
+    let (engine, fallback) = available_engine(&w);
+    let base = w.plan(engine, DepthOnEngine::Lower)?;
+    let mut runner = PointRunner::open(
+        std::slice::from_ref(&args.target),
+        std::slice::from_ref(&base),
+        (engine, fallback),
+        None,
+        args.output.quiet,
+        &mut warnings,
+    )?;
+    check_target(&args, &trace, &runner.targets()[0])?;
     let mut report = ReplayReport {
         header: Header::new(Kind::Replay, command, String::new()),
         host: host::read(),
@@ -235,10 +246,9 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
         report.points.push(point(speed, n, span, depth, &r));
     }
     if args.headroom {
-        let limit = base.qd;
         headroom_search(
             &mut report,
-            limit,
+            depth,
             &mut |s, w| run(s, &mut runner, w),
             &mut warnings,
         )?;
