@@ -46,7 +46,10 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         1.0 / s
     );
     // The path's own delay outside the server: what a light load (ρ = 0.1, where M/D/1 adds
-    // 5.6 % of S) measures beyond the queue's answer.
+    // 5.6 % of S) measures beyond the queue's answer. It is mostly the wake-up of the idle
+    // server thread (a closed loop, whose next request meets a server that just replied, does
+    // not pay it): 212–262 µs measured on these VMs (CI and a developer's, 2026-11-25). The
+    // bound only keeps it from swamping the queueing term being tested (≥ 0.21 S from ρ 0.3).
     let md1 = |rho: f64| s * (1.0 + rho / (2.0 * (1.0 - rho)));
     let light = (0.1 / s).round().to_string();
     let alone = run_json(&[
@@ -66,7 +69,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
     let rho_light = num(&alone, "results.total.iops") * s;
     let d = num(&alone, "results.read.latency_us.mean") / 1e6 - md1(rho_light);
     eprintln!("FUSE path outside the server: {:.1} µs", d * 1e6);
-    assert!((0.0..0.1 * s).contains(&d), "path delay {d} s");
+    assert!((0.0..0.2 * s).contains(&d), "path delay {d} s");
     for (rho, secs) in [(0.3, 8), (0.5, 8), (0.7, 14)] {
         let rate = (rho / s).round().to_string();
         let t = format!("{secs}s");
