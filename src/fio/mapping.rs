@@ -101,6 +101,9 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Resul
             } else {
                 s.fdatasync = Some(n);
             }
+            if o.iodepth > 1 {
+                notes.push(super::note(o, FioNoteKind::SyncDrains { every: n }));
+            }
         }
         (_, 0) | (0, _) => {}
         _ => {

@@ -207,6 +207,13 @@ pub enum FioNoteKind {
     },
     /// With several I/Os in flight, `thinktime` waits for them before each pause, as fio does.
     ThinktimeWaits,
+    /// With several I/Os in flight, each `fsync`/`fdatasync` waits for the writes in flight
+    /// (so it covers them); fio on an async engine sends it beside them, so its queue stays
+    /// full where halfpower's drains and refills (`iodepth_level` differs).
+    SyncDrains {
+        /// Writes between two syncs.
+        every: u32,
+    },
     /// `verify`: halfpower seals and reads back its own way, and reports unlike fio.
     Verify {
         /// The method fio was asked for (`crc32c`, `md5`, …).

@@ -1,10 +1,14 @@
-//! How deep the queue was, counted as fio counts it: at each submit call, every I/O it sends
-//! is counted at the number of I/Os in flight once it is sent (those not yet reaped, the call's
-//! own included: fio's `io_u_mark_depth` at commit); per submit call, how many I/Os it sent;
-//! per reap, how many completions it returned. One increment each, into seven fixed buckets,
-//! per worker; merged after the run. fio's `iodepth_level`, `iodepth_submit` and
-//! `iodepth_complete` are these counts as shares (`analysis::fio`).
-
+//! How deep the queue was, counted as fio counts it (`iodepth_level`): each request at the
+//! number of requests the job holds once it is sent (sent and not yet reaped, itself
+//! included: fio's `cur_depth` at `io_u_mark_depth`, one request a commit at fio's default
+//! `iodepth_batch=1`). fio reaps one completion at a time when it needs a slot
+//! (`iodepth_batch_complete_max` defaults to 1), so a request it sends into a full queue
+//! counts at the full depth even when the device finished several at once, while after a
+//! wait for everything (a rate cap, thinktime) it refills from 1. halfpower reaps every
+//! completion there is at once, so [`DepthCounts::submit_call`] counts each request as
+//! fio's loop would have held it: those of a refill after a reap for a free slot one out,
+//! one in, at the depth before; the rest, and all after a wait for everything, at their own
+//! depth (1, 2, 3, … into an empty queue). Per submit call, how many I/Os it sent;
 /// Number of buckets of each count (fio's `FIO_IO_U_MAP_NR`).
 pub const BUCKETS: usize = 7;
 
@@ -47,10 +51,17 @@ fn batch_bucket(n: u32) -> usize {
 
 impl DepthCounts {
     /// One submit call that sent `n` reads and writes, after which `in_flight` I/Os (those
-    /// `n` included) are outstanding.
+    /// `n` included) are outstanding, `held` of the completions reaped just before it having
+    /// been reaped for a free slot (fio would hold them until it sends their replacements):
+    /// with `b = in_flight − n` and `m = min(held, n)`, its k-th request counts at
+    /// `b + max(k, m)`.
     #[inline]
-    pub fn submit_call(&mut self, n: u32, in_flight: u32) {
-        self.level[level_bucket(in_flight)] += n as u64;
+    pub fn submit_call(&mut self, n: u32, in_flight: u32, held: u32) {
+        let before = in_flight.saturating_sub(n);
+        let m = held.min(n);
+        for k in 1..=n {
+            self.level[level_bucket(before + k.max(m))] += 1;
+        }
         self.submit[batch_bucket(n)] += 1;
     }
 
@@ -93,14 +104,41 @@ mod tests {
     }
 
     #[test]
+    fn a_call_into_an_empty_queue_counts_each_request_at_its_own_depth() {
+        // fio's four commits at depths 1, 2, 3, 4 (fio 3.33, thinktime_blocks=4 iodepth=4:
+        // "1": 25, "2": 50, "4": 25).
+        let mut d = DepthCounts::default();
+        d.submit_call(4, 4, 0);
+        assert_eq!(&d.level[..3], &[1, 2, 1]);
+        assert_eq!(d.submit[1], 1);
+    }
+
+    #[test]
+    fn a_refill_after_a_reap_for_a_slot_counts_at_the_depth_fio_held() {
+        // 4 in flight, 3 finished at once: fio reaps one, sends one (4 held), three times.
+        let mut d = DepthCounts::default();
+        d.submit_call(3, 4, 3);
+        assert_eq!(d.level[2], 3);
+        // 2 reaped for a slot, 3 sent (the queue had room for one more): 4, 4, then 5.
+        let mut d = DepthCounts::default();
+        d.submit_call(3, 5, 2);
+        assert_eq!(d.level[2], 3);
+        assert_eq!(d.level.iter().sum::<u64>(), 3);
+    }
+
+    #[test]
     fn merging_adds_every_bucket() {
         let mut a = DepthCounts::default();
-        a.submit_call(1, 4);
+        a.submit_call(1, 4, 0);
         let mut b = DepthCounts::default();
-        b.submit_call(3, 5);
+        b.submit_call(3, 5, 0);
         b.reap_call(70);
         a.merge(&b);
-        assert_eq!(a.level[2], 4, "each I/O of a call at the depth after it");
+        assert_eq!(
+            a.level[1], 1,
+            "the call's first I/O found 2 in flight: depth 3"
+        );
+        assert_eq!(a.level[2], 3, "4 (a's), then 4 and 5 (b's 2nd and 3rd)");
         assert_eq!(a.submit[1], 2);
         assert_eq!(a.complete[6], 1);
     }

@@ -114,6 +114,12 @@ struct Phase<'a> {
     inflight: u32,
     /// Requests prepared since the last submit call.
     batch: u32,
+    /// Completions the last reap returned while it waited for one free slot: fio, which reaps
+    /// one a time when it needs a slot, would still hold them as it refills (0 after a wait
+    /// for everything in flight). For the depth counts ([`DepthCounts::submit_call`]).
+    ///
+    /// [`DepthCounts::submit_call`]: crate::stats::depth::DepthCounts::submit_call
+    held: u32,
     /// The clock as last read, monotonic ns.
     now: u64,
     counts: PhaseCounts,
@@ -134,6 +140,7 @@ impl<'a> Phase<'a> {
             free: (0..plan.qd).rev().collect(),
             inflight: 0,
             batch: 0,
+            held: 0,
             now,
             counts: PhaseCounts::default(),
             first_fail: None,
@@ -219,12 +226,14 @@ impl<S: Source> Worker<S> {
                 self.sync(eng, rec.as_deref_mut())?;
                 p.now = now_ns();
                 p.syncs.done();
+                p.held = 0;
                 continue;
             }
             if held && p.inflight == 0 {
                 // Nothing in flight and the next request not yet due: idle until it is.
                 idle_until(p.pacer.resume_at().min(p.gate.deadline()), stop);
                 p.now = now_ns();
+                p.held = 0;
                 continue;
             }
             if p.inflight == 0 {
@@ -378,9 +387,10 @@ impl<S: Source> Worker<S> {
         mut rec: Option<&mut Recorder>,
     ) -> io::Result<()> {
         if let (Some(rec), true) = (rec.as_deref_mut(), p.batch > 0) {
-            rec.depth.submit_call(p.batch, p.inflight);
+            rec.depth.submit_call(p.batch, p.inflight, p.held);
         }
         p.batch = 0;
+        let for_a_slot = matches!(wait, Wait::For(w) if w < p.inflight);
         let mut reaped = 0u32;
         let (starts, dirs, offsets, lens) = (&self.start_ns, &self.dir, &self.offset, &self.len);
         let submitted = &self.submitted_ns;
@@ -440,6 +450,7 @@ impl<S: Source> Worker<S> {
             Wait::For(want) => eng.submit_and_reap(want, &mut on_complete)?,
             Wait::Until(deadline) => eng.submit_and_reap_until(deadline, &mut on_complete)?,
         }
+        p.held = if for_a_slot { reaped } else { 0 };
         if let Some(rec) = rec {
             rec.depth.reap_call(reaped);
             // Free slots are not reused before the next pass: their data is intact.

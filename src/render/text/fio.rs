@@ -298,6 +298,11 @@ pub fn note(n: &FioNote) -> String {
         FioNoteKind::ThinktimeWaits => {
             "thinktime waits for the requests in flight before each pause, as fio does".to_string()
         }
+        FioNoteKind::SyncDrains { every } => format!(
+            "each sync after {every} writes waits for the writes in flight, so it covers them; \
+             fio on an async engine sends it beside them and keeps its queue full, so \
+             iodepth_level differs (halfpower refills from 1 after each sync)"
+        ),
         FioNoteKind::Verify { method, ending } => verify_note(method, *ending),
     };
     format!("job '{}': {what}", n.job)

@@ -72,7 +72,7 @@ pub struct Case {
 const COMMON: [&str; 2] = ["ioengine=io_uring", "direct=1"];
 
 /// The jobs.
-pub const CASES: [Case; 10] = [
+pub const CASES: [Case; 11] = [
     Case {
         on: On::Device,
         name: "read-only",
@@ -142,12 +142,27 @@ pub const CASES: [Case; 10] = [
             "rw=randread",
             "bs=4k",
             "iodepth=6",
-            "rate_iops=20",
+            "rate_iops=1000",
             "time_based",
             "runtime=2",
         ],
-        clat: ClatBound::BelowInterval(50.0),
+        clat: ClatBound::BelowInterval(1.0),
         extra: Some(at_the_rate_cap),
+    },
+    Case {
+        on: On::Device,
+        name: "think",
+        options: &[
+            "rw=randread",
+            "bs=4k",
+            "iodepth=4",
+            "thinktime=5000",
+            "thinktime_blocks=4",
+            "time_based",
+            "runtime=2",
+        ],
+        clat: ClatBound::BelowInterval(5.0),
+        extra: Some(refilled_from_empty),
     },
     Case {
         on: On::Device,
@@ -453,20 +468,36 @@ fn mixed_is_read_and_write(fio: &Value, hp: &Value) {
     }
 }
 
-/// rate_iops=20 for 2 s: 40 reads in each tool, within one at each end, each issued with
-/// nothing else in flight: the device answers in well under the 50 ms between two, and a
-/// request goes out beside an earlier one only when a tool is kept off the CPU for longer than
-/// that (on this shared machine fio's own submissions stalled up to 9.5 ms at 100 IOPS, which
-/// put 11 % of them at depth 2; at 50 ms apart each such stall costs 2.5 points).
+/// rate_iops=1000 for 2 s (half the throttle's rate, so it never holds a request): 2000 reads
+/// in each tool, within 2 %, each issued with nothing else in flight: the device answers in
+/// tens of µs, well under the 1 ms between two, and a request goes out beside an earlier one
+/// only when a tool is kept off the CPU for longer than that (fio 3.33 here: "1": 99.7,
+/// "2": 0.25, "4": 0.1). fio counted "4": 100 for halfpower's old invented level.
 fn at_the_rate_cap(fio: &Value, hp: &Value) {
     for job in [fio, hp] {
         let n = num(&job["read"], "total_ios");
-        assert!((n - 40.0).abs() <= 2.0, "{n} reads at 20 IOPS for 2 s");
+        assert!(
+            (n / 2000.0 - 1.0).abs() <= 0.02,
+            "{n} reads at 1000 IOPS for 2 s"
+        );
         assert!(
             num(&job["iodepth_level"], "1") >= 90.0,
             "{}",
             job["iodepth_level"]
         );
+    }
+}
+
+/// thinktime_blocks=4 at iodepth=4: after each pause the queue refills from empty, one request
+/// at depth 1, 2, 3 and 4 (fio's buckets "1", "2" (2–3), "4"): 25/50/25 % by the arithmetic of
+/// the refill, as fio 3.33 counts it (24.98/49.96/25.06 on a loop device). Before the fix
+/// halfpower counted all four at the depth after its one submit call: "4": 100.
+fn refilled_from_empty(fio: &Value, hp: &Value) {
+    for job in [fio, hp] {
+        let l = &job["iodepth_level"];
+        for (bucket, share) in [("1", 25.0), ("2", 50.0), ("4", 25.0)] {
+            assert!((num(l, bucket) - share).abs() <= 3.0, "{l}");
+        }
     }
 }
 
