@@ -419,6 +419,13 @@ impl Workload {
         w.setup
             .access
             .check(w.rw.is_random(), w.bs.max(), w.writes())?;
+        if w.setup.access.invalidate && !w.setup.buffered {
+            return Err(Error::invalid(
+                "--invalidate",
+                "on",
+                "--invalidate with --buffered (direct I/O never reads the page cache)",
+            ));
+        }
         w.check_region()?;
         Ok(w)
     }

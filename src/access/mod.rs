@@ -277,6 +277,13 @@ pub struct Access {
     #[arg(long)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub end_fsync: bool,
+    /// With --buffered: drop the target from the page cache before the first request and
+    /// after every pass over the region (each region's worth of bytes a thread issues, once
+    /// the requests in flight have completed), so every pass reads from the device (fio's
+    /// invalidate, applied before a job and each of its loops). Closed loop only.
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invalidate: bool,
 }
 
 /// When a workload's requests are issued (`--arrivals`).
@@ -346,6 +353,7 @@ impl Default for Access {
             fsync: None,
             fdatasync: None,
             end_fsync: false,
+            invalidate: false,
         }
     }
 }
@@ -392,6 +400,9 @@ impl Access {
         if self.end_fsync {
             parts.push("fsync at the end".into());
         }
+        if self.invalidate {
+            parts.push("page cache dropped after each pass".into());
+        }
         parts.join(", ")
     }
 
@@ -399,6 +410,13 @@ impl Access {
     /// request is `max_bs` bytes, and that `writes` or not.
     pub fn check(&self, random: bool, max_bs: u64, writes: bool) -> crate::error::Result<()> {
         let a = self;
+        if a.invalidate && !a.arrivals.is_closed() {
+            return Err(Error::invalid(
+                "--invalidate",
+                "on",
+                "--invalidate in a closed loop (leave out --arrivals)",
+            ));
+        }
         if a.random_pct > 100 || (!random && a.random_pct != 100) {
             return Err(Error::invalid(
                 "--random-pct",

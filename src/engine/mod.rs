@@ -95,6 +95,20 @@ pub trait Engine {
     /// `data_only`), blocking; called with nothing in flight. The null engine has nothing to
     /// flush.
     fn sync_files(&mut self, data_only: bool) -> io::Result<()>;
+
+    /// Drops every file of the engine from the page cache (posix_fadvise DONTNEED; dirty pages
+    /// stay until written back), so the next buffered reads reach the device; called with
+    /// nothing in flight. The null engine has no cache.
+    fn drop_cache(&mut self) {}
+}
+
+/// Drops each of `fds` from the page cache (posix_fadvise DONTNEED over the whole file).
+pub(crate) fn drop_cache_fds(fds: &[std::os::fd::RawFd]) {
+    for &fd in fds {
+        // SAFETY: fd is open for the engine's lifetime (the engines' contract); the call takes
+        // no pointers, and a failure only leaves pages cached.
+        unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
 }
 
 /// fsync or fdatasync each of `fds`.

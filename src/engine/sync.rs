@@ -76,4 +76,8 @@ impl Engine for SyncEngine {
     fn sync_files(&mut self, data_only: bool) -> io::Result<()> {
         super::sync_fds(&self.fds, data_only)
     }
+
+    fn drop_cache(&mut self) {
+        super::drop_cache_fds(&self.fds);
+    }
 }

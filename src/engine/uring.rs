@@ -285,4 +285,8 @@ impl Engine for UringEngine {
     fn sync_files(&mut self, data_only: bool) -> io::Result<()> {
         super::sync_fds(&self.fds, data_only)
     }
+
+    fn drop_cache(&mut self) {
+        super::drop_cache_fds(&self.fds);
+    }
 }

@@ -310,7 +310,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     w.threads = if files.groups > 1 { 1 } else { o.numjobs };
     mapping::plan(o, &mut w, &mut notes)?;
     engine_and_depth(o, &mut w, &mut notes);
-    page_cache(o, &mut w, &mut notes);
+    page_cache(o, &mut w);
     w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
     w.setup.seed = match (o.randseed, o.randrepeat) {
         (Some(s), _) => s,
@@ -412,18 +412,13 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) 
     }
 }
 
-/// Buffered or direct I/O and O_SYNC in `w`, with a note where fio drops the page cache more
-/// often than halfpower.
-fn page_cache(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) {
+/// Buffered or direct I/O and O_SYNC in `w`. fio's `invalidate` drops a buffered job's files
+/// from the page cache before the job (`commands::fio`) and again before each pass: each of
+/// its `loops`, and each time a time-based sequential job starts over (`--invalidate`).
+fn page_cache(o: &JobOptions, w: &mut Workload) {
     w.setup.buffered = !o.direct;
-    if w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random())) {
-        notes.push(note(
-            o,
-            FioNoteKind::InvalidateOnce {
-                per_loop: o.loops > 1,
-            },
-        ));
-    }
+    w.setup.access.invalidate =
+        w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random()));
     w.setup.write_through = o.sync;
 }
 

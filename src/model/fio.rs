@@ -191,12 +191,6 @@ pub enum FioNoteKind {
         /// How many clones.
         numjobs: u32,
     },
-    /// `invalidate` drops the job's files from the page cache once, before the job; fio drops
-    /// them before every pass, so halfpower's later passes may be read from the cache.
-    InvalidateOnce {
-        /// The passes are the job's `loops` (else a time-based sequential job starting over).
-        per_loop: bool,
-    },
     /// A random job with a mix of request sizes and no `norandommap`: fio's random map
     /// shortens its requests, halfpower draws the mix as with `norandommap`.
     RandomMapMix {

@@ -339,6 +339,11 @@ fn worker_plan(
             sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
             data_only: a.fdatasync.is_some(),
             end_sync: a.end_fsync,
+            pass_bytes: if a.invalidate && w.setup.buffered {
+                pass_bytes(&region, a.stride.map(|s| s.0), w.bs.max())
+            } else {
+                0
+            },
             arrivals: a.arrivals,
             // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
             first_due_ns: a.rate_iops.map_or(0.0, |r| 1e9 * me as f64 / r as f64),
@@ -352,6 +357,16 @@ fn worker_plan(
             .then_some(crate::spec::ERROR_GRACE_NS),
     };
     (plan, offsets_error)
+}
+
+/// The bytes a worker issues in one pass over `region` (`--invalidate`): all of it, or with a
+/// stride the requests of `bs` bytes that fit it, one per stride.
+fn pass_bytes(region: &Region, stride: Option<u64>, bs: u64) -> u64 {
+    let bytes = region.blocks * region.align;
+    match stride {
+        Some(s) if s > bs => bytes.div_ceil(s) * bs,
+        _ => bytes,
+    }
 }
 
 /// The random stream of worker `id`: its target in the high half, its thread in the low.

@@ -26,7 +26,7 @@ use crate::signal;
 use crate::stats::Recorder;
 use crate::verify::Writer;
 use gate::Gate;
-use pace::{Pacer, Syncs, idle_until};
+use pace::{Pacer, Passes, Syncs, idle_until};
 use source::claim_write;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -166,12 +166,15 @@ pub struct Worker<S = Synthetic> {
     reads_done: Vec<u32>,
     /// The slots of sampled reads completed in the last reap, to check for zeros.
     zero_check: Vec<u32>,
+    /// With `--invalidate`: the bytes of the pass over the region so far.
+    passes: Passes,
 }
 
 impl<S: Source> Worker<S> {
     /// A worker for `plan`.
     pub fn new(plan: WorkerPlan<S>) -> Self {
         let qd = plan.qd as usize;
+        let passes = Passes::new(plan.pace.pass_bytes);
         Worker {
             plan,
             start_ns: vec![0; qd],
@@ -183,6 +186,7 @@ impl<S: Source> Worker<S> {
             seen: vec![Vec::new(); qd],
             reads_done: Vec::with_capacity(qd),
             zero_check: Vec::with_capacity(qd),
+            passes,
         }
     }
 
@@ -226,6 +230,14 @@ impl<S: Source> Worker<S> {
                 self.sync(eng, rec.as_deref_mut())?;
                 p.now = now_ns();
                 p.syncs.done();
+                p.held = 0;
+                continue;
+            }
+            if self.passes.due() && p.inflight == 0 {
+                // A pass over the region is complete and drained: the next reads the device.
+                eng.drop_cache();
+                self.passes.done();
+                p.now = now_ns();
                 p.held = 0;
                 continue;
             }
@@ -273,7 +285,7 @@ impl<S: Source> Worker<S> {
         stop: &AtomicBool,
     ) -> io::Result<bool> {
         while let Some(&slot) = p.free.last() {
-            if p.syncs.due() {
+            if p.syncs.due() || self.passes.due() {
                 return Ok(true);
             }
             if self.plan.source.timing() == Timing::End {
@@ -305,6 +317,7 @@ impl<S: Source> Worker<S> {
             if r.dir == IoDir::Write {
                 p.syncs.wrote();
             }
+            self.passes.issued(r.len);
             self.issue(eng, slot, r, None, p.judge_reads);
             p.inflight += 1;
             p.batch += 1;

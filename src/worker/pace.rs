@@ -26,6 +26,9 @@ pub struct Pace {
     pub data_only: bool,
     /// Sync once more when the phase has drained.
     pub end_sync: bool,
+    /// Drop the files from the page cache after every this many bytes issued, once those in
+    /// flight have completed (`--invalidate`; 0: never).
+    pub pass_bytes: u64,
     /// When requests are issued: the closed loop, or an open loop's arrival process
     /// (`open.rs`), whose rate is `ns_per_io` and `ns_per_byte`.
     pub arrivals: Arrivals,
@@ -145,6 +148,43 @@ impl Syncs {
     /// The sync was done.
     pub fn done(&mut self) {
         self.since = 0;
+    }
+}
+
+/// The passes over the region of `--invalidate`: the bytes issued since the last drop of the
+/// page cache, which comes before the first request too (as fio's before a job). Kept by the
+/// worker across its phases (a pass started in the warm-up ends in the measured phase).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Passes {
+    every: u64,
+    since: u64,
+}
+
+impl Passes {
+    /// Passes of `every` bytes (0: none), the cache to be dropped before the first.
+    pub fn new(every: u64) -> Self {
+        Passes {
+            every,
+            since: every,
+        }
+    }
+
+    /// Whether a pass is complete: the cache is to be dropped before any more requests.
+    #[inline]
+    pub fn due(&self) -> bool {
+        self.every > 0 && self.since >= self.every
+    }
+
+    /// A request of `len` bytes was issued.
+    #[inline]
+    pub fn issued(&mut self, len: u64) {
+        self.since += len;
+    }
+
+    /// The cache was dropped: the next pass begins (what the last request carried over the
+    /// pass's end counts toward it).
+    pub fn done(&mut self) {
+        self.since = self.since.saturating_sub(self.every);
     }
 }
 

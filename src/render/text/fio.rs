@@ -279,15 +279,6 @@ pub fn note(n: &FioNote) -> String {
         FioNoteKind::ClonesTogether { numjobs } => {
             format!("its {numjobs} clones are reported together, as with group_reporting")
         }
-        FioNoteKind::InvalidateOnce { per_loop } => format!(
-            "invalidate drops its files from the page cache once, before the job; fio drops them \
-             again before every pass ({}), so halfpower's later passes may be read from the cache",
-            if *per_loop {
-                "each of its loops"
-            } else {
-                "each time a time-based sequential job starts over"
-            }
-        ),
         FioNoteKind::RandomMapMix { option, mean_bytes } => format!(
             "without norandommap fio keeps a map of the blocks done and shortens a request that \
              would overlap them, so its {option} requests are smaller than the mix says \
