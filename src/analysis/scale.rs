@@ -185,6 +185,8 @@ fn judge(r: &mut [StepReading]) -> Option<usize> {
         let below_from_here = r[i..].iter().any(clearly_below);
         let flag = if r[i].efficiency_low > 1.0 {
             Some(StepFlag::AboveSum)
+        } else if r[i].efficiency > 1.0 {
+            Some(StepFlag::AboveSumNoise)
         } else if r[i].efficiency >= SATURATION_EFFICIENCY || saturates_at.is_some() {
             None
         } else if later_linear {

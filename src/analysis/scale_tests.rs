@@ -218,7 +218,7 @@ fn an_efficiency_above_the_sum_beyond_its_interval_is_flagged() {
     ];
     let a = analyse(&alone, &steps, &[]);
     assert!(a.steps[1].efficiency_low < 1.0);
-    assert_eq!(a.steps[1].flag, None);
+    assert_eq!(a.steps[1].flag, Some(StepFlag::AboveSumNoise));
 }
 
 /// Efficiencies of 100, 85, 98, 97 % each known to ±1 %: the 2nd is a dip, not saturation, as

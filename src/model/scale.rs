@@ -121,6 +121,10 @@ pub enum StepFlag {
     /// of each alone, so the runs differ more than their intervals say (noise between runs, a
     /// cache warmed by an earlier step).
     AboveSum,
+    /// Above 100 % by its figure but not beyond its interval: impossible for the targets
+    /// themselves, so the figure is noise (the step's or the runs alone's) that its interval
+    /// allows; the step says nothing about scaling beyond that interval.
+    AboveSumNoise,
     /// Below 90 % while a later step is clearly not: a dip, not the limit.
     Dip,
     /// Below 90 % by its figure but not beyond its interval, and no later step is clearly

@@ -51,6 +51,7 @@ pub fn scale_table(r: &ScaleReport) -> String {
         ) {
             (true, _) => "  <- saturates",
             (_, Some(StepFlag::AboveSum)) => "  <- above the sum!",
+            (_, Some(StepFlag::AboveSumNoise)) => "  <- above the sum: noise",
             (_, Some(StepFlag::Dip)) => "  <- dip",
             (_, Some(StepFlag::Uncertain)) => "  <- within noise",
             _ => "",
@@ -225,6 +226,13 @@ pub fn verdict(a: &ScaleAnalysis, targets: usize) -> String {
                  the same targets cannot do together unless something held them back alone: \
                  noise between runs, a cache warmed by an earlier step, CPUs that sleep between \
                  I/Os at a low depth; repeat or measure longer before trusting the efficiencies",
+                s.targets
+            ),
+            Some(StepFlag::AboveSumNoise) => write!(
+                out,
+                ". Step {} measured more than its targets alone ({interval}), which they cannot \
+                 do together: its figure is noise within its interval, and says nothing about \
+                 scaling beyond it",
                 s.targets
             ),
             Some(StepFlag::Dip) => write!(
