@@ -182,8 +182,11 @@ impl Served {
 pub struct Server {
     /// Bytes in the file.
     pub size: u64,
-    /// Time each request holds its server.
+    /// Time each request holds its server (a request of 0 bytes: see `per_kib_ns`).
     pub service: Duration,
+    /// What each KiB of a request adds to its service time, ns (negative: larger requests are
+    /// served faster, as from a cache that keeps large blocks).
+    pub per_kib_ns: i64,
     /// Counts of what was served.
     pub served: Arc<Served>,
     /// The mount's start, for the counts' times.
@@ -197,19 +200,33 @@ impl Server {
         Server {
             size,
             service,
+            per_kib_ns: 0,
             served: Arc::new(Served::default()),
             epoch: Instant::now(),
             zeros: vec![0; 1 << 20],
         }
     }
 
-    /// Holds the calling thread until `start + service`.
-    fn hold(&self, start: Instant) {
+    /// The same server whose service time changes by `per_kib_ns` with each KiB requested.
+    pub fn sloped(mut self, per_kib_ns: i64) -> Self {
+        self.per_kib_ns = per_kib_ns;
+        self
+    }
+
+    /// The service time of a request of `bytes`.
+    pub fn service_of(&self, bytes: u64) -> Duration {
+        let ns = self.service.as_nanos() as i64 + self.per_kib_ns * bytes as i64 / 1024;
+        Duration::from_nanos(ns.max(0) as u64)
+    }
+
+    /// Holds the calling thread until `start` + the service time of a request of `bytes`.
+    fn hold(&self, start: Instant, bytes: u64) {
+        let service = self.service_of(bytes);
         let spin = Duration::from_micros(300);
-        if self.service > spin {
-            std::thread::sleep(self.service - spin);
+        if service > spin {
+            std::thread::sleep(service - spin);
         }
-        while start.elapsed() < self.service {
+        while start.elapsed() < service {
             std::hint::spin_loop();
         }
     }
@@ -254,7 +271,7 @@ impl Filesystem for Server {
         reply: ReplyData,
     ) {
         let start = Instant::now();
-        self.hold(start);
+        self.hold(start, size as u64);
         let len = (size as u64).min(self.size.saturating_sub(offset)) as usize;
         reply.data(&self.zeros[..len.min(self.zeros.len())]);
         self.count(start);
@@ -273,7 +290,7 @@ impl Filesystem for Server {
         reply: ReplyWrite,
     ) {
         let start = Instant::now();
-        self.hold(start);
+        self.hold(start, data.len() as u64);
         reply.written(data.len() as u32);
         self.count(start);
     }

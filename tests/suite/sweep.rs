@@ -543,3 +543,82 @@ fn a_sweep_without_p99_claims_nothing_about_latency() {
         "{verdict}"
     );
 }
+
+/// `profile`'s service times and fitted lines on a disk whose service time is known: the FUSE
+/// disk of tests/common/fuse.rs serving one request at a time in 4 ms ± 50 µs per KiB (4k,
+/// 16k, 64k: 4.2, 4.8, 7.2 ms, or 3.8, 3.2, 0.8 ms). Every QD1 read cell (sequential,
+/// cache-hit, random: every request reaches the server) measures the server's time plus the
+/// FUSE path's own, which is the idle server thread's wake-up (0.05–0.31 ms measured here; a
+/// cell is allowed 0.6 ms). Every read line slopes the server's way; one fitted through the
+/// three sizes has the server's slope within 10 % (the path's noise moves it by at most 0.26
+/// ms / 60 KiB, 9 %) and, sloping down, is flagged a cache (its interval wholly below 0). A
+/// line left with two sizes (the progressive fit projects 4k–16k to 64k, where the path's
+/// noise is 30 % of 0.8 ms) is flagged too few points. Each downward line has its warning;
+/// an upward one none.
+#[test]
+fn profile_fits_the_slope_of_a_disk_of_known_service_time() {
+    use common::fuse::{Server, mount_fs_with};
+    let _turn = common::exclusive();
+    for per_kib_ns in [50_000i64, -50_000] {
+        let server = Server::new(16 << 20, std::time::Duration::from_millis(4)).sloped(per_kib_ns);
+        let service: Vec<(f64, f64)> = [4096u64, 16384, 65536]
+            .iter()
+            .map(|&b| (b as f64, server.service_of(b).as_secs_f64() * 1e3))
+            .collect();
+        let known = |bs: f64| service.iter().find(|s| s.0 == bs).unwrap().1;
+        let Some(fs) = mount_fs_with(server, "halfpower-sloped", 1) else {
+            return;
+        };
+        let v = stdout_json(&[
+            "profile",
+            &fs.disk(),
+            "--quick",
+            "--reads-only",
+            "--time",
+            "400ms",
+            "--warmup",
+            "100ms",
+            "--quiet",
+            "--json",
+            "-",
+        ]);
+        for c in v["cells"].as_array().unwrap() {
+            if c["qd"] == 1 {
+                let path = num(c, "service_ms") - known(num(c, "bs_bytes"));
+                assert!(
+                    (0.0..0.6).contains(&path),
+                    "{path} ms beyond the server: {c}"
+                );
+            }
+        }
+        let slope = per_kib_ns as f64 / 1e6;
+        let fits = v["fits"].as_array().unwrap();
+        assert_eq!(fits.len(), 3, "{v}");
+        for f in fits {
+            let fitted = num(f, "ms_per_kib");
+            let through = f["fitted_bs_bytes"].as_array().unwrap().len();
+            eprintln!(
+                "server {slope} ms/KiB: {} {} fitted {fitted:.5} ms/KiB through {through} sizes, \
+                 flag {}",
+                f["rw"], f["pattern"], f["negative_slope"]
+            );
+            assert!(fitted * slope > 0.0, "{f}");
+            match (through, slope < 0.0) {
+                (3, true) => assert_eq!(f["negative_slope"], "cache", "{f}"),
+                (_, true) => assert_eq!(f["negative_slope"], "too-few-points", "{f}"),
+                (_, false) => assert!(f.get("negative_slope").is_none(), "{f}"),
+            }
+            if through == 3 {
+                assert!((fitted / slope - 1.0).abs() < 0.10, "{f}");
+            }
+        }
+        let warned = v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w.as_str().is_some_and(|w| w.contains("negative slope")))
+            .count();
+        let down = if slope < 0.0 { fits.len() } else { 0 };
+        assert_eq!(warned, down, "{}", v["warnings"]);
+    }
+}
