@@ -381,6 +381,85 @@ fn reads_a_cache_answered_are_said_so_with_the_device_figures() {
     assert_eq!(num(dev, "read_bytes"), app, "{dev}");
     let warnings = direct["warnings"].to_string();
     assert!(!warnings.contains("came from a cache"), "{warnings}");
+
+    // Writes the device did not receive in the window: buffered overwrites of the same 16 MiB
+    // for 1 s stay in the page cache (the kernel writes dirty pages back after 5 s at the
+    // earliest), as the device's own counters show; direct, they all reach it.
+    let sync = || {
+        assert!(
+            std::process::Command::new("sync")
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    sync();
+    let write = [
+        "run",
+        fs,
+        "--rw",
+        "write",
+        "--bs",
+        "128k",
+        "--time",
+        "1s",
+        "--warmup",
+        "0",
+        "--buffered",
+        "--allow-write",
+    ];
+    let before = kernel_write_bytes(&name);
+    let cached = run_json(&write);
+    let kernel = kernel_write_bytes(&name) - before;
+    let app = num(&cached, "results.write.bytes");
+    assert!(app >= 64.0 * 1024.0 * 1024.0, "{app}");
+    let missing = 100.0 * (1.0 - kernel as f64 / app);
+    let warnings = cached["warnings"].to_string();
+    let said = warnings
+        .split(&format!("the device ({name}) wrote "))
+        .nth(1)
+        .and_then(|w| w.split(": ").nth(1))
+        .and_then(|w| w.split(" %").next())
+        .and_then(|p| p.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no write shortfall in {warnings}"));
+    eprintln!(
+        "buffered writes: the kernel saw {kernel} of {app} bytes ({missing:.1} % missing), halfpower says {said} %"
+    );
+    assert!(
+        missing > 90.0,
+        "the kernel saw {kernel} of {app} bytes written"
+    );
+    assert!(
+        (said - missing).abs() <= 1.0,
+        "{said} % against {missing:.1} %"
+    );
+    // Direct, every write reaches the device in the window: no warning.
+    let before = kernel_write_bytes(&name);
+    let unbuffered: Vec<&str> = write.into_iter().filter(|a| *a != "--buffered").collect();
+    let direct = run_json(&unbuffered);
+    let kernel = kernel_write_bytes(&name) - before;
+    let app = num(&direct, "results.write.bytes");
+    assert!(
+        kernel as f64 >= app,
+        "the kernel saw {kernel} of {app} bytes written"
+    );
+    let warnings = direct["warnings"].to_string();
+    assert!(!warnings.contains("did not reach"), "{warnings}");
+}
+
+/// Bytes the kernel counted as written to `name` (/proc/diskstats, sectors written × 512).
+fn kernel_write_bytes(name: &str) -> u64 {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(2) == Some(name))
+        .unwrap_or_else(|| panic!("{name} not in /proc/diskstats"));
+    line.split_whitespace()
+        .nth(9)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        * 512
 }
 
 /// Issue 23 item 22: reads that return zeroed blocks halfpower did not write are counted from a
