@@ -74,12 +74,6 @@ fn measured_within_throttle(
 
 /// I/Os one target keeps in flight: `--threads` × `--qd` as the workload ran (QD1 on the sync
 /// engine, should io_uring be disabled while the test runs).
-/// The verdict render words from a scale document (the document keeps no words).
-fn verdict_of(v: &Value) -> String {
-    let r: halfpower::model::scale::ScaleReport = serde_json::from_value(v.clone()).unwrap();
-    halfpower::render::text::scale::verdict(&r.analysis, r.targets.len())
-}
-
 fn depth(v: &Value) -> f64 {
     num(v, "workload.threads") * num(v, "workload.qd")
 }
@@ -178,13 +172,8 @@ fn three_disks_of_40_saturate_a_bus_of_100() {
     assert_eq!(shared[0]["targets"].as_array().unwrap().len(), 4);
     assert_eq!(num(&shared[0], "throttle.read_bytes_per_s"), 100e6, "{an}");
     assert!(num(&shared[0], "throttle_pct") >= 90.0, "{an}");
-    // The document holds what the verdict is worded from: linear up to 2, the bus from the
-    // 3rd.
-    let verdict = verdict_of(&v);
-    assert!(
-        verdict.contains("up to 2") && verdict.contains(&bus_name) && verdict.contains("3rd"),
-        "{verdict}"
-    );
+    // The document holds what the verdict is worded from (render's tests check the words):
+    // linear up to 2 (the known efficiencies above), the bus from the 3rd.
     // Each target's share of the last step carries its own disk's and the bus's counters.
     for pt in steps[3]["per_target"].as_array().unwrap() {
         let names: Vec<&str> = pt["devices"]
@@ -375,6 +364,4 @@ fn a_stripe_keeps_its_members_depth_by_littles_law() {
     if num(r, "efficiency") < 0.9 && w <= wa / 0.9 {
         assert_eq!(limit, "depth", "{an}");
     }
-    let verdict = verdict_of(&v);
-    assert!(limit != "depth" || !verdict.contains("share,"), "{verdict}");
 }
