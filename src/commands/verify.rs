@@ -4,7 +4,7 @@
 use crate::cli::{VerifyArgs, VerifyOpts};
 use crate::clock::utc_now;
 use crate::model::verify::{Verification, VerifyNote, VerifyReport};
-use crate::model::{Header, Kind};
+use crate::model::{Document, Header, Kind};
 use crate::render::text;
 use crate::runner;
 use crate::spec::{EngineKind, RunPlan, Workload};
@@ -246,14 +246,6 @@ pub(super) fn finish(
 
 /// Runs `halfpower verify`.
 pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    if let Some(h) = &args.output.html {
-        return Err(crate::Error::invalid(
-            "--html",
-            h.display(),
-            "no --html with verify (its findings are text or --json; `halfpower report` does not draw them)",
-        )
-        .into());
-    }
     super::check_output_dests(&args.output)?;
     crate::signal::install();
     let verification = match (&args.verify_state, args.bs) {
@@ -262,18 +254,18 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
         (None, None) => unreachable!("clap requires --verify-state or --bs"),
     };
     let status = verification.exit_status();
+    if status == 2 && args.output.json.as_deref() == Some("-") {
+        // The JSON on stdout says it too; the reason for the status goes to stderr.
+        for s in text::verify::other_sizes(&verification) {
+            eprintln!("halfpower: {s}");
+        }
+    }
+    let text = text::verify::lines(&verification);
     let report = VerifyReport {
         header: Header::new(Kind::Verify, command, utc_now()),
         verification,
     };
-    if !super::write_json(&args.output, &report)? {
-        print!("{}", text::verify::lines(&report.verification));
-    } else if status == 2 {
-        // The JSON on stdout says it too; the reason for the status goes to stderr.
-        for s in text::verify::other_sizes(&report.verification) {
-            eprintln!("halfpower: {s}");
-        }
-    }
+    super::emit(&args.output, Document::Verify(Box::new(report)), &text)?;
     Ok(if crate::signal::interrupted() {
         crate::signal::exit_status()
     } else {

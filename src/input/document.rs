@@ -4,11 +4,10 @@
 //! A log becomes a [`MonitorDocument`] with the diagnosis the caller's `diagnose` gives it.
 
 use crate::error::Error;
-use crate::model::diagnosis::{DIAGNOSE_SCHEMA_VERSION, Diagnosis};
+use crate::model::diagnosis::Diagnosis;
 use crate::model::log::Log;
 use crate::model::monitor::MONITOR_SCHEMA_VERSION;
-use crate::model::profile::PROFILE_SCHEMA_VERSION;
-use crate::model::{Document, Input, MonitorDocument, SCHEMA_VERSION};
+use crate::model::{Document, Input, Kind, MonitorDocument};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::Path;
@@ -16,14 +15,39 @@ use std::path::Path;
 /// How a log read for the report gets its diagnosis (`analysis::diagnose`).
 pub type Diagnose<'a> = &'a dyn Fn(&Log) -> Diagnosis;
 
-const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare, replay, capture or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
+const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare, replay, capture, verify or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
 
 fn refuse(path: &str, why: impl Into<String>) -> Error {
     Error::refused(path, why.into())
 }
 
-fn typed<T: DeserializeOwned>(path: &str, kind: &str, v: Value) -> crate::Result<T> {
-    serde_json::from_value(v).map_err(|e| refuse(path, format!("not a valid {kind} document: {e}")))
+fn typed<T: DeserializeOwned>(path: &str, kind: Kind, v: Value) -> crate::Result<Box<T>> {
+    serde_json::from_value(v)
+        .map(Box::new)
+        .map_err(|e| refuse(path, format!("not a valid {} document: {e}", kind.name())))
+}
+
+/// The document of `kind` in `v` (a JSON object with that `kind`).
+fn typed_document(path: &str, kind: Kind, v: Value) -> crate::Result<Document> {
+    Ok(match kind {
+        Kind::Run => Document::Run(typed(path, kind, v)?),
+        Kind::Quick => Document::Quick(typed(path, kind, v)?),
+        Kind::Sweep => Document::Sweep(typed(path, kind, v)?),
+        Kind::Profile => Document::Profile(typed(path, kind, v)?),
+        Kind::Scale => Document::Scale(typed(path, kind, v)?),
+        Kind::Experiment => Document::Experiment(typed(path, kind, v)?),
+        Kind::Compare => Document::Compare(typed(path, kind, v)?),
+        Kind::Replay => Document::Replay(typed(path, kind, v)?),
+        Kind::Capture => Document::Capture(typed(path, kind, v)?),
+        Kind::Verify => Document::Verify(typed(path, kind, v)?),
+        Kind::Diagnose => Document::Diagnose(typed(path, kind, v)?),
+        Kind::Monitor => {
+            return Err(refuse(
+                path,
+                "a monitor log is JSON lines without a kind, not a document with one",
+            ));
+        }
+    })
 }
 
 /// Parses the text of `path` as one of the kinds the report draws.
@@ -34,26 +58,19 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
     }
     let doc = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) if map.contains_key("kind") => {
-            let kind = map
-                .get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let version = map.get("schema_version").and_then(Value::as_u64);
-            let supported = match kind.as_str() {
-                "run" | "quick" | "sweep" | "scale" | "experiment" | "compare" | "replay"
-                | "capture" => u64::from(SCHEMA_VERSION),
-                "profile" => u64::from(PROFILE_SCHEMA_VERSION),
-                "diagnose" => u64::from(DIAGNOSE_SCHEMA_VERSION),
-                other => {
-                    return Err(refuse(
-                        path,
-                        format!("unknown kind '{other}'; expected {KINDS}"),
-                    ));
-                }
-            };
-            match version {
-                Some(v) if v > supported => {
+            let name = map.get("kind").and_then(Value::as_str).unwrap_or("");
+            let (kind, supported) =
+                match Kind::named(name).and_then(|k| Some((k, k.schema_version()?))) {
+                    Some(k) => k,
+                    None => {
+                        return Err(refuse(
+                            path,
+                            format!("unknown kind '{name}'; expected {KINDS}"),
+                        ));
+                    }
+                };
+            match map.get("schema_version").and_then(Value::as_u64) {
+                Some(v) if v > u64::from(supported) => {
                     return Err(refuse(
                         path,
                         format!(
@@ -70,19 +87,7 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
                 }
                 _ => {}
             }
-            let v = Value::Object(map);
-            match kind.as_str() {
-                "run" => Document::Run(Box::new(typed(path, "run", v)?)),
-                "quick" => Document::Quick(Box::new(typed(path, "quick", v)?)),
-                "sweep" => Document::Sweep(Box::new(typed(path, "sweep", v)?)),
-                "profile" => Document::Profile(Box::new(typed(path, "profile", v)?)),
-                "scale" => Document::Scale(Box::new(typed(path, "scale", v)?)),
-                "experiment" => Document::Experiment(Box::new(typed(path, "experiment", v)?)),
-                "compare" => Document::Compare(Box::new(typed(path, "compare", v)?)),
-                "replay" => Document::Replay(Box::new(typed(path, "replay", v)?)),
-                "capture" => Document::Capture(Box::new(typed(path, "capture", v)?)),
-                _ => Document::Diagnose(Box::new(typed(path, "diagnose", v)?)),
-            }
+            typed_document(path, kind, Value::Object(map))?
         }
         Ok(Value::Object(map)) if !map.contains_key("device") => {
             return Err(refuse(

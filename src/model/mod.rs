@@ -67,6 +67,8 @@ pub enum Document {
     Replay(Box<replay::ReplayReport>),
     /// `capture --json`.
     Capture(Box<capture::CaptureReport>),
+    /// `verify --json`.
+    Verify(Box<verify::VerifyReport>),
 }
 
 impl Document {
@@ -81,6 +83,9 @@ impl Document {
             Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
             Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
             Document::Capture(_) => Some("a capture's summary has no chart (replay its trace)"),
+            Document::Verify(v) if v.verification.targets.is_empty() => {
+                Some("the verification checked no target")
+            }
             _ => None,
         }
     }
@@ -99,6 +104,7 @@ impl Document {
             Document::Compare(_) => Kind::Compare,
             Document::Replay(_) => Kind::Replay,
             Document::Capture(_) => Kind::Capture,
+            Document::Verify(_) => Kind::Verify,
         }
     }
 }
@@ -119,6 +125,7 @@ impl Serialize for Document {
             Document::Compare(c) => c.serialize(s),
             Document::Replay(r) => r.serialize(s),
             Document::Capture(c) => c.serialize(s),
+            Document::Verify(v) => v.serialize(s),
         }
     }
 }
@@ -138,9 +145,9 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Direction of an I/O as documents name it (`read`, `write`).
 pub type Direction = crate::engine::IoDir;
 
-/// What a document is: its `kind` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// What a document is: its `kind` field, spelled once, by [`Kind::name`] (the JSON reads and
+/// writes that name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// `halfpower run`.
     Run,
@@ -169,6 +176,38 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 12] = [
+        Kind::Run,
+        Kind::Quick,
+        Kind::Sweep,
+        Kind::Profile,
+        Kind::Diagnose,
+        Kind::Scale,
+        Kind::Experiment,
+        Kind::Compare,
+        Kind::Monitor,
+        Kind::Verify,
+        Kind::Replay,
+        Kind::Capture,
+    ];
+
+    /// The kind named `name` as written in `kind`.
+    pub fn named(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The newest layout version of a document of this kind this halfpower reads and writes;
+    /// none for a monitor log (its records carry their own, and no kind).
+    pub fn schema_version(self) -> Option<u32> {
+        match self {
+            Kind::Profile => Some(profile::PROFILE_SCHEMA_VERSION),
+            Kind::Diagnose => Some(diagnosis::DIAGNOSE_SCHEMA_VERSION),
+            Kind::Monitor => None,
+            _ => Some(SCHEMA_VERSION),
+        }
+    }
+
     /// The name as written in `kind`.
     pub fn name(self) -> &'static str {
         match self {
@@ -185,6 +224,25 @@ impl Kind {
             Kind::Replay => "replay",
             Kind::Capture => "capture",
         }
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Kind::named(&name).ok_or_else(|| {
+            let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+            serde::de::Error::custom(format!(
+                "unknown kind '{name}', expected one of {}",
+                known.join(", ")
+            ))
+        })
     }
 }
 

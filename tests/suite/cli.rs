@@ -754,8 +754,25 @@ fn every_output_file_follows_one_overwrite_rule() {
     assert!(d["devices"].is_array());
     let v = stdout_json(&["verify", data, "--bs", "4k", "--quiet", "--json", "-"]);
     assert_eq!(v["kind"], "verify");
-    let err = usage_error(&["verify", data, "--bs", "4k", "--html", &format!("{o}.html")]);
-    assert!(err.contains("--html"), "{err}");
+    // verify writes its report as every command does, and `report` draws a verify document.
+    let page = format!("{o}.verify.html");
+    let json = format!("{o}.verify.json");
+    halfpower()
+        .args(["verify", data, "--bs", "4k", "--quiet", "--html", &page])
+        .args(["--json", &json])
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("halfpower verify report") && html.contains("<svg"),
+        "{html}"
+    );
+    let again = format!("{o}.again.html");
+    halfpower()
+        .args(["report", &json, "-o", &again])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&again).unwrap().contains("<svg"));
 }
 
 /// Every flag docs/ and README.md name exists in halfpower's --help (of some command), or is
@@ -765,6 +782,7 @@ fn every_flag_in_the_docs_exists() {
     let others = [
         // cargo
         "--release",
+        "--no-fail-fast",
         "--features",
         "--test",
         "--nocapture",

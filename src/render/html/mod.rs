@@ -20,8 +20,9 @@ mod run;
 mod scale;
 pub mod svg;
 mod sweep;
+mod verify;
 
-use crate::model::{Document, Input};
+use crate::model::{Document, Input, Kind};
 use std::fmt::Write;
 
 /// Formats a coordinate with one decimal (stable output).
@@ -102,6 +103,15 @@ fn describe(i: &Input) -> String {
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
         Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
         Document::Capture(c) => format!("capture of {}", c.device),
+        Document::Verify(v) => {
+            let t: Vec<&str> = v
+                .verification
+                .targets
+                .iter()
+                .map(|t| t.path.as_str())
+                .collect();
+            format!("verify of {}", t.join(", "))
+        }
         Document::Scale(s) => {
             let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
             t.join(", ")
@@ -150,6 +160,13 @@ fn origin(i: &Input) -> Origin {
             version: c.header.tool.version.clone(),
             command: c.header.command.join(" "),
             date: c.header.date.clone(),
+        },
+        Document::Verify(v) => Origin {
+            host: none(),
+            kernel: none(),
+            version: v.header.tool.version.clone(),
+            command: v.header.command.join(" "),
+            date: v.header.date.clone(),
         },
         Document::Sweep(s) => match &s.host {
             Some(h) => of(h, &s.header),
@@ -218,20 +235,21 @@ pub struct Definition {
 
 /// Renders the report of `inputs` (one kind, checked by `input::document::read_all`).
 pub fn render(inputs: &[Input]) -> String {
-    let kind = inputs.first().map_or("run", |i| i.doc.kind().name());
+    let kind = inputs.first().map_or(Kind::Run, |i| i.doc.kind());
     let labels = labels(inputs);
     let (body, defs) = match kind {
-        "run" | "quick" => run::section(inputs, &labels),
-        "sweep" => sweep::section(inputs, &labels),
-        "profile" => profile::section(inputs, &labels),
-        "scale" => scale::section(inputs, &labels),
-        "experiment" => experiment::section(inputs, &labels),
-        "compare" => compare::section(inputs, &labels),
-        "replay" => replay::section(inputs, &labels),
-        _ => monitor::section(inputs, &labels),
+        Kind::Run | Kind::Quick => run::section(inputs, &labels),
+        Kind::Sweep => sweep::section(inputs, &labels),
+        Kind::Profile => profile::section(inputs, &labels),
+        Kind::Scale => scale::section(inputs, &labels),
+        Kind::Experiment => experiment::section(inputs, &labels),
+        Kind::Compare => compare::section(inputs, &labels),
+        Kind::Replay => replay::section(inputs, &labels),
+        Kind::Verify => verify::section(inputs, &labels),
+        Kind::Monitor | Kind::Diagnose | Kind::Capture => monitor::section(inputs, &labels),
     };
     let mut out = String::new();
-    let title = format!("halfpower {kind} report");
+    let title = format!("halfpower {} report", kind.name());
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
