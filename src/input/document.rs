@@ -16,7 +16,7 @@ use std::path::Path;
 /// How a log read for the report gets its diagnosis (`analysis::diagnose`).
 pub type Diagnose<'a> = &'a dyn Fn(&Log) -> Diagnosis;
 
-const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare, replay, capture or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
+const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare, replay, capture, path or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
 
 fn refuse(path: &str, why: impl Into<String>) -> Error {
     Error::refused(path, why.into())
@@ -42,7 +42,7 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
             let version = map.get("schema_version").and_then(Value::as_u64);
             let supported = match kind.as_str() {
                 "run" | "quick" | "sweep" | "scale" | "experiment" | "compare" | "replay"
-                | "capture" => u64::from(SCHEMA_VERSION),
+                | "capture" | "path" => u64::from(SCHEMA_VERSION),
                 "profile" => u64::from(PROFILE_SCHEMA_VERSION),
                 "diagnose" => u64::from(DIAGNOSE_SCHEMA_VERSION),
                 other => {
@@ -81,6 +81,7 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
                 "compare" => Document::Compare(Box::new(typed(path, "compare", v)?)),
                 "replay" => Document::Replay(Box::new(typed(path, "replay", v)?)),
                 "capture" => Document::Capture(Box::new(typed(path, "capture", v)?)),
+                "path" => Document::Path(Box::new(typed(path, "path", v)?)),
                 _ => Document::Diagnose(Box::new(typed(path, "diagnose", v)?)),
             }
         }

@@ -1,5 +1,5 @@
 //! The typed documents halfpower writes and reads: run, quick, sweep, profile, monitor records,
-//! input logs and diagnoses. This layer is the JSON schema (docs/json-schema.md): plain data with
+//! input logs, diagnoses and paths. This layer is the JSON schema (docs/json-schema.md): plain data with
 //! serde derives and the small accessors that read it. Nothing here measures, computes a figure
 //! from others, or renders; `analysis` fills these types and `render` draws them.
 
@@ -14,6 +14,7 @@ pub mod fio;
 pub mod log;
 pub mod monitor;
 pub mod open;
+pub mod path;
 pub mod profile;
 pub mod quick;
 pub mod ranks;
@@ -67,6 +68,8 @@ pub enum Document {
     Replay(Box<replay::ReplayReport>),
     /// `capture --json`.
     Capture(Box<capture::CaptureReport>),
+    /// `path --json`.
+    Path(Box<path::PathReport>),
 }
 
 impl Document {
@@ -81,6 +84,7 @@ impl Document {
             Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
             Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
             Document::Capture(_) => Some("a capture's summary has no chart (replay its trace)"),
+            Document::Path(p) if p.targets.is_empty() => Some("the path has no targets"),
             _ => None,
         }
     }
@@ -99,6 +103,7 @@ impl Document {
             Document::Compare(_) => Kind::Compare,
             Document::Replay(_) => Kind::Replay,
             Document::Capture(_) => Kind::Capture,
+            Document::Path(_) => Kind::Path,
         }
     }
 }
@@ -119,6 +124,7 @@ impl Serialize for Document {
             Document::Compare(c) => c.serialize(s),
             Document::Replay(r) => r.serialize(s),
             Document::Capture(c) => c.serialize(s),
+            Document::Path(p) => p.serialize(s),
         }
     }
 }
@@ -166,6 +172,8 @@ pub enum Kind {
     Replay,
     /// `halfpower capture`.
     Capture,
+    /// `halfpower path`.
+    Path,
 }
 
 impl Kind {
@@ -184,6 +192,7 @@ impl Kind {
             Kind::Verify => "verify",
             Kind::Replay => "replay",
             Kind::Capture => "capture",
+            Kind::Path => "path",
         }
     }
 }

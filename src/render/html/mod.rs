@@ -14,6 +14,7 @@ mod compare;
 mod experiment;
 mod marks;
 mod monitor;
+mod path;
 mod profile;
 mod replay;
 mod run;
@@ -102,6 +103,10 @@ fn describe(i: &Input) -> String {
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
         Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
         Document::Capture(c) => format!("capture of {}", c.device),
+        Document::Path(p) => {
+            let t: Vec<&str> = p.targets.iter().map(|t| t.target.as_str()).collect();
+            t.join(", ")
+        }
         Document::Scale(s) => {
             let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
             t.join(", ")
@@ -144,6 +149,13 @@ fn origin(i: &Input) -> Origin {
         Document::Experiment(e) => of(&e.host, &e.header),
         Document::Replay(r) => of(&r.host, &r.header),
         Document::Capture(c) => of(&c.host, &c.header),
+        Document::Path(p) => Origin {
+            host: none(),
+            kernel: none(),
+            version: p.header.tool.version.clone(),
+            command: p.header.command.join(" "),
+            date: p.header.date.clone(),
+        },
         Document::Compare(c) => Origin {
             host: none(),
             kernel: none(),
@@ -228,6 +240,7 @@ pub fn render(inputs: &[Input]) -> String {
         "experiment" => experiment::section(inputs, &labels),
         "compare" => compare::section(inputs, &labels),
         "replay" => replay::section(inputs, &labels),
+        "path" => path::section(inputs, &labels),
         _ => monitor::section(inputs, &labels),
     };
     let mut out = String::new();
