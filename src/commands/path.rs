@@ -124,12 +124,22 @@ impl PapChoice {
         if quiet || self.flag.is_some() {
             return;
         }
-        if let (Some(b), Some(s)) = (self.for_share(1.0), self.source(1.0)) {
-            eprintln!(
-                "halfpower: PAP {} (reads) from {} (--pap overrides it)",
+        let said = |share: f64| {
+            let (b, s) = (self.for_share(share)?, self.source(share)?);
+            Some(format!(
+                "{} from {}",
                 crate::render::text::path::rate(b),
                 crate::render::text::path::pap_source(&s)
-            );
+            ))
+        };
+        match (said(1.0), said(0.0)) {
+            (Some(r), Some(w)) if r == w => {
+                eprintln!("halfpower: PAP {r} (--pap overrides it)")
+            }
+            (Some(r), Some(w)) => {
+                eprintln!("halfpower: PAP for reads {r}, for writes {w} (--pap overrides it)")
+            }
+            _ => {}
         }
     }
 }

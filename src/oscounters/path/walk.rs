@@ -399,9 +399,16 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The devices in `dir`/slaves, each through its own link there.
     fn slaves(&mut self, dir: &Path) -> Vec<usize> {
         let names = self.tree.entries(&dir.join("slaves"));
-        names.iter().map(|n| self.block(n)).collect()
+        names
+            .iter()
+            .map(|n| match self.tree.resolve(&dir.join("slaves").join(n)) {
+                Ok(d) => self.block_dir(&d),
+                Err(why) => self.unresolved(n, why),
+            })
+            .collect()
     }
 
     /// A whole disk, and its transport.
