@@ -155,6 +155,14 @@ pub fn together_paps(c: &[Component], tops: &[usize], carriers: &[usize]) -> Pap
     paps(c, &starts)
 }
 
+/// How far `measured` got towards `pap` (measured ÷ PAP), both bytes/s; None without both.
+pub fn reached(measured: Option<f64>, pap: f64) -> Option<f64> {
+    measured
+        .filter(|m| m.is_finite() && *m >= 0.0)
+        .filter(|_| pap.is_finite() && pap > 0.0)
+        .map(|m| m / pap)
+}
+
 /// The PAP for a workload that reads `read_share` (0..1) of its bytes: the tighter of the
 /// two directions when it does both, the one it does otherwise.
 pub fn for_mix(p: &Paps, read_share: f64) -> Option<&Pap> {

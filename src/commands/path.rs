@@ -144,6 +144,22 @@ impl PapChoice {
     }
 }
 
+/// The path's PAP of `targets` side by side for a workload reading `read_share` of its bytes,
+/// set against `measured` (bytes/s); None when the path has none.
+pub(super) fn reached(
+    targets: &[String],
+    read_share: f64,
+    measured: Option<f64>,
+) -> Option<crate::model::path::PapReached> {
+    let (pap, source) = path_pap(targets)?.for_mix(read_share)?;
+    Some(crate::model::path::PapReached {
+        pap_bytes_per_s: pap,
+        source,
+        measured_bytes_per_s: measured,
+        reached: crate::analysis::pap::reached(measured, pap),
+    })
+}
+
 /// The `--pap` flag's source record.
 fn flag_source() -> PapSource {
     PapSource {

@@ -303,3 +303,18 @@ pub struct PapSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete: Option<bool>,
 }
+
+/// A PAP a measuring command (`quick`, `scale`) took from the path, and how far its figure got
+/// towards it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PapReached {
+    /// The PAP, bytes/s.
+    pub pap_bytes_per_s: f64,
+    /// Where it came from.
+    pub source: PapSource,
+    /// The figure set against it, bytes/s (`quick`: SEQ1M Q8T1 reads; `scale`: the limit the
+    /// total stopped at, else its last step).
+    pub measured_bytes_per_s: Option<f64>,
+    /// Measured over PAP.
+    pub reached: Option<f64>,
+}

@@ -587,3 +587,53 @@ fn live_the_root_disk_and_a_file_on_it_give_their_chains() {
     assert_eq!(whole["components"][0]["class"], "virtual");
     assert_eq!(whole["targets"][0]["pap"]["why_none"], "no-limit-on-path");
 }
+
+/// `quick` and `scale` on files here, read through the nvme fixture's mount table (which puts
+/// `/` on nvme0n1p1 behind PCIe 3.0 x4): the PAP they record is the fixture's, and how far
+/// their figure got is that figure over it.
+#[test]
+fn quick_and_scale_take_the_paths_pap() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    if dir.path().starts_with("/tmp") || dir.path().starts_with("/srv/data") {
+        unavailable("a build directory outside the nvme fixture's /tmp and /srv/data mounts");
+        return;
+    }
+    let d = dir.path().to_str().unwrap();
+    let q = in_tree(
+        "nvme",
+        &[
+            "quick", d, "--size", "8m", "--time", "100ms", "--warmup", "0", "--quiet",
+        ],
+    );
+    let p = &q["pap"];
+    assert!(near(num(p, "pap_bytes_per_s"), 3.938e9, 0.5e6), "{p}");
+    assert_eq!(p["source"]["component"]["name"], "0000:01:00.0");
+    let seq = (q["tests"].as_array().unwrap().iter())
+        .find(|t| t["name"] == "SEQ1M Q8T1" && t["direction"] == "read")
+        .unwrap();
+    let measured = num(&seq["results"]["total"], "bytes_per_s");
+    assert!(near(num(p, "measured_bytes_per_s"), measured, 1.0));
+    assert!(near(
+        num(p, "reached"),
+        measured / num(p, "pap_bytes_per_s"),
+        1e-12
+    ));
+
+    let (a, b) = (format!("{d}/a"), format!("{d}/b"));
+    let s = in_tree(
+        "nvme",
+        &[
+            "scale", &a, &b, "--rw", "read", "--bs", "64k", "--size", "4m", "--time", "100ms",
+            "--warmup", "0", "--quiet",
+        ],
+    );
+    let p = &s["pap"];
+    // Both files on one file system: the link carries both halves.
+    assert!(near(num(p, "pap_bytes_per_s"), 3.938e9, 0.5e6), "{p}");
+    assert_eq!(num(&p["source"], "load"), 1.0);
+    let last = s["steps"].as_array().unwrap().last().unwrap();
+    let total = s["analysis"]["limit_bytes_per_s"]
+        .as_f64()
+        .unwrap_or_else(|| num(last, "bytes_per_s"));
+    assert!(near(num(p, "measured_bytes_per_s"), total, 1.0));
+}

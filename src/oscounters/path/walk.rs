@@ -138,7 +138,12 @@ impl<'a> Walker<'a> {
             }
             return Err(self.not_found(arg));
         }
-        if arg.contains('/') {
+        if !arg.contains('/') && self.known(arg) {
+            let top = self.block(arg);
+            return Ok(self.walked(TargetForm::KernelName, top));
+        }
+        // Any other name is a file's path (in a captured tree, the captured machine's).
+        if arg.contains('/') || path.exists() {
             if self.mounts.is_none() {
                 return Err(BadTarget::NoMountTable {
                     root: self.tree.root().display().to_string(),
@@ -146,10 +151,6 @@ impl<'a> Walker<'a> {
             }
             let top = self.file(&mounts::absolute(path), None);
             return Ok(self.walked(TargetForm::File, top));
-        }
-        if self.known(arg) {
-            let top = self.block(arg);
-            return Ok(self.walked(TargetForm::KernelName, top));
         }
         Err(self.not_found(arg))
     }

@@ -6,8 +6,8 @@
 
 use crate::analysis::path::pcie_generation;
 use crate::model::path::{
-    Combine, Component, ComponentKind, Encoding, Limit, NoLimit, NoPap, Pap, PapFrom, PapSource,
-    Paps, Part, PathReport, Reading, TargetForm, UnknownLimit, Unresolved,
+    Combine, Component, ComponentKind, Encoding, Limit, NoLimit, NoPap, Pap, PapFrom, PapReached,
+    PapSource, Paps, Part, PathReport, Reading, TargetForm, UnknownLimit, Unresolved,
 };
 use crate::units::ByteSize;
 use std::fmt::Write;
@@ -354,6 +354,37 @@ pub fn pap_source(s: &PapSource) -> String {
             w
         }
         _ => "--pap".into(),
+    }
+}
+
+/// A PAP a measuring command took from the path of `subject` (run side by side as
+/// `targets`, when several), and how far `what` got towards it.
+pub fn reached_words(p: &PapReached, subject: &str, targets: usize, what: &str) -> String {
+    let by = p
+        .source
+        .component
+        .as_ref()
+        .map_or("?".into(), component_label);
+    let mut s = format!(
+        "{subject} has a PAP of {}, set by {by}",
+        rate(p.pap_bytes_per_s)
+    );
+    if let (Some(load), true) = (p.source.load, targets > 1) {
+        let crossing = (load * targets as f64).round();
+        if crossing > 1.0 {
+            let _ = write!(s, ", which {crossing:.0} of the {targets} targets share");
+        }
+    }
+    if p.source.complete == Some(false) {
+        s.push_str(" (at most: some limits on the path are unknown)");
+    }
+    match (p.measured_bytes_per_s, p.reached) {
+        (Some(m), Some(r)) => format!(
+            "{s}: {what} ({}) reached {:.0} % of it.",
+            rate(m),
+            r * 100.0
+        ),
+        _ => format!("{s}."),
     }
 }
 
