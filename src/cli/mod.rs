@@ -97,7 +97,9 @@ percentiles on a nines axis, the latency histogram, per-second IOPS, MB/s and p9
 disk's %util and queue size, CPU us per I/O. sweep: MB/s against request size (one line per \
 queue depth) and against depth, with the half-power line and the H(alf-power), K(nee), \
 P(lateau) and best (*) points; the size x depth heatmap; p99 against MB/s. profile: 004 Table 4 \
-and service time against request size with the fitted line. monitor/diagnose: utilization, IOPS \
+and service time against request size with the fitted line. path: 000 Figure 1, the components \
+as boxes from the application to the host bus with each limit (and measured rate), the tightest \
+marked. monitor/diagnose: utilization, IOPS \
 and response time = service + queue time over time per device, paging and CPU, verdicts and \
 advice. MB/s = 10^6 bytes/s; sizes 4k, 1m are KiB, MiB.";
 

@@ -159,7 +159,9 @@ fn target(out: &mut String, r: &PathReport, t: &TargetPath) {
             by_row[*rw].push(i);
         }
     }
-    let widest = by_row.iter().map(Vec::len).max().unwrap_or(1).max(2);
+    // Room for the CPU's box beside the application's, centred.
+    let least = if r.cpu.is_some() { 3 } else { 2 };
+    let widest = by_row.iter().map(Vec::len).max().unwrap_or(1).max(least);
     let width = widest as f64 * (BOX_W + GAP_X) + GAP_X;
     let height = (depth + 1) as f64 * ROW_H + 10.0;
     let tight: Vec<usize> = [&t.pap.read, &t.pap.write]
@@ -179,7 +181,7 @@ fn target(out: &mut String, r: &PathReport, t: &TargetPath) {
     }
     let _ = writeln!(
         out,
-        "<figure class=\"chart\"><figcaption>{}</figcaption>\n<svg viewBox=\"0 0 {width:.0} {height:.0}\" role=\"img\" aria-label=\"the path of {}\">",
+        "<figure class=\"chart\"><figcaption>{}</figcaption>\n<svg viewBox=\"0 0 {width:.0} {height:.0}\" style=\"max-width:{width:.0}px\" role=\"img\" aria-label=\"the path of {}\">",
         esc(&t.target),
         esc(&t.target)
     );
