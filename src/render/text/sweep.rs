@@ -332,21 +332,23 @@ pub fn verdict(a: &Analysis) -> String {
 }
 
 /// The PAP's component when it is the path's: how far the peak got towards it.
-fn pap_line(r: &SweepReport, a: &Analysis) -> String {
+pub fn pap_sentence(r: &SweepReport, a: &Analysis) -> Option<String> {
     let (Some(src), Some(ratio), Some(pap)) = (&r.pap_source, a.rap_pap, a.pap_bytes_per_s) else {
-        return String::new();
+        return None;
     };
-    if src.from != crate::model::path::PapFrom::Path {
-        return String::new();
-    }
-    let text = format!(
-        "The advertised peak ({}) is {}: {} reached {:.0} % of it.",
-        mb(pap),
-        super::path::pap_source(src),
-        a.rw,
-        ratio * 100.0
-    );
-    wrap(&text, 100)
+    (src.from == crate::model::path::PapFrom::Path).then(|| {
+        format!(
+            "The advertised peak ({}) is {}: {} reached {:.0} % of it.",
+            mb(pap),
+            super::path::pap_source(src),
+            a.rw,
+            ratio * 100.0
+        )
+    })
+}
+
+fn pap_line(r: &SweepReport, a: &Analysis) -> String {
+    pap_sentence(r, a).map_or(String::new(), |t| wrap(&t, 100))
 }
 
 /// Renders a sweep: one matrix per analysed group, the legend once.
