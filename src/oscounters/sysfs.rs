@@ -79,8 +79,12 @@ pub fn split_dev(dev: u64) -> (u32, u32) {
 
 /// The sysfs directory of the whole disk holding `dev`, and the partition name if any.
 pub fn disk_dir(dev: u64) -> Option<(PathBuf, Option<String>)> {
+    disk_dir_in(&root(), dev)
+}
+
+fn disk_dir_in(root: &Path, dev: u64) -> Option<(PathBuf, Option<String>)> {
     let (maj, min) = split_dev(dev);
-    let path = fs::canonicalize(root().join(format!("dev/block/{maj}:{min}"))).ok()?;
+    let path = fs::canonicalize(root.join(format!("dev/block/{maj}:{min}"))).ok()?;
     if path.join("partition").exists() {
         let part = path.file_name()?.to_string_lossy().into_owned();
         Some((path.parent()?.to_path_buf(), Some(part)))
@@ -93,6 +97,13 @@ pub fn disk_dir(dev: u64) -> Option<(PathBuf, Option<String>)> {
 /// `None` when there is none (tmpfs, overlayfs, btrfs' anonymous devices, NFS).
 pub fn resolve(dev: u64) -> Option<BlockDevice> {
     let (dir, partition) = disk_dir(dev)?;
+    describe_dir(&dir, partition)
+}
+
+/// [`resolve`] in this machine's /sys whatever `HALFPOWER_SYSFS` says: the device whose
+/// safety a write is judged by.
+pub fn resolve_live(dev: u64) -> Option<BlockDevice> {
+    let (dir, partition) = disk_dir_in(Path::new("/sys"), dev)?;
     describe_dir(&dir, partition)
 }
 

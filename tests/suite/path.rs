@@ -668,3 +668,45 @@ fn quick_and_scale_take_the_paths_pap() {
         .unwrap_or_else(|| num(last, "bytes_per_s"));
     assert!(near(num(p, "measured_bytes_per_s"), total, 1.0));
 }
+
+/// A captured tree never decides whether a write is safe: with HALFPOWER_SYSFS pointing at a
+/// tree where the read-only loop device's number is a writable disk of another name, the write
+/// is still refused as this machine's /sys marks the device.
+#[test]
+fn a_captured_tree_never_decides_whether_a_write_is_safe() {
+    let Some(lo) = LoopDev::read_only("path-ro", 1 << 20) else {
+        return;
+    };
+    let dev = std::fs::read_to_string(format!("/sys/class/block/{}/dev", lo.name())).unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    let fake = tree.path().join("devices/virtual/block/fake0");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("ro"), "0\n").unwrap();
+    std::fs::write(fake.join("dev"), &dev).unwrap();
+    std::fs::create_dir_all(tree.path().join("dev/block")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../devices/virtual/block/fake0",
+        tree.path().join("dev/block").join(dev.trim()),
+    )
+    .unwrap();
+    let out = halfpower()
+        .env("HALFPOWER_SYSFS", tree.path())
+        .args([
+            "run",
+            lo.path(),
+            "--rw",
+            "write",
+            "--bytes",
+            "64k",
+            "--allow-write",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("/sys/class/block/{}/ro is 1", lo.name())),
+        "{err}"
+    );
+}
