@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 const TREES: &[&str] = &[
     "nvme",
     "nvme-multipath",
+    "nvme-switch",
     "sata",
     "sas",
     "usb",

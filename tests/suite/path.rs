@@ -185,6 +185,28 @@ fn nvme_multipath_adds_its_paths() {
 }
 
 #[test]
+fn a_pcie_switchs_uplink_caps_the_drives_behind_it() {
+    // Each drive alone: its own 3.0 x4 link, then the switch's 3.0 x4 uplink (both 3.938 GB/s).
+    let v = path_of("nvme-switch", "nvme1n1");
+    assert_eq!(
+        chain(&v, 0),
+        pairs(&[
+            ("disk", "nvme1n1"),
+            ("nvme-controller", "nvme1"),
+            ("pcie-link", "0000:04:00.0"),
+            ("pcie-link", "0000:01:00.0"),
+            ("host-bus", "pci0000:00"),
+        ])
+    );
+    // RAID 0 over both: the members' links would give 2 × 3.938, the one uplink both halves
+    // cross carries all of it: 3.938 GB/s.
+    let v = path_of("nvme-switch", "md0");
+    let (b, at, load) = pap(&v, "read");
+    assert!(near(b, 3.938e9, 0.5e6), "{b}");
+    assert_eq!((at.as_str(), load), ("0000:01:00.0", 1.0));
+}
+
+#[test]
 fn sata_sas_and_usb_links_give_their_bodies_rates() {
     let v = path_of("sata", "sda");
     assert_eq!(
