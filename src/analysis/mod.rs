@@ -16,6 +16,8 @@ pub mod fit;
 pub mod headroom;
 pub mod limits;
 pub mod monitor;
+pub mod pap;
+pub mod path;
 pub mod profile;
 pub mod queueing;
 pub mod quick;

@@ -286,6 +286,12 @@ pub fn analyse(rw: RwMode, threads: u32, samples: &[Sample], pap: Option<f64>) -
 
 /// Groups points by (rw, threads) in order of first appearance and analyses each group.
 pub fn analyse_points(points: &[Point], pap: Option<f64>) -> Vec<Analysis> {
+    analyse_points_by(points, &|_| pap)
+}
+
+/// [`analyse_points`] with a PAP per rw mode (a path's PAP for writes is lower than for reads
+/// through mirrors).
+pub fn analyse_points_by(points: &[Point], pap: &dyn Fn(RwMode) -> Option<f64>) -> Vec<Analysis> {
     let mut groups: Vec<(RwMode, u32)> = Vec::new();
     for p in points {
         let key = (p.rw, p.threads);
@@ -308,7 +314,7 @@ pub fn analyse_points(points: &[Point], pap: Option<f64>) -> Vec<Analysis> {
                     steady: p.steady_state(),
                 })
                 .collect();
-            analyse(*rw, *threads, &samples, pap)
+            analyse(*rw, *threads, &samples, pap(*rw))
         })
         .collect()
 }

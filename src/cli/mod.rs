@@ -2,8 +2,10 @@
 //! [`crate::spec::Workload`], so flags, job files and JSON share one definition.
 
 mod capture;
+mod path;
 mod replay;
 pub use capture::{CaptureArgs, TraceFileFormat};
+pub use path::PathArgs;
 pub use replay::ReplayArgs;
 
 use crate::spec::{RwMode, Setup, Workload};
@@ -95,9 +97,19 @@ percentiles on a nines axis, the latency histogram, per-second IOPS, MB/s and p9
 disk's %util and queue size, CPU us per I/O. sweep: MB/s against request size (one line per \
 queue depth) and against depth, with the half-power line and the H(alf-power), K(nee), \
 P(lateau) and best (*) points; the size x depth heatmap; p99 against MB/s. profile: 004 Table 4 \
-and service time against request size with the fitted line. monitor/diagnose: utilization, IOPS \
+and service time against request size with the fitted line. path: 000 Figure 1, the components \
+as boxes from the application to the host bus with each limit (and measured rate), the tightest \
+marked. monitor/diagnose: utilization, IOPS \
 and response time = service + queue time over time per device, paging and CPU, verdicts and \
 advice. MB/s = 10^6 bytes/s; sizes 4k, 1m are KiB, MiB.";
+
+const PATH_HELP: &str = "Limits: a link's signalling rate x lanes x its line code's share of data \
+bits / 8: PCIe 2.5 and 5 GT/s 8b/10b, 8-32 GT/s 128b/130b (3.0 x4 = 3938 MB/s); SATA and SAS up to \
+12 Gbit/s 8b/10b (6 Gbit/s = 600 MB/s); USB 5 Gbit/s 8b/10b (500 MB/s), 10 and 20 Gbit/s \
+128b/132b; a NIC's speed. Stripes add their members, mirrors add reads and write at the slowest, \
+a component several members share caps their sum; the PAP is the tightest limit over the share \
+each component carries. HALFPOWER_SYSFS=DIR reads DIR instead of /sys (a --capture unpacked; \
+DIR/proc/self/mountinfo places files). MB/s = 10^6 bytes/s. docs/path.md.";
 
 /// halfpower: what can this storage really do, how far is a workload from it, and why.
 ///
@@ -172,6 +184,11 @@ pub enum Command {
     /// --format fio) replays; and the workload in figures.
     #[command(after_help = REPLAY_HELP)]
     Capture(CaptureArgs),
+    /// The data path of each target from the file system down to the device and out to the
+    /// host bus (partition, dm, md, loop, disk, NVMe, PCIe, SATA, SAS, USB, virtio, network),
+    /// each component's advertised limit from sysfs, and the PAP: the tightest, and where.
+    #[command(after_help = PATH_HELP)]
+    Path(PathArgs),
 }
 
 /// `run --verify` and `--verify-state`.
@@ -415,8 +432,13 @@ pub struct SweepArgs {
     pub threads: Vec<u32>,
     /// Peak advertised performance: half-power is half of this instead of the measured
     /// plateau, and real/advertised is reported (e.g. 550MB/s; a bare number is MB/s).
+    /// Without it, the PAP of the targets' path (`halfpower path`), when it has one.
     #[arg(long, value_name = "RATE")]
     pub pap: Option<Rate>,
+    /// With --from: take the PAP from the path of TARGET (the device the points were measured
+    /// on; a kernel name, a device or a file, under HALFPOWER_SYSFS a captured machine's).
+    #[arg(long, value_name = "TARGET", requires = "from", value_delimiter = ',')]
+    pub path_of: Vec<String>,
     /// How each point runs.
     #[command(flatten)]
     pub point: PointArgs,

@@ -6,6 +6,7 @@ mod diagnose;
 mod experiment;
 mod fio;
 mod monitor;
+mod path;
 mod points;
 mod profile;
 mod quick;
@@ -113,6 +114,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Verify(args)) => verify::verify(args, command),
         Some(Command::Replay(args)) => replay::replay(args, command),
         Some(Command::Capture(args)) => capture::capture(args, command),
+        Some(Command::Path(args)) => path::path(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

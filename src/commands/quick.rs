@@ -76,6 +76,8 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let target_info = scratch.info();
     sanity_warnings(&target_info, &tests, &mut warnings);
     let finding = crate::analysis::quick::finding(&target_info, &tests);
+    let seq = finding.seq_mb_s.map(|m| m * 1e6);
+    let pap = super::path::reached(&[path.display().to_string()], 1.0, seq);
     let report = QuickReport {
         header: Header::new(Kind::Quick, command, utc_now()),
         host: host::read(),
@@ -83,6 +85,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         tests,
         interrupted: signal::interrupted(),
         finding: Some(finding),
+        pap,
         warnings,
     };
     drop(scratch); // the scratch file goes, also after Ctrl-C

@@ -257,10 +257,19 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     attach_stacks(&mut steps, &stacks);
     let status = runner.exit_status();
     let targets = runner.infos();
+    // The path's PAP, while the files the run created are still there.
+    let wl = w.workload();
+    let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
+    let mut pap = super::path::reached(&names, share, None);
     drop(runner); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
     let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
     let analysis = analyse(&alone_fig, &steps_fig, &stacks);
+    let total = (analysis.limit_bytes_per_s).or_else(|| steps.last().map(|s| s.bytes_per_s));
+    if let Some(p) = &mut pap {
+        p.measured_bytes_per_s = total;
+        p.reached = crate::analysis::pap::reached(total, p.pap_bytes_per_s);
+    }
     let report = ScaleReport {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),
@@ -270,6 +279,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         alone,
         steps,
         analysis,
+        pap,
         interrupted: signal::interrupted(),
         warnings,
     };

@@ -1,11 +1,12 @@
 //! `halfpower sweep`: run the request size × queue depth × threads product per rw mode, or
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
+use super::path::PapChoice;
 use super::points::{PointRunner, distinct, steady_rule};
 use super::run::available_engine;
 use super::{check_dest, check_output_dests, emit, warn};
 use crate::analysis::compare::summarize;
-use crate::analysis::sweep::analyse_points;
+use crate::analysis::sweep::analyse_points_by;
 use crate::cli::SweepArgs;
 use crate::clock::utc_now;
 use crate::model::Results;
@@ -16,7 +17,7 @@ use crate::oscounters::host;
 use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
-use crate::spec::{DepthOnEngine, Workload};
+use crate::spec::{DepthOnEngine, RwMode, Workload};
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -82,6 +83,16 @@ fn finish(args: &SweepArgs, report: &mut SweepReport, status: u8) -> anyhow::Res
     Ok(status)
 }
 
+/// Analyses the points with the PAP `choice` gives each rw mode (`--pap`, else the path's),
+/// and records where it came from.
+fn analyse(report: &mut SweepReport, choice: &PapChoice) {
+    let share = |rw: RwMode| f64::from(rw.default_read_pct()) / 100.0;
+    let first = report.points.first().map_or(1.0, |p| share(p.rw));
+    report.pap_bytes_per_s = choice.for_share(first);
+    report.pap_source = choice.source(first);
+    report.analysis = analyse_points_by(&report.points, &|rw| choice.for_share(share(rw)));
+}
+
 /// Runs `halfpower sweep`.
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
@@ -94,6 +105,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         source: None,
         steady_pct: args.point.steady,
         pap_bytes_per_s: pap,
+        pap_source: None,
         points: Vec::new(),
         analysis: Vec::new(),
         interrupted: false,
@@ -103,7 +115,9 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         report.points = crate::input::sweep::read_points(from)?;
         report.source = Some(from.display().to_string());
         report.steady_pct = None;
-        report.analysis = analyse_points(&report.points, pap);
+        let choice = PapChoice::new(pap, &args.path_of);
+        choice.announce(args.output.quiet);
+        analyse(&mut report, &choice);
         report.header.date = utc_now();
         return finish(&args, &mut report, 0);
     }
@@ -143,6 +157,9 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &mut report.warnings,
     )?;
     report.targets = runner.infos();
+    let names: Vec<String> = (args.targets.iter().map(|t| t.display().to_string())).collect();
+    let choice = PapChoice::new(pap, &names);
+    choice.announce(args.output.quiet);
     // Interleaved: every point once, then every point again, so a drift over time spreads
     // over all points instead of biasing the last ones.
     let mut reps: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
@@ -179,7 +196,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let status = runner.exit_status();
     drop(runner); // removes a file the sweep created, also after Ctrl-C
     report.interrupted = signal::interrupted();
-    report.analysis = analyse_points(&report.points, pap);
+    analyse(&mut report, &choice);
     report.host = Some(host::read());
     report.header.date = utc_now();
     finish(&args, &mut report, status)

@@ -1,5 +1,5 @@
 //! The typed documents halfpower writes and reads: run, quick, sweep, profile, monitor records,
-//! input logs and diagnoses. This layer is the JSON schema (docs/json-schema.md): plain data with
+//! input logs, diagnoses and paths. This layer is the JSON schema (docs/json-schema.md): plain data with
 //! serde derives and the small accessors that read it. Nothing here measures, computes a figure
 //! from others, or renders; `analysis` fills these types and `render` draws them.
 
@@ -14,6 +14,7 @@ pub mod fio;
 pub mod log;
 pub mod monitor;
 pub mod open;
+pub mod path;
 pub mod profile;
 pub mod quick;
 pub mod ranks;
@@ -69,6 +70,8 @@ pub enum Document {
     Capture(Box<capture::CaptureReport>),
     /// `verify --json`.
     Verify(Box<verify::VerifyReport>),
+    /// `path --json`.
+    Path(Box<path::PathReport>),
 }
 
 impl Document {
@@ -86,6 +89,7 @@ impl Document {
             Document::Verify(v) if v.verification.targets.is_empty() => {
                 Some("the verification checked no target")
             }
+            Document::Path(p) if p.targets.is_empty() => Some("the path has no targets"),
             _ => None,
         }
     }
@@ -105,6 +109,7 @@ impl Document {
             Document::Replay(_) => Kind::Replay,
             Document::Capture(_) => Kind::Capture,
             Document::Verify(_) => Kind::Verify,
+            Document::Path(_) => Kind::Path,
         }
     }
 }
@@ -126,6 +131,7 @@ impl Serialize for Document {
             Document::Replay(r) => r.serialize(s),
             Document::Capture(c) => c.serialize(s),
             Document::Verify(v) => v.serialize(s),
+            Document::Path(p) => p.serialize(s),
         }
     }
 }
@@ -173,11 +179,13 @@ pub enum Kind {
     Replay,
     /// `halfpower capture`.
     Capture,
+    /// `halfpower path`.
+    Path,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Run,
         Kind::Quick,
         Kind::Sweep,
@@ -190,6 +198,7 @@ impl Kind {
         Kind::Verify,
         Kind::Replay,
         Kind::Capture,
+        Kind::Path,
     ];
 
     /// The kind named `name` as written in `kind`.
@@ -223,6 +232,7 @@ impl Kind {
             Kind::Verify => "verify",
             Kind::Replay => "replay",
             Kind::Capture => "capture",
+            Kind::Path => "path",
         }
     }
 }

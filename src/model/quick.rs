@@ -40,6 +40,10 @@ pub struct QuickReport {
     /// (`render::text::quick::verdict`); absent in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<QuickFinding>,
+    /// The scratch file's path's PAP for reads, and how far SEQ1M Q8T1 reads got towards it
+    /// (absent when the path has none, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pap: Option<super::path::PapReached>,
     /// Warnings printed during the suite.
     pub warnings: Vec<String>,
 }

@@ -200,6 +200,10 @@ pub struct ScaleReport {
     pub steps: Vec<Step>,
     /// Where it stops scaling and why.
     pub analysis: ScaleAnalysis,
+    /// The PAP of the targets' path all at once (each an equal share), and how far the total
+    /// got towards it (absent when the path has none, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pap: Option<super::path::PapReached>,
     /// Whether Ctrl-C cut it short.
     pub interrupted: bool,
     /// Warnings printed on the way.

@@ -118,8 +118,12 @@ pub struct SweepReport {
     pub source: Option<String>,
     /// The steady-state rule, ± percent, when one was used.
     pub steady_pct: Option<f64>,
-    /// Peak advertised performance (`--pap`), bytes/s.
+    /// Peak advertised performance (`--pap`, else the path's PAP of the targets for reads, or
+    /// for the first rw mode; each analysis has its own), bytes/s.
     pub pap_bytes_per_s: Option<f64>,
+    /// Where the PAP comes from: `--pap` or the path (absent without a PAP and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pap_source: Option<super::path::PapSource>,
     /// The points in the order they ran.
     pub points: Vec<Point>,
     /// Per rw mode and thread count.

@@ -4,6 +4,7 @@
 
 pub mod diskstats;
 pub mod host;
+pub mod path;
 pub mod pressure;
 pub mod procstat;
 pub mod reader;

@@ -1,5 +1,6 @@
 //! Block devices in sysfs: from a file's `st_dev` or a device node's `st_rdev` to the whole
-//! disk underneath (a partition resolves to its disk), and the disk's queue attributes.
+//! disk underneath (a partition resolves to its disk), and the disk's queue attributes. Every
+//! read goes under [`root`]: /sys, or the tree `HALFPOWER_SYSFS` names (a captured one).
 
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -28,6 +29,34 @@ pub struct BlockDevice {
     pub model: Option<String>,
 }
 
+/// The variable naming another sysfs tree to read instead of /sys (a `path --capture`).
+pub const SYSFS_ENV: &str = "HALFPOWER_SYSFS";
+
+/// The root of the sysfs tree halfpower reads: `HALFPOWER_SYSFS` when set and not empty, else
+/// /sys.
+pub fn root() -> PathBuf {
+    std::env::var_os(SYSFS_ENV)
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/sys"), PathBuf::from)
+}
+
+/// Whether `HALFPOWER_SYSFS` puts another tree in place of /sys.
+pub fn overridden() -> bool {
+    std::env::var_os(SYSFS_ENV).is_some_and(|v| !v.is_empty())
+}
+
+/// `root()/class/block/NAME` for a name in diskstats spelling.
+fn class_block(name: &str) -> PathBuf {
+    root().join("class/block").join(sysfs_name(name))
+}
+
+/// /sys/class/block/NAME of this machine, whatever `HALFPOWER_SYSFS` says: what decides
+/// whether a write is safe ([`partitions`], [`read_only`], [`holders`]) is never read from a
+/// captured tree.
+fn live_class_block(name: &str) -> PathBuf {
+    Path::new("/sys/class/block").join(sysfs_name(name))
+}
+
 fn read_trim(p: &Path) -> Option<String> {
     fs::read_to_string(p).ok().map(|s| s.trim().to_string())
 }
@@ -50,8 +79,12 @@ pub fn split_dev(dev: u64) -> (u32, u32) {
 
 /// The sysfs directory of the whole disk holding `dev`, and the partition name if any.
 pub fn disk_dir(dev: u64) -> Option<(PathBuf, Option<String>)> {
+    disk_dir_in(&root(), dev)
+}
+
+fn disk_dir_in(root: &Path, dev: u64) -> Option<(PathBuf, Option<String>)> {
     let (maj, min) = split_dev(dev);
-    let path = fs::canonicalize(format!("/sys/dev/block/{maj}:{min}")).ok()?;
+    let path = fs::canonicalize(root.join(format!("dev/block/{maj}:{min}"))).ok()?;
     if path.join("partition").exists() {
         let part = path.file_name()?.to_string_lossy().into_owned();
         Some((path.parent()?.to_path_buf(), Some(part)))
@@ -67,6 +100,13 @@ pub fn resolve(dev: u64) -> Option<BlockDevice> {
     describe_dir(&dir, partition)
 }
 
+/// [`resolve`] in this machine's /sys whatever `HALFPOWER_SYSFS` says: the device whose
+/// safety a write is judged by.
+pub fn resolve_live(dev: u64) -> Option<BlockDevice> {
+    let (dir, partition) = disk_dir_in(Path::new("/sys"), dev)?;
+    describe_dir(&dir, partition)
+}
+
 /// The sysfs spelling of a kernel device name: /proc/diskstats writes `cciss/c0d0` where sysfs
 /// has `cciss!c0d0`.
 pub fn sysfs_name(kernel_name: &str) -> String {
@@ -76,7 +116,7 @@ pub fn sysfs_name(kernel_name: &str) -> String {
 /// Describes the device `name` as /proc/diskstats spells it. For a partition, the record is
 /// its disk's, with `partition` set; `None` when sysfs does not know the name.
 pub fn describe(name: &str) -> Option<BlockDevice> {
-    let path = fs::canonicalize(Path::new("/sys/class/block").join(sysfs_name(name))).ok()?;
+    let path = fs::canonicalize(class_block(name)).ok()?;
     if path.join("partition").exists() {
         describe_dir(path.parent()?, Some(name.to_string()))
     } else {
@@ -86,10 +126,7 @@ pub fn describe(name: &str) -> Option<BlockDevice> {
 
 /// Whether `name` (diskstats spelling) is a partition.
 pub fn is_partition(name: &str) -> bool {
-    Path::new("/sys/class/block")
-        .join(sysfs_name(name))
-        .join("partition")
-        .exists()
+    class_block(name).join("partition").exists()
 }
 
 /// Parses the text of an `inflight` attribute: reads and writes in flight.
@@ -138,7 +175,7 @@ pub struct DeviceFacts {
 /// Reads the [`DeviceFacts`] of disk `name` (diskstats spelling); every fact sysfs lacks is
 /// `None` or empty.
 pub fn facts(name: &str) -> DeviceFacts {
-    let dir = Path::new("/sys/class/block").join(sysfs_name(name));
+    let dir = class_block(name);
     let link = |p: PathBuf| {
         fs::read_link(&p)
             .ok()
@@ -159,9 +196,10 @@ pub fn facts(name: &str) -> DeviceFacts {
     }
 }
 
-/// Names of the partitions of disk `name` (from /sys/block/NAME/*/partition).
+/// Names of the partitions of disk `name` (from /sys/class/block/NAME/*/partition, always of
+/// this machine).
 pub fn partitions(name: &str) -> Vec<String> {
-    let Ok(rd) = fs::read_dir(Path::new("/sys/block").join(name)) else {
+    let Ok(rd) = fs::read_dir(live_class_block(name)) else {
         return Vec::new();
     };
     rd.filter_map(|e| e.ok())
@@ -173,27 +211,18 @@ pub fn partitions(name: &str) -> Vec<String> {
 /// Whether the kernel marks block device `name` (a disk or a partition) read-only:
 /// /sys/class/block/NAME/ro is 1 (`losetup -r`, `blockdev --setro`, a write-protected medium).
 pub fn read_only(name: &str) -> bool {
-    fs::read_to_string(
-        Path::new("/sys/class/block")
-            .join(sysfs_name(name))
-            .join("ro"),
-    )
-    .is_ok_and(|t| t.trim() == "1")
+    fs::read_to_string(live_class_block(name).join("ro")).is_ok_and(|t| t.trim() == "1")
 }
 
 /// Devices `name` is built from (md members, dm targets): /sys/class/block/NAME/slaves.
 pub fn slaves(name: &str) -> Vec<String> {
-    fs::read_dir(
-        Path::new("/sys/class/block")
-            .join(sysfs_name(name))
-            .join("slaves"),
-    )
-    .map(|rd| {
-        rd.filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect()
-    })
-    .unwrap_or_default()
+    fs::read_dir(class_block(name).join("slaves"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The devices directly beneath disk `name` (diskstats spelling): the members of a dm or md
@@ -202,7 +231,7 @@ pub fn slaves(name: &str) -> Vec<String> {
 pub fn beneath(name: &str) -> Vec<String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut out = slaves(name);
-    let dir = Path::new("/sys/class/block").join(sysfs_name(name));
+    let dir = class_block(name);
     if let Some(backing) = read_trim(&dir.join("loop/backing_file")) {
         let disk = fs::metadata(&backing).ok().and_then(|m| {
             let dev = if m.file_type().is_block_device() {
@@ -236,7 +265,7 @@ pub fn stack(name: &str) -> Vec<String> {
 
 /// Devices stacked on `name` (device mapper, md): /sys/class/block/NAME/holders.
 pub fn holders(name: &str) -> Vec<String> {
-    fs::read_dir(Path::new("/sys/class/block").join(name).join("holders"))
+    fs::read_dir(live_class_block(name).join("holders"))
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())

@@ -87,7 +87,12 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
         _ => sysfs::resolve(md.dev()),
     };
     if writes && scratch.is_none() {
-        check_write_allowed(path, kind, device.as_ref(), w)?;
+        // Judged on this machine's /sys, never on a HALFPOWER_SYSFS tree.
+        let live = match kind {
+            TargetKind::BlockDevice => sysfs::resolve_live(md.rdev()),
+            _ => sysfs::resolve_live(md.dev()),
+        };
+        check_write_allowed(path, kind, live.as_ref(), w)?;
     }
     let (mut file, mut fallback) = open_direct(path, w, writes)?;
     let capacity = match kind {

@@ -828,6 +828,7 @@ fn every_flag_in_the_docs_exists() {
         "verify",
         "replay",
         "capture",
+        "path",
     ];
     let mut help = String::new();
     for c in commands {

@@ -14,6 +14,7 @@ mod compare;
 mod experiment;
 mod marks;
 mod monitor;
+mod path;
 mod profile;
 mod replay;
 mod run;
@@ -112,6 +113,10 @@ fn describe(i: &Input) -> String {
                 .collect();
             format!("verify of {}", t.join(", "))
         }
+        Document::Path(p) => {
+            let t: Vec<&str> = p.targets.iter().map(|t| t.target.as_str()).collect();
+            t.join(", ")
+        }
         Document::Scale(s) => {
             let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
             t.join(", ")
@@ -154,6 +159,13 @@ fn origin(i: &Input) -> Origin {
         Document::Experiment(e) => of(&e.host, &e.header),
         Document::Replay(r) => of(&r.host, &r.header),
         Document::Capture(c) => of(&c.host, &c.header),
+        Document::Path(p) => Origin {
+            host: none(),
+            kernel: none(),
+            version: p.header.tool.version.clone(),
+            command: p.header.command.join(" "),
+            date: p.header.date.clone(),
+        },
         Document::Compare(c) => Origin {
             host: none(),
             kernel: none(),
@@ -246,6 +258,7 @@ pub fn render(inputs: &[Input]) -> String {
         Kind::Compare => compare::section(inputs, &labels),
         Kind::Replay => replay::section(inputs, &labels),
         Kind::Verify => verify::section(inputs, &labels),
+        Kind::Path => path::section(inputs, &labels),
         Kind::Monitor | Kind::Diagnose | Kind::Capture => monitor::section(inputs, &labels),
     };
     let mut out = String::new();

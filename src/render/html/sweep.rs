@@ -96,9 +96,12 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .collect();
         for ((a, label), s) in analyses.iter().zip(labels).zip(&sweeps) {
             if let Some(a) = a {
-                let pap = s.pap_bytes_per_s.map_or(String::new(), |p| {
-                    format!(" Advertised {:.0} MB/s.", p / 1e6)
-                });
+                let pap = match crate::render::text::sweep::pap_sentence(s, a) {
+                    Some(t) => format!(" {t}"),
+                    None => s.pap_bytes_per_s.map_or(String::new(), |p| {
+                        format!(" Advertised {:.0} MB/s.", p / 1e6)
+                    }),
+                };
                 let _ = writeln!(
                     out,
                     "<p class=\"verdict\">{}{}{}</p>",

@@ -34,8 +34,11 @@ fn definitions() -> Vec<Definition> {
     ]
 }
 
+/// A category's name and its count on a target.
+type Category = (&'static str, fn(&TargetCheck) -> u64);
+
 /// The categories of the chart, and each one's count on target `t`.
-const CATEGORIES: [(&str, fn(&TargetCheck) -> u64); 9] = [
+const CATEGORIES: [Category; 9] = [
     ("good", |t| t.good),
     ("corrupt", |t| t.faults.corrupt),
     ("misdirected", |t| t.faults.misdirected),

@@ -7,6 +7,7 @@ pub mod diagnosis;
 pub mod experiment;
 pub mod fio;
 pub mod monitor;
+pub mod path;
 pub mod profile;
 pub mod quick;
 pub mod replay;

@@ -363,6 +363,13 @@ pub fn quick_table(q: &QuickReport) -> String {
     if let Some(v) = super::quick::report_verdict(q) {
         let _ = writeln!(out, "\n{v}");
     }
+    if let Some(p) = &q.pap {
+        let _ = writeln!(
+            out,
+            "{}",
+            super::path::reached_words(p, "The scratch file's path", 1, "SEQ1M Q8T1 reads")
+        );
+    }
     out
 }
 

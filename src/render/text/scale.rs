@@ -97,6 +97,18 @@ pub fn scale_table(r: &ScaleReport) -> String {
         }
     }
     let _ = writeln!(out, "\n{}", verdict(&r.analysis, r.targets.len()));
+    if let Some(p) = &r.pap {
+        let _ = writeln!(
+            out,
+            "{}",
+            super::path::reached_words(
+                p,
+                "The targets' path, all at once,",
+                r.targets.len(),
+                "the total"
+            )
+        );
+    }
     if r.interrupted {
         out.push_str("interrupted: the steps measured before Ctrl-C\n");
     }

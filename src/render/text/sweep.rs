@@ -331,6 +331,26 @@ pub fn verdict(a: &Analysis) -> String {
     s
 }
 
+/// The PAP's component when it is the path's: how far the peak got towards it.
+pub fn pap_sentence(r: &SweepReport, a: &Analysis) -> Option<String> {
+    let (Some(src), Some(ratio), Some(pap)) = (&r.pap_source, a.rap_pap, a.pap_bytes_per_s) else {
+        return None;
+    };
+    (src.from == crate::model::path::PapFrom::Path).then(|| {
+        format!(
+            "The advertised peak ({}) is {}: {} reached {:.0} % of it.",
+            mb(pap),
+            super::path::pap_source(src),
+            a.rw,
+            ratio * 100.0
+        )
+    })
+}
+
+fn pap_line(r: &SweepReport, a: &Analysis) -> String {
+    pap_sentence(r, a).map_or(String::new(), |t| wrap(&t, 100))
+}
+
 /// Renders a sweep: one matrix per analysed group, the legend once.
 pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
     let mut out = String::new();
@@ -341,6 +361,7 @@ pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
             .filter(|p| p.rw == a.rw && p.threads == a.threads)
             .collect();
         matrix(&mut out, a, &pts, colour);
+        out.push_str(&pap_line(r, a));
     }
     if r.analysis.is_empty() {
         out.push_str("no points measured\n");
@@ -400,6 +421,7 @@ mod tests {
             source: None,
             steady_pct: None,
             pap_bytes_per_s: None,
+            pap_source: None,
             analysis: analyse(&points, None),
             points,
             interrupted: false,

@@ -1,0 +1,306 @@
+//! `halfpower path`: read each target's path from sysfs (`oscounters::path`), judge what each
+//! component can carry and the PAP (`analysis::path`, `analysis::pap`), put a run's figures
+//! beside them with `--from`, write the files read with `--capture`. Also the PAP `sweep`,
+//! `quick` and `scale` take when `--pap` is not given ([`path_pap`]).
+
+use super::{check_dest, check_output_dests, emit};
+use crate::analysis::pap::{for_mix, target_paps, together_paps};
+use crate::analysis::path::{components, cpu_component};
+use crate::cli::PathArgs;
+use crate::clock::utc_now;
+use crate::model::path::{
+    Component, Measured, MeasuredFrom, PapFrom, PapSource, Paps, PathReport, TargetPath,
+};
+use crate::model::{Direction, Document, Header, Kind, RunReport};
+use crate::oscounters::path::tree::Tree;
+use crate::oscounters::path::{Graph, Walked, Walker, capture, mounts};
+use crate::oscounters::sysfs;
+use anyhow::Context;
+
+/// What the walk of some targets found.
+struct Walk {
+    graph: Graph,
+    walked: Vec<(String, Walked)>,
+    mount_lines: Vec<String>,
+}
+
+/// Walks `targets` in `tree` (this machine's /sys unless `HALFPOWER_SYSFS` says otherwise).
+fn walk(tree: &Tree, targets: &[String]) -> crate::Result<Walk> {
+    let live = !sysfs::overridden();
+    let table = mounts::table_path().map(|_| mounts::read());
+    let mut w = Walker::new(tree, table, live);
+    let mut walked = Vec::new();
+    for t in targets {
+        let found = w.target(t).map_err(|e| {
+            crate::Error::invalid(
+                "TARGET",
+                t,
+                format!(
+                    "{e}; expected a file or directory, a block device (/dev/sda, \
+                     /dev/mapper/NAME) or a kernel name (nvme0n1)"
+                ),
+            )
+        })?;
+        walked.push((t.clone(), found));
+    }
+    Ok(Walk {
+        mount_lines: w.used_mount_lines(),
+        graph: w.graph().clone(),
+        walked,
+    })
+}
+
+/// The path of targets run side by side, and its PAP, as `sweep`, `quick` and `scale` take it.
+struct PathPap {
+    components: Vec<Component>,
+    paps: Paps,
+}
+
+impl PathPap {
+    /// The PAP for a workload reading `read_share` (0..1) of its bytes, and where it comes from.
+    fn for_mix(&self, read_share: f64) -> Option<(f64, PapSource)> {
+        let p = for_mix(&self.paps, read_share)?;
+        let mut c = self.components.get(p.component)?.clone();
+        c.below.clear();
+        Some((
+            p.bytes_per_s,
+            PapSource {
+                from: PapFrom::Path,
+                component: Some(c),
+                load: Some(p.load),
+                complete: Some(p.complete),
+            },
+        ))
+    }
+}
+
+/// The path's PAP of `targets` side by side (each carrying an equal share); None when a
+/// target cannot be placed or nothing on the path advertises a rate.
+fn path_pap(targets: &[String]) -> Option<PathPap> {
+    let tree = Tree::open();
+    let w = walk(&tree, targets).ok()?;
+    let comps = components(&w.graph);
+    let tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
+    let paps = together_paps(&comps, &tops, &[]);
+    paps.read.as_ref()?;
+    Some(PathPap {
+        components: comps,
+        paps,
+    })
+}
+
+/// The PAP a command takes: `--pap` when given, else the path's of its targets.
+pub(super) struct PapChoice {
+    flag: Option<f64>,
+    path: Option<PathPap>,
+}
+
+impl PapChoice {
+    /// `--pap`'s value when given, else the path of `targets` (none when empty).
+    pub(super) fn new(flag: Option<f64>, targets: &[String]) -> Self {
+        let path = match flag {
+            None if !targets.is_empty() => path_pap(targets),
+            _ => None,
+        };
+        PapChoice { flag, path }
+    }
+
+    /// The PAP for a workload reading `read_share` (0..1) of its bytes.
+    pub(super) fn for_share(&self, read_share: f64) -> Option<f64> {
+        self.flag
+            .or_else(|| Some(self.path.as_ref()?.for_mix(read_share)?.0))
+    }
+
+    /// Where the PAP for `read_share` comes from.
+    pub(super) fn source(&self, read_share: f64) -> Option<PapSource> {
+        if self.flag.is_some() {
+            return Some(flag_source());
+        }
+        Some(self.path.as_ref()?.for_mix(read_share)?.1)
+    }
+
+    /// Says on stderr where the PAP comes from when it is the path's.
+    pub(super) fn announce(&self, quiet: bool) {
+        if quiet || self.flag.is_some() {
+            return;
+        }
+        let said = |share: f64| {
+            let (b, s) = (self.for_share(share)?, self.source(share)?);
+            Some(format!(
+                "{} from {}",
+                crate::render::text::path::rate(b),
+                crate::render::text::path::pap_source(&s)
+            ))
+        };
+        match (said(1.0), said(0.0)) {
+            (Some(r), Some(w)) if r == w => {
+                eprintln!("halfpower: PAP {r} (--pap overrides it)")
+            }
+            (Some(r), Some(w)) => {
+                eprintln!("halfpower: PAP for reads {r}, for writes {w} (--pap overrides it)")
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The path's PAP of `targets` side by side for a workload reading `read_share` of its bytes,
+/// set against `measured` (bytes/s); None when the path has none.
+pub(super) fn reached(
+    targets: &[String],
+    read_share: f64,
+    measured: Option<f64>,
+) -> Option<crate::model::path::PapReached> {
+    let (pap, source) = path_pap(targets)?.for_mix(read_share)?;
+    Some(crate::model::path::PapReached {
+        pap_bytes_per_s: pap,
+        source,
+        measured_bytes_per_s: measured,
+        reached: crate::analysis::pap::reached(measured, pap),
+    })
+}
+
+/// The `--pap` flag's source record.
+fn flag_source() -> PapSource {
+    PapSource {
+        from: PapFrom::Flag,
+        component: None,
+        load: None,
+        complete: None,
+    }
+}
+
+/// Reads `--from`: a run document.
+fn read_run(path: &std::path::Path) -> anyhow::Result<RunReport> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading --from {}", path.display()))?;
+    let none = |log: &crate::model::log::Log| {
+        crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None)
+    };
+    let shown = path.display().to_string();
+    match crate::input::document::parse(&shown, &text, &none)?.doc {
+        Document::Run(r) => Ok(*r),
+        other => Err(crate::Error::invalid(
+            "--from",
+            shown,
+            format!(
+                "a `run --json` document (this is a {} document)",
+                other.kind().name()
+            ),
+        )
+        .into()),
+    }
+}
+
+/// The run's figures, and the CPU as a component.
+fn measured(source: &std::path::Path, r: &RunReport) -> (Measured, Component) {
+    let res = &r.results;
+    let mut cpus: Vec<usize> = res.worker_cpus.clone();
+    cpus.sort_unstable();
+    cpus.dedup();
+    let cpus = if cpus.is_empty() {
+        r.host.cpus
+    } else {
+        cpus.len()
+    } as u32;
+    let m = Measured {
+        source: source.display().to_string(),
+        bytes_per_s: res.total.bytes_per_s,
+        read_bytes_per_s: res.read.as_ref().map_or(0.0, |d| d.bytes_per_s),
+        write_bytes_per_s: res.write.as_ref().map_or(0.0, |d| d.bytes_per_s),
+        request_bytes: r.workload.bs.max(),
+        cpu_us_per_io: res.cpu.us_per_io,
+        cpus,
+    };
+    let cpu = cpu_component(m.cpu_us_per_io, m.cpus, m.request_bytes);
+    (m, cpu)
+}
+
+/// Puts the run's rates beside the components: a block device's by its counters, any
+/// other's the run's rate × the share it carries (the targets sharing the run's rate equally).
+fn attach(c: &mut [Component], tops: &[usize], m: &Measured, r: &RunReport) {
+    let dir = if m.read_bytes_per_s >= m.write_bytes_per_s {
+        Direction::Read
+    } else {
+        Direction::Write
+    };
+    let n = tops.len().max(1) as f64;
+    let starts: Vec<(usize, f64)> = tops.iter().map(|&t| (t, 1.0 / n)).collect();
+    let load = crate::analysis::pap::loads(c, &starts, dir);
+    for (i, comp) in c.iter_mut().enumerate() {
+        let counted = r.results.devices.iter().find(|d| d.name == comp.name);
+        if let Some(d) = counted.filter(|d| d.seconds > 0.0) {
+            comp.measured_bytes_per_s = Some((d.read_bytes + d.write_bytes) as f64 / d.seconds);
+            comp.measured_from = Some(MeasuredFrom::DeviceCounters);
+        } else if load.get(i).is_some_and(|&l| l > 0.0) {
+            comp.measured_bytes_per_s = Some(m.bytes_per_s * load[i]);
+            comp.measured_from = Some(MeasuredFrom::RunShare);
+        }
+    }
+}
+
+/// Runs `halfpower path`.
+pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    check_output_dests(&args.output)?;
+    check_dest(&args.output, "--capture", args.capture.as_deref())?;
+    let run = args.from.as_deref().map(read_run).transpose()?;
+    let targets = if args.targets.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.targets.clone()
+    };
+    let tree = Tree::open();
+    let w = walk(&tree, &targets)?;
+    let mut comps = components(&w.graph);
+    let tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
+    let mut cpu = None;
+    let mut meas = None;
+    if let (Some(r), Some(src)) = (&run, &args.from) {
+        let (m, c) = measured(src, r);
+        attach(&mut comps, &tops, &m, r);
+        comps.push(c);
+        cpu = Some(comps.len() - 1);
+        meas = Some(m);
+    }
+    let carriers: Vec<usize> = cpu.into_iter().collect();
+    let report = PathReport {
+        header: Header::new(Kind::Path, command, utc_now()),
+        sysfs_root: tree.root().display().to_string(),
+        targets: (w.walked.iter())
+            .map(|(t, x)| TargetPath {
+                target: t.clone(),
+                form: x.form,
+                device: x.device.clone(),
+                top: x.top,
+                pap: target_paps(&comps, x.top, &carriers),
+            })
+            .collect(),
+        together: (tops.len() > 1).then(|| together_paps(&comps, &tops, &carriers)),
+        components: comps,
+        measured: meas,
+        cpu,
+        warnings: Vec::new(),
+    };
+    if let Some(out) = &args.capture {
+        let bytes = capture::archive(&tree, &w.mount_lines).with_context(|| {
+            format!(
+                "archiving the sysfs files read from {}",
+                tree.root().display()
+            )
+        })?;
+        crate::output::write_atomic(out, &bytes)
+            .with_context(|| format!("writing {}", out.display()))?;
+        if !args.output.quiet {
+            eprintln!(
+                "halfpower: {} sysfs entries captured to {} (unpack it into DIR and run \
+                 HALFPOWER_SYSFS=DIR halfpower path {})",
+                tree.touched().len(),
+                out.display(),
+                targets.join(" ")
+            );
+        }
+    }
+    let text = crate::render::text::path::path_text(&report);
+    emit(&args.output, Document::Path(Box::new(report)), &text)?;
+    Ok(0)
+}
