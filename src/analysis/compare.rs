@@ -19,11 +19,11 @@ pub fn summarize(runs: &[Results]) -> Vec<FigureStat> {
     FIGURES
         .iter()
         .filter_map(|f| {
-            let values: Vec<f64> = runs.iter().map(|r| r.figure(f)).collect::<Option<_>>()?;
+            let values: Vec<f64> = runs.iter().map(|r| f.value(r)).collect::<Option<_>>()?;
             let e = repetitions(&values);
             let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
             Some(FigureStat {
-                figure: f.to_string(),
+                figure: *f,
                 mean,
                 sd: e.map_or(0.0, |e| e.sd),
                 ci95: e.map_or(Ci95::default(), |e| e.ci),
@@ -39,13 +39,13 @@ pub fn compare(a: &[Results], b: &[Results], threshold: f64) -> Vec<FigureCompar
     FIGURES
         .iter()
         .filter_map(|f| {
-            let va: Vec<f64> = a.iter().map(|r| r.figure(f)).collect::<Option<_>>()?;
-            let vb: Vec<f64> = b.iter().map(|r| r.figure(f)).collect::<Option<_>>()?;
+            let va: Vec<f64> = a.iter().map(|r| f.value(r)).collect::<Option<_>>()?;
+            let vb: Vec<f64> = b.iter().map(|r| f.value(r)).collect::<Option<_>>()?;
             let (ma, mb) = (mean(&va)?, mean(&vb)?);
             if ma <= 0.0 || mb <= 0.0 {
                 return None;
             }
-            let half = |r: &Results| r.figure_interval(f).map(|(lo, hi)| (hi - lo) / 2.0);
+            let half = |r: &Results| f.interval(r).map(|(lo, hi)| (hi - lo) / 2.0);
             // The single run of a one-sided comparison, and the repeated side's range.
             let mut single_in_range = false;
             let (interval, method) = match (va.len() >= 2, vb.len() >= 2) {
@@ -79,7 +79,7 @@ pub fn compare(a: &[Results], b: &[Results], threshold: f64) -> Vec<FigureCompar
                     (lo > 1.0 || hi < 1.0) && (ratio - 1.0).abs() > threshold
                 });
             Some(FigureComparison {
-                figure: f.to_string(),
+                figure: *f,
                 a: ma,
                 b: mb,
                 ratio,
@@ -103,6 +103,7 @@ fn mean(v: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::run::RunFigure;
 
     fn run(iops: f64, half_pct: Option<f64>) -> Results {
         let mut r = Results::default();
@@ -122,12 +123,12 @@ mod tests {
         let a = [run(2000.0, None), run(2010.0, None), run(1990.0, None)];
         let b = [run(3000.0, None), run(2985.0, None), run(3012.0, None)];
         let c = compare(&a, &b, THRESHOLD);
-        let iops = c.iter().find(|f| f.figure == "total.iops").unwrap();
+        let iops = c.iter().find(|f| f.figure == RunFigure::TotalIops).unwrap();
         assert!((iops.ratio - 1.5).abs() < 0.01);
         assert!(iops.significant);
         assert_eq!(iops.method, CompareMethod::Repetitions);
         assert!(iops.ci95_low.unwrap() > 1.45 && iops.ci95_high.unwrap() < 1.55);
-        let cpu = c.iter().find(|f| f.figure == "cpu.us_per_io").unwrap();
+        let cpu = c.iter().find(|f| f.figure == RunFigure::CpuUsPerIo).unwrap();
         assert!(!cpu.significant, "equal CPU cost");
     }
 
@@ -147,7 +148,7 @@ mod tests {
         assert!(!iops.significant, "but 1 % is under the 2 % threshold");
         let cpu = compare(&a, &b, THRESHOLD)
             .into_iter()
-            .find(|f| f.figure == "cpu.us_per_io")
+            .find(|f| f.figure == RunFigure::CpuUsPerIo)
             .unwrap();
         assert_eq!(cpu.method, CompareMethod::None);
     }
@@ -163,7 +164,7 @@ mod tests {
             run(2200.0, Some(1.0)),
         ];
         let iops =
-            |c: Vec<FigureComparison>| c.into_iter().find(|f| f.figure == "total.iops").unwrap();
+            |c: Vec<FigureComparison>| c.into_iter().find(|f| f.figure == RunFigure::TotalIops).unwrap();
         let x = iops(compare(&a, &[run(2200.0, Some(1.0))], THRESHOLD));
         assert!((x.ratio - 1.1).abs() < 1e-9);
         assert_eq!(x.method, CompareMethod::RepeatedSide);
@@ -192,14 +193,14 @@ mod tests {
     #[test]
     fn repetitions_are_summarized() {
         let s = summarize(&[run(100.0, None), run(110.0, None), run(90.0, None)]);
-        let iops = s.iter().find(|f| f.figure == "total.iops").unwrap();
+        let iops = s.iter().find(|f| f.figure == RunFigure::TotalIops).unwrap();
         assert_eq!(iops.values, vec![100.0, 110.0, 90.0]);
         assert_eq!(iops.mean, 100.0);
         assert!((iops.sd - 10.0).abs() < 1e-9);
         // t(2) = 4.303: 4.303 × 10 / √3 = 24.84.
         assert!((iops.ci95.half - 24.84).abs() < 0.01);
         assert!(
-            s.iter().all(|f| f.figure != "read.latency_us.p50"),
+            s.iter().all(|f| f.figure != RunFigure::ReadP50),
             "no reads recorded"
         );
     }

@@ -10,7 +10,7 @@ use crate::analysis::sweep::analyse_points_by;
 use crate::cli::SweepArgs;
 use crate::clock::utc_now;
 use crate::model::Results;
-use crate::model::run::Repeat;
+use crate::model::run::{Repeat, RunFigure};
 use crate::model::sweep::{Point, SweepReport};
 use crate::model::{Document, Header, Kind};
 use crate::oscounters::host;
@@ -183,8 +183,9 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         let mut p = Point::of(w, first);
         if runs.len() > 1 {
             let figures = summarize(&runs);
-            let get = |f: &str| figures.iter().find(|s| s.figure == f);
-            if let (Some(i), Some(b)) = (get("total.iops"), get("total.bytes_per_s")) {
+            let get = |f: RunFigure| figures.iter().find(|s| s.figure == f);
+            if let (Some(i), Some(b)) = (get(RunFigure::TotalIops), get(RunFigure::TotalBytesPerS))
+            {
                 p.iops = i.mean;
                 p.bytes_per_s = b.mean;
                 p.ci95_pct = Some(b.ci95.pct);

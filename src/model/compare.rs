@@ -23,8 +23,8 @@ pub enum CompareMethod {
 /// One figure compared.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FigureComparison {
-    /// The figure, by its path in a run's `results`.
-    pub figure: String,
+    /// The figure (written as its path in a run's `results`).
+    pub figure: super::run::RunFigure,
     /// Its value in A (the mean of A's repetitions).
     pub a: f64,
     /// Its value in B.

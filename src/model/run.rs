@@ -118,9 +118,9 @@ pub struct TargetResult {
 /// One figure over independent repetitions (`--repeat N`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct FigureStat {
-    /// The figure, named by its path in a run's `results` (`total.iops`, `read.latency_us.p99`,
-    /// `cpu.us_per_io`).
-    pub figure: String,
+    /// The figure (written as its path in a run's `results`: `total.iops`,
+    /// `read.latency_us.p99`, `cpu.us_per_io`).
+    pub figure: RunFigure,
     /// Its value in each repetition, in order.
     pub values: Vec<f64>,
     /// Their mean.
@@ -141,45 +141,102 @@ pub struct Repeat {
     pub figures: Vec<FigureStat>,
 }
 
-/// The figures a repetition summary and `compare` report, by their path in `results`.
-pub const FIGURES: [&str; 7] = [
-    "total.iops",
-    "total.bytes_per_s",
-    "read.latency_us.p50",
-    "read.latency_us.p99",
-    "write.latency_us.p50",
-    "write.latency_us.p99",
-    "cpu.us_per_io",
+/// A figure a repetition summary and `compare` report, named in documents by its path in
+/// `results` (`total.iops`, `read.latency_us.p99`, `cpu.us_per_io`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RunFigure {
+    /// `total.iops`.
+    #[default]
+    #[serde(rename = "total.iops")]
+    TotalIops,
+    /// `total.bytes_per_s`.
+    #[serde(rename = "total.bytes_per_s")]
+    TotalBytesPerS,
+    /// `read.latency_us.p50`.
+    #[serde(rename = "read.latency_us.p50")]
+    ReadP50,
+    /// `read.latency_us.p99`.
+    #[serde(rename = "read.latency_us.p99")]
+    ReadP99,
+    /// `write.latency_us.p50`.
+    #[serde(rename = "write.latency_us.p50")]
+    WriteP50,
+    /// `write.latency_us.p99`.
+    #[serde(rename = "write.latency_us.p99")]
+    WriteP99,
+    /// `cpu.us_per_io`.
+    #[serde(rename = "cpu.us_per_io")]
+    CpuUsPerIo,
+}
+
+/// The figures a repetition summary and `compare` report, in their order.
+pub const FIGURES: [RunFigure; 7] = [
+    RunFigure::TotalIops,
+    RunFigure::TotalBytesPerS,
+    RunFigure::ReadP50,
+    RunFigure::ReadP99,
+    RunFigure::WriteP50,
+    RunFigure::WriteP99,
+    RunFigure::CpuUsPerIo,
 ];
 
-impl Results {
-    /// The figure at `path` (one of [`FIGURES`], or any dotted path of plain keys), when the
-    /// results have it.
-    pub fn figure(&self, path: &str) -> Option<f64> {
-        let v = serde_json::to_value(self).ok()?;
-        let pointer = format!("/{}", path.replace('.', "/"));
-        v.pointer(&pointer)?.as_f64()
+impl RunFigure {
+    /// Its path in `results`, as documents name it.
+    pub fn path(self) -> &'static str {
+        match self {
+            RunFigure::TotalIops => "total.iops",
+            RunFigure::TotalBytesPerS => "total.bytes_per_s",
+            RunFigure::ReadP50 => "read.latency_us.p50",
+            RunFigure::ReadP99 => "read.latency_us.p99",
+            RunFigure::WriteP50 => "write.latency_us.p50",
+            RunFigure::WriteP99 => "write.latency_us.p99",
+            RunFigure::CpuUsPerIo => "cpu.us_per_io",
+        }
     }
 
-    /// The 95 % interval (low, high) this run gives figure `path` by itself: the within-run
-    /// interval of a throughput, the order-statistic interval of a percentile; None for the
-    /// others.
-    pub fn figure_interval(&self, path: &str) -> Option<(f64, f64)> {
-        let (dir, rest) = path.split_once('.')?;
-        let d = match dir {
-            "total" => Some(&self.total),
-            "read" => self.read.as_ref(),
-            "write" => self.write.as_ref(),
-            _ => None,
-        }?;
-        let around = |v: f64, c: Option<Ci95>| c.map(|c| (v - c.half, v + c.half));
-        match rest {
-            "iops" => around(d.iops, d.iops_ci95),
-            "bytes_per_s" => around(d.bytes_per_s, d.bytes_per_s_ci95),
-            "latency_us.p50" => d.latency_us.p50_ci95.map(|[a, b]| (a, b)),
-            "latency_us.p99" => d.latency_us.p99_ci95.map(|[a, b]| (a, b)),
-            _ => None,
+    /// The direction whose summary holds it (None: the CPU's).
+    fn summary(self, r: &Results) -> Option<Option<&DirSummary>> {
+        match self {
+            RunFigure::TotalIops | RunFigure::TotalBytesPerS => Some(Some(&r.total)),
+            RunFigure::ReadP50 | RunFigure::ReadP99 => Some(r.read.as_ref()),
+            RunFigure::WriteP50 | RunFigure::WriteP99 => Some(r.write.as_ref()),
+            RunFigure::CpuUsPerIo => None,
         }
+    }
+
+    /// Its value in `r`, when `r` has it (a latency of a direction the run did not do has none).
+    pub fn value(self, r: &Results) -> Option<f64> {
+        let Some(d) = self.summary(r) else {
+            return Some(r.cpu.us_per_io);
+        };
+        let d = d?;
+        Some(match self {
+            RunFigure::TotalIops => d.iops,
+            RunFigure::TotalBytesPerS => d.bytes_per_s,
+            RunFigure::ReadP50 | RunFigure::WriteP50 => d.latency_us.p50,
+            RunFigure::ReadP99 | RunFigure::WriteP99 => d.latency_us.p99,
+            RunFigure::CpuUsPerIo => r.cpu.us_per_io,
+        })
+    }
+
+    /// The 95 % interval (low, high) `r` gives it by itself: the within-run interval of a
+    /// throughput, the order-statistic interval of a percentile; None for the CPU's.
+    pub fn interval(self, r: &Results) -> Option<(f64, f64)> {
+        let d = self.summary(r)??;
+        let around = |v: f64, c: Option<Ci95>| c.map(|c| (v - c.half, v + c.half));
+        match self {
+            RunFigure::TotalIops => around(d.iops, d.iops_ci95),
+            RunFigure::TotalBytesPerS => around(d.bytes_per_s, d.bytes_per_s_ci95),
+            RunFigure::ReadP50 | RunFigure::WriteP50 => d.latency_us.p50_ci95.map(|[a, b]| (a, b)),
+            RunFigure::ReadP99 | RunFigure::WriteP99 => d.latency_us.p99_ci95.map(|[a, b]| (a, b)),
+            RunFigure::CpuUsPerIo => None,
+        }
+    }
+}
+
+impl std::fmt::Display for RunFigure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.path())
     }
 }
 
@@ -333,4 +390,32 @@ pub struct RankRun {
     pub host: String,
     /// What it measured on its own targets, as a single run reports it.
     pub results: Results,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each figure's typed value is what its path reads in the document's JSON, and its name
+    /// in JSON is that path.
+    #[test]
+    fn each_figure_reads_what_its_path_names() {
+        let mut r = Results::default();
+        r.total.iops = 1234.0;
+        r.total.bytes_per_s = 5e6;
+        r.cpu.us_per_io = 7.5;
+        let mut read = DirSummary::default();
+        read.latency_us.p50 = 80.0;
+        read.latency_us.p99 = 300.0;
+        r.read = Some(read);
+        let json = serde_json::to_value(&r).unwrap();
+        for f in FIGURES {
+            let by_path = json
+                .pointer(&format!("/{}", f.path().replace('.', "/")))
+                .and_then(serde_json::Value::as_f64);
+            assert_eq!(f.value(&r), by_path, "{f}");
+            assert_eq!(serde_json::to_value(f).unwrap(), f.path());
+        }
+        assert_eq!(RunFigure::WriteP99.value(&r), None, "no writes, no write latency");
+    }
 }

@@ -38,7 +38,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .iter()
             .map(|f| {
                 vec![
-                    f.figure.clone(),
+                    f.figure.to_string(),
                     format!("{:.4}", f.a),
                     format!("{:.4}", f.b),
                     format!("{:.3}", f.ratio),
@@ -59,7 +59,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
 }
 
 fn chart(c: &CompareReport) -> String {
-    let cats: Vec<String> = c.figures.iter().map(|f| f.figure.clone()).collect();
+    let cats: Vec<String> = c.figures.iter().map(|f| f.figure.to_string()).collect();
     let a = BarSeries {
         name: "A".into(),
         colour: 0,
