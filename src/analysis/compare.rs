@@ -128,7 +128,10 @@ mod tests {
         assert!(iops.significant);
         assert_eq!(iops.method, CompareMethod::Repetitions);
         assert!(iops.ci95_low.unwrap() > 1.45 && iops.ci95_high.unwrap() < 1.55);
-        let cpu = c.iter().find(|f| f.figure == RunFigure::CpuUsPerIo).unwrap();
+        let cpu = c
+            .iter()
+            .find(|f| f.figure == RunFigure::CpuUsPerIo)
+            .unwrap();
         assert!(!cpu.significant, "equal CPU cost");
     }
 
@@ -163,8 +166,11 @@ mod tests {
             run(2000.0, Some(1.0)),
             run(2200.0, Some(1.0)),
         ];
-        let iops =
-            |c: Vec<FigureComparison>| c.into_iter().find(|f| f.figure == RunFigure::TotalIops).unwrap();
+        let iops = |c: Vec<FigureComparison>| {
+            c.into_iter()
+                .find(|f| f.figure == RunFigure::TotalIops)
+                .unwrap()
+        };
         let x = iops(compare(&a, &[run(2200.0, Some(1.0))], THRESHOLD));
         assert!((x.ratio - 1.1).abs() < 1e-9);
         assert_eq!(x.method, CompareMethod::RepeatedSide);

@@ -416,6 +416,10 @@ mod tests {
             assert_eq!(f.value(&r), by_path, "{f}");
             assert_eq!(serde_json::to_value(f).unwrap(), f.path());
         }
-        assert_eq!(RunFigure::WriteP99.value(&r), None, "no writes, no write latency");
+        assert_eq!(
+            RunFigure::WriteP99.value(&r),
+            None,
+            "no writes, no write latency"
+        );
     }
 }
