@@ -17,7 +17,7 @@ use crate::oscounters::host;
 use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
-use crate::spec::{DepthOnEngine, RwMode, Workload};
+use crate::spec::{DepthOnEngine, RunPlan, RwMode, Workload};
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -125,24 +125,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let shapes = shapes(&args)?;
     let (engine, fallback) = available_engine(&shapes[0]);
     if let Some(f) = &fallback {
-        let why = crate::render::text::cause::engine_fallback(f);
-        let max = engine.caps().max_qd;
-        if args.qd.iter().any(|&q| q > max) {
-            return Err(crate::Error::invalid(
-                "--qd",
-                args.qd
-                    .iter()
-                    .map(|q| q.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-                format!(
-                    "queue depth {max} only: {why}, and the {engine} engine that stands in \
-                     keeps {max} I/O in flight per thread. Sweep threads instead (--qd 1 --threads \
-                     1,4,16,64) or enable io_uring (sysctl kernel.io_uring_disabled=0)"
-                ),
-            )
-            .into());
-        }
+        depths_on_the_fallback(&args.qd, engine, f)?;
     }
     let shapes = shapes
         .iter()
@@ -160,22 +143,66 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let names: Vec<String> = (args.targets.iter().map(|t| t.display().to_string())).collect();
     let choice = PapChoice::new(pap, &names);
     choice.announce(args.output.quiet);
-    // Interleaved: every point once, then every point again, so a drift over time spreads
-    // over all points instead of biasing the last ones.
+    report.points = measure(&mut runner, &shapes, args.repeat.n, &mut report.warnings)?;
+    let status = runner.exit_status();
+    drop(runner); // removes a file the sweep created, also after Ctrl-C
+    report.interrupted = signal::interrupted();
+    analyse(&mut report, &choice);
+    report.host = Some(host::read());
+    report.header.date = utc_now();
+    finish(&args, &mut report, status)
+}
+
+/// Refuses depths the engine standing in for io_uring cannot keep in flight (`why` io_uring is
+/// not there).
+fn depths_on_the_fallback(
+    qd: &[u32],
+    engine: crate::spec::EngineKind,
+    f: &crate::model::cause::EngineFallback,
+) -> crate::Result<()> {
+    let why = crate::render::text::cause::engine_fallback(f);
+    let max = engine.caps().max_qd;
+    if !qd.iter().any(|&q| q > max) {
+        return Ok(());
+    }
+    Err(crate::Error::invalid(
+        "--qd",
+        qd.iter()
+            .map(|q| q.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        format!(
+            "queue depth {max} only: {why}, and the {engine} engine that stands in keeps {max} \
+             I/O in flight per thread. Sweep threads instead (--qd 1 --threads 1,4,16,64) or \
+             enable io_uring (sysctl kernel.io_uring_disabled=0)"
+        ),
+    ))
+}
+
+/// Measures every point of `shapes` `n` times, interleaved (every point once, then every point
+/// again, so a drift over time spreads over all points instead of biasing the last ones), until
+/// the runner stops; each point with its repetitions' figures.
+fn measure(
+    runner: &mut PointRunner,
+    shapes: &[RunPlan],
+    n: u32,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Vec<Point>> {
     let mut reps: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
-    'reps: for k in 0..args.repeat.n {
+    'reps: for k in 0..n {
         for (i, w) in shapes.iter().enumerate() {
-            let name = if args.repeat.n > 1 {
+            let name = if n > 1 {
                 format!("{} (repetition {})", label(w), k + 1)
             } else {
                 label(w)
             };
-            let Some(results) = runner.run(w, &name, &mut report.warnings)? else {
+            let Some(results) = runner.run(w, &name, warnings)? else {
                 break 'reps;
             };
             reps[i].push(results);
         }
     }
+    let mut points = Vec::new();
     for (w, runs) in shapes.iter().zip(reps) {
         let Some(first) = runs.first().cloned() else {
             break;
@@ -192,13 +219,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
             }
             p.repeat = Some(Repeat { runs, figures });
         }
-        report.points.push(p);
+        points.push(p);
     }
-    let status = runner.exit_status();
-    drop(runner); // removes a file the sweep created, also after Ctrl-C
-    report.interrupted = signal::interrupted();
-    analyse(&mut report, &choice);
-    report.host = Some(host::read());
-    report.header.date = utc_now();
-    finish(&args, &mut report, status)
+    Ok(points)
 }

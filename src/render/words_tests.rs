@@ -42,10 +42,9 @@ fn advice_addresses_the_verdict() {
     assert!(advice(Verdict::MemoryBound)[0].contains("memory"));
 }
 
-#[test]
-fn each_finding_in_words() {
-    let class = expected(ExpectationSource::Class);
-    let cases = [
+/// The findings about load and queues, each with its words.
+fn load_findings() -> Vec<(Finding, &'static str)> {
+    vec![
         (
             Finding::UtilizationOutOfRange {
                 utilization_pct: 104.2,
@@ -115,6 +114,12 @@ fn each_finding_in_words() {
             },
             "3.00 in the system per disk > 2",
         ),
+    ]
+}
+
+/// The findings about service and response time, each with its words.
+fn time_findings(class: &ExpectedService) -> Vec<(Finding, &'static str)> {
+    vec![
         (
             Finding::Load {
                 iops: 27223.9,
@@ -184,7 +189,7 @@ fn each_finding_in_words() {
         (
             Finding::ResponseAsExpected {
                 response_ms: 0.35,
-                expected: class,
+                expected: class.clone(),
             },
             "response time 0.350 ms, expected service 0.310 ms (typical for ssd, 4 KiB requests)",
         ),
@@ -208,7 +213,14 @@ fn each_finding_in_words() {
             "response time grows 0.0200 ms per request in the system (R = 0.000 + 0.0200·N, R² \
              1.00, N 8.0–128.0): the device completes about 50000 requests/s however many wait",
         ),
-    ];
+    ]
+}
+
+#[test]
+fn each_finding_in_words() {
+    let class = expected(ExpectationSource::Class);
+    let mut cases = load_findings();
+    cases.extend(time_findings(&class));
     for (f, said) in &cases {
         assert_eq!(finding(f), *said, "{f:?}");
     }

@@ -12,6 +12,30 @@ fn mb(bytes_per_s: f64) -> String {
 /// Renders a scale report.
 pub fn scale_table(r: &ScaleReport) -> String {
     let mut out = String::new();
+    heading_and_alone(&mut out, r);
+    steps(&mut out, r);
+    shared(&mut out, &r.analysis);
+    let _ = writeln!(out, "\n{}", verdict(&r.analysis, r.targets.len()));
+    if let Some(p) = &r.pap {
+        let _ = writeln!(
+            out,
+            "{}",
+            super::path::reached_words(
+                p,
+                "The targets' path, all at once,",
+                r.targets.len(),
+                "the total"
+            )
+        );
+    }
+    if r.interrupted {
+        out.push_str("interrupted: the steps measured before Ctrl-C\n");
+    }
+    out
+}
+
+/// The heading (the workload, per target or per stripe set) and each target alone.
+fn heading_and_alone(out: &mut String, r: &ScaleReport) {
     let w = &r.workload;
     let per = match r.stripe_bytes {
         Some(c) => format!(
@@ -35,6 +59,11 @@ pub fn scale_table(r: &ScaleReport) -> String {
             a.iops
         );
     }
+}
+
+/// One line per step: its total, the sum of its targets alone, efficiency with its interval,
+/// I/Os in flight, each target's share, and its mark.
+fn steps(out: &mut String, r: &ScaleReport) {
     let _ = writeln!(
         out,
         "\n{:<8} {:>10} {:>12} {:>10} {:>11} {:>8}  per target MB/s",
@@ -74,45 +103,33 @@ pub fn scale_table(r: &ScaleReport) -> String {
             shares.join(" ")
         );
     }
-    if !r.analysis.shared.is_empty() {
-        let _ = writeln!(out, "\nshared by more than one target (at the limit):");
-        for s in &r.analysis.shared {
-            let what = match s.kind {
-                ComponentKind::Device => "device",
-                ComponentKind::Cpu => "CPUs",
-            };
-            let throttle = match (s.throttle.as_ref(), s.throttle_pct) {
-                (Some(_), Some(p)) => format!(", {p:.0} % of its cgroup's throttle"),
-                (Some(_), None) => ", throttled by its cgroup".into(),
-                _ => String::new(),
-            };
-            let _ = writeln!(
-                out,
-                "  {} ({what}, under {}): {} MB/s, {} % busy{throttle}",
-                s.component,
-                s.targets.len(),
-                s.bytes_per_s.map_or("-".into(), mb),
-                s.util_pct.map_or("-".into(), |u| format!("{u:.0}"))
-            );
-        }
+}
+
+/// The components more than one target shares at the limit.
+fn shared(out: &mut String, a: &ScaleAnalysis) {
+    if a.shared.is_empty() {
+        return;
     }
-    let _ = writeln!(out, "\n{}", verdict(&r.analysis, r.targets.len()));
-    if let Some(p) = &r.pap {
+    let _ = writeln!(out, "\nshared by more than one target (at the limit):");
+    for s in &a.shared {
+        let what = match s.kind {
+            ComponentKind::Device => "device",
+            ComponentKind::Cpu => "CPUs",
+        };
+        let throttle = match (s.throttle.as_ref(), s.throttle_pct) {
+            (Some(_), Some(p)) => format!(", {p:.0} % of its cgroup's throttle"),
+            (Some(_), None) => ", throttled by its cgroup".into(),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{}",
-            super::path::reached_words(
-                p,
-                "The targets' path, all at once,",
-                r.targets.len(),
-                "the total"
-            )
+            "  {} ({what}, under {}): {} MB/s, {} % busy{throttle}",
+            s.component,
+            s.targets.len(),
+            s.bytes_per_s.map_or("-".into(), mb),
+            s.util_pct.map_or("-".into(), |u| format!("{u:.0}"))
         );
     }
-    if r.interrupted {
-        out.push_str("interrupted: the steps measured before Ctrl-C\n");
-    }
-    out
 }
 
 fn mb_s(bytes_per_s: f64) -> String {
