@@ -214,6 +214,14 @@ impl VerifyOpts {
     pub fn on(&self) -> bool {
         self.verify || self.verify_state.is_some() || self.verify_while
     }
+
+    /// The flags lowered into how the run verifies (None: it does not).
+    pub fn policy(&self) -> Option<crate::runner::verified::Policy> {
+        self.on().then(|| crate::runner::verified::Policy {
+            state: self.verify_state.clone(),
+            while_running: self.verify_while,
+        })
+    }
 }
 
 /// `halfpower verify`.

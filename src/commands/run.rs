@@ -12,7 +12,7 @@ use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport};
 use crate::oscounters::host;
 use crate::render::text;
-use crate::runner::{self, Control};
+use crate::runner::{self, Control, verified};
 use crate::spec::{DepthOnEngine, EngineKind, RunPlan, Workload};
 use crate::target::{self, Target};
 use anyhow::Context;
@@ -101,7 +101,8 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let asked = args.workload.validated()?;
     check_output_dests(&args.output)?;
-    super::verify::check_workload(&args.verify, &asked, args.repeat.n)?;
+    let policy = args.verify.policy();
+    verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
     // --shared: rank 0 creates a missing file for every rank's region first.
     let (asked, _creator) = shared_regions(&args, asked, &mut warnings)?;
@@ -119,16 +120,15 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         let targets = open_targets(&args.targets, &w, &mut warnings)?;
         let control = Control::progress(!args.output.quiet && crate::cluster::rank() == 0);
         let layout = runner::Layout::Separate;
-        let (m, record) = match super::verify::execute(&args.verify, &targets, layout, &w, control)
-        {
+        let (m, record) = match verified::execute(policy.as_ref(), &targets, layout, &w, control) {
             Ok(done) => done,
             Err(crate::Error::Interrupted) if !runs.is_empty() => break,
             Err(e) => return Err(e.into()),
         };
         infos = targets.iter().map(Target::info).collect();
         let mut results = runner::results(&m, &w, &targets, engine_fallback.clone());
-        if let Some(r) = &record {
-            results.verify = Some(super::verify::finish(&args.verify, r, &targets)?);
+        if let (Some(r), Some(p)) = (&record, &policy) {
+            results.verify = Some(verified::finish(p, r, &targets)?);
         }
         runs.push(results);
         drop(targets); // removes created files unless --keep

@@ -8,6 +8,7 @@ mod progress;
 pub mod results;
 mod sampler;
 mod thread;
+pub mod verified;
 mod watch;
 
 pub use results::results;

@@ -8,7 +8,7 @@ use super::report::{Ran, below_min, samples};
 use super::{Args, plan_line};
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
-use crate::runner::{self, Control, Layout};
+use crate::runner::{self, Control, Layout, verified};
 use crate::spec::RunPlan;
 use crate::stats::cpu::ProcessEvents;
 use crate::target::Target;
@@ -127,7 +127,7 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::
         ))
         .into());
     }
-    super::super::verify::check_workload(&verify_opts(&plan), &w, 1)?;
+    verified::check_workload(policy(&plan).as_ref(), &w, 1)?;
     Ok(Ready {
         job,
         plan,
@@ -137,11 +137,9 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::
     })
 }
 
-fn verify_opts(plan: &JobPlan) -> crate::cli::VerifyOpts {
-    crate::cli::VerifyOpts {
-        verify: plan.verify.is_some(),
-        ..Default::default()
-    }
+/// How a job verifies: a verify= job seals, records and reads back, with no state file.
+fn policy(plan: &JobPlan) -> Option<verified::Policy> {
+    plan.verify.as_ref().map(|_| verified::Policy::default())
 }
 
 /// Runs a job that is set up: its start delay, fio's `invalidate` (a buffered job's files
@@ -164,7 +162,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     }
     let before = ProcessEvents::now();
     let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
-    let verify = verify_opts(&plan);
+    let verify = policy(&plan);
     // fio counts ramp_time's I/O toward size: the warm-up spends the budget too; and each
     // numjobs clone is a job of its own that does its own size.
     let control = Control {
@@ -172,11 +170,11 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
         budget_per_worker: true,
         ..Control::progress(!a.quiet)
     };
-    let (m, record) = super::super::verify::execute(&verify, &targets, layout, &w, control)?;
+    let (m, record) = verified::execute(verify.as_ref(), &targets, layout, &w, control)?;
     let events = ProcessEvents::now().since(before);
     let mut results = runner::results(&m, &w, &targets, fallback);
-    if let Some(r) = &record {
-        let v = super::super::verify::finish(&verify, r, &targets)?;
+    if let (Some(r), Some(p)) = (&record, &verify) {
+        let v = verified::finish(p, r, &targets)?;
         if !v.clean() {
             super::super::warn(
                 warnings,
