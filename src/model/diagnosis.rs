@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 
 pub use super::evidence::{Evidence, ExpectedService, Figure, Finding};
 
-/// Version of the diagnose JSON layout.
-pub const DIAGNOSE_SCHEMA_VERSION: u32 = 1;
+/// Version of the diagnose JSON layout. 2 (2026-11-25): findings and class facts became kinds
+/// with their numbers; version 1 files still read.
+pub const DIAGNOSE_SCHEMA_VERSION: u32 = 2;
 
 /// The one-word diagnosis of a device over an interval or a whole log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

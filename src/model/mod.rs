@@ -145,8 +145,10 @@ pub struct Input {
     pub doc: Document,
 }
 
-/// Version of the run, quick, sweep and profile layouts; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the layouts of every kind but profile and diagnose (which have their own); bumped
+/// on any incompatible change. 2 (2026-11-25): verdicts, causes and facts became kinds with
+/// their data (docs/json-schema.md, "Versions"); version 1 files still read.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Direction of an I/O as documents name it (`read`, `write`).
 pub type Direction = crate::engine::IoDir;
@@ -273,11 +275,11 @@ pub struct Header {
 }
 
 impl Header {
-    /// The header of a `kind` document at layout [`SCHEMA_VERSION`], written by this halfpower
-    /// for `command` at `date`.
+    /// The header of a `kind` document at its kind's layout ([`Kind::schema_version`]),
+    /// written by this halfpower for `command` at `date`.
     pub fn new(kind: Kind, command: Vec<String>, date: String) -> Self {
         Header {
-            schema_version: SCHEMA_VERSION,
+            schema_version: kind.schema_version().unwrap_or(SCHEMA_VERSION),
             kind,
             tool: Tool::default(),
             command,

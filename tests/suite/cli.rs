@@ -81,7 +81,7 @@ fn json_has_the_keys_scripts_read() {
         "--qd",
         "4",
     ]);
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["kind"], "run");
     for key in [
         "results.total.iops",
