@@ -469,6 +469,12 @@ fn diagnose_device(
         verdict_counts: counts,
         evidence,
         projection,
+        headroom: profile.filter(|p| !p.curves.is_empty()).and_then(|p| {
+            Some(super::curve::place(
+                &p.curves,
+                super::curve::busiest(ivs.iter().map(|(iv, _)| *iv))?,
+            ))
+        }),
         intervals,
     }
 }

@@ -98,6 +98,7 @@ fn a_profile_sets_the_expectation() {
         kind: Kind::Profile,
         target: None,
         target_info: None,
+        curves: Vec::new(),
         fits: vec![Fit {
             rw: Direction::Read,
             pattern: Pattern::Random,

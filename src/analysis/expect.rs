@@ -90,6 +90,7 @@ mod tests {
             kind: crate::model::Kind::Profile,
             target: None,
             target_info: None,
+            curves: Vec::new(),
             fits: vec![
                 fit(Direction::Read, Pattern::Random, 5.0, 0.01),
                 fit(Direction::Write, Pattern::Random, 6.0, 0.02),

@@ -7,6 +7,7 @@
 
 pub mod capture;
 pub mod compare;
+pub mod curve;
 pub mod device;
 pub mod diagnose;
 pub mod expect;

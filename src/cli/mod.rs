@@ -374,8 +374,10 @@ pub struct DiagnoseArgs {
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
     /// Service-time expectations from `halfpower profile` (schema: docs/profile.md), for the
-    /// device it was measured on; every other device is judged by its class.
-    #[arg(long, value_name = "PROFILE.json")]
+    /// device it was measured on; every other device is judged by its class. A profile's random
+    /// cells, or a `sweep --json` given here instead, are the device's curves: its busiest
+    /// interval is placed on the curve of its mix, with its headroom to the knee and the peak.
+    #[arg(long, value_name = "PROFILE.json|SWEEP.json")]
     pub profile: Option<PathBuf>,
     /// The device of the logs the --profile describes (its name in the log: sdb, nvme0n1),
     /// instead of the disk the profile names.

@@ -3,7 +3,7 @@
 use crate::analysis::diagnose::{diagnose as run_rules, log_devices, profile_for};
 use crate::cli::DiagnoseArgs;
 use crate::input::parse_log;
-use crate::input::profile::read_profile;
+use crate::input::profile::read_device_profile;
 use crate::render::text::diagnosis::diagnosis_text;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
                     format!("a readable profile JSON file ({e})"),
                 )
             })?;
-            Some(read_profile(&text).map_err(|e| {
+            Some(read_device_profile(&text).map_err(|e| {
                 crate::Error::invalid(
                     "--profile",
                     p.display(),

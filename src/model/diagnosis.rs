@@ -182,6 +182,10 @@ pub struct DeviceDiagnosis {
     /// M/M/1 queue time at more load (serial devices only; valid for open arrivals only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub projection: Option<Vec<Projection>>,
+    /// With a `--profile` of this device that holds curves (a sweep, or a profile's random
+    /// cells): its busiest interval placed on the curve of its mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<WorkloadHeadroom>,
     /// Every interval.
     pub intervals: Vec<IntervalDiagnosis>,
 }
@@ -217,4 +221,51 @@ pub struct Diagnosis {
     pub devices: Vec<DeviceDiagnosis>,
     /// The system.
     pub system: SystemSummary,
+}
+
+/// The observed workload placed on the device's measured curve (`diagnose --profile` with a
+/// sweep, or a profile's random cells): how far its busiest interval is from the knee and the
+/// peak of what the device did at the nearest mix.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadHeadroom {
+    /// The busiest interval (end time).
+    pub at: String,
+    /// Its I/Os per second.
+    pub observed_iops: f64,
+    /// Its share of reads, %.
+    pub observed_read_pct: f64,
+    /// Its mean request size, bytes.
+    pub observed_request_bytes: f64,
+    /// Its response time, ms.
+    pub observed_response_ms: Option<f64>,
+    /// Where it lies on the curve of its mix; none when no curve has its direction of I/O.
+    pub curve: Option<CurvePlace>,
+}
+
+/// Where an observed load lies on one measured curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePlace {
+    /// Where the curve was measured.
+    pub source: super::profile::CurveSource,
+    /// The curve's rw mode.
+    pub rw: crate::spec::RwMode,
+    /// Its request size, bytes.
+    pub bs_bytes: u64,
+    /// Whether that size is within a factor of 1.5 of the observed mean request.
+    pub size_matches: bool,
+    /// The most I/Os per second the curve reached, and with how many in flight.
+    pub peak_iops: f64,
+    /// Requests in flight at the peak.
+    pub peak_inflight: u32,
+    /// I/Os per second at the knee (where more depth stops adding throughput); none when the
+    /// curve never bends within what was measured.
+    pub knee_iops: Option<f64>,
+    /// Requests in flight at the knee.
+    pub knee_inflight: Option<u32>,
+    /// Peak ÷ observed: how many times the load could grow before the device is saturated.
+    pub to_peak: f64,
+    /// Knee ÷ observed: how many times before response time climbs with every request added.
+    pub to_knee: Option<f64>,
+    /// The curve's response time at the observed rate (interpolated between its loads), ms.
+    pub curve_latency_ms: Option<f64>,
 }

@@ -128,6 +128,50 @@ pub struct Profile {
     pub target_info: Option<ProfiledDisk>,
     /// The fitted lines.
     pub fits: Vec<Fit>,
+    /// The device's measured curves of throughput and response time against load (from the
+    /// profile's random cells, or from a sweep given as the profile): not in the document's
+    /// own keys, filled in by `input::profile`.
+    #[serde(skip)]
+    pub curves: Vec<Curve>,
+}
+
+/// Where a device's curve was measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CurveSource {
+    /// A `sweep` of queue depths.
+    #[default]
+    Sweep,
+    /// A `profile`'s random cells (queue depths 1 and 4 only).
+    Profile,
+}
+
+/// One load of a curve: what the device did with so many requests in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Requests in flight (queue depth × threads).
+    pub inflight: u32,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Mean response time, ms (absent when the source has none, as a CSV without it).
+    pub latency_ms: Option<f64>,
+}
+
+/// A device's throughput and response time against load at one rw mode and request size:
+/// the curve an observed workload is placed on (`diagnose --profile`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// Where it was measured.
+    pub source: CurveSource,
+    /// The rw mode.
+    pub rw: crate::spec::RwMode,
+    /// The request size, bytes.
+    pub bs_bytes: u64,
+    /// Its loads, fewest in flight first.
+    pub points: Vec<CurvePoint>,
+    /// The knee: the depth from which more depth adds less than 10 % per doubling (the sweep's
+    /// analysis); none when the curve never bends within what was measured.
+    pub knee_inflight: Option<u32>,
 }
 
 impl Profile {

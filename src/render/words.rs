@@ -247,6 +247,58 @@ fn over_the_log(f: &Finding) -> Option<String> {
     })
 }
 
+/// The observed workload against the device's measured curve, in one sentence.
+pub fn headroom(h: &crate::model::diagnosis::WorkloadHeadroom) -> String {
+    let load = format!(
+        "at its busiest ({}) {:.0} IOPS of {:.1} KiB, {:.0} % reads",
+        h.at,
+        h.observed_iops,
+        h.observed_request_bytes / 1024.0,
+        h.observed_read_pct
+    );
+    let Some(c) = &h.curve else {
+        return format!("{load}: no measured curve has this direction of I/O");
+    };
+    let source = match c.source {
+        crate::model::profile::CurveSource::Sweep => "the sweep's",
+        crate::model::profile::CurveSource::Profile => "the profile's",
+    };
+    let size = if c.size_matches {
+        String::new()
+    } else {
+        " (the nearest size measured; the workload's differs by more than 1.5×)".into()
+    };
+    let knee = match (c.knee_iops, c.knee_inflight, c.to_knee) {
+        (Some(k), Some(at), Some(x)) => format!(
+            "{x:.1}× to the knee ({k:.0} IOPS with {at} in flight, where more depth stops adding \
+             throughput)"
+        ),
+        _ => match c.source {
+            crate::model::profile::CurveSource::Profile => {
+                "the knee lies beyond depth 4, the deepest the profile measured".to_string()
+            }
+            crate::model::profile::CurveSource::Sweep => {
+                "no knee within the depths the sweep measured".to_string()
+            }
+        },
+    };
+    let response = match (c.curve_latency_ms, h.observed_response_ms) {
+        (Some(on), Some(seen)) => {
+            format!("; the curve answers this rate in {on:.3} ms, the log saw {seen:.3} ms")
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{load}: {source} {} {} curve{size} peaks at {:.0} IOPS ({} in flight): {:.1}× to the \
+         peak, {knee}{response}",
+        c.rw,
+        crate::units::ByteSize(c.bs_bytes),
+        c.peak_iops,
+        c.peak_inflight,
+        c.to_peak
+    )
+}
+
 /// A fact that decided a device's class and service as a sentence.
 pub fn class_evidence(c: &ClassEvidence) -> String {
     match c {

@@ -309,3 +309,110 @@ fn a_log_s_warnings_are_capped() {
     assert_eq!(err.matches("warning").count(), 11, "{err}");
     assert!(err.contains("… and 40 more"), "{err}");
 }
+
+/// Issue 25 item 4: headroom without a trace. A loop device throttled to 2000 IOPS is swept
+/// (4 KiB random reads at QD 1–8: the cap reached from QD1 on, so the knee and the peak are
+/// the cap), then monitored while a workload paced at 500 IOPS runs on it. `diagnose LOG
+/// --profile SWEEP` places the busiest interval on the sweep's curve: 2000 / 500 = 4× to the
+/// peak and to the knee, within 15 % (the sweep's 2-s points are off the cap by at most one
+/// 100-ms slice each way plus rounding, 12 %; the paced load is on schedule to 1 %).
+#[test]
+fn a_workload_is_placed_on_the_devices_swept_curve() {
+    use common::{LoopDev, Throttle, halfpower_spawnable};
+    let (Some(lo), Some(cg)) = (LoopDev::new("curve", 64 << 20), Throttle::new("curve")) else {
+        return;
+    };
+    let _turn = common::measuring();
+    cg.limit(std::path::Path::new(lo.path()), 0, 2000);
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = dir.path().join("sweep.json");
+    let s = sweep.to_str().unwrap();
+    let swept = cg.run_json(&[
+        "sweep",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "1,2,4,8",
+        "--time",
+        "2s",
+        "--warmup",
+        "200ms",
+        "--size",
+        "32m",
+    ]);
+    std::fs::write(&sweep, swept.to_string()).unwrap();
+    let log = dir.path().join("day.csv");
+    let mon = halfpower_spawnable()
+        .args([
+            "monitor",
+            &lo.name(),
+            "--interval",
+            "1s",
+            "--count",
+            "5",
+            "--log",
+        ])
+        .arg(&log)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    cg.run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--rate-iops",
+        "500",
+        "--time",
+        "5s",
+        "--warmup",
+        "0",
+        "--size",
+        "32m",
+    ]);
+    assert!(mon.wait_with_output().unwrap().status.success());
+    let l = log.to_str().unwrap();
+    let d = stdout_json(&[
+        "diagnose",
+        l,
+        "--profile",
+        s,
+        "--profile-device",
+        &lo.name(),
+        "--json",
+        "-",
+    ]);
+    let h = &device(&d, &lo.name())["headroom"];
+    eprintln!("{h}");
+    let c = &h["curve"];
+    assert_eq!(
+        (c["rw"].as_str(), c["bs_bytes"].as_u64()),
+        (Some("randread"), Some(4096))
+    );
+    assert_eq!(c["size_matches"], true);
+    assert!((num(h, "observed_iops") / 500.0 - 1.0).abs() < 0.05, "{h}");
+    assert!((num(c, "to_peak") / 4.0 - 1.0).abs() < 0.15, "{c}");
+    // The knee is the sweep's: the depth from which throughput stays flat while p99 grows
+    // (analysis::sweep). On the throttle it is QD1 when QD2's p99 is higher, else none.
+    match swept["analysis"][0]["knee_qd"][0]["qd"].as_u64() {
+        Some(qd) => {
+            assert_eq!(c["knee_inflight"].as_u64(), Some(qd), "{c}");
+            assert!((num(c, "to_knee") / 4.0 - 1.0).abs() < 0.15, "{c}");
+        }
+        None => assert!(c["to_knee"].is_null(), "{c}"),
+    }
+    let text = common::stdout_text(&[
+        "diagnose",
+        l,
+        "--profile",
+        s,
+        "--profile-device",
+        &lo.name(),
+    ]);
+    assert!(text.contains("headroom: "), "{text}");
+}

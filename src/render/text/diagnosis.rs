@@ -55,6 +55,9 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
                 p.devices.join(" or ")
             );
         }
+        if let Some(h) = &dev.headroom {
+            let _ = writeln!(out, "  headroom: {}", words::headroom(h));
+        }
         for a in words::advice(dev.verdict) {
             let _ = writeln!(out, "  advice: {a}");
         }

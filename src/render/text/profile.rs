@@ -233,6 +233,7 @@ mod tests {
             kind: crate::model::Kind::Profile,
             target: None,
             target_info: None,
+            curves: Vec::new(),
             fits: cached,
         };
         assert_eq!(crate::analysis::expect::profile_ms(&p, 1.0, 64.0), None);
