@@ -141,6 +141,7 @@ pub fn device_record(
         queue_ms: split.queue,
         service_source: split.source,
         traced: cx.trace.map(|t| t.requests),
+        headroom: None,
         flags,
     })
 }

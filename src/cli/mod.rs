@@ -365,6 +365,14 @@ pub struct MonitorArgs {
     /// (root; mounts tracefs if needed and removes what it creates).
     #[arg(long)]
     pub trace: bool,
+    /// A sweep (or a profile, by its random cells) of a device: each interval of that device
+    /// is placed on the curve of its mix, with its headroom to the knee and the peak (a line
+    /// under the table).
+    #[arg(long, value_name = "SWEEP.json|PROFILE.json")]
+    pub profile: Option<PathBuf>,
+    /// The device the --profile describes (its kernel name), when the profile does not say.
+    #[arg(long, value_name = "NAME", requires = "profile")]
+    pub profile_device: Option<String>,
 }
 
 /// `halfpower diagnose`.

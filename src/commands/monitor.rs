@@ -1,7 +1,10 @@
 //! `halfpower monitor`: the sampling loop's output to the terminal, JSON lines and the log.
 
 use crate::cli::MonitorArgs;
-use crate::model::monitor::Record;
+use crate::input::profile::read_device_profile;
+use crate::model::log::DiskInterval;
+use crate::model::monitor::{DeviceRecord, Record};
+use crate::model::profile::Curve;
 use crate::monitor::{Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
@@ -74,6 +77,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         logs.push(open_log(flag, path, format)?);
     }
     let json_stdout = args.json.as_deref() == Some("-");
+    let curves = curves(&args)?;
     let mut mon = Monitor::start(MonitorConfig {
         devices,
         partitions: args.partitions,
@@ -82,7 +86,14 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
     })?;
     let mut done = 0u64;
     while args.count.is_none_or(|c| done < c) {
-        let Some(iv) = mon.next_interval() else { break };
+        let Some(mut iv) = mon.next_interval() else {
+            break;
+        };
+        if let Some((names, curves)) = &curves {
+            for d in iv.devices.iter_mut().filter(|d| names.contains(&d.device)) {
+                d.headroom = Some(crate::analysis::curve::place(curves, &as_interval(d)));
+            }
+        }
         done += 1;
         for n in &iv.notes {
             eprintln!("halfpower: {n}");
@@ -122,6 +133,49 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// The curves of `--profile` and the device names they apply to (the profile's own, or
+/// `--profile-device`).
+fn curves(args: &MonitorArgs) -> anyhow::Result<Option<(Vec<String>, Vec<Curve>)>> {
+    let Some(p) = &args.profile else {
+        return Ok(None);
+    };
+    let bad = |why: String| crate::Error::invalid("--profile", p.display(), why);
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| bad(format!("a readable sweep or profile JSON file ({e})")))?;
+    let profile =
+        read_device_profile(&text).map_err(|e| bad(format!("a sweep or profile document: {e}")))?;
+    if profile.curves.is_empty() {
+        return Err(bad(
+            "a sweep, or a profile with random cells at two depths: this one has no curve".into(),
+        )
+        .into());
+    }
+    let names = match &args.profile_device {
+        Some(n) => vec![n.clone()],
+        None => profile.measured_on(),
+    };
+    if names.is_empty() {
+        return Err(bad("a profile that names its disk, or --profile-device NAME".into()).into());
+    }
+    Ok(Some((names, profile.curves)))
+}
+
+/// A device record as the interval `analysis::curve` places.
+fn as_interval(d: &DeviceRecord) -> DiskInterval {
+    DiskInterval {
+        time: d.time.clone(),
+        interval_s: Some(d.interval_s),
+        device: d.device.clone(),
+        disks: d.disks,
+        r_s: d.r_s,
+        w_s: d.w_s,
+        r_bytes_s: Some(d.r_bytes_s),
+        w_bytes_s: Some(d.w_bytes_s),
+        response_ms: Some(d.response_ms),
+        ..DiskInterval::default()
+    }
 }
 
 /// A log file opened for writing: its writer, format and name.

@@ -129,6 +129,10 @@ pub struct DeviceRecord {
     /// Requests the tracer matched this interval (with `--trace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traced: Option<u64>,
+    /// Where this interval lies on the device's measured curve of its mix (with `monitor
+    /// --profile`): its headroom to the knee and the peak.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<super::diagnosis::WorkloadHeadroom>,
     /// Conditions worth a look: `busy>85%`, `queue>2/disk` (serial devices only), `paging`,
     /// `U>N`, `S>R`, `unstable-queue`.
     pub flags: Vec<Flag>,

@@ -247,11 +247,21 @@ fn over_the_log(f: &Finding) -> Option<String> {
     })
 }
 
-/// The observed workload against the device's measured curve, in one sentence.
+/// The observed workload's busiest interval against the device's measured curve, in one
+/// sentence (diagnose).
 pub fn headroom(h: &crate::model::diagnosis::WorkloadHeadroom) -> String {
+    placed(h, &format!("at its busiest ({})", h.at))
+}
+
+/// One interval's load against the device's measured curve, in one sentence (monitor).
+pub fn interval_headroom(h: &crate::model::diagnosis::WorkloadHeadroom) -> String {
+    placed(h, "this interval")
+}
+
+/// A load placed on a curve, introduced by `when`.
+fn placed(h: &crate::model::diagnosis::WorkloadHeadroom, when: &str) -> String {
     let load = format!(
-        "at its busiest ({}) {:.0} IOPS of {:.1} KiB, {:.0} % reads",
-        h.at,
+        "{when}: {:.0} IOPS of {:.1} KiB, {:.0} % reads",
         h.observed_iops,
         h.observed_request_bytes / 1024.0,
         h.observed_read_pct

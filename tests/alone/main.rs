@@ -1,13 +1,19 @@
 //! Tests that need the test process and the machine to themselves, one at a time: io_uring
 //! disabled machine-wide (no_uring), a child's peak RSS that includes what it inherited from this
 //! process (memory), the context switches of a worker that must have the CPUs to itself
-//! (spin), and CPU-bound figures compared with fio's (vs_fio_cpu). Each takes [`alone`] first, so no two of them run side by side.
+//! (spin), CPU-bound figures compared with fio's (vs_fio_cpu), and response times compared with
+//! queueing theory or with a paced job's within 10 % (open_loop, replay, capture: on 2 shared
+//! cores, tests running beside them delayed the FUSE server's wake-ups enough to fail them in
+//! CI on 2026-11-25). Each takes [`alone`] first, so no two of them run side by side.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod capture;
 mod memory;
 mod no_uring;
+mod open_loop;
+mod replay;
 mod spin;
 mod vs_fio_cpu;
 

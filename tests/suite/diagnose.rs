@@ -345,18 +345,20 @@ fn a_workload_is_placed_on_the_devices_swept_curve() {
     ]);
     std::fs::write(&sweep, swept.to_string()).unwrap();
     let log = dir.path().join("day.csv");
+    // monitor places each interval on the same curve as it goes (a line under its table).
     let mon = halfpower_spawnable()
+        .args(["monitor", &lo.name(), "--interval", "1s", "--count", "5"])
         .args([
-            "monitor",
+            "--profile",
+            s,
+            "--profile-device",
             &lo.name(),
-            "--interval",
-            "1s",
-            "--count",
-            "5",
+            "--json",
+            "-",
             "--log",
         ])
         .arg(&log)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     cg.run_json(&[
@@ -375,7 +377,17 @@ fn a_workload_is_placed_on_the_devices_swept_curve() {
         "--size",
         "32m",
     ]);
-    assert!(mon.wait_with_output().unwrap().status.success());
+    let out = mon.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines = String::from_utf8_lossy(&out.stdout);
+    // The busiest interval's record: the least room to the peak.
+    let least = lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| r["device"] == lo.name().as_str())
+        .filter_map(|r| r["headroom"]["curve"]["to_peak"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    assert!((least / 4.0 - 1.0).abs() < 0.15, "{least}: {lines}");
     let l = log.to_str().unwrap();
     let d = stdout_json(&[
         "diagnose",

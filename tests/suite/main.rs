@@ -7,7 +7,6 @@ mod common;
 
 mod access;
 mod browser;
-mod capture;
 mod cli;
 mod compare;
 mod diagnose;
@@ -23,9 +22,7 @@ mod loopdev;
 mod monitor;
 mod monitor_checks;
 mod monitor_overhead;
-mod open_loop;
 mod path;
-mod replay;
 mod report;
 mod scale;
 mod sweep;

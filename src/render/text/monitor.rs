@@ -89,6 +89,16 @@ pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
             join(&d.flags)
         );
     }
+    for d in devices {
+        if let Some(h) = &d.headroom {
+            let _ = writeln!(
+                out,
+                "headroom {}: {}",
+                d.device,
+                crate::render::words::interval_headroom(h)
+            );
+        }
+    }
     out
 }
 
@@ -117,6 +127,50 @@ mod tests {
             lines[2].contains("0.200")
                 && lines[2].contains("util")
                 && lines[2].ends_with("busy>85%")
+        );
+    }
+
+    #[test]
+    fn a_placed_interval_gets_a_headroom_line_under_the_table() {
+        use crate::model::diagnosis::{CurvePlace, WorkloadHeadroom};
+        let place = CurvePlace {
+            source: crate::model::profile::CurveSource::Sweep,
+            rw: crate::spec::RwMode::Randread,
+            bs_bytes: 4096,
+            size_matches: true,
+            peak_iops: 2000.0,
+            peak_inflight: 4,
+            knee_iops: Some(1900.0),
+            knee_inflight: Some(1),
+            to_peak: 4.0,
+            to_knee: Some(3.8),
+            curve_latency_ms: Some(0.5),
+        };
+        let d = DeviceRecord {
+            device: "loop3".into(),
+            r_s: 500.0,
+            headroom: Some(WorkloadHeadroom {
+                observed_iops: 500.0,
+                observed_read_pct: 100.0,
+                observed_request_bytes: 4096.0,
+                curve: Some(place),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let text = interval(
+            &SystemRecord::default(),
+            &[d.clone(), DeviceRecord::default()],
+        );
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.starts_with("headroom loop3: this interval: 500 IOPS"),
+            "{last}"
+        );
+        assert!(last.contains("4.0× to the peak") && last.contains("3.8× to the knee"));
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("headroom")).count(),
+            1
         );
     }
 }

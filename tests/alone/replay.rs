@@ -34,7 +34,7 @@ fn even_and_bursty_traces_replay_at_their_own_pace() {
     let Some(lo) = LoopDev::new("replay", 64 << 20) else {
         return;
     };
-    let _turn = common::exclusive();
+    let _turn = crate::alone();
     let dir = tempfile::tempdir().unwrap();
     // 250 IOPS evenly spaced for 10 s; 48-request bursts every 200 ms for 10 s.
     let even: Vec<u64> = (0..2500).map(|i| i * 4000).collect();
@@ -108,7 +108,7 @@ fn lindley_doubling(times_s: &[f64], s: f64) -> f64 {
 
 #[test]
 fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
-    let _turn = common::exclusive();
+    let _turn = crate::alone();
     let server = Server::new(64 << 20, Duration::from_millis(2));
     let served = server.served.clone();
     let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {
@@ -156,6 +156,7 @@ fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
 
 #[test]
 fn bad_traces_and_targets_are_refused_with_exit_2() {
+    let _turn = crate::alone();
     let Some(lo) = LoopDev::new("replay-bad", 8 << 20) else {
         return;
     };

@@ -15,7 +15,7 @@ const S_MS: u64 = 2;
 
 #[test]
 fn open_loop_poisson_arrivals_meet_the_md1_queue() {
-    let _turn = common::exclusive();
+    let _turn = crate::alone();
     let server = Server::new(64 << 20, Duration::from_millis(S_MS));
     let served = server.served.clone();
     let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {

@@ -60,7 +60,7 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
     };
     // Alone: the tracefs instance of `monitor --trace`'s test must be the only one it finds,
     // and the FUSE disk's response times are compared within 10 %.
-    let _turn = common::exclusive();
+    let _turn = crate::alone();
     cg.limit(std::path::Path::new(lo.path()), 0, 2000);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("app.trace");
