@@ -101,6 +101,10 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
             offset: args.offset,
             engine: args.engine,
             safety: args.safety,
+            // Unpinned: a pacer pinned to one CPU waits whenever anything else runs there (the
+            // loop device's worker, an interrupt, another program), where the scheduler would
+            // wake it on a free one.
+            affinity: crate::affinity::Affinity::None,
             ..Setup::default()
         },
     };
@@ -301,7 +305,7 @@ fn headroom_search(
                 speed: p.speed,
                 mean_us: p.latency_us.mean,
                 p99_us: p.latency_us.p99,
-                late_share: p.late as f64 / p.issued.max(1) as f64,
+                late_mean_us: p.late_us.mean,
                 slots_full: p.max_inflight >= limit,
             })
             .collect();

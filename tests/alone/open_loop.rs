@@ -10,8 +10,10 @@ use common::fuse::{Server, mount_fs_with};
 use common::{num, run_json};
 use std::time::Duration;
 
-/// The server's time per request, ms: long beside the FUSE path's own cost (tens of µs).
-const S_MS: u64 = 2;
+/// The server's time per request, ms: long beside the FUSE path's own cost (tens of µs) and
+/// beside the host's stalls (a VM whose host steals 2–6 % of the CPU holds a thread now and
+/// then for 1–8 ms: at S = 2 ms that moved the mean by 10–14 %, 2026-11-26).
+const S_MS: u64 = 5;
 
 #[test]
 fn open_loop_poisson_arrivals_meet_the_md1_queue() {
@@ -66,7 +68,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         "--rate-iops",
         &light,
         "--time",
-        "4s",
+        "8s",
         "--warmup",
         "0",
     ]);
@@ -74,10 +76,15 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
     let d = num(&alone, "results.read.latency_us.mean") / 1e6 - md1(rho_light);
     eprintln!("FUSE path outside the server: {:.1} µs", d * 1e6);
     assert!((0.0..0.2 * s).contains(&d), "path delay {d} s");
-    for (rho, secs) in [(0.3, 8), (0.5, 8), (0.7, 14)] {
+    // Long enough that this realisation's own mean lies within a few % of the expectation:
+    // near ρ 0.7 the queue's waits are correlated over ~40 S, so 40 s hold about 100
+    // independent stretches, a standard error of about 5 % of R (2026-11-26: 0.98, 0.93,
+    // 0.92 of M/G/1 at ρ 0.3, 0.5, 0.7 with 16, 16 and 28 s).
+    for (rho, secs) in [(0.3, 16), (0.5, 20), (0.7, 40)] {
         let rate = (rho / s).round().to_string();
         let t = format!("{secs}s");
         served.reset();
+        let probe = common::HostNoise::start(Duration::from_millis(S_MS));
         let open = run_json(&[
             "run",
             &disk,
@@ -92,6 +99,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
             "--warmup",
             "1s",
         ]);
+        let noise = probe.stop();
         let closed = run_json(&[
             "run",
             &disk,
@@ -115,7 +123,8 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         let late = num(&open, "results.open_loop.late");
         eprintln!(
             "ρ {rho} asked, {rho_real:.3} realised ({achieved:.1} IOPS): open loop {:.3} ms, \
-             M/G/1 (c² {c2:.4}) {:.3} ms ({:.3}); closed loop {:.3} ms ({:.2} of it); {late} late",
+             M/G/1 (c² {c2:.4}) {:.3} ms ({:.3}); closed loop {:.3} ms ({:.2} of it); {late} late; \
+             host {noise:?}",
             got * 1e3,
             r_md1 * 1e3,
             got / r_md1,
@@ -132,6 +141,8 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
             shut / r_md1 < 1.0 - rho / 3.0,
             "closed loop {shut} s, M/D/1 {r_md1} s"
         );
-        assert!(late <= 0.01 * achieved * secs as f64, "{late} late");
+        // At most 1 % more requests over 1 ms late than the host made the probe's wake-ups.
+        let allowed = (0.01 + noise.over_1ms_share) * achieved * secs as f64;
+        assert!(late <= allowed, "{late} late, {allowed} allowed");
     }
 }

@@ -462,3 +462,80 @@ pub fn measuring() -> std::sync::RwLockReadGuard<'static, ()> {
 pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     CPUS.write().unwrap_or_else(|p| p.into_inner())
 }
+
+/// What the host did to a program pacing itself while a measurement ran, from outside
+/// halfpower: how late a thread of this test woke for deadlines it slept to (the lateness any
+/// pacing program suffers on this machine), and the CPU time the hypervisor stole (/proc/stat).
+pub struct HostNoise {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<u64>>>,
+    steal0: (u64, u64),
+}
+
+/// [`HostNoise`]'s answer.
+#[derive(Debug)]
+pub struct Noise {
+    /// The probe's wake-ups after their deadlines, µs: mean and 99th percentile.
+    pub late_mean_us: f64,
+    /// 99th percentile, µs.
+    pub late_p99_us: f64,
+    /// Share of the probe's wake-ups over 1 ms late.
+    pub over_1ms_share: f64,
+    /// CPU time stolen by the hypervisor, % of all CPU time.
+    pub steal_pct: f64,
+}
+
+/// (steal, total) jiffies of all CPUs so far.
+fn steal_jiffies() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let f: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (f.get(7).copied().unwrap_or(0), f.iter().take(8).sum())
+}
+
+impl HostNoise {
+    /// Starts the probe: a thread sleeping to a deadline every `period` (timer slack 1 µs, as
+    /// halfpower's pacing threads).
+    pub fn start(period: std::time::Duration) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
+            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
+            let mut late = Vec::new();
+            let mut due = std::time::Instant::now() + period;
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+                late.push(due.elapsed().as_nanos() as u64);
+                due += period;
+            }
+            late
+        });
+        HostNoise {
+            stop,
+            thread: Some(thread),
+            steal0: steal_jiffies(),
+        }
+    }
+
+    /// Stops the probe and says what it saw.
+    pub fn stop(mut self) -> Noise {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut late = self.thread.take().unwrap().join().unwrap();
+        late.sort_unstable();
+        let (s1, t1) = steal_jiffies();
+        let n = late.len().max(1);
+        Noise {
+            late_mean_us: late.iter().sum::<u64>() as f64 / n as f64 / 1e3,
+            late_p99_us: late.get(n * 99 / 100).copied().unwrap_or(0) as f64 / 1e3,
+            over_1ms_share: late.iter().filter(|&&l| l > 1_000_000).count() as f64 / n as f64,
+            steal_pct: 100.0 * (s1 - self.steal0.0) as f64 / (t1 - self.steal0.1).max(1) as f64,
+        }
+    }
+}
