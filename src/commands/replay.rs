@@ -201,6 +201,12 @@ fn check_target(args: &ReplayArgs, trace: &Trace, t: &crate::target::Target) -> 
     Ok(())
 }
 
+/// Whether the file a trace names is `target` (the same path once links are resolved).
+fn same_file(named: &str, target: &std::path::Path) -> bool {
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    real(std::path::Path::new(named)) == real(target)
+}
+
 /// Runs `halfpower replay`.
 pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
     check_output_dests(&args.output)?;
@@ -256,6 +262,19 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
             &mut |s, w| run(s, &mut runner, w),
             &mut warnings,
         )?;
+    }
+    if let Some(f) = trace
+        .file
+        .as_deref()
+        .filter(|f| !same_file(f, &args.target))
+    {
+        warn(
+            &mut warnings,
+            format!(
+                "the trace addresses {f}; its requests went to {} at the offsets it recorded",
+                args.target.display()
+            ),
+        );
     }
     if report.trace.syncs + report.trace.trims > 0 {
         warn(

@@ -251,6 +251,15 @@ fn bad_traces_and_targets_are_refused_with_exit_2() {
     );
     let v = replay(&[&untimed, lo.path(), "--depth", "4"]);
     assert_eq!(v["trace"]["timed"], false);
+    // Its requests were of /a, not of the target: said, naming both.
+    assert!(
+        v["warnings"].as_array().unwrap().iter().any(|w| {
+            let w = w.as_str().unwrap();
+            w.contains("/a;") && w.contains(lo.path())
+        }),
+        "{}",
+        v["warnings"]
+    );
     // All 64 reads, at most 4 in flight, as the text says.
     assert_eq!(num(&v, "points.0.issued"), 64.0);
     assert!(num(&v, "points.0.max_inflight") <= 4.0);
