@@ -20,6 +20,7 @@ pub mod monitor;
 pub mod pap;
 pub mod path;
 pub mod profile;
+pub mod pts;
 pub mod queueing;
 pub mod quick;
 pub mod ranks;

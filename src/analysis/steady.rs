@@ -15,13 +15,16 @@ pub const MIN_WARMUP: Duration = Duration::from_millis(500);
 const MSER_BATCH: usize = 5;
 
 /// When a point may end early: once the 95 % interval of its mean throughput is within ±`pct`
-/// % of it.
+/// % of it (or, `pts`, once its last five one-second rounds meet SNIA PTS's rule).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SteadyRule {
     /// The interval's half-width allowed, % of the mean.
     pub pct: f64,
     /// The shortest measured phase.
     pub min: Duration,
+    /// `--steady=pts`: PTS's steady state over one-second rounds ([`super::pts::point_holds`])
+    /// instead of the interval.
+    pub pts: bool,
 }
 
 /// How a steady point ended.
@@ -41,6 +44,16 @@ impl SteadyRule {
         SteadyRule {
             pct,
             min: MIN_MEASURED,
+            pts: false,
+        }
+    }
+
+    /// The rule `--steady=pts` names: PTS's window of five one-second rounds.
+    pub fn pts() -> Self {
+        SteadyRule {
+            pct: f64::INFINITY,
+            min: MIN_MEASURED,
+            pts: true,
         }
     }
 
@@ -48,6 +61,9 @@ impl SteadyRule {
     /// measured phase `elapsed` s long, when it holds the rule; None while it does not.
     pub fn holds(&self, bytes_per_s: &[f64], elapsed: f64) -> Option<f64> {
         if elapsed < self.min.as_secs_f64() {
+            return None;
+        }
+        if self.pts && !super::pts::point_holds(bytes_per_s, elapsed) {
             return None;
         }
         let e = windows(bytes_per_s)?;
@@ -89,6 +105,16 @@ mod tests {
         assert_eq!(r.holds(&noisy, 1.0), None, "±20 % windows do not give ±2 %");
         assert!(SteadyRule::new(25.0).holds(&noisy, 1.0).is_some());
         assert_eq!(r.holds(&[0.0; 10], 1.0), None, "idle is not steady");
+    }
+
+    #[test]
+    fn the_pts_rule_needs_five_steady_seconds() {
+        let r = SteadyRule::pts();
+        assert_eq!(r.holds(&[100.0; 49], 4.9), None, "under five rounds");
+        assert!(r.holds(&[100.0; 50], 5.0).is_some());
+        // 5 % more each second: range 20 %, but the line climbs 20 % across the window.
+        let ramp: Vec<f64> = (0..50).map(|i| 100.0 + (i / 10) as f64 * 5.0).collect();
+        assert_eq!(r.holds(&ramp, 5.0), None);
     }
 
     #[test]

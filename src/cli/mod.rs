@@ -3,9 +3,11 @@
 
 mod capture;
 mod path;
+mod pts;
 mod replay;
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use path::PathArgs;
+pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 
 use crate::spec::{RwMode, Setup, Workload};
@@ -111,6 +113,14 @@ a component several members share caps their sum; the PAP is the tightest limit 
 each component carries. HALFPOWER_SYSFS=DIR reads DIR instead of /sys (a --capture unpacked; \
 DIR/proc/self/mountinfo places files). MB/s = 10^6 bytes/s. docs/path.md.";
 
+const PTS_HELP: &str = "SNIA PTS v2.0.2: purge (BLKDISCARD on a device, hole punching on a \
+file; recorded as not-supported when refused), preconditioning (twice the capacity in \
+sequential 128k writes; not for wsat), then rounds of the test's matrix, each cell --round \
+long, until steady state: 5 rounds whose tracking variable has max - min <= 20 % of their mean \
+and whose least-squares line moves <= 10 % of it across them; at most 25 rounds. wsat runs \
+random 4k writes until 4 x the capacity is written. Sizes are powers of two (KiB, MiB); MB/s = \
+10^6 bytes/s; durations take us, ms, s, m or h. docs/pts.md.";
+
 /// halfpower: what can this storage really do, how far is a workload from it, and why.
 ///
 /// Without a subcommand, runs the quick suite on a scratch file in the current directory.
@@ -189,6 +199,11 @@ pub enum Command {
     /// each component's advertised limit from sysfs, and the PAP: the tightest, and where.
     #[command(after_help = PATH_HELP)]
     Path(PathArgs),
+    /// SNIA's Solid State Storage Performance Test Specification: purge, precondition, and
+    /// rounds of the IOPS, throughput, latency or write-saturation matrix until PTS steady
+    /// state; the measurement window, its matrix, and WSAT's IOPS over time and bytes written.
+    #[command(after_help = PTS_HELP)]
+    Pts(PtsArgs),
 }
 
 /// `run --verify` and `--verify-state`.
@@ -396,15 +411,46 @@ pub struct DiagnoseArgs {
     pub output: OutputArgs,
 }
 
+/// `--steady[=PCT|pts]`: which steady-state rule ends a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SteadyArg {
+    /// The 95 % interval of the mean throughput within ±PCT %.
+    Pct(f64),
+    /// SNIA PTS's window of five one-second rounds (docs/pts.md).
+    Pts,
+}
+
+impl SteadyArg {
+    /// The percentage of the interval rule (None for PTS's).
+    pub fn pct(self) -> Option<f64> {
+        match self {
+            SteadyArg::Pct(p) => Some(p),
+            SteadyArg::Pts => None,
+        }
+    }
+}
+
+/// Reads `--steady`'s value: a percentage or `pts`.
+fn parse_steady(s: &str) -> Result<SteadyArg, String> {
+    if s == "pts" {
+        return Ok(SteadyArg::Pts);
+    }
+    s.parse()
+        .map(SteadyArg::Pct)
+        .map_err(|_| "a spread in percent (e.g. --steady=2) or pts (PTS's steady state)".into())
+}
+
 /// Options shared by `sweep` and `profile`: how each point is run and stopped.
 #[derive(Args, Debug, Clone)]
 pub struct PointArgs {
     /// Steady state: warm each point up until its transient is over (MSER on 100-ms windows,
     /// at least 0.5 s) instead of for --warmup, and end it once the 95 % interval of its mean
-    /// throughput is within +-PCT % (default 2), after at least 1 s, or at --time.
-    #[arg(long, value_name = "PCT", num_args = 0..=1, default_missing_value = "2",
-          require_equals = true)]
-    pub steady: Option<f64>,
+    /// throughput is within +-PCT % (default 2), after at least 1 s, or at --time. =pts: once
+    /// its last five 1-s rounds meet SNIA PTS's steady state (max - min <= 20 % of their mean,
+    /// fitted line moving <= 10 %).
+    #[arg(long, value_name = "PCT|pts", num_args = 0..=1, default_missing_value = "2",
+          require_equals = true, value_parser = parse_steady)]
+    pub steady: Option<SteadyArg>,
     /// Timing, region, engine, open flags and write permissions of every point.
     #[command(flatten)]
     pub setup: Setup,

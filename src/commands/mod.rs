@@ -9,6 +9,7 @@ mod monitor;
 mod path;
 mod points;
 mod profile;
+mod pts;
 mod quick;
 mod replay;
 mod report;
@@ -115,6 +116,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Replay(args)) => replay::replay(args, command),
         Some(Command::Capture(args)) => capture::capture(args, command),
         Some(Command::Path(args)) => path::path(args, command),
+        Some(Command::Pts(args)) => pts::pts(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

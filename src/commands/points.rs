@@ -4,7 +4,7 @@
 use super::run::open_targets;
 use super::warn;
 use crate::analysis::steady::SteadyRule;
-use crate::cli::PointArgs;
+use crate::cli::{PointArgs, SteadyArg};
 use crate::error::Error;
 use crate::model::cause::EngineFallback;
 use crate::model::{Results, TargetInfo};
@@ -30,26 +30,33 @@ pub(super) struct PointRunner {
     status: u8,
 }
 
-/// The steady-state rule of `--steady[=PCT]`, checked against the other options.
+/// The steady-state rule of `--steady[=PCT|pts]`, checked against the other options.
 pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
-    let Some(pct) = p.steady else {
+    let Some(steady) = p.steady else {
         return Ok(None);
     };
-    if !(pct.is_finite() && pct > 0.0 && pct < 100.0) {
-        return Err(Error::invalid(
-            "--steady",
-            pct,
-            "a spread in percent above 0 and below 100, e.g. --steady=2",
-        ));
-    }
+    let shown = match steady {
+        SteadyArg::Pct(pct) if !(pct.is_finite() && pct > 0.0 && pct < 100.0) => {
+            return Err(Error::invalid(
+                "--steady",
+                pct,
+                "a spread in percent above 0 and below 100, e.g. --steady=2, or pts",
+            ));
+        }
+        SteadyArg::Pct(pct) => pct.to_string(),
+        SteadyArg::Pts => "pts".to_string(),
+    };
     if p.setup.bytes.is_some() {
         return Err(Error::invalid(
             "--steady",
-            pct,
+            shown,
             "no --steady with --bytes (a point of a fixed byte count has no time to shorten)",
         ));
     }
-    Ok(Some(SteadyRule::new(pct)))
+    Ok(Some(match steady {
+        SteadyArg::Pct(pct) => SteadyRule::new(pct),
+        SteadyArg::Pts => SteadyRule::pts(),
+    }))
 }
 
 /// Refuses an empty list or one that names a value twice.

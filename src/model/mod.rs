@@ -1,5 +1,5 @@
 //! The typed documents halfpower writes and reads: run, quick, sweep, profile, monitor records,
-//! input logs, diagnoses and paths. This layer is the JSON schema (docs/json-schema.md): plain data with
+//! input logs, diagnoses, paths and PTS tests. This layer is the JSON schema (docs/json-schema.md): plain data with
 //! serde derives and the small accessors that read it. Nothing here measures, computes a figure
 //! from others, or renders; `analysis` fills these types and `render` draws them.
 
@@ -16,6 +16,7 @@ pub mod monitor;
 pub mod open;
 pub mod path;
 pub mod profile;
+pub mod pts;
 pub mod quick;
 pub mod ranks;
 pub mod replay;
@@ -72,6 +73,8 @@ pub enum Document {
     Verify(Box<verify::VerifyReport>),
     /// `path --json`.
     Path(Box<path::PathReport>),
+    /// `pts --json`.
+    Pts(Box<pts::PtsReport>),
 }
 
 impl Document {
@@ -90,6 +93,9 @@ impl Document {
                 Some("the verification checked no target")
             }
             Document::Path(p) if p.targets.is_empty() => Some("the path has no targets"),
+            Document::Pts(p) if p.tracks.iter().all(|t| t.rounds.is_empty()) => {
+                Some("the PTS test has no rounds")
+            }
             _ => None,
         }
     }
@@ -110,6 +116,7 @@ impl Document {
             Document::Capture(_) => Kind::Capture,
             Document::Verify(_) => Kind::Verify,
             Document::Path(_) => Kind::Path,
+            Document::Pts(_) => Kind::Pts,
         }
     }
 }
@@ -132,6 +139,7 @@ impl Serialize for Document {
             Document::Capture(c) => c.serialize(s),
             Document::Verify(v) => v.serialize(s),
             Document::Path(p) => p.serialize(s),
+            Document::Pts(p) => p.serialize(s),
         }
     }
 }
@@ -183,11 +191,13 @@ pub enum Kind {
     Capture,
     /// `halfpower path`.
     Path,
+    /// `halfpower pts`.
+    Pts,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Run,
         Kind::Quick,
         Kind::Sweep,
@@ -201,6 +211,7 @@ impl Kind {
         Kind::Replay,
         Kind::Capture,
         Kind::Path,
+        Kind::Pts,
     ];
 
     /// The kind named `name` as written in `kind`.
@@ -235,6 +246,7 @@ impl Kind {
             Kind::Replay => "replay",
             Kind::Capture => "capture",
             Kind::Path => "path",
+            Kind::Pts => "pts",
         }
     }
 }

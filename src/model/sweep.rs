@@ -118,6 +118,9 @@ pub struct SweepReport {
     pub source: Option<String>,
     /// The steady-state rule, ± percent, when one was used.
     pub steady_pct: Option<f64>,
+    /// Whether the rule was SNIA PTS's (`--steady=pts`, docs/pts.md; absent when not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub steady_pts: bool,
     /// Peak advertised performance (`--pap`, else the path's PAP of the targets for reads, or
     /// for the first rw mode; each analysis has its own), bytes/s.
     pub pap_bytes_per_s: Option<f64>,

@@ -1,9 +1,11 @@
 //! Targets: resolving what the user named (file, block device, or a name for the null engine),
 //! creating and filling missing files, enforcing the write-safety rules, opening with the
-//! requested flags (O_DIRECT, O_DSYNC) and finding the alignment direct I/O needs.
+//! requested flags (O_DIRECT, O_DSYNC), finding the alignment direct I/O needs, and PTS's
+//! purge of a target's region (`purge`).
 
 mod open;
 mod prefill;
+pub mod purge;
 pub mod safety;
 
 pub use open::open;

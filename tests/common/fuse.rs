@@ -1,12 +1,14 @@
 //! FUSE file systems for the tests: the mount guard (unmounted and removed on drop, also when a
 //! test fails) and [`Server`], a disk of known queueing: one file served by `k` servers, each
 //! holding a request for a constant time S (a single server under Poisson arrivals is an M/D/1
-//! queue, whose mean response time queueing theory gives exactly).
+//! queue, whose mean response time queueing theory gives exactly), optionally with a write
+//! cliff (writes slow down once a known number of bytes has been written, as an SSD's once its
+//! cache or spare area is used up) and a purge (hole punching returns it to no bytes written).
 
 use super::{is_root, unavailable};
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, MountOption,
-    OpenFlags, ReplyAttr, ReplyData, ReplyEntry, ReplyWrite, Request, WriteFlags,
+    OpenFlags, ReplyAttr, ReplyData, ReplyEmpty, ReplyEntry, ReplyWrite, Request, WriteFlags,
 };
 use std::ffi::OsStr;
 use std::sync::Arc;
@@ -137,6 +139,13 @@ pub struct Served {
     pub first_end_ns: AtomicU64,
     /// Likewise, the last.
     pub last_end_ns: AtomicU64,
+    /// Bytes written since the mount or the last purge (not cleared by [`Served::reset`]: it
+    /// is the disk's state, not a count of a run).
+    pub written: AtomicU64,
+    /// Purges taken (hole punching of a [`Server::purgeable`] server).
+    pub purges: AtomicU64,
+    /// Writes served at the cliff's slower time since the mount.
+    pub slow_writes: AtomicU64,
 }
 
 impl Served {
@@ -191,7 +200,22 @@ pub struct Server {
     pub served: Arc<Served>,
     /// The mount's start, for the counts' times.
     pub epoch: Instant,
+    /// Writes slow down once this many bytes have been written since the mount or the last
+    /// purge: every write that begins after them is held for the cliff's time instead.
+    pub cliff: Option<Cliff>,
+    /// Whether fallocate(PUNCH_HOLE) purges the disk (else it answers ENOSYS, as a file system
+    /// without fallocate, and the kernel reports EOPNOTSUPP).
+    pub purgeable: bool,
     zeros: Vec<u8>,
+}
+
+/// A write cliff: after `after_bytes` written, each write holds its server for `service`.
+#[derive(Clone, Copy, Debug)]
+pub struct Cliff {
+    /// Bytes written before the cliff.
+    pub after_bytes: u64,
+    /// A write's service time past it.
+    pub service: Duration,
 }
 
 impl Server {
@@ -203,8 +227,25 @@ impl Server {
             per_kib_ns: 0,
             served: Arc::new(Served::default()),
             epoch: Instant::now(),
+            cliff: None,
+            purgeable: false,
             zeros: vec![0; 1 << 20],
         }
+    }
+
+    /// The same server whose writes take `service` once `after_bytes` have been written.
+    pub fn with_cliff(mut self, after_bytes: u64, service: Duration) -> Self {
+        self.cliff = Some(Cliff {
+            after_bytes,
+            service,
+        });
+        self
+    }
+
+    /// The same server taking purges: hole punching forgets every byte written.
+    pub fn purgeable(mut self) -> Self {
+        self.purgeable = true;
+        self
     }
 
     /// The same server whose service time changes by `per_kib_ns` with each KiB requested.
@@ -221,7 +262,12 @@ impl Server {
 
     /// Holds the calling thread until `start` + the service time of a request of `bytes`.
     fn hold(&self, start: Instant, bytes: u64) {
-        let service = self.service_of(bytes);
+        self.hold_for(start, self.service_of(bytes));
+    }
+
+    /// Holds the calling thread until `start` + `service`: asleep, then the last 300 µs
+    /// spinning.
+    fn hold_for(&self, start: Instant, service: Duration) {
         let spin = Duration::from_micros(300);
         if service > spin {
             std::thread::sleep(service - spin);
@@ -290,8 +336,37 @@ impl Filesystem for Server {
         reply: ReplyWrite,
     ) {
         let start = Instant::now();
-        self.hold(start, data.len() as u64);
+        let len = data.len() as u64;
+        let before = self.served.written.fetch_add(len, Ordering::SeqCst);
+        match self.cliff {
+            Some(c) if before >= c.after_bytes => {
+                self.served.slow_writes.fetch_add(1, Ordering::SeqCst);
+                self.hold_for(start, c.service);
+            }
+            _ => self.hold(start, len),
+        }
         reply.written(data.len() as u32);
         self.count(start);
+    }
+
+    fn fallocate(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _offset: u64,
+        _length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        if !self.purgeable {
+            reply.error(Errno::ENOSYS);
+        } else if mode & libc::FALLOC_FL_PUNCH_HOLE == 0 {
+            reply.error(Errno::EOPNOTSUPP);
+        } else {
+            self.served.written.store(0, Ordering::SeqCst);
+            self.served.purges.fetch_add(1, Ordering::SeqCst);
+            reply.ok();
+        }
     }
 }

@@ -829,6 +829,7 @@ fn every_flag_in_the_docs_exists() {
         "replay",
         "capture",
         "path",
+        "pts",
     ];
     let mut help = String::new();
     for c in commands {

@@ -23,6 +23,7 @@ mod monitor;
 mod monitor_checks;
 mod monitor_overhead;
 mod path;
+mod pts;
 mod report;
 mod scale;
 mod sweep;

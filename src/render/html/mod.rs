@@ -16,6 +16,7 @@ mod marks;
 mod monitor;
 mod path;
 mod profile;
+mod pts;
 mod replay;
 mod run;
 mod scale;
@@ -100,6 +101,7 @@ fn describe(i: &Input) -> String {
             }
         }
         Document::Profile(p) => p.target.clone(),
+        Document::Pts(p) => format!("PTS {} on {}", p.test.name(), p.target),
         Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
         Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
@@ -158,6 +160,7 @@ fn origin(i: &Input) -> Origin {
         Document::Scale(s) => of(&s.host, &s.header),
         Document::Experiment(e) => of(&e.host, &e.header),
         Document::Replay(r) => of(&r.host, &r.header),
+        Document::Pts(p) => of(&p.host, &p.header),
         Document::Capture(c) => of(&c.host, &c.header),
         Document::Path(p) => Origin {
             host: none(),
@@ -259,6 +262,7 @@ pub fn render(inputs: &[Input]) -> String {
         Kind::Replay => replay::section(inputs, &labels),
         Kind::Verify => verify::section(inputs, &labels),
         Kind::Path => path::section(inputs, &labels),
+        Kind::Pts => pts::section(inputs, &labels),
         Kind::Monitor | Kind::Diagnose | Kind::Capture => monitor::section(inputs, &labels),
     };
     let mut out = String::new();

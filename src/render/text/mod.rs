@@ -9,6 +9,7 @@ pub mod fio;
 pub mod monitor;
 pub mod path;
 pub mod profile;
+pub mod pts;
 pub mod quick;
 pub mod replay;
 pub mod run;

@@ -420,6 +420,7 @@ mod tests {
             targets: vec![],
             source: None,
             steady_pct: None,
+            steady_pts: false,
             pap_bytes_per_s: None,
             pap_source: None,
             analysis: analyse(&points, None),
