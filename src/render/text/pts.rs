@@ -60,6 +60,9 @@ pub fn purge_sentence(p: &Purge) -> String {
                 ""
             }
         ),
+        PurgeState::NotSupported if p.method == PurgeMethod::None => {
+            "NOT purged: the null engine opens no target".to_string()
+        }
         PurgeState::NotSupported => format!(
             "NOT purged: {} was refused{}",
             method(p.method),
