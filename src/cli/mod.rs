@@ -3,14 +3,16 @@
 
 mod capture;
 mod path;
+mod point;
 mod pts;
 mod replay;
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use path::PathArgs;
+pub use point::{PointArgs, SteadyArg};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 
-use crate::spec::{RwMode, Setup, Workload};
+use crate::spec::{RwMode, Workload};
 use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -318,6 +320,14 @@ pub struct RunArgs {
     /// at --offset + rank × --size (a missing file is created by rank 0, N regions long).
     #[arg(long, requires = "size")]
     pub shared: bool,
+    /// Steady state: warm up until the transient is over (MSER on 100-ms windows) instead of
+    /// for --warmup, and end the run once the 95 % interval of its mean throughput is within
+    /// +-PCT % (default 2), after at least 1 s, or at --time. =pts: once its last five 1-s
+    /// rounds meet SNIA PTS's steady state (max - min <= 20 % of their mean, fitted line moving
+    /// <= 10 %).
+    #[arg(long, value_name = "PCT|pts", num_args = 0..=1, default_missing_value = "2",
+          require_equals = true, value_parser = point::parse_steady)]
+    pub steady: Option<SteadyArg>,
     /// Repetitions.
     #[command(flatten)]
     pub repeat: Repeat,
@@ -409,51 +419,6 @@ pub struct DiagnoseArgs {
     /// Output: --json PATH|- (one JSON document; `-` prints it instead of text), --html PATH.
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// `--steady[=PCT|pts]`: which steady-state rule ends a point.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SteadyArg {
-    /// The 95 % interval of the mean throughput within ±PCT %.
-    Pct(f64),
-    /// SNIA PTS's window of five one-second rounds (docs/pts.md).
-    Pts,
-}
-
-impl SteadyArg {
-    /// The percentage of the interval rule (None for PTS's).
-    pub fn pct(self) -> Option<f64> {
-        match self {
-            SteadyArg::Pct(p) => Some(p),
-            SteadyArg::Pts => None,
-        }
-    }
-}
-
-/// Reads `--steady`'s value: a percentage or `pts`.
-fn parse_steady(s: &str) -> Result<SteadyArg, String> {
-    if s == "pts" {
-        return Ok(SteadyArg::Pts);
-    }
-    s.parse()
-        .map(SteadyArg::Pct)
-        .map_err(|_| "a spread in percent (e.g. --steady=2) or pts (PTS's steady state)".into())
-}
-
-/// Options shared by `sweep` and `profile`: how each point is run and stopped.
-#[derive(Args, Debug, Clone)]
-pub struct PointArgs {
-    /// Steady state: warm each point up until its transient is over (MSER on 100-ms windows,
-    /// at least 0.5 s) instead of for --warmup, and end it once the 95 % interval of its mean
-    /// throughput is within +-PCT % (default 2), after at least 1 s, or at --time. =pts: once
-    /// its last five 1-s rounds meet SNIA PTS's steady state (max - min <= 20 % of their mean,
-    /// fitted line moving <= 10 %).
-    #[arg(long, value_name = "PCT|pts", num_args = 0..=1, default_missing_value = "2",
-          require_equals = true, value_parser = parse_steady)]
-    pub steady: Option<SteadyArg>,
-    /// Timing, region, engine, open flags and write permissions of every point.
-    #[command(flatten)]
-    pub setup: Setup,
 }
 
 /// `halfpower sweep`.

@@ -30,9 +30,18 @@ pub(super) struct PointRunner {
     status: u8,
 }
 
-/// The steady-state rule of `--steady[=PCT|pts]`, checked against the other options.
+/// The steady-state rule of a point's `--steady[=PCT|pts]`, checked against its other options.
 pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
-    let Some(steady) = p.steady else {
+    steady_rule_of(p.steady, p.setup.bytes.is_some())
+}
+
+/// The steady-state rule of `--steady[=PCT|pts]` (`run`'s, or a point's); refuses a percentage
+/// outside (0, 100) and a rule for a run of a fixed byte count (`by_bytes`).
+pub(super) fn steady_rule_of(
+    steady: Option<SteadyArg>,
+    by_bytes: bool,
+) -> crate::Result<Option<SteadyRule>> {
+    let Some(steady) = steady else {
         return Ok(None);
     };
     let shown = match steady {
@@ -46,7 +55,7 @@ pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
         SteadyArg::Pct(pct) => pct.to_string(),
         SteadyArg::Pts => "pts".to_string(),
     };
-    if p.setup.bytes.is_some() {
+    if by_bytes {
         return Err(Error::invalid(
             "--steady",
             shown,

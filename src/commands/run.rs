@@ -99,7 +99,16 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         )
         .into());
     }
+    if crate::cluster::many() && args.steady.is_some() {
+        return Err(crate::Error::invalid(
+            "--steady",
+            "(set)",
+            "no --steady under MPI (each rank would end its run at its own time)",
+        )
+        .into());
+    }
     let asked = args.workload.validated()?;
+    let steady = super::points::steady_rule_of(args.steady, asked.setup.bytes.is_some())?;
     check_output_dests(&args.output)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
@@ -118,7 +127,10 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }
         // Each repetition opens (and a created file is filled) afresh: independent runs.
         let targets = open_targets(&args.targets, &w, &mut warnings)?;
-        let control = Control::progress(!args.output.quiet && crate::cluster::rank() == 0);
+        let control = Control {
+            steady,
+            ..Control::progress(!args.output.quiet && crate::cluster::rank() == 0)
+        };
         let layout = runner::Layout::Separate;
         let (m, record) = match verified::execute(policy.as_ref(), &targets, layout, &w, control) {
             Ok(done) => done,

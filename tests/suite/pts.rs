@@ -361,3 +361,42 @@ fn sweep_points_stop_on_pts_steady_state() {
     assert_eq!(p["steady"], true, "{p}");
     assert!((5.0..8.0).contains(&secs), "{secs} s");
 }
+
+/// `run --steady=pts`: the same rule ends a run, so never before five one-second rounds of
+/// measuring, and before --time on the null engine's steady pace.
+#[test]
+fn run_stops_on_pts_steady_state() {
+    let _turn = common::exclusive();
+    let v = stdout_json(&[
+        "run",
+        "null",
+        "--engine",
+        "null",
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--rate-iops",
+        "20000",
+        "--steady=pts",
+        "--time",
+        "8s",
+        "--json",
+        "-",
+        "--quiet",
+    ]);
+    let r = &v["results"];
+    let secs = num(r, "seconds");
+    assert_eq!(r["steady"]["reached"], true, "{}", r["steady"]);
+    assert!((5.0..8.0).contains(&secs), "{secs} s");
+    let err = usage_error(&[
+        "run",
+        "null",
+        "--engine",
+        "null",
+        "--steady=pts",
+        "--bytes",
+        "1m",
+    ]);
+    assert!(err.contains("--steady 'pts'"), "{err}");
+}
