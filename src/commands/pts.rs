@@ -17,7 +17,7 @@ use crate::model::pts::{
 };
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::host;
-use crate::render::text::pts::{pts_text, purge_warning, round_line};
+use crate::render::text::pts::{pts_text, purge_warning, round_line, short_precondition};
 use crate::spec::{DEFAULT_SEED, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::units::{ByteSize, Dur};
 use std::io::IsTerminal;
@@ -307,15 +307,7 @@ impl Bench<'_> {
         let asked = self.args.precondition.map_or(2 * capacity, |b| b.0);
         let bytes = asked.div_ceil(PRECONDITION_BS) * PRECONDITION_BS;
         if bytes < 2 * capacity {
-            warn(
-                &mut self.warnings,
-                format!(
-                    "preconditioning wrote {} where PTS asks twice the capacity ({}): the \
-                     rounds may start from a state PTS would not measure",
-                    ByteSize(bytes),
-                    ByteSize(2 * capacity)
-                ),
-            );
+            warn(&mut self.warnings, short_precondition(bytes, capacity));
         }
         if bytes == 0 {
             return Ok(Some(Precondition {

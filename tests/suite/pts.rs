@@ -184,6 +184,27 @@ fn wsat_shows_the_cliff_at_its_byte_count() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("WSAT: IOPS against bytes written"));
     assert!(page.contains("WSAT: IOPS against time"));
+    // `halfpower report` reads the document back and draws the same plots.
+    let json = dir.path().join("wsat.json");
+    std::fs::write(&json, v.to_string()).unwrap();
+    let again = dir.path().join("again.html");
+    let out = halfpower()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&again).unwrap();
+    assert!(page.contains("WSAT: IOPS against bytes written"));
+    assert!(page.contains("measurement window: rounds"));
 }
 
 /// A target that refuses the purge is said to be unpurged, with the system's answer, and the
