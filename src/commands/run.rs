@@ -82,6 +82,30 @@ pub(super) fn open_targets(
     Ok(targets)
 }
 
+/// Refuses what a job of several ranks cannot do: repetitions (each would need its own
+/// gathering) and a steady-state rule (each rank would end its run at its own time).
+fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
+    if !crate::cluster::many() {
+        return Ok(());
+    }
+    if args.repeat.n > 1 {
+        return Err(crate::Error::invalid(
+            "--repeat",
+            args.repeat.n,
+            "1 under MPI (each repetition would need its own gathering)",
+        ));
+    }
+    if let Some(steady) = args.steady {
+        let shown = steady.pct().map_or("pts".to_string(), |p| p.to_string());
+        return Err(crate::Error::invalid(
+            "--steady",
+            shown,
+            "no --steady under MPI (each rank would end its run at its own time)",
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `halfpower run`.
 pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     // Under MPI each rank has its own targets: `{rank}` and `{host}` name them.
@@ -91,22 +115,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     if let Some(s) = &mut args.verify.verify_state {
         *s = crate::cluster::place(s);
     }
-    if crate::cluster::many() && args.repeat.n > 1 {
-        return Err(crate::Error::invalid(
-            "--repeat",
-            args.repeat.n,
-            "1 under MPI (each repetition would need its own gathering)",
-        )
-        .into());
-    }
-    if crate::cluster::many() && args.steady.is_some() {
-        return Err(crate::Error::invalid(
-            "--steady",
-            "(set)",
-            "no --steady under MPI (each rank would end its run at its own time)",
-        )
-        .into());
-    }
+    refuse_under_mpi(&args)?;
     let asked = args.workload.validated()?;
     let steady = super::points::steady_rule_of(args.steady, asked.setup.bytes.is_some())?;
     check_output_dests(&args.output)?;
