@@ -28,12 +28,15 @@ fn rounds(track: &Value) -> &Vec<Value> {
 }
 
 /// The rate of one server past the cliff: it holds each write at least S1, so no round can
-/// complete more than 1/S1 writes a second (1 % for the clocks of the round's edges); the FUSE
-/// path adds its own time per request (tens of µs with a request always queued at QD4; up to
-/// 0.75 ms beside a compiler is allowed).
+/// complete more than 1/S1 writes a second (1 % for the clocks of the round's edges). The FUSE
+/// path adds its own time per request: tens of µs with a request always queued at QD4, but a
+/// round run beside a compiler and the suite's other tests on 2 CPUs was measured at 219 IOPS
+/// (the server thread descheduled for part of it), so the floor only says the round ran at the
+/// slow server's pace and not stalled: at least half of 1/S1, the lost time (≤ 150 ms of a
+/// 300-ms round) far above any one descheduling seen.
 fn past_the_cliff(iops: f64) -> bool {
     let rate = 1.0 / S1.as_secs_f64();
-    iops <= rate * 1.01 && iops >= rate * 0.8
+    iops <= rate * 1.01 && iops >= rate * 0.5
 }
 
 /// Must show: `pts --test iops` with a shrunk matrix (4k 0/100, 300-ms rounds) on a disk of
@@ -380,7 +383,10 @@ fn sweep_points_stop_on_pts_steady_state() {
     let p = &v["points"][0];
     let secs = num(p, "seconds");
     assert_eq!(p["steady"], true, "{p}");
-    assert!((5.0..8.0).contains(&secs), "{secs} s");
+    // Fifty 100-ms windows of the watcher's clock; the phase's seconds come from the workers'
+    // own clock reads at its edges, which may fall within a millisecond inside the watcher's
+    // (measured: 4.9999997 s).
+    assert!((5.0 - 1e-3..8.0).contains(&secs), "{secs} s");
 }
 
 /// `run --steady=pts`: the same rule ends a run, so never before five one-second rounds of
@@ -409,7 +415,10 @@ fn run_stops_on_pts_steady_state() {
     let r = &v["results"];
     let secs = num(r, "seconds");
     assert_eq!(r["steady"]["reached"], true, "{}", r["steady"]);
-    assert!((5.0..8.0).contains(&secs), "{secs} s");
+    // Fifty 100-ms windows of the watcher's clock; the phase's seconds come from the workers'
+    // own clock reads at its edges, which may fall within a millisecond inside the watcher's
+    // (measured: 4.9999997 s).
+    assert!((5.0 - 1e-3..8.0).contains(&secs), "{secs} s");
     let err = usage_error(&[
         "run",
         "null",
