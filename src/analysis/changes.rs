@@ -183,6 +183,8 @@ pub struct Series<'a> {
     pub latency: Option<(ChangeFigure, &'a [f64])>,
     /// The device's time per I/O each second, µs (NaN where unknown).
     pub device_us: Option<&'a [f64]>,
+    /// halfpower's own mean latency each second, µs: the device's time and any wait above it.
+    pub latency_us: Option<&'a [f64]>,
 }
 
 /// The changes in `s`: steps in throughput, and steps in latency that are not those of a
@@ -194,13 +196,13 @@ pub fn changes(s: &Series) -> Vec<Change> {
     let lat_levels = s.latency.map(|(f, l)| (f, l, levels(l)));
     for i in 1..iops_levels.len() {
         let (a, b) = (&iops_levels[i - 1], &iops_levels[i]);
-        let mut c = change(ChangeFigure::Iops, s.iops, a, b, iops_noise, s.device_us);
+        let mut c = change(ChangeFigure::Iops, s.iops, a, b, iops_noise, s);
         c.at_s = refine(s.iops, b.start, c.before, c.after);
         if let Some((_, l, _)) = &lat_levels {
             c.evidence.other_before = Some(median(&l[a.clone()]));
             c.evidence.other_after = Some(median(&l[b.clone()]));
         }
-        c.cause = cause(&c, c.before, c.after);
+        c.cause = cause(&c);
         out.push(c);
     }
     if let Some((figure, l, (lat, lat_noise))) = lat_levels {
@@ -212,12 +214,12 @@ pub fn changes(s: &Series) -> Vec<Change> {
             if near {
                 continue;
             }
-            let mut c = change(figure, l, a, b, lat_noise, s.device_us);
+            let mut c = change(figure, l, a, b, lat_noise, s);
             c.evidence.other_before = Some(median(&s.iops[a.clone()]));
             c.evidence.other_after = Some(median(&s.iops[b.clone()]));
             // A latency that grows is a throughput that would fall in a closed loop; only
             // the device's own time tells why (a cap holds throughput, not latency).
-            c.cause = cause(&c, c.after, c.before).filter(|k| *k == ChangeCause::DeviceSlower);
+            c.cause = cause(&c).filter(|k| *k == ChangeCause::DeviceSlower);
             out.push(c);
         }
     }
@@ -225,20 +227,21 @@ pub fn changes(s: &Series) -> Vec<Change> {
     out
 }
 
-/// The change between levels `a` and `b` of series `x` of `figure`, its cause not yet told.
+/// The change between levels `a` and `b` of series `x` of `figure` (one of `s`'s), its cause
+/// not yet told.
 fn change(
     figure: ChangeFigure,
     x: &[f64],
     a: &Range<usize>,
     b: &Range<usize>,
     noise: f64,
-    device_us: Option<&[f64]>,
+    s: &Series,
 ) -> Change {
-    let dev = |r: &Range<usize>| {
-        device_us
-            .map(|d| median(&d[r.clone()]))
-            .filter(|v| *v > 0.0)
+    let level = |series: Option<&[f64]>, r: &Range<usize>| {
+        series.map(|d| median(&d[r.clone()])).filter(|v| *v > 0.0)
     };
+    let dev = |r: &Range<usize>| level(s.device_us, r);
+    let own = |r: &Range<usize>| level(s.latency_us, r);
     Change {
         at_s: b.start as f64,
         figure,
@@ -253,34 +256,33 @@ fn change(
             noise_pct: 100.0 * noise,
             device_us_before: dev(a),
             device_us_after: dev(b),
+            latency_us_before: own(a),
+            latency_us_after: own(b),
             other_before: None,
             other_after: None,
         },
     }
 }
 
-/// The cause of change `c` whose throughput went from `x_before` to `x_after` (for a latency
-/// change, its inverse): `device-slower` when the device's time per I/O grew by at least half
-/// the throughput's fall (on a log scale); otherwise, when the device's time did not move with
-/// it, `cap` between flat levels and `burst-ended` from an uneven higher level to a flat
-/// lower one. None without the device's time, or when nothing fits.
-pub fn cause(c: &Change, x_before: f64, x_after: f64) -> Option<ChangeCause> {
+/// The cause of change `c`, from where the time per I/O that came with it was spent: in the
+/// device (its own time per I/O, from its counters) or outside it (halfpower's mean latency
+/// less the device's: a throttle's queue). `device-slower` when the device's time grew by at
+/// least half of halfpower's; otherwise, when the device's time moved by less than half of
+/// halfpower's and the level after is flat, `cap` from a flat level and `burst-ended` from an
+/// uneven higher one. None without both times, or when nothing fits.
+pub fn cause(c: &Change) -> Option<ChangeCause> {
     let e = &c.evidence;
-    let (d0, d1) = (e.device_us_before?, e.device_us_after?);
-    if x_before <= 0.0 || x_after <= 0.0 {
-        return None;
-    }
-    let fall = (x_before / x_after).ln();
-    let grew = (d1 / d0).ln();
-    if fall > 0.0 && grew >= 0.5 * fall {
+    let device = e.device_us_after? - e.device_us_before?;
+    let own = e.latency_us_after? - e.latency_us_before?;
+    if own > 0.0 && device >= 0.5 * own {
         return Some(ChangeCause::DeviceSlower);
     }
-    if grew.abs() >= 0.5 * fall.abs() || e.spread_after_pct > FLAT_PCT {
+    if own == 0.0 || device.abs() >= 0.5 * own.abs() || e.spread_after_pct > FLAT_PCT {
         return None;
     }
     if e.spread_before_pct <= FLAT_PCT {
         Some(ChangeCause::Cap)
-    } else if fall > 0.0 {
+    } else if c.after < c.before {
         Some(ChangeCause::BurstEnded)
     } else {
         None

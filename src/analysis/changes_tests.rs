@@ -109,11 +109,13 @@ fn a_stalled_second_is_no_level() {
 fn a_lowered_cap_is_a_cap() {
     let x = series(3, &[(4000.0, 6), (2000.0, 6)], 0.01);
     let p99: Vec<f64> = x.iter().map(|v| 8.0 / v * 1e6 * 1.3).collect();
+    let own: Vec<f64> = x.iter().map(|v| 4.0 / v * 1e6).collect();
     let dev = series(4, &[(12.0, 12)], 0.05);
     let c = changes(&Series {
         iops: &x,
         latency: Some((ChangeFigure::P99Us, &p99)),
         device_us: Some(&dev),
+        latency_us: Some(&own),
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].cause, Some(ChangeCause::Cap));
@@ -124,12 +126,15 @@ fn a_lowered_cap_is_a_cap() {
 
 #[test]
 fn a_slower_device_is_device_slower() {
+    // One I/O in flight: halfpower's latency 2 → 4 ms, of which the device's 1.9 → 3.9 ms.
     let x = series(5, &[(500.0, 6), (250.0, 6)], 0.01);
-    let dev = series(6, &[(8000.0, 6), (16000.0, 6)], 0.01);
+    let own: Vec<f64> = x.iter().map(|v| 1e6 / v).collect();
+    let dev = series(6, &[(1900.0, 6), (3900.0, 6)], 0.01);
     let c = changes(&Series {
         iops: &x,
         latency: None,
         device_us: Some(&dev),
+        latency_us: Some(&own),
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
@@ -141,10 +146,12 @@ fn a_latency_step_alone_is_reported_with_its_cause() {
     let x = series(7, &[(1000.0, 20)], 0.01);
     let lat = series(8, &[(200.0, 10), (800.0, 10)], 0.03);
     let dev = series(9, &[(150.0, 10), (700.0, 10)], 0.03);
+    let own = series(10, &[(180.0, 10), (750.0, 10)], 0.03);
     let c = changes(&Series {
         iops: &x,
         latency: Some((ChangeFigure::P99Us, &lat)),
         device_us: Some(&dev),
+        latency_us: Some(&own),
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].figure, ChangeFigure::P99Us);
@@ -156,13 +163,15 @@ fn a_latency_step_alone_is_reported_with_its_cause() {
 /// per I/O unchanged.
 #[test]
 fn an_uneven_burst_then_a_flat_baseline_is_burst_ended() {
-    let mut x = series(10, &[(3000.0, 8)], 0.15);
+    let mut x = series(10, &[(3000.0, 8)], 0.25);
     x.extend(series(11, &[(1000.0, 10)], 0.01));
     let dev = series(12, &[(300.0, 18)], 0.03);
+    let own: Vec<f64> = x.iter().map(|v| 8.0 / v * 1e6).collect();
     let c = changes(&Series {
         iops: &x,
         latency: None,
         device_us: Some(&dev),
+        latency_us: Some(&own),
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert!(c[0].evidence.spread_before_pct > FLAT_PCT);

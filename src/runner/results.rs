@@ -192,11 +192,12 @@ pub fn results(
 
 /// The steps in the run's per-second series: I/Os per second and p99 latency, with the
 /// targets' own disks' time per I/O each second (Little's law: their summed queue size over
-/// the run's I/Os per second) for the cause.
+/// the run's I/Os per second) and the run's mean latency each second for the cause.
 fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Change> {
     use crate::analysis::changes::{Series, changes};
     let iops: Vec<f64> = m.series.iter().map(|p| p.iops).collect();
     let p99: Vec<f64> = m.series.iter().map(|p| p.p99_us).collect();
+    let mean: Vec<f64> = m.series.iter().map(|p| p.mean_us).collect();
     let mut names: Vec<&str> = targets
         .iter()
         .filter_map(|t| t.device.as_ref().map(|d| d.name.as_str()))
@@ -224,6 +225,7 @@ fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Cha
         iops: &iops,
         latency: Some((crate::model::change::ChangeFigure::P99Us, &p99)),
         device_us: (!names.is_empty()).then_some(&device_us[..]),
+        latency_us: Some(&mean),
     })
 }
 
