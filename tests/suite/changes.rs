@@ -85,6 +85,28 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
     assert!((num(c, "before") / 4000.0 - 1.0).abs() <= 0.05, "{c}");
     assert!((num(c, "after") / 2000.0 - 1.0).abs() <= 0.05, "{c}");
     assert_eq!(c["cause"], "cap", "{c}");
+
+    // The report marks it on the IOPS chart, with the levels and the cause on hover.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("c.json"), dir.path().join("c.html"));
+    std::fs::write(&json, v.to_string()).unwrap();
+    common::halfpower()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let tip = format!(
+        "a change at {:.1} s, {:.0} → {:.0}; cause cap",
+        num(c, "at_s"),
+        num(c, "before"),
+        num(c, "after")
+    );
+    assert!(page.contains(&tip), "no mark {tip:?} in the report");
 }
 
 /// A FUSE disk of one server whose service time the test doubles (1 → 2 ms) 6 s in, read

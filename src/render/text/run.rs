@@ -1,7 +1,7 @@
 //! Terminal tables: one row per target and direction, then the disks' counters and the CPU
 //! cost; the quick suite as an 8-row table.
 
-use crate::model::change::{Change, ChangeCause, ChangeFigure};
+use crate::model::change::{Change, ChangeFigure};
 use crate::model::{QuickReport, Results, RunReport};
 use crate::stats::summary::DirSummary;
 use crate::units::fmt_latency_ns;
@@ -133,18 +133,7 @@ pub fn change_lines(out: &mut String, changes: &[Change]) {
             ),
             _ => String::new(),
         };
-        let cause = match c.cause {
-            Some(ChangeCause::Cap) => {
-                "cause cap: the added time was spent waiting above the device"
-            }
-            Some(ChangeCause::DeviceSlower) => {
-                "cause device-slower: the device itself took longer per I/O"
-            }
-            Some(ChangeCause::BurstEnded) => {
-                "cause burst-ended: an uneven higher rate, then a flat lower one"
-            }
-            None => "no cause the counters tell",
-        };
+        let cause = crate::render::words::change_cause(c.cause);
         let _ = writeln!(out, "; {cause}{times}");
     }
 }
@@ -431,5 +420,39 @@ fn placement(cpus: &[usize]) -> String {
             let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
             format!("workers on CPUs {}", list.join(","))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::change::{ChangeCause, ChangeEvidence};
+
+    #[test]
+    fn changes_are_listed_with_their_levels_cause_and_times() {
+        let mut out = String::new();
+        change_lines(&mut out, &[]);
+        assert!(out.is_empty(), "a run at one level lists nothing");
+        let c = Change {
+            at_s: 6.0,
+            figure: ChangeFigure::Iops,
+            before: 4000.0,
+            after: 2000.0,
+            cause: Some(ChangeCause::Cap),
+            evidence: ChangeEvidence {
+                device_us_before: Some(19.0),
+                device_us_after: Some(18.0),
+                latency_us_before: Some(999.0),
+                latency_us_after: Some(2000.0),
+                ..ChangeEvidence::default()
+            },
+        };
+        change_lines(&mut out, &[c]);
+        assert!(
+            out.contains("at 6.0 s: IOPS 4000 → 2000 (-50 %); cause cap"),
+            "{out}"
+        );
+        assert!(out.contains("time per I/O 19 → 18 µs"), "{out}");
+        assert!(out.contains("mean latency 999 → 2000 µs"), "{out}");
     }
 }
