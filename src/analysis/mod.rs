@@ -6,6 +6,7 @@
 //! file, or formats output.
 
 pub mod capture;
+pub mod changes;
 pub mod compare;
 pub mod curve;
 pub mod device;
@@ -28,5 +29,6 @@ pub mod rules;
 pub mod sanity;
 pub mod scale;
 pub mod steady;
+pub mod student;
 pub mod sweep;
 pub mod uncertainty;

@@ -191,6 +191,11 @@ fn merge_series(all: &[&Results]) -> Vec<TimePoint> {
         for p in &x.timeseries {
             match out.iter_mut().find(|q| q.t_s == p.t_s) {
                 Some(q) => {
+                    // The mean over both, each weighted by its I/Os.
+                    let ios = q.iops + p.iops;
+                    if ios > 0.0 {
+                        q.mean_us = (q.mean_us * q.iops + p.mean_us * p.iops) / ios;
+                    }
                     q.iops += p.iops;
                     q.bytes_per_s += p.bytes_per_s;
                     q.p99_us = q.p99_us.max(p.p99_us);
@@ -316,6 +321,7 @@ mod tests {
                 iops: per_s,
                 bytes_per_s: per_s * 4096.0,
                 p99_us: 10.0 * (n + 1) as f64,
+                mean_us: 0.0,
             })
             .collect();
         RankRun {
@@ -424,6 +430,7 @@ mod tests {
                 iops,
                 bytes_per_s: iops,
                 p99_us: 0.0,
+                mean_us: 0.0,
             })
             .collect();
         assert_eq!(until(&s, 2.5, 1.5).0, 100.0 + 100.0);

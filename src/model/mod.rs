@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod cause;
+pub mod change;
 pub mod compare;
 pub mod device;
 pub mod diagnosis;

@@ -247,8 +247,48 @@ pub struct Steady {
     pub reached: bool,
     /// The adaptive warm-up: how long the transient lasted before measuring began, s.
     pub transient_s: f64,
-    /// The 95 % interval's half-width reached, % of the mean throughput (when it held).
+    /// The half-width of the interval of the rule's last look, % of its throughput
+    /// (`look.bytes_per_s_ci95.pct`); absent when no look could be taken.
     pub ci95_pct: Option<f64>,
+    /// The rule's last look: the one that stopped the point, or the one at its end (absent in
+    /// files written before looks were spent, and when the phase held too few windows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look: Option<SteadyLook>,
+}
+
+/// One look of the steady-state rule (docs/uncertainty.md): the throughput over the measured
+/// phase so far, its first 100-ms window left out, with a 95 % interval from batch means whose
+/// error is spent over all the looks the point may take, so that the interval is valid at
+/// whichever look stops the point. A steady point reports these figures and this interval.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SteadyLook {
+    /// Which look this was (1-based).
+    pub index: usize,
+    /// How many looks the point could take (the error each spends is 5 % over this).
+    pub of: usize,
+    /// The measured phase's time of the look, s.
+    pub at_s: f64,
+    /// Where the windows it rests on begin, s (the first window, and any left over from equal
+    /// batches, are left out).
+    pub from_s: f64,
+    /// The length of each batch of windows, s.
+    pub window_s: f64,
+    /// Batches (the interval's degrees of freedom are one fewer).
+    pub batches: usize,
+    /// Whether the batch means were still correlated at the longest batches the look
+    /// allowed (then the look cannot hold: its interval may be too narrow).
+    #[serde(default)]
+    pub correlated: bool,
+    /// The two-sided critical value of Student's t used (at 5 % / `of`).
+    pub critical_t: f64,
+    /// I/Os per second from `from_s` to `at_s`.
+    pub iops: f64,
+    /// Its interval.
+    pub iops_ci95: Ci95,
+    /// Bytes per second from `from_s` to `at_s`.
+    pub bytes_per_s: f64,
+    /// Its interval (the rule judges this one).
+    pub bytes_per_s_ci95: Ci95,
 }
 
 /// The syncs of a run: how many, and how long each took (from the call to its return, with
@@ -321,6 +361,10 @@ pub struct Results {
     /// Per-second %util and queue size of the disks underneath (absent in older files).
     #[serde(default)]
     pub device_timeseries: Vec<DeviceSecond>,
+    /// Steps found in the per-second series (`analysis::changes`), in time order: empty for
+    /// a run that stayed at one level (and in older files).
+    #[serde(default)]
+    pub changes: Vec<super::change::Change>,
 }
 
 impl Serialize for Results {

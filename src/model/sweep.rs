@@ -76,17 +76,20 @@ impl Point {
         (!states.is_empty()).then(|| states.iter().all(|&x| x))
     }
 
-    /// The point of a finished run.
+    /// The point of a finished run. A point run under the steady-state rule reports the
+    /// figures and the interval of the rule's last look (`results.steady.look`), which the rule
+    /// judged; `results.total` keeps the whole measured window's, drain included.
     pub fn of(w: &Workload, r: Results) -> Self {
         let steady = r.steady.is_some_and(|s| s.reached);
+        let look = r.steady.and_then(|s| s.look);
         let l = &r.total.latency_us;
         Point {
             rw: w.rw,
             bs_bytes: w.bs.max(),
             qd: w.qd,
             threads: w.threads,
-            iops: r.total.iops,
-            bytes_per_s: r.total.bytes_per_s,
+            iops: look.map_or(r.total.iops, |l| l.iops),
+            bytes_per_s: look.map_or(r.total.bytes_per_s, |l| l.bytes_per_s),
             latency_us: Some(LatencyBrief {
                 p50: l.p50,
                 p99: l.p99,
@@ -94,7 +97,9 @@ impl Point {
             }),
             cpu_us_per_io: Some(r.cpu.us_per_io),
             steady,
-            ci95_pct: r.total.bytes_per_s_ci95.map(|c| c.pct),
+            ci95_pct: look.map_or(r.total.bytes_per_s_ci95.map(|c| c.pct), |l| {
+                Some(l.bytes_per_s_ci95.pct)
+            }),
             seconds: r.seconds,
             engine: Some(r.engine),
             workload: Some(w.clone()),

@@ -2,8 +2,24 @@
 //! strategies that address it, each finding and each fact that decided a device's class as a
 //! sentence, the expectation's origin, and the M/M/1 projection's note.
 
+use crate::model::change::ChangeCause;
 use crate::model::diagnosis::{Evidence, ExpectationSource, ExpectedService, Finding, Verdict};
 use crate::model::{ClassEvidence, DeviceClass};
+
+/// The cause of a change in the time series, with what decided it (none: the counters do not
+/// tell).
+pub fn change_cause(cause: Option<ChangeCause>) -> &'static str {
+    match cause {
+        Some(ChangeCause::Cap) => "cause cap: the added time was spent waiting above the device",
+        Some(ChangeCause::DeviceSlower) => {
+            "cause device-slower: the device itself took longer per I/O"
+        }
+        Some(ChangeCause::BurstEnded) => {
+            "cause burst-ended: an uneven higher rate, then a flat lower one"
+        }
+        None => "no cause the counters tell",
+    }
+}
 
 /// What the M/M/1 projection assumes.
 pub const PROJECTION_NOTE: &str = "M/M/1: valid for open arrivals only (requests arrive \

@@ -165,9 +165,9 @@ pub fn execute(
         total: merged.total,
         interrupted: signal::interrupted(),
         steady: control.steady.map(|_| SteadyOutcome {
-            reached: phases.watched.reached.is_some(),
+            reached: phases.watched.reached,
             transient_s: phases.transient_s.unwrap_or(0.0),
-            ci95_pct: phases.watched.reached,
+            look: phases.watched.look,
         }),
         marks: phases.watched.marks,
         fatal: merged.fatal,

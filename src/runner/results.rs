@@ -140,7 +140,8 @@ pub fn results(
         steady: m.steady.map(|s| Steady {
             reached: s.reached,
             transient_s: s.transient_s,
-            ci95_pct: s.ci95_pct,
+            ci95_pct: s.look.map(|l| l.bytes_per_s_ci95.pct),
+            look: s.look,
         }),
         fatal: m.fatal.clone(),
         total: all.total,
@@ -185,7 +186,47 @@ pub fn results(
         devices: m.devices.clone(),
         timeseries: m.series.clone(),
         device_timeseries: m.device_series.clone(),
+        changes: changes(m, targets),
     }
+}
+
+/// The steps in the run's per-second series: I/Os per second and p99 latency, with the
+/// targets' own disks' time per I/O each second (Little's law: their summed queue size over
+/// the run's I/Os per second) and the run's mean latency each second for the cause.
+fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Change> {
+    use crate::analysis::changes::{Series, changes};
+    let iops: Vec<f64> = m.series.iter().map(|p| p.iops).collect();
+    let p99: Vec<f64> = m.series.iter().map(|p| p.p99_us).collect();
+    let mean: Vec<f64> = m.series.iter().map(|p| p.mean_us).collect();
+    let mut names: Vec<&str> = targets
+        .iter()
+        .filter_map(|t| t.device.as_ref().map(|d| d.name.as_str()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let device_us: Vec<f64> = m
+        .series
+        .iter()
+        .map(|p| {
+            let queue: Vec<f64> = m
+                .device_series
+                .iter()
+                .filter(|d| d.t_s == p.t_s && names.contains(&d.device.as_str()))
+                .map(|d| d.aqu_sz)
+                .collect();
+            if queue.len() < names.len() || p.iops <= 0.0 {
+                f64::NAN
+            } else {
+                queue.iter().sum::<f64>() / p.iops * 1e6
+            }
+        })
+        .collect();
+    changes(&Series {
+        iops: &iops,
+        latency: Some((crate::model::change::ChangeFigure::P99Us, &p99)),
+        device_us: (!names.is_empty()).then_some(&device_us[..]),
+        latency_us: Some(&mean),
+    })
 }
 
 #[cfg(test)]

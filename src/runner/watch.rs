@@ -6,6 +6,7 @@ use super::Shared;
 use super::progress::{mark_now, show_progress};
 use super::sampler::DeviceSampler;
 use crate::analysis::steady::{SteadyRule, settled};
+use crate::model::run::SteadyLook;
 use crate::spec::Workload;
 use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 use std::sync::atomic::Ordering;
@@ -43,8 +44,10 @@ impl Control {
 pub(super) struct Watched {
     /// The phase's counts every [`CI_WINDOW_S`], the first at its start, the last at its end.
     pub marks: Vec<Mark>,
-    /// With a steady-state rule: the interval's half-width (%) when it held.
-    pub reached: Option<f64>,
+    /// With a steady-state rule: whether a look held (and stopped the phase).
+    pub reached: bool,
+    /// With a steady-state rule: its last look (the one that held, else the one at the end).
+    pub look: Option<SteadyLook>,
 }
 
 /// Watches an adaptive warm-up that started at `t0` and may last until `until`: every
@@ -107,8 +110,9 @@ pub(super) fn watch(
     // The workers start the phase from zero counts (the runner zeroed them before it began).
     let mut out = Watched {
         marks: vec![Mark::default()],
-        reached: None,
+        ..Watched::default()
     };
+    let mut looks = Looks::new(steady, w);
     loop {
         let wake = [next_tick, Some(next_mark), sampler.next]
             .into_iter()
@@ -135,17 +139,60 @@ pub(super) fn watch(
                 next_mark += window;
                 window *= 2;
             }
-            if let (Some(rule), None) = (steady, out.reached) {
-                if let Some(pct) = rule.holds(&Rates::of(&out.marks).bytes_per_s, at) {
-                    shared.stop.store(true, Ordering::Relaxed);
-                    out.reached = Some(pct);
+            if !out.reached && looks.due(at) {
+                if let Some((look, holds)) = looks.take(&out.marks, false) {
+                    out.look = Some(look);
+                    if holds {
+                        shared.stop.store(true, Ordering::Relaxed);
+                        out.reached = true;
+                    }
                 }
             }
         }
     }
+    // A point that ran to its end is looked at once more, over the windows it issued in.
+    if !out.reached {
+        out.look = looks.take(&out.marks, true).map(|l| l.0).or(out.look);
+    }
     // The phase's end: the counts once every worker has drained.
     out.marks.push(mark_now(shared, t0));
     out
+}
+
+/// The steady-state rule's looks at one measured phase: when each is due, and how many.
+struct Looks {
+    rule: Option<SteadyRule>,
+    /// The times of the looks, s into the phase (the last at its end).
+    at: Vec<f64>,
+    /// The next look (0-based).
+    next: usize,
+}
+
+impl Looks {
+    /// The looks `rule` takes at a phase of workload `w` (at most its `--time`).
+    fn new(rule: Option<SteadyRule>, w: &Workload) -> Self {
+        let at = rule.map_or(Vec::new(), |r| {
+            r.schedule(w.setup.time.map_or(0.0, |t| t.0.as_secs_f64()))
+        });
+        Looks { rule, at, next: 0 }
+    }
+
+    /// Whether a look before the last is due at `at_s` (the last is taken at the end).
+    fn due(&self, at_s: f64) -> bool {
+        self.next + 1 < self.at.len() && at_s >= self.at[self.next] - 1e-6
+    }
+
+    /// Takes the next look at `marks` (`last`: the one at the phase's end), and moves on past
+    /// every look whose time has come.
+    fn take(&mut self, marks: &[Mark], last: bool) -> Option<(SteadyLook, bool)> {
+        let rule = self.rule?;
+        let at_s = marks.last()?.at_s;
+        let index = if last { self.at.len() } else { self.next + 1 };
+        while self.next + 1 < self.at.len() && at_s >= self.at[self.next] - 1e-6 {
+            self.next += 1;
+        }
+        rule.look(marks, index, self.at.len())
+    }
 }
 
 #[cfg(test)]

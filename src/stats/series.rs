@@ -25,6 +25,10 @@ pub struct TimePoint {
     pub bytes_per_s: f64,
     /// 99th percentile latency of the I/Os completed in it, µs.
     pub p99_us: f64,
+    /// Mean latency of the I/Os completed in it, µs (exact: the workers' sums; 0 in files
+    /// written before it was kept).
+    #[serde(default)]
+    pub mean_us: f64,
 }
 
 /// One second being gathered from the workers.
@@ -34,6 +38,8 @@ struct Pending {
     bytes: u64,
     /// Non-empty buckets (index, count), sorted by index.
     buckets: Vec<(u32, u64)>,
+    /// Sum of the latencies, ns.
+    sum_ns: f64,
     /// Workers that handed this second over.
     reported: usize,
 }
@@ -44,6 +50,7 @@ struct Done {
     ios: u64,
     bytes: u64,
     p99_ns: f64,
+    mean_ns: f64,
 }
 
 #[derive(Debug, Default)]
@@ -95,6 +102,11 @@ fn finish_one(p: &Pending) -> Done {
         ios: p.ios,
         bytes: p.bytes,
         p99_ns: h.quantile_ns(0.99),
+        mean_ns: if h.count() == 0 {
+            0.0
+        } else {
+            p.sum_ns / h.count() as f64
+        },
     }
 }
 
@@ -114,6 +126,7 @@ impl SeriesSink {
         let p = inner.pending.entry(second).or_default();
         p.ios += ios;
         p.bytes += bytes;
+        p.sum_ns += hist.mean_ns() * hist.count() as f64;
         p.buckets = merge_sparse(&p.buckets, hist.sparse().map(|(i, c)| (i as u32, c)));
         p.reported += 1;
         if p.reported >= self.workers {
@@ -156,6 +169,7 @@ impl SeriesSink {
                     iops: d.ios as f64 / len,
                     bytes_per_s: d.bytes as f64 / len,
                     p99_us: d.p99_ns / 1000.0,
+                    mean_us: d.mean_ns / 1000.0,
                 })
             })
             .collect()

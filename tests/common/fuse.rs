@@ -198,6 +198,9 @@ pub struct Server {
     pub per_kib_ns: i64,
     /// Counts of what was served.
     pub served: Arc<Served>,
+    /// Time added to every request's service time, ns: a test changes it while the server is
+    /// mounted (clone the `Arc` before mounting) to make the disk slower at a known moment.
+    pub added_ns: Arc<AtomicU64>,
     /// The mount's start, for the counts' times.
     pub epoch: Instant,
     /// Writes slow down once this many bytes have been written since the mount or the last
@@ -226,6 +229,7 @@ impl Server {
             service,
             per_kib_ns: 0,
             served: Arc::new(Served::default()),
+            added_ns: Arc::new(AtomicU64::new(0)),
             epoch: Instant::now(),
             cliff: None,
             purgeable: false,
@@ -254,9 +258,11 @@ impl Server {
         self
     }
 
-    /// The service time of a request of `bytes`.
+    /// The service time of a request of `bytes` (with the time added now).
     pub fn service_of(&self, bytes: u64) -> Duration {
-        let ns = self.service.as_nanos() as i64 + self.per_kib_ns * bytes as i64 / 1024;
+        let ns = self.service.as_nanos() as i64
+            + self.added_ns.load(Ordering::Relaxed) as i64
+            + self.per_kib_ns * bytes as i64 / 1024;
         Duration::from_nanos(ns.max(0) as u64)
     }
 

@@ -4,9 +4,10 @@
 //! µs per I/O. Every input is one series; every test is one category or line.
 
 use super::categories::{BarSeries, Bars, bars};
-use super::svg::{Axis, Fmt, Plot, Scale, Series, fmt, plot};
+use super::svg::{Axis, Fmt, Mark, Plot, Scale, Series, fmt, plot};
 use super::{Definition, esc, table};
 use crate::model::Results;
+use crate::model::change::ChangeFigure;
 use crate::model::{Document, Input};
 use crate::stats::series::TimePoint;
 use crate::stats::summary::{DeviceSecond, DirSummary};
@@ -369,8 +370,12 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
             |p| p.p99_us,
         ),
     ];
-    for (title, y_title, scale, f, get) in charts {
+    let figures = [Some(ChangeFigure::Iops), None, Some(ChangeFigure::P99Us)];
+    for ((title, y_title, scale, f, get), figure) in charts.into_iter().zip(figures) {
         let mut p = Plot::new(title, x(), Axis::new(y_title, scale, f));
+        for (name, r) in &runs {
+            p.marks.extend(change_marks(name, r, figure));
+        }
         for (k, (name, r)) in runs.iter().enumerate() {
             let pts: Vec<(f64, f64)> = whole_seconds(r)
                 .map(|tp| (tp.t_s as f64 + 0.5, get(tp)))
@@ -423,6 +428,27 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
         p.note = "From /proc/diskstats, sampled once a second beside the I/O series (no disk: a null target or a file system without one).".into();
         out.push_str(&plot(&p));
     }
+}
+
+/// The changes of `r` found in `figure`, marked where the level after begins: Δ, the levels
+/// and the cause on hover.
+fn change_marks(name: &str, r: &Results, figure: Option<ChangeFigure>) -> Vec<Mark> {
+    r.changes
+        .iter()
+        .filter(|c| Some(c.figure) == figure)
+        .map(|c| Mark {
+            x: c.at_s,
+            y: c.after,
+            label: "Δ".into(),
+            tip: format!(
+                "{name}: a change at {:.1} s, {:.0} → {:.0}; {}",
+                c.at_s,
+                c.before,
+                c.after,
+                crate::render::words::change_cause(c.cause)
+            ),
+        })
+        .collect()
 }
 
 /// The series' seconds that [`Window`] reports. Files of this version hold no others; files

@@ -1,6 +1,7 @@
 //! Terminal tables: one row per target and direction, then the disks' counters and the CPU
 //! cost; the quick suite as an 8-row table.
 
+use crate::model::change::{Change, ChangeFigure};
 use crate::model::{QuickReport, Results, RunReport};
 use crate::stats::summary::DirSummary;
 use crate::units::fmt_latency_ns;
@@ -45,6 +46,7 @@ pub fn results_table(r: &Results) -> String {
     let mut out = String::new();
     target_rows(&mut out, r);
     precision_lines(&mut out, r);
+    change_lines(&mut out, &r.changes);
     devices_table(&mut out, r);
     cpu_lines(&mut out, r);
     error_lines(&mut out, r);
@@ -97,6 +99,42 @@ fn precision_lines(out: &mut String, r: &Results) {
             s.ci95_pct
                 .map_or(String::new(), |p| format!(", interval ±{p:.1} %"))
         );
+    }
+}
+
+/// The steps found in the run's per-second series (nothing when it stayed at one level): when,
+/// in which figure, from which level to which, and the cause with the times that told it.
+pub fn change_lines(out: &mut String, changes: &[Change]) {
+    if changes.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "changes over time (steps in the per-second series):");
+    for c in changes {
+        let (name, unit) = match c.figure {
+            ChangeFigure::Iops => ("IOPS", ""),
+            ChangeFigure::P99Us => ("p99", " µs"),
+            ChangeFigure::ResponseMs => ("response time", " ms"),
+        };
+        let pct = 100.0 * (c.after / c.before - 1.0);
+        let _ = write!(
+            out,
+            "  at {:.1} s: {name} {:.0}{unit} → {:.0}{unit} ({pct:+.0} %)",
+            c.at_s, c.before, c.after
+        );
+        let e = &c.evidence;
+        let times = match (
+            e.device_us_before,
+            e.device_us_after,
+            e.latency_us_before,
+            e.latency_us_after,
+        ) {
+            (Some(d0), Some(d1), Some(l0), Some(l1)) => format!(
+                ": the device's own time per I/O {d0:.0} → {d1:.0} µs, halfpower's mean latency {l0:.0} → {l1:.0} µs"
+            ),
+            _ => String::new(),
+        };
+        let cause = crate::render::words::change_cause(c.cause);
+        let _ = writeln!(out, "; {cause}{times}");
     }
 }
 
@@ -382,5 +420,39 @@ fn placement(cpus: &[usize]) -> String {
             let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
             format!("workers on CPUs {}", list.join(","))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::change::{ChangeCause, ChangeEvidence};
+
+    #[test]
+    fn changes_are_listed_with_their_levels_cause_and_times() {
+        let mut out = String::new();
+        change_lines(&mut out, &[]);
+        assert!(out.is_empty(), "a run at one level lists nothing");
+        let c = Change {
+            at_s: 6.0,
+            figure: ChangeFigure::Iops,
+            before: 4000.0,
+            after: 2000.0,
+            cause: Some(ChangeCause::Cap),
+            evidence: ChangeEvidence {
+                device_us_before: Some(19.0),
+                device_us_after: Some(18.0),
+                latency_us_before: Some(999.0),
+                latency_us_after: Some(2000.0),
+                ..ChangeEvidence::default()
+            },
+        };
+        change_lines(&mut out, &[c]);
+        assert!(
+            out.contains("at 6.0 s: IOPS 4000 → 2000 (-50 %); cause cap"),
+            "{out}"
+        );
+        assert!(out.contains("time per I/O 19 → 18 µs"), "{out}");
+        assert!(out.contains("mean latency 999 → 2000 µs"), "{out}");
     }
 }

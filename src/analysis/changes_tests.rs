@@ -1,0 +1,188 @@
+//! The change-point detector against synthetic series whose steps are known: one step, two,
+//! none in pure noise (the false-alarm rate), a stalled second, and the causes from the
+//! device's time per I/O.
+
+use super::*;
+use crate::rng::Rng;
+
+/// Standard normal deviates (Box–Muller) from a seeded stream.
+fn normals(seed: u64, n: usize) -> Vec<f64> {
+    let mut r = Rng::new(seed, 13);
+    let mut u = || (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    (0..n)
+        .map(|_| {
+            let (a, b) = (u().max(1e-300), u());
+            (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+        })
+        .collect()
+}
+
+/// `levels` (value, seconds) one after another, each second off by `noise` (a share) times a
+/// normal deviate.
+fn series(seed: u64, levels: &[(f64, usize)], noise: f64) -> Vec<f64> {
+    let n = levels.iter().map(|l| l.1).sum();
+    let z = normals(seed, n);
+    levels
+        .iter()
+        .flat_map(|&(v, k)| std::iter::repeat_n(v, k))
+        .zip(z)
+        .map(|(v, z)| v * (1.0 + noise * z))
+        .collect()
+}
+
+fn iops_only(x: &[f64]) -> Vec<Change> {
+    changes(&Series {
+        iops: x,
+        ..Series::default()
+    })
+}
+
+#[test]
+fn one_step_is_found_where_it_is() {
+    let x = series(1, &[(4000.0, 6), (2000.0, 6)], 0.01);
+    let c = iops_only(&x);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].figure, ChangeFigure::Iops);
+    assert!((c[0].at_s - 6.0).abs() < 0.2, "{:?}", c[0]);
+    assert!((c[0].before / 4000.0 - 1.0).abs() < 0.02);
+    assert!((c[0].after / 2000.0 - 1.0).abs() < 0.02);
+    assert_eq!(c[0].cause, None, "no device counters, no cause");
+    assert_eq!(c[0].evidence.seconds_before, 6.0);
+}
+
+#[test]
+fn a_step_inside_a_second_is_placed_within_it() {
+    // The cap fell 0.4 s into second 6: that second did 0.4 × 4000 + 0.6 × 2000.
+    let mut x = vec![4000.0; 6];
+    x.push(2800.0);
+    x.extend([2000.0; 5]);
+    let c = iops_only(&x);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert!((c[0].at_s - 6.4).abs() < 1e-9, "{:?}", c[0]);
+}
+
+#[test]
+fn two_steps_in_a_long_series() {
+    let x = series(2, &[(1000.0, 40), (3000.0, 30), (500.0, 50)], 0.05);
+    let c = iops_only(&x);
+    let at: Vec<f64> = c.iter().map(|c| c.at_s).collect();
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert!(
+        (at[0] - 40.0).abs() <= 1.0 && (at[1] - 70.0).abs() <= 1.0,
+        "{at:?}"
+    );
+}
+
+/// Pure noise, 12 and 120 seconds at 1 %, 5 % and 20 %: a change is reported in at most 5 %
+/// of 500 series each; most noise is also below the 10 % step.
+#[test]
+fn pure_noise_reports_no_change() {
+    for n in [12, 120] {
+        for noise in [0.01, 0.05, 0.2] {
+            let found = (0..500)
+                .filter(|&s| !iops_only(&series(s + 100, &[(1000.0, n)], noise)).is_empty())
+                .count();
+            assert!(
+                found <= 25,
+                "{n} s at {noise}: {found} of 500 with a change"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stalled_second_is_no_level() {
+    let mut x = vec![4000.0; 12];
+    x[5] = 600.0;
+    x[9] = 0.0;
+    assert!(iops_only(&x).is_empty());
+    assert!(iops_only(&[]).is_empty() && iops_only(&[0.0; 20]).is_empty());
+    assert!(
+        iops_only(&[100.0, 50.0, 100.0, 50.0, 100.0]).is_empty(),
+        "too short"
+    );
+}
+
+/// A cap lowered: throughput halves, the device's time per I/O stays; the latency that
+/// doubles with it (Little's law) is the same change, not a second one.
+#[test]
+fn a_lowered_cap_is_a_cap() {
+    let x = series(3, &[(4000.0, 6), (2000.0, 6)], 0.01);
+    let p99: Vec<f64> = x.iter().map(|v| 8.0 / v * 1e6 * 1.3).collect();
+    let own: Vec<f64> = x.iter().map(|v| 4.0 / v * 1e6).collect();
+    let dev = series(4, &[(12.0, 12)], 0.05);
+    let c = changes(&Series {
+        iops: &x,
+        latency: Some((ChangeFigure::P99Us, &p99)),
+        device_us: Some(&dev),
+        latency_us: Some(&own),
+    });
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].cause, Some(ChangeCause::Cap));
+    let e = c[0].evidence;
+    assert!((e.device_us_after.unwrap() / e.device_us_before.unwrap() - 1.0).abs() < 0.2);
+    assert!(e.other_after.unwrap() > 1.8 * e.other_before.unwrap());
+}
+
+#[test]
+fn a_slower_device_is_device_slower() {
+    // One I/O in flight: halfpower's latency 2 → 4 ms, of which the device's 1.9 → 3.9 ms.
+    let x = series(5, &[(500.0, 6), (250.0, 6)], 0.01);
+    let own: Vec<f64> = x.iter().map(|v| 1e6 / v).collect();
+    let dev = series(6, &[(1900.0, 6), (3900.0, 6)], 0.01);
+    let c = changes(&Series {
+        iops: &x,
+        latency: None,
+        device_us: Some(&dev),
+        latency_us: Some(&own),
+    });
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
+}
+
+/// An open loop: throughput held by the arrivals, latency up fourfold with the device's time.
+#[test]
+fn a_latency_step_alone_is_reported_with_its_cause() {
+    let x = series(7, &[(1000.0, 20)], 0.01);
+    let lat = series(8, &[(200.0, 10), (800.0, 10)], 0.03);
+    let dev = series(9, &[(150.0, 10), (700.0, 10)], 0.03);
+    let own = series(10, &[(180.0, 10), (750.0, 10)], 0.03);
+    let c = changes(&Series {
+        iops: &x,
+        latency: Some((ChangeFigure::P99Us, &lat)),
+        device_us: Some(&dev),
+        latency_us: Some(&own),
+    });
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0].figure, ChangeFigure::P99Us);
+    assert_eq!(c[0].at_s, 10.0);
+    assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
+}
+
+/// A burst: an uneven high rate spending credit, then a flat baseline; the device's time
+/// per I/O unchanged.
+#[test]
+fn an_uneven_burst_then_a_flat_baseline_is_burst_ended() {
+    let mut x = series(10, &[(3000.0, 8)], 0.25);
+    x.extend(series(11, &[(1000.0, 10)], 0.01));
+    let dev = series(12, &[(300.0, 18)], 0.03);
+    let own: Vec<f64> = x.iter().map(|v| 8.0 / v * 1e6).collect();
+    let c = changes(&Series {
+        iops: &x,
+        latency: None,
+        device_us: Some(&dev),
+        latency_us: Some(&own),
+    });
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert!(c[0].evidence.spread_before_pct > FLAT_PCT);
+    assert_eq!(c[0].cause, Some(ChangeCause::BurstEnded));
+}
+
+#[test]
+fn medians_and_spreads() {
+    assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+    assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+    assert_eq!(median(&[]), 0.0);
+    assert_eq!(spread_pct(&[100.0; 5]), 0.0);
+    assert!((spread_pct(&[90.0, 100.0, 110.0]) - 14.826).abs() < 1e-9);
+}

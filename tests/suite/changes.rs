@@ -1,0 +1,156 @@
+//! Change points in a run's series (issue 26, item 3) on devices whose changes the test makes
+//! itself, at a time it knows: a loop device whose blkio cap the test lowers from 4000 to 2000
+//! IOPS 6 s into a 12-s run (one change, cause cap; the same run unchanged reports none), and
+//! a FUSE disk whose service time the test doubles 6 s in (cause device-slower).
+
+use crate::common::{self, LoopDev, Throttle, num};
+use common::fuse::{Server, mount_fs_with};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// When the test changes the device, s after it started halfpower.
+const CHANGE_AT_S: f64 = 6.0;
+
+/// Runs `cmd` (halfpower with `--json -`), calls `change` [`CHANGE_AT_S`] after starting it
+/// (unless None), and returns the document and the seconds halfpower spent outside its
+/// measured window (its start and end: the wall time less `results.seconds`), which bounds how
+/// much earlier than [`CHANGE_AT_S`] the change fell in the measured window's time.
+fn run_changing(mut cmd: Command, change: Option<&dyn Fn()>) -> (serde_json::Value, f64) {
+    let t0 = Instant::now();
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(change) = change {
+        std::thread::sleep(Duration::from_secs_f64(CHANGE_AT_S));
+        change();
+    }
+    let out = child.wait_with_output().unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "halfpower failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outside = wall - num(&v, "results.seconds");
+    (v, outside)
+}
+
+/// A 12-s run of random 4k reads at `qd` on `dev`, no warm-up (so the measured window starts
+/// as halfpower does), its document on stdout.
+fn args(dev: &str, qd: &'static str) -> Vec<String> {
+    [
+        "run", dev, "--rw", "randread", "--qd", qd, "--time", "12s", "--warmup", "0", "--json",
+        "-", "--quiet",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// The cap lowered 6 s in: exactly one change, at 6 ± 1 s (the change fell between 6 s less
+/// halfpower's start-up and 6 s in its measured time, plus up to a second's slice of the
+/// throttle; the start-up is checked to be under 0.5 s), from the first cap to the second
+/// within 5 % each (the throttle's rates are exact over a second; 5 % allows for the VM's CPU
+/// steal), with cause cap: the loop device's own time per I/O stays at tens of µs while
+/// halfpower's latency doubles (4 in flight: 1 ms → 2 ms). The same run with the cap left
+/// alone reports no change.
+#[test]
+fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
+    let _turn = crate::common::measuring();
+    let Some(throttle) = Throttle::new("changes") else {
+        return;
+    };
+    let Some(lo) = LoopDev::new("changes", 64 << 20) else {
+        return;
+    };
+    let a = args(lo.path(), "4");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+
+    throttle.limit(&lo.dev, 0, 4000);
+    let (steady, _) = run_changing(throttle.command(&a), None);
+    let none = steady["results"]["changes"].as_array().unwrap();
+    assert!(none.is_empty(), "a steady cap: {none:?}");
+
+    let lower = || throttle.limit(&lo.dev, 0, 2000);
+    let (v, outside) = run_changing(throttle.command(&a), Some(&lower));
+    let c = v["results"]["changes"].as_array().unwrap();
+    eprintln!("lowered cap: {c:?}, {outside:.3} s outside the measured window");
+    assert_eq!(c.len(), 1, "{c:?}");
+    let c = &c[0];
+    assert!(outside < 0.5, "start-up and end took {outside} s");
+    assert!((num(c, "at_s") - CHANGE_AT_S).abs() <= 1.0, "{c}");
+    assert_eq!(c["figure"], "iops", "{c}");
+    assert!((num(c, "before") / 4000.0 - 1.0).abs() <= 0.05, "{c}");
+    assert!((num(c, "after") / 2000.0 - 1.0).abs() <= 0.05, "{c}");
+    assert_eq!(c["cause"], "cap", "{c}");
+
+    // The report marks it on the IOPS chart, with the levels and the cause on hover.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("c.json"), dir.path().join("c.html"));
+    std::fs::write(&json, v.to_string()).unwrap();
+    common::halfpower()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let tip = format!(
+        "a change at {:.1} s, {:.0} → {:.0}; cause cap",
+        num(c, "at_s"),
+        num(c, "before"),
+        num(c, "after")
+    );
+    assert!(page.contains(&tip), "no mark {tip:?} in the report");
+}
+
+/// A FUSE disk of one server whose service time the test doubles (1 → 2 ms) 6 s in, read
+/// through a loop device (so the kernel counts its own time per I/O in /proc/diskstats): one
+/// I/O in flight, so throughput halves; the change is at 6 ± 1 s with cause device-slower,
+/// and the device's time per I/O before and after within 10 % of the server's own mean service
+/// time over each half plus the same fixed overhead (FUSE's and the loop device's round trip,
+/// taken from the first half: the server's counters cannot see it).
+#[test]
+fn a_doubled_service_time_is_device_slower() {
+    let _turn = crate::common::measuring();
+    let server = Server::new(64 << 20, Duration::from_millis(1));
+    let (added, served) = (server.added_ns.clone(), server.served.clone());
+    let Some(fs) = mount_fs_with(server, "halfpower-slower", 1) else {
+        return;
+    };
+    let lo = LoopDev::over(std::path::Path::new(&fs.disk())).unwrap();
+    let a = args(lo.path(), "1");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("halfpower"));
+    cmd.args(&a);
+    // The server's mean service time over the first half, read as the time is doubled.
+    let first = std::cell::Cell::new(0.0);
+    let slower = || {
+        first.set(served.mean_s() * 1e6);
+        served.reset();
+        added.store(1_000_000, std::sync::atomic::Ordering::SeqCst);
+    };
+    let (v, outside) = run_changing(cmd, Some(&slower));
+    let (s0, s1) = (first.get(), served.mean_s() * 1e6);
+    let c = v["results"]["changes"].as_array().unwrap();
+    eprintln!("slower disk: {c:?}; server {s0:.0} → {s1:.0} µs, {outside:.3} s outside");
+    assert_eq!(c.len(), 1, "{c:?}");
+    let c = &c[0];
+    assert!(outside < 0.5, "start-up and end took {outside} s");
+    assert!((num(c, "at_s") - CHANGE_AT_S).abs() <= 1.0, "{c}");
+    assert_eq!(c["figure"], "iops", "{c}");
+    assert_eq!(c["cause"], "device-slower", "{c}");
+    let e = &c["evidence"];
+    let (d0, d1) = (num(e, "device_us_before"), num(e, "device_us_after"));
+    let overhead = d0 - s0;
+    assert!((0.0..300.0).contains(&overhead), "{d0} µs against {s0}");
+    assert!(
+        ((d1 - overhead) / s1 - 1.0).abs() <= 0.1,
+        "{d1} µs against {s1} + {overhead}"
+    );
+}
