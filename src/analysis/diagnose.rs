@@ -9,6 +9,7 @@ use super::expect;
 use super::fit::least_squares;
 use super::queueing::{mm1_queue_ms, queue_time_ms, utilization_law_ms};
 use super::rules::{self, Figures, judge};
+use crate::model::change::Change;
 use crate::model::diagnosis::{
     DIAGNOSE_SCHEMA_VERSION, DeviceDiagnosis, Diagnosis, Evidence, ExpectationSource,
     ExpectedService, Finding, IntervalDiagnosis, ProfileApplied, ProfileMatch, Projection,
@@ -416,6 +417,39 @@ fn projection(
     }
 }
 
+/// The changes in a device's intervals: its I/Os per second, its response time (when every
+/// interval has one) and its own time per I/O (Little's law: queue length over I/Os per
+/// second), found per interval and put in seconds by the intervals' median length.
+fn device_changes(ivs: &[(&DiskInterval, Option<&SystemInterval>)]) -> Vec<Change> {
+    use super::changes::{Series, changes, median};
+    let iops: Vec<f64> = ivs.iter().map(|(iv, _)| iv.r_s + iv.w_s).collect();
+    let response: Option<Vec<f64>> = ivs.iter().map(|(iv, _)| iv.response_ms).collect();
+    let device_us: Vec<f64> = ivs
+        .iter()
+        .zip(&iops)
+        .map(|((iv, _), &n)| match iv.queue_length {
+            Some(q) if n > 0.0 => 1e6 * q / n,
+            _ => f64::NAN,
+        })
+        .collect();
+    let lengths: Vec<f64> = ivs.iter().filter_map(|(iv, _)| iv.interval_s).collect();
+    let step = Some(median(&lengths)).filter(|s| *s > 0.0).unwrap_or(1.0);
+    let mut found = changes(&Series {
+        iops: &iops,
+        latency: response
+            .as_deref()
+            .map(|r| (crate::model::change::ChangeFigure::ResponseMs, r)),
+        device_us: Some(&device_us),
+        latency_us: None,
+    });
+    for c in &mut found {
+        c.at_s *= step;
+        c.evidence.seconds_before *= step;
+        c.evidence.seconds_after *= step;
+    }
+    found
+}
+
 /// Diagnoses one device from its intervals (each with the system interval of its time).
 fn diagnose_device(
     name: &str,
@@ -469,6 +503,7 @@ fn diagnose_device(
         verdict_counts: counts,
         evidence,
         projection,
+        changes: device_changes(ivs),
         headroom: profile.filter(|p| !p.curves.is_empty()).and_then(|p| {
             Some(super::curve::place(
                 &p.curves,

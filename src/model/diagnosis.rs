@@ -186,6 +186,11 @@ pub struct DeviceDiagnosis {
     /// cells): its busiest interval placed on the curve of its mix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headroom: Option<WorkloadHeadroom>,
+    /// Steps in the device's I/Os per second and response time over the log
+    /// (`analysis::changes`), `at_s` from the end of its first interval; the cause only where
+    /// the device's own time per I/O tells (a log has no latency from above the device).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<crate::model::change::Change>,
     /// Every interval.
     pub intervals: Vec<IntervalDiagnosis>,
 }

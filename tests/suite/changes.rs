@@ -74,7 +74,34 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
     assert!(none.is_empty(), "a steady cap: {none:?}");
 
     let lower = || throttle.limit(&lo.dev, 0, 2000);
+    // monitor logs the device meanwhile, from 1.2 s into the run for 10 intervals of 1 s, so
+    // every interval lies inside the run (a partial interval at either edge is a level of its
+    // own, too short to be one, and widens the level it joins), for diagnose below.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("day.jsonl");
+    let mon = {
+        let (name, log) = (lo.name(), log.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(1200));
+            common::halfpower_spawnable()
+                .args([
+                    "monitor",
+                    &name,
+                    "--interval",
+                    "1s",
+                    "--count",
+                    "10",
+                    "--log",
+                ])
+                .arg(&log)
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+    };
     let (v, outside) = run_changing(throttle.command(&a), Some(&lower));
+    let mon = mon.join().unwrap();
+    assert!(mon.wait_with_output().unwrap().status.success());
     let c = v["results"]["changes"].as_array().unwrap();
     eprintln!("lowered cap: {c:?}, {outside:.3} s outside the measured window");
     assert_eq!(c.len(), 1, "{c:?}");
@@ -86,8 +113,28 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
     assert!((num(c, "after") / 2000.0 - 1.0).abs() <= 0.05, "{c}");
     assert_eq!(c["cause"], "cap", "{c}");
 
+    // diagnose finds the same step in monitor's log of the device: one change in its I/Os
+    // per second, 6 s into the run, so 4.8 s into the log (± 1 s: monitor's own start-up
+    // delays its first interval by tens of ms), 4000 → 2000 within 5 %; no cause, since a log
+    // has no latency from above the device to tell a cap from a lighter load.
+    let d = common::stdout_json(&["diagnose", log.to_str().unwrap(), "--json", "-"]);
+    let dev = d["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["device"] == lo.name().as_str())
+        .unwrap();
+    let dc = dev["changes"].as_array().cloned().unwrap_or_default();
+    eprintln!("diagnose of monitor's log: {dc:?}");
+    assert_eq!(dc.len(), 1, "{dc:?}");
+    let dc = &dc[0];
+    assert_eq!(dc["figure"], "iops", "{dc}");
+    assert!((num(dc, "at_s") - 4.8).abs() <= 1.0, "{dc}");
+    assert!((num(dc, "before") / 4000.0 - 1.0).abs() <= 0.05, "{dc}");
+    assert!((num(dc, "after") / 2000.0 - 1.0).abs() <= 0.05, "{dc}");
+    assert!(dc["cause"].is_null(), "{dc}");
+
     // The report marks it on the IOPS chart, with the levels and the cause on hover.
-    let dir = tempfile::tempdir().unwrap();
     let (json, html) = (dir.path().join("c.json"), dir.path().join("c.html"));
     std::fs::write(&json, v.to_string()).unwrap();
     common::halfpower()

@@ -58,6 +58,7 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
         if let Some(h) = &dev.headroom {
             let _ = writeln!(out, "  headroom: {}", words::headroom(h));
         }
+        super::run::change_lines(&mut out, &dev.changes);
         for a in words::advice(dev.verdict) {
             let _ = writeln!(out, "  advice: {a}");
         }

@@ -116,9 +116,14 @@ pub fn change_lines(out: &mut String, changes: &[Change]) {
             ChangeFigure::ResponseMs => ("response time", " ms"),
         };
         let pct = 100.0 * (c.after / c.before - 1.0);
+        let digits = if c.figure == ChangeFigure::ResponseMs {
+            3
+        } else {
+            0
+        };
         let _ = write!(
             out,
-            "  at {:.1} s: {name} {:.0}{unit} → {:.0}{unit} ({pct:+.0} %)",
+            "  at {:.1} s: {name} {:.digits$}{unit} → {:.digits$}{unit} ({pct:+.0} %)",
             c.at_s, c.before, c.after
         );
         let e = &c.evidence;
