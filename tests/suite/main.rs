@@ -7,9 +7,7 @@ mod common;
 
 mod access;
 mod browser;
-mod changes;
 mod cli;
-mod compare;
 mod diagnose;
 mod engine;
 mod experiments;

@@ -55,7 +55,7 @@ fn iops(c: &serde_json::Value) -> &serde_json::Value {
 fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
     // One run against another within 5 %: a worker kept off the CPU for a few ms loses I/Os
     // the throttle would have let through, so nothing else that times runs beside it.
-    let _turn = crate::common::exclusive();
+    let _turn = crate::alone();
     let Some(throttle) = Throttle::new("compare") else {
         return;
     };
@@ -148,7 +148,7 @@ fn one_run(throttle: &Throttle, lo: &LoopDev, iops: u64, json: &std::path::Path)
 fn one_repeated_side_lends_its_spread_to_the_single_run() {
     // One run against another within 5 %: a worker kept off the CPU for a few ms loses I/Os
     // the throttle would have let through, so nothing else that times runs beside it.
-    let _turn = crate::common::exclusive();
+    let _turn = crate::alone();
     let Some(throttle) = Throttle::new("compare-one") else {
         return;
     };
