@@ -56,54 +56,57 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
     // One run against another within 5 %: a worker kept off the CPU for a few ms loses I/Os
     // the throttle would have let through, so nothing else that times runs beside it.
     let _turn = crate::alone();
-    let Some(throttle) = Throttle::new("compare") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("compare", 64 << 20) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b, c) = (
-        dir.path().join("a.json"),
-        dir.path().join("b.json"),
-        dir.path().join("c.json"),
-    );
-    throttle.limit(&lo.dev, 0, 2000);
-    runs(&throttle, lo.path(), &a);
-    throttle.limit(&lo.dev, 0, 3000);
-    runs(&throttle, lo.path(), &b);
-    throttle.limit(&lo.dev, 0, 2000);
-    runs(&throttle, lo.path(), &c);
+    // Up to 3 attempts: a host stall can spoil one (common::retried).
+    common::retried(3, || {
+        let Some(throttle) = Throttle::new("compare") else {
+            return;
+        };
+        let Some(lo) = LoopDev::new("compare", 64 << 20) else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a.json"),
+            dir.path().join("b.json"),
+            dir.path().join("c.json"),
+        );
+        throttle.limit(&lo.dev, 0, 2000);
+        runs(&throttle, lo.path(), &a);
+        throttle.limit(&lo.dev, 0, 3000);
+        runs(&throttle, lo.path(), &b);
+        throttle.limit(&lo.dev, 0, 2000);
+        runs(&throttle, lo.path(), &c);
 
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
-    assert_eq!(v["repeat"]["runs"].as_array().unwrap().len(), 3);
-    let f = &v["repeat"]["figures"][0];
-    assert_eq!(f["figure"], "total.iops");
-    assert!((num(f, "mean") - 2000.0).abs() < 100.0, "{f}");
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+        assert_eq!(v["repeat"]["runs"].as_array().unwrap().len(), 3);
+        let f = &v["repeat"]["figures"][0];
+        assert_eq!(f["figure"], "total.iops");
+        assert!((num(f, "mean") - 2000.0).abs() < 100.0, "{f}");
 
-    let ab = stdout_json(&[
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--json",
-        "-",
-    ]);
-    let x = iops(&ab);
-    assert_eq!(x["method"], "repetitions");
-    assert!((num(x, "ratio") - 1.5).abs() <= 0.075, "{x}");
-    assert_eq!(x["significant"], true, "{x}");
-    assert!(num(x, "ci95_low") > 1.0);
+        let ab = stdout_json(&[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--json",
+            "-",
+        ]);
+        let x = iops(&ab);
+        assert_eq!(x["method"], "repetitions");
+        assert!((num(x, "ratio") - 1.5).abs() <= 0.075, "{x}");
+        assert_eq!(x["significant"], true, "{x}");
+        assert!(num(x, "ci95_low") > 1.0);
 
-    let ac = stdout_json(&[
-        "compare",
-        a.to_str().unwrap(),
-        c.to_str().unwrap(),
-        "--json",
-        "-",
-    ]);
-    let x = iops(&ac);
-    assert_eq!(x["significant"], false, "{x}");
-    assert!((num(x, "ratio") - 1.0).abs() < 0.05, "{x}");
+        let ac = stdout_json(&[
+            "compare",
+            a.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "--json",
+            "-",
+        ]);
+        let x = iops(&ac);
+        assert_eq!(x["significant"], false, "{x}");
+        assert!((num(x, "ratio") - 1.0).abs() < 0.05, "{x}");
+    });
 }
 
 /// One 2-s run of random 4k reads at QD4 on `dev`, capped by the throttle at `iops`; its
@@ -149,43 +152,46 @@ fn one_repeated_side_lends_its_spread_to_the_single_run() {
     // One run against another within 5 %: a worker kept off the CPU for a few ms loses I/Os
     // the throttle would have let through, so nothing else that times runs beside it.
     let _turn = crate::alone();
-    let Some(throttle) = Throttle::new("compare-one") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("compare-one", 64 << 20) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let path = |n: &str| dir.path().join(n);
-    let docs: Vec<Value> = [1000, 2000, 3000]
-        .iter()
-        .map(|&cap| one_run(&throttle, &lo, cap, &path(&format!("a{cap}.json"))))
-        .collect();
-    let runs: Vec<&Value> = docs.iter().map(|d| &d["results"]).collect();
-    let mut a = docs[0].clone();
-    a["repeat"] = serde_json::json!({ "runs": runs, "figures": [] });
-    std::fs::write(path("a.json"), serde_json::to_vec(&a).unwrap()).unwrap();
-    one_run(&throttle, &lo, 2900, &path("b.json"));
-    one_run(&throttle, &lo, 8000, &path("c.json"));
-    let compared = |other: &str| {
-        stdout_json(&[
-            "compare",
-            path("a.json").to_str().unwrap(),
-            path(other).to_str().unwrap(),
-            "--json",
-            "-",
-        ])
-    };
-    let ab = compared("b.json");
-    let x = iops(&ab);
-    // Each 2-s figure within blk-throttle's slice bound of its cap: 2 × 0.104 s / 2 s ≈ 10 %.
-    assert!((num(x, "a") / 2000.0 - 1.0).abs() < 0.1, "{x}");
-    assert!((num(x, "ratio") / 1.45 - 1.0).abs() < 0.2, "{x}");
-    assert_eq!(x["method"], "repeated-side", "{x}");
-    assert_eq!(x["significant"], false, "B within A's runs: {x}");
-    let ac = compared("c.json");
-    let x = iops(&ac);
-    assert!((num(x, "ratio") / 4.0 - 1.0).abs() < 0.2, "{x}");
-    assert_eq!(x["significant"], true, "{x}");
-    assert!(num(x, "ci95_low") > 1.0, "{x}");
+    // Up to 3 attempts: a host stall can spoil one (common::retried).
+    common::retried(3, || {
+        let Some(throttle) = Throttle::new("compare-one") else {
+            return;
+        };
+        let Some(lo) = LoopDev::new("compare-one", 64 << 20) else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = |n: &str| dir.path().join(n);
+        let docs: Vec<Value> = [1000, 2000, 3000]
+            .iter()
+            .map(|&cap| one_run(&throttle, &lo, cap, &path(&format!("a{cap}.json"))))
+            .collect();
+        let runs: Vec<&Value> = docs.iter().map(|d| &d["results"]).collect();
+        let mut a = docs[0].clone();
+        a["repeat"] = serde_json::json!({ "runs": runs, "figures": [] });
+        std::fs::write(path("a.json"), serde_json::to_vec(&a).unwrap()).unwrap();
+        one_run(&throttle, &lo, 2900, &path("b.json"));
+        one_run(&throttle, &lo, 8000, &path("c.json"));
+        let compared = |other: &str| {
+            stdout_json(&[
+                "compare",
+                path("a.json").to_str().unwrap(),
+                path(other).to_str().unwrap(),
+                "--json",
+                "-",
+            ])
+        };
+        let ab = compared("b.json");
+        let x = iops(&ab);
+        // Each 2-s figure within blk-throttle's slice bound of its cap: 2 × 0.104 s / 2 s ≈ 10 %.
+        assert!((num(x, "a") / 2000.0 - 1.0).abs() < 0.1, "{x}");
+        assert!((num(x, "ratio") / 1.45 - 1.0).abs() < 0.2, "{x}");
+        assert_eq!(x["method"], "repeated-side", "{x}");
+        assert_eq!(x["significant"], false, "B within A's runs: {x}");
+        let ac = compared("c.json");
+        let x = iops(&ac);
+        assert!((num(x, "ratio") / 4.0 - 1.0).abs() < 0.2, "{x}");
+        assert_eq!(x["significant"], true, "{x}");
+        assert!(num(x, "ci95_low") > 1.0, "{x}");
+    });
 }
