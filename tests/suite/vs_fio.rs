@@ -29,10 +29,15 @@ fn halfpower_fio_fills_every_figure_fio_fills() {
         return;
     }
     let _turn = common::measuring();
-    let Some(lines) = fields::run_cases(&fields::CASES) else {
-        return;
-    };
-    eprintln!("{lines:#?}");
+    // Up to 2 attempts: the paced cases' depth distributions are compared within 10 points,
+    // and a host stall during one of them (a fresh clone here, 2026-11-26: 45 % at depth 1
+    // against fio's 88 %) spoils the attempt whatever halfpower does (common::retried).
+    common::retried(2, || {
+        let Some(lines) = fields::run_cases(&fields::CASES) else {
+            return;
+        };
+        eprintln!("{lines:#?}");
+    });
 }
 
 /// fio's JSON text of `fio ARGS` (null engine jobs: no device needed), from its first `{`
