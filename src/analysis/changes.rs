@@ -44,6 +44,16 @@ pub fn median(x: &[f64]) -> f64 {
     }
 }
 
+/// A device's own time per I/O by Little's law, µs: the requests it held on average (`queue`,
+/// iostat's aqu-sz) over the I/Os it completed per second; NaN (unknown) without I/O.
+pub fn time_per_io_us(queue: f64, iops: f64) -> f64 {
+    if iops > 0.0 {
+        1e6 * queue / iops
+    } else {
+        f64::NAN
+    }
+}
+
 /// The robust spread of `x`: 1.4826 × its median absolute deviation, % of its median.
 pub fn spread_pct(x: &[f64]) -> f64 {
     let m = median(x);

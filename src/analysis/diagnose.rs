@@ -421,16 +421,13 @@ fn projection(
 /// interval has one) and its own time per I/O (Little's law: queue length over I/Os per
 /// second), found per interval and put in seconds by the intervals' median length.
 fn device_changes(ivs: &[(&DiskInterval, Option<&SystemInterval>)]) -> Vec<Change> {
-    use super::changes::{Series, changes, median};
+    use super::changes::{Series, changes, median, time_per_io_us};
     let iops: Vec<f64> = ivs.iter().map(|(iv, _)| iv.r_s + iv.w_s).collect();
     let response: Option<Vec<f64>> = ivs.iter().map(|(iv, _)| iv.response_ms).collect();
     let device_us: Vec<f64> = ivs
         .iter()
         .zip(&iops)
-        .map(|((iv, _), &n)| match iv.queue_length {
-            Some(q) if n > 0.0 => 1e6 * q / n,
-            _ => f64::NAN,
-        })
+        .map(|((iv, _), &n)| iv.queue_length.map_or(f64::NAN, |q| time_per_io_us(q, n)))
         .collect();
     let lengths: Vec<f64> = ivs.iter().filter_map(|(iv, _)| iv.interval_s).collect();
     let step = Some(median(&lengths)).filter(|s| *s > 0.0).unwrap_or(1.0);

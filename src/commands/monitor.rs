@@ -3,7 +3,7 @@
 use crate::cli::MonitorArgs;
 use crate::input::profile::read_device_profile;
 use crate::model::log::DiskInterval;
-use crate::model::monitor::{DeviceRecord, Record};
+use crate::model::monitor::Record;
 use crate::model::profile::Curve;
 use crate::monitor::{Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
@@ -91,7 +91,10 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         };
         if let Some((names, curves)) = &curves {
             for d in iv.devices.iter_mut().filter(|d| names.contains(&d.device)) {
-                d.headroom = Some(crate::analysis::curve::place(curves, &as_interval(d)));
+                d.headroom = Some(crate::analysis::curve::place(
+                    curves,
+                    &DiskInterval::from(&*d),
+                ));
             }
         }
         done += 1;
@@ -160,22 +163,6 @@ fn curves(args: &MonitorArgs) -> anyhow::Result<Option<(Vec<String>, Vec<Curve>)
         return Err(bad("a profile that names its disk, or --profile-device NAME".into()).into());
     }
     Ok(Some((names, profile.curves)))
-}
-
-/// A device record as the interval `analysis::curve` places.
-fn as_interval(d: &DeviceRecord) -> DiskInterval {
-    DiskInterval {
-        time: d.time.clone(),
-        interval_s: Some(d.interval_s),
-        device: d.device.clone(),
-        disks: d.disks,
-        r_s: d.r_s,
-        w_s: d.w_s,
-        r_bytes_s: Some(d.r_bytes_s),
-        w_bytes_s: Some(d.w_bytes_s),
-        response_ms: Some(d.response_ms),
-        ..DiskInterval::default()
-    }
 }
 
 /// A log file opened for writing: its writer, format and name.

@@ -202,3 +202,29 @@ pub enum Record {
     /// The system's interval.
     System(SystemRecord),
 }
+
+impl From<&DeviceRecord> for super::log::DiskInterval {
+    /// The interval a diagnosis reads from a device record (what `input::monitor_log` reads
+    /// from the same record written to a log).
+    fn from(d: &DeviceRecord) -> Self {
+        super::log::DiskInterval {
+            time: d.time.clone(),
+            interval_s: Some(d.interval_s),
+            device: d.device.clone(),
+            class: Some(d.class),
+            disks: d.disks.max(1),
+            r_s: d.r_s,
+            w_s: d.w_s,
+            d_s: d.d_s,
+            r_bytes_s: Some(d.r_bytes_s),
+            w_bytes_s: Some(d.w_bytes_s),
+            response_ms: Some(d.response_ms),
+            util_pct: Some(d.util_pct),
+            queue_length: Some(d.aqu_sz),
+            service_ms: d.service_ms,
+            service_source: Some(d.service_source),
+            split_io_s: None,
+            serving: d.serving,
+        }
+    }
+}

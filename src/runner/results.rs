@@ -194,7 +194,7 @@ pub fn results(
 /// targets' own disks' time per I/O each second (Little's law: their summed queue size over
 /// the run's I/Os per second) and the run's mean latency each second for the cause.
 fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Change> {
-    use crate::analysis::changes::{Series, changes};
+    use crate::analysis::changes::{Series, changes, time_per_io_us};
     let iops: Vec<f64> = m.series.iter().map(|p| p.iops).collect();
     let p99: Vec<f64> = m.series.iter().map(|p| p.p99_us).collect();
     let mean: Vec<f64> = m.series.iter().map(|p| p.mean_us).collect();
@@ -214,10 +214,10 @@ fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Cha
                 .filter(|d| d.t_s == p.t_s && names.contains(&d.device.as_str()))
                 .map(|d| d.aqu_sz)
                 .collect();
-            if queue.len() < names.len() || p.iops <= 0.0 {
+            if queue.len() < names.len() {
                 f64::NAN
             } else {
-                queue.iter().sum::<f64>() / p.iops * 1e6
+                time_per_io_us(queue.iter().sum(), p.iops)
             }
         })
         .collect();
