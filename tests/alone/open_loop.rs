@@ -133,9 +133,15 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
                 shut * 1e3,
                 shut / r_md1,
             );
+            // Within 10 %, plus what the host's stalls add meanwhile: each delays the issuing
+            // thread and the server's wake-ups by about the probe's own mean lateness, which the
+            // path delay d, measured in another stretch of time, does not hold (a host stealing
+            // 4–6 % of the CPU moved the ratio by 12–16 %, its probe late by 170–400 µs on
+            // average, 2026-11-26).
+            let tol = 0.10 + 2.0 * noise.late_mean_us * 1e-6 / r_md1;
             assert!(
-                (got / r_md1 - 1.0).abs() < 0.10,
-                "ρ {rho}: {got} s against M/D/1 {r_md1} s"
+                (got / r_md1 - 1.0).abs() < tol,
+                "ρ {rho}: {got} s against M/D/1 {r_md1} s (within {tol})"
             );
             // The closed loop at this rate never queues: it reads the lone request's time.
             assert!((shut / s - 1.0).abs() < 0.10, "closed loop {shut} s");
@@ -143,8 +149,12 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
                 shut / r_md1 < 1.0 - rho / 3.0,
                 "closed loop {shut} s, M/D/1 {r_md1} s"
             );
-            // At most 1 % more requests over 1 ms late than the host made the probe's wake-ups.
-            let allowed = (0.01 + noise.over_1ms_share) * achieved * secs as f64;
+            // At most 2 % more requests over 1 ms late than 1.5 times the share of the probe's
+            // wake-ups the host made that late: the worker waits in the engine rather than in a
+            // plain sleep and shares the two CPUs with the FUSE server's thread (a host
+            // stealing 4 % made 4.5 % of the probe's wake-ups late and 6.4 % of the requests,
+            // 2026-11-26).
+            let allowed = (0.02 + 1.5 * noise.over_1ms_share) * achieved * secs as f64;
             assert!(late <= allowed, "{late} late, {allowed} allowed");
         }
     });
