@@ -341,7 +341,8 @@ impl Default for Workload {
 /// A workload as it runs: checked, every default filled ([`Workload::validated`]) and fitted to
 /// the engine that runs it (its depth no deeper than [`EngineKind::caps`] allows). Only [`Workload::plan`] makes one, so the
 /// runner, which takes nothing else, never gets a workload that skipped a step or took them in
-/// another order; its values read as the workload's ([`std::ops::Deref`]), each resolved.
+/// another order. Its fields are private: each value is read through an accessor, resolved
+/// ([`RunPlan::read_pct`] is the share in force, never the option as given).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunPlan {
     w: Workload,
@@ -353,6 +354,36 @@ impl RunPlan {
     /// The workload as it runs.
     pub fn workload(&self) -> &Workload {
         &self.w
+    }
+
+    /// The access pattern.
+    pub fn rw(&self) -> RwMode {
+        self.w.rw
+    }
+
+    /// The request sizes.
+    pub fn bs(&self) -> &RequestSize {
+        &self.w.bs
+    }
+
+    /// Requests in flight per thread, fitted to the engine.
+    pub fn qd(&self) -> u32 {
+        self.w.qd
+    }
+
+    /// Worker threads per target.
+    pub fn threads(&self) -> u32 {
+        self.w.threads
+    }
+
+    /// Everything else the run needs, each default filled.
+    pub fn setup(&self) -> &Setup {
+        &self.w.setup
+    }
+
+    /// Whether the plan writes.
+    pub fn writes(&self) -> bool {
+        self.w.writes()
     }
 
     /// The share of reads in percent, resolved from `--read-pct` or the mode.
@@ -385,14 +416,6 @@ impl RunPlan {
         let mut w = self.w.clone();
         change(&mut w);
         w.plan(self.w.setup.engine, DepthOnEngine::Lower)
-    }
-}
-
-impl std::ops::Deref for RunPlan {
-    type Target = Workload;
-
-    fn deref(&self) -> &Workload {
-        &self.w
     }
 }
 

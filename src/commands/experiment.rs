@@ -409,12 +409,13 @@ fn run_points(
             break;
         }
         let w = p.workload.plan(engine.0, DepthOnEngine::Lower)?;
-        if w.qd < p.workload.qd {
+        if w.qd() < p.workload.qd {
             warn(
                 warnings,
                 format!(
                     "io_uring unavailable: points run at QD{} on the {} engine",
-                    w.qd, engine.0
+                    w.qd(),
+                    engine.0
                 ),
             );
         }
@@ -433,15 +434,15 @@ fn run_points(
             "{} {} {} {} QD{}",
             args.name.name(),
             p.variant.name(),
-            w.rw,
-            w.bs,
-            w.qd
+            w.rw(),
+            w.bs(),
+            w.qd()
         );
         let Some(r) = runner.run(&w, &label, warnings)? else {
             break;
         };
         status = status.max(runner.exit_status());
-        rows.push(row(p, &w, r, disk.as_deref()));
+        rows.push(row(p, w.workload(), r, disk.as_deref()));
     }
     Ok((rows, info, status))
 }

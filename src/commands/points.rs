@@ -148,9 +148,9 @@ impl PointRunner {
             bs: crate::access::RequestSize::fixed(
                 shapes
                     .iter()
-                    .map(|w| w.bs.max())
+                    .map(|w| w.bs().max())
                     .max()
-                    .unwrap_or(first.bs.max()),
+                    .unwrap_or(first.bs().max()),
             ),
             qd: 1,
             threads: 1,
@@ -158,13 +158,13 @@ impl PointRunner {
                 // The widest region any point addresses (none given: the whole target).
                 size: shapes
                     .iter()
-                    .map(|w| w.setup.size)
+                    .map(|w| w.setup().size)
                     .try_fold(ByteSize(0), |acc, s| s.map(|s| acc.max(s))),
-                ..first.setup.clone()
+                ..first.setup().clone()
             },
         }
         .validated()?;
-        if first.setup.buffered && cache_carries {
+        if first.setup().buffered && cache_carries {
             warn(
                 warnings,
                 "points run buffered (--buffered): the page cache carries one point's data into \
@@ -185,7 +185,7 @@ impl PointRunner {
         let targets = open_targets(paths, &opening, warnings)?;
         for w in shapes {
             for t in &targets {
-                for &(size, _) in w.bs.parts() {
+                for &(size, _) in w.bs().parts() {
                     t.check_request_size(size)?;
                 }
             }
@@ -246,13 +246,13 @@ impl PointRunner {
         if !self.quiet && std::io::stderr().is_terminal() {
             eprintln!("[{}/{}] {label}", self.done, self.total);
         }
-        debug_assert_eq!(w.setup.engine, self.engine);
+        debug_assert_eq!(w.setup().engine, self.engine);
         let m = match runner::execute(targets, layout, w, self.control, None) {
             Ok(m) => m,
             Err(Error::Interrupted) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let r = runner::results(&m, w, targets, self.engine_fallback.clone());
+        let r = runner::results(&m, w.workload(), targets, self.engine_fallback.clone());
         if r.errors.count > 0 || r.fatal.is_some() {
             warn(
                 warnings,

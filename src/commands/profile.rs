@@ -109,14 +109,20 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
             "{} {} {} QD{} T{}",
             p.rw.name(),
             p.pattern.name(),
-            w.bs,
-            w.qd,
-            w.threads
+            w.bs(),
+            w.qd(),
+            w.threads()
         );
         let Some(r) = runner.run(w, &name, &mut warnings)? else {
             break;
         };
-        cells.push(cell(p.rw, p.pattern, w, &r, target_info.device.as_deref()));
+        cells.push(cell(
+            p.rw,
+            p.pattern,
+            w.workload(),
+            &r,
+            target_info.device.as_deref(),
+        ));
     }
     let status = runner.exit_status();
     drop(runner); // removes a file the profile created, also after Ctrl-C

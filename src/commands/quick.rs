@@ -178,7 +178,7 @@ fn run_suite(
                     "[{}/{}] {} {}",
                     k as usize * plan.len() + i + 1,
                     plan.len() * args.repeat.n as usize,
-                    test_name(w),
+                    test_name(w.workload()),
                     direction.name()
                 );
             }
@@ -188,7 +188,7 @@ fn run_suite(
                 Err(Error::Interrupted) => return Ok(runs),
                 Err(e) => return Err(e.into()),
             };
-            let results = runner::results(&m, w, targets, engine_fallback.clone());
+            let results = runner::results(&m, w.workload(), targets, engine_fallback.clone());
             let stop = results.interrupted;
             runs[i].push(results);
             if stop {
@@ -210,7 +210,7 @@ fn tests_of(
             break;
         };
         tests.push(QuickTest {
-            name: test_name(&w),
+            name: test_name(w.workload()),
             direction,
             workload: w.workload().clone(),
             results: first,

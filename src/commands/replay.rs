@@ -248,7 +248,7 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
         });
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };
-    let (n, span, depth) = (report.trace.requests, report.trace.span_s, base.qd);
+    let (n, span, depth) = (report.trace.requests, report.trace.span_s, base.qd());
     for &speed in &args.speed {
         let Some(r) = run(speed, &mut runner, &mut warnings)? else {
             break;

@@ -135,7 +135,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
             eprintln!("halfpower: repetition {} of {}", k + 1, args.repeat.n);
         }
         // Each repetition opens (and a created file is filled) afresh: independent runs.
-        let targets = open_targets(&args.targets, &w, &mut warnings)?;
+        let targets = open_targets(&args.targets, w.workload(), &mut warnings)?;
         let control = Control {
             steady,
             ..Control::progress(!args.output.quiet && crate::cluster::rank() == 0)
@@ -147,7 +147,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
             Err(e) => return Err(e.into()),
         };
         infos = targets.iter().map(Target::info).collect();
-        let mut results = runner::results(&m, &w, &targets, engine_fallback.clone());
+        let mut results = runner::results(&m, w.workload(), &targets, engine_fallback.clone());
         if let (Some(r), Some(p)) = (&record, &policy) {
             results.verify = Some(verified::finish(p, r, &targets)?);
         }
@@ -156,7 +156,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let results = runs[0].clone();
     let run_warnings = text::cause::run_warnings(&results);
-    for msg in sanity::check(&w, &infos, &results)
+    for msg in sanity::check(w.workload(), &infos, &results)
         .into_iter()
         .chain(run_warnings)
     {

@@ -192,7 +192,7 @@ fn together(
     let mut steps = Vec::new();
     if let Some(first) = alone.first() {
         // Step 1 is the first target alone: the same workload on the same target.
-        steps.push(step(1, w.threads, first.results.clone(), None));
+        steps.push(step(1, w.threads(), first.results.clone(), None));
     }
     if alone.len() == n {
         for k in 2..=n {
@@ -209,7 +209,7 @@ fn together(
                 break;
             };
             let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
-            steps.push(step(k, wk.threads, r, members));
+            steps.push(step(k, wk.threads(), r, members));
         }
     }
     Ok(steps)
@@ -221,7 +221,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let (engine, fallback) = available_engine(&args.workload);
     let w = args.workload.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
-    let layout = layout(&args, &w)?;
+    let layout = layout(&args, w.workload())?;
     let mut runner = PointRunner::open(
         &args.targets,
         std::slice::from_ref(&w),

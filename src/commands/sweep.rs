@@ -193,9 +193,9 @@ fn measure(
     'reps: for k in 0..n {
         for (i, w) in shapes.iter().enumerate() {
             let name = if n > 1 {
-                format!("{} (repetition {})", label(w), k + 1)
+                format!("{} (repetition {})", label(w.workload()), k + 1)
             } else {
-                label(w)
+                label(w.workload())
             };
             let Some(results) = runner.run(w, &name, warnings)? else {
                 break 'reps;
@@ -208,7 +208,7 @@ fn measure(
         let Some(first) = runs.first().cloned() else {
             break;
         };
-        let mut p = Point::of(w, first);
+        let mut p = Point::of(w.workload(), first);
         if runs.len() > 1 {
             let figures = summarize(&runs);
             let get = |f: RunFigure| figures.iter().find(|s| s.figure == f);

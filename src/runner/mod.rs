@@ -105,11 +105,11 @@ pub fn execute(
         Layout::Separate => (targets.chunks(1).collect(), None),
         Layout::Stripe(chunk) => (vec![targets], Some(chunk)),
     };
-    let n = groups.len() * w.threads as usize;
-    let shared = Shared::new(w, &control, n, record.cloned());
+    let n = groups.len() * w.threads() as usize;
+    let shared = Shared::new(w.workload(), &control, n, record.cloned());
     let names = device_names(targets);
     let mut sampler = DeviceSampler::new(names.clone());
-    let placement = placement(w, n)?;
+    let placement = placement(w.workload(), n)?;
     let run = Run {
         groups: &groups,
         stripe,
@@ -153,7 +153,7 @@ pub fn execute(
         })
         .collect();
     Ok(Measurement {
-        engine: w.setup.engine,
+        engine: w.setup().engine,
         registered: merged.registered,
         worker_cpus: placement.iter().flatten().copied().collect(),
         seconds,
@@ -236,8 +236,8 @@ impl Run<'_> {
         std::thread::scope(|s| {
             let mut handles = Vec::with_capacity(self.placement.len());
             for (ti, &group) in self.groups.iter().enumerate() {
-                for th in 0..w.threads {
-                    let index = ti * w.threads as usize + th as usize;
+                for th in 0..w.threads() {
+                    let index = ti * w.threads() as usize + th as usize;
                     let id = WorkerId {
                         target: ti,
                         thread: th,
@@ -318,7 +318,7 @@ impl Run<'_> {
         phases.watched = watch::watch(
             shared,
             phases.t0,
-            self.w,
+            self.w.workload(),
             self.control.steady,
             progress,
             sampler,

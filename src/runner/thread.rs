@@ -279,27 +279,27 @@ fn worker_plan(
     } = id;
     let stream = stream_of(id);
     // A workload may address less than the opened region (profile's cache-hit cells).
-    let size_of = |t: &Target| w.setup.size.map_or(t.size, |s| s.0.min(t.size));
+    let size_of = |t: &Target| w.setup().size.map_or(t.size, |s| s.0.min(t.size));
     let (region, layout) = match stripe {
         Some(chunk) => {
             let sizes: Vec<u64> = group.iter().map(size_of).collect();
             let starts = group.iter().map(|t| t.offset).collect();
             (
-                Region::new(0, Stripe::logical_size(chunk, &sizes), w.bs.min()),
+                Region::new(0, Stripe::logical_size(chunk, &sizes), w.bs().min()),
                 Some(Stripe::new(chunk, starts)),
             )
         }
         None => (
-            Region::new(group[0].offset, size_of(&group[0]), w.bs.min()),
+            Region::new(group[0].offset, size_of(&group[0]), w.bs().min()),
             None,
         ),
     };
-    let a = &w.setup.access;
+    let a = &w.setup().access;
     // The scattering of popular blocks is the same for every worker of a target (one hot set).
-    let mut scatter_rng = Rng::new(w.setup.seed, 0x5ca7 + ti as u64);
+    let mut scatter_rng = Rng::new(w.setup().seed, 0x5ca7 + ti as u64);
     // Zones are checked against each target's region when it is opened; a stripe set's
     // logical region is checked here.
-    let offsets = if w.rw.is_random() {
+    let offsets = if w.rw().is_random() {
         Draw::new(&a.dist, region.blocks, region.align, &mut scatter_rng)
             .map(|d| OffsetGen::drawn(region, d, a.random_pct, a.random_run))
             .map_err(|e| format!("--dist {}: {e}", a.dist))
@@ -307,7 +307,7 @@ fn worker_plan(
         Ok(OffsetGen::sequential(
             region,
             th,
-            w.threads,
+            w.threads(),
             a.stride.map(|s| s.0),
         ))
     };
@@ -325,9 +325,9 @@ fn worker_plan(
             )),
             None => Requests::Synthetic(Synthetic {
                 offsets,
-                rng: Rng::new(w.setup.seed, stream),
+                rng: Rng::new(w.setup().seed, stream),
                 read_pct: w.read_pct(),
-                sizes: SizePicker::new(&w.bs),
+                sizes: SizePicker::new(w.bs()),
             }),
         },
         qd,
@@ -339,21 +339,21 @@ fn worker_plan(
             sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
             data_only: a.fdatasync.is_some(),
             end_sync: a.end_fsync,
-            pass_bytes: if a.invalidate && w.setup.buffered {
-                pass_bytes(&region, a.stride.map(|s| s.0), w.bs.max())
+            pass_bytes: if a.invalidate && w.setup().buffered {
+                pass_bytes(&region, a.stride.map(|s| s.0), w.bs().max())
             } else {
                 0
             },
             arrivals: a.arrivals,
             // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
             first_due_ns: a.rate_iops.map_or(0.0, |r| 1e9 * me as f64 / r as f64),
-            arrival_seed: w.setup.seed ^ stream.rotate_left(17),
+            arrival_seed: w.setup().seed ^ stream.rotate_left(17),
         },
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
-        write_tag: Rng::new(w.setup.seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
+        write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
         verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
-        error_grace_ns: (w.setup.on_error == crate::spec::OnError::Stop)
+        error_grace_ns: (w.setup().on_error == crate::spec::OnError::Stop)
             .then_some(crate::spec::ERROR_GRACE_NS),
     };
     (plan, offsets_error)
@@ -383,7 +383,7 @@ pub(super) fn worker_thread(
     shared: &Shared,
 ) -> WorkerOutput {
     // The plan was fitted to its engine: no deeper than it queues.
-    let (engine, qd) = (w.setup.engine, w.qd);
+    let (engine, qd) = (w.setup().engine, w.qd());
     let (plan, offsets_error) = worker_plan(group, stripe, id, w, qd, shared);
     let pinned = match id.cpu {
         Some(c) => crate::affinity::pin_current_thread(c)
@@ -391,7 +391,14 @@ pub(super) fn worker_thread(
         None => Ok(()),
     };
     let engine_result = offsets_error.map_or(pinned, Err).and_then(|()| {
-        setup_engine(group, engine, w, qd, w.setup.seed ^ stream_of(id)).map_err(|e| {
+        setup_engine(
+            group,
+            engine,
+            w.workload(),
+            qd,
+            w.setup().seed ^ stream_of(id),
+        )
+        .map_err(|e| {
             format!(
                 "setting up the {} engine on {}: {e}",
                 engine.name(),

@@ -177,7 +177,7 @@ pub fn execute(
     w: &RunPlan,
     control: Control,
 ) -> Result<(Measurement, Option<Record>)> {
-    let record = prepare(policy, w, targets)?;
+    let record = prepare(policy, w.workload(), targets)?;
     let m = super::execute(targets, layout, w, control, record.as_ref())?;
     Ok((m, record))
 }

@@ -127,7 +127,7 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::
         ))
         .into());
     }
-    verified::check_workload(policy(&plan).as_ref(), &w, 1)?;
+    verified::check_workload(policy(&plan).as_ref(), w.workload(), 1)?;
     Ok(Ready {
         job,
         plan,
@@ -155,7 +155,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     if !plan.startdelay.is_zero() {
         std::thread::sleep(plan.startdelay);
     }
-    if job.opts.invalidate && w.setup.buffered {
+    if job.opts.invalidate && w.setup().buffered {
         for t in &targets {
             t.drop_cache();
         }
@@ -172,7 +172,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     };
     let (m, record) = verified::execute(verify.as_ref(), &targets, layout, &w, control)?;
     let events = ProcessEvents::now().since(before);
-    let mut results = runner::results(&m, &w, &targets, fallback);
+    let mut results = runner::results(&m, w.workload(), &targets, fallback);
     if let (Some(r), Some(p)) = (&record, &verify) {
         let v = verified::finish(p, r, &targets)?;
         if !v.clean() {
