@@ -125,9 +125,8 @@ fn iops_is_steady_only_after_the_write_cliff() {
 
 /// Must show: WSAT on a disk of 1 MiB whose writes slow after 1.5 MiB (from the purge) writes
 /// 4 MiB in 200-ms rounds, and its IOPS falls where the bytes written pass the cliff: the first
-/// round below half-way between the first round's rate and the last five's follows the round
-/// boundary that is within one round's bytes of 1.5 MiB (a round at least half past the cliff
-/// runs below half-way, one at most half past it above).
+/// round at the slow service's rate is the first round begun at most half a round before
+/// 1.5 MiB was passed, and every later round stays at that rate.
 #[test]
 fn wsat_shows_the_cliff_at_its_byte_count() {
     let _turn = common::exclusive();
@@ -163,26 +162,51 @@ fn wsat_shows_the_cliff_at_its_byte_count() {
     assert_eq!(at(n - 1), served.written.load(Ordering::SeqCst) as f64);
     assert!(at(n - 1) >= (4 * CAPACITY) as f64 && at(n - 2) < (4 * CAPACITY) as f64);
     let iops: Vec<f64> = rs.iter().map(|r| num(r, "tracking")).collect();
-    let last: f64 = iops[n - 5..].iter().sum::<f64>() / 5.0;
-    let mid = (iops[0] + last) / 2.0;
-    let drop = iops.iter().position(|&i| i < mid).unwrap();
+    // The first round at the slow rate (within the band of 1/S1): a round whose requests all
+    // met the slow service. Not "below half-way between the first and last rates": beside the
+    // suite's other tests two rounds before the cliff ran 35 % slow (754, 481, 517, then 395
+    // across the cliff and 314–326 after, 2026-11-26), which that rule took for the drop; a
+    // round before the cliff would have to lose 55 % to reach this band.
+    let drop = iops.iter().position(|&x| past_the_cliff(x)).unwrap();
     eprintln!(
-        "IOPS {iops:.0?}; drop at round {} after {:.0} bytes, cliff at {CLIFF}",
+        "IOPS {iops:.0?}; first slow round {} from {:.0} bytes, cliff at {CLIFF}",
         drop + 1,
-        at(drop - 1)
+        if drop >= 1 { at(drop - 1) } else { 0.0 }
     );
     assert!(drop >= 1, "the first round runs before the cliff");
-    let before = if drop >= 2 { at(drop - 2) } else { 0.0 };
-    assert!(
-        before <= CLIFF as f64 && CLIFF as f64 <= at(drop),
-        "cliff at {CLIFF}, the drop's round boundary at {} ({before}..{})",
+    // It follows the cliff: the round before it began before the cliff (else that one would
+    // have run slow), and the cliff lies before it or in its first half (a round half slow,
+    // half fast runs at 1/((S0 + S1)/2), 35–50 % above the band: it cannot be the first slow
+    // one).
+    let (begun, start, end) = (
+        if drop >= 2 { at(drop - 2) } else { 0.0 },
         at(drop - 1),
-        at(drop)
+        at(drop),
+    );
+    assert!(
+        begun < CLIFF as f64 && CLIFF as f64 <= start + 0.5 * (end - start),
+        "cliff at {CLIFF}, the first slow round {start}..{end}, the one before from {begun}"
     );
     for (i, &x) in iops.iter().enumerate().skip(drop + 1) {
         assert!(past_the_cliff(x), "round {}: {x} IOPS", i + 1);
     }
-    assert_eq!(t["steady"]["reached"], true, "flat past the cliff");
+    // WSAT judges its last five rounds by PTS's rule, worked here from their IOPS: max − min
+    // within 20 % of their mean and the least-squares line's rise across them within 10 %. The
+    // disk is flat past the cliff, but five 200-ms rounds of about 60 writes each can miss the
+    // rule on a busy host (…, 323, 313, 319, 313, 281: a fall of 11 %, 2026-11-26), so the
+    // verdict is checked against the rounds rather than assumed.
+    let five = &iops[n - 5..];
+    let mean = five.iter().sum::<f64>() / 5.0;
+    let range = five.iter().copied().fold(f64::MIN, f64::max)
+        - five.iter().copied().fold(f64::MAX, f64::min);
+    let slope = five
+        .iter()
+        .enumerate()
+        .map(|(i, y)| (i as f64 - 2.0) * (y - mean))
+        .sum::<f64>()
+        / 10.0;
+    let flat = range <= 0.2 * mean && (4.0 * slope).abs() <= 0.1 * mean;
+    assert_eq!(t["steady"]["reached"], flat, "{five:?}: {t}");
     assert_eq!(num(t, "steady.window.last_round") as usize, n);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("WSAT: IOPS against bytes written"));
