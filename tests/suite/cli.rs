@@ -790,6 +790,8 @@ fn every_flag_in_the_docs_exists() {
         "--ignored",
         "--check",
         "--all-targets",
+        "--no-run",
+        "--target-dir",
         // mpirun, srun
         "--mpi",
         "--oversubscribe",
