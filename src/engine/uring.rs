@@ -1,13 +1,15 @@
 //! The io_uring engine: one ring per worker thread, `depth` I/Os in flight.
 //!
-//! The ring is set up with SINGLE_ISSUER and COOP_TASKRUN where the kernel has them (the worker
-//! is the only submitter; completions run as task work when it next enters the kernel, without
-//! an interrupt to the CPU it runs on). Not DEFER_TASKRUN: on a loop device over RAM (Linux
-//! 6.18, 2 vCPUs) it left the waiting worker asleep for about a millisecond after many
-//! completions, intermittently: QD1 969–3705 IOPS (p50 up to 1.17 ms) where the same binary with
-//! COOP_TASKRUN gave 10 358–11 871 and fio 10 055–20 264, alternating runs, 2026-11-26. The
-//! target's file descriptor and
-//! the slot buffers are registered so each I/O skips the file lookup and page pinning (READ_FIXED
+//! The ring is set up with SINGLE_ISSUER where the kernel has it (the worker is the only
+//! submitter), and with COOP_TASKRUN for a closed loop, DEFER_TASKRUN for an open one. Both
+//! choices are measured, and why they differ is not yet understood (Linux 6.18, 2 vCPUs,
+//! 2026-11-26). On a loop device over RAM, DEFER_TASKRUN intermittently left a closed loop's
+//! waiting worker asleep for about a millisecond after its completions: QD1 969–3705 IOPS
+//! (p50 up to 1.17 ms), where COOP_TASKRUN gave 10 358–11 871 and fio 10 055–20 264, in
+//! alternating runs. With COOP_TASKRUN, an open loop replaying onto a loop device over a FUSE
+//! disk issued its requests about 1 ms late: the block layer's mean response was 1.5–1.65
+//! times fio's at the same rate, in 3 of 3 attempts. With DEFER_TASKRUN it matched within 10 %.
+//! The target's file descriptor and the slot buffers are registered so each I/O skips the file lookup and page pinning (READ_FIXED
 //! and WRITE_FIXED). Each step falls back to the plain form when the kernel refuses it.
 //!
 //! New requests are submitted by one `io_uring_enter` and waited for by the next, as fio and
@@ -57,12 +59,24 @@ pub fn uring_available() -> io::Result<()> {
 impl UringEngine {
     /// Sets up a ring of `arena.slots()` entries on the files `fds`, which must stay open for the
     /// engine's lifetime, whose waits poll for up to `spin` before sleeping. Call from the
-    /// thread that will use it (SINGLE_ISSUER).
-    pub fn new(fds: &[RawFd], arena: BufferArena, len: u32, spin: Duration) -> io::Result<Self> {
+    /// thread that will use it (SINGLE_ISSUER). `open_loop`: the worker issues at due times
+    /// (DEFER_TASKRUN, else COOP_TASKRUN: see the module's doc).
+    pub fn new(
+        fds: &[RawFd],
+        arena: BufferArena,
+        len: u32,
+        spin: Duration,
+        open_loop: bool,
+    ) -> io::Result<Self> {
         let entries = (arena.slots() as u32).next_power_of_two().max(2);
-        let ring = IoUring::builder()
-            .setup_single_issuer()
-            .setup_coop_taskrun()
+        let mut builder = IoUring::builder();
+        builder.setup_single_issuer();
+        if open_loop {
+            builder.setup_defer_taskrun();
+        } else {
+            builder.setup_coop_taskrun();
+        }
+        let ring = builder
             .setup_cqsize(entries * 2)
             .build(entries)
             .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))

@@ -239,9 +239,9 @@ fn setup_engine(
             // An open loop must never wait in its submission: a file system that does not
             // honour io_uring's non-blocking attempt (FUSE, seen on 6.18: each submit took the
             // whole 2-ms service) would hold every later request back. Block devices honour it.
-            let punt = !w.setup.access.arrivals.is_closed()
-                && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
-            let mut e = UringEngine::new(&fds, arena, bs, w.setup.spin.0)?;
+            let open_loop = !w.setup.access.arrivals.is_closed();
+            let punt = open_loop && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
+            let mut e = UringEngine::new(&fds, arena, bs, w.setup.spin.0, open_loop)?;
             e.always_async(punt);
             AnyEngine::Uring(Box::new(e))
         }
