@@ -20,7 +20,6 @@ mod layers;
 mod loopdev;
 mod monitor;
 mod monitor_checks;
-mod monitor_overhead;
 mod path;
 mod pts;
 mod report;
