@@ -9,8 +9,9 @@
 //! alternating runs. With COOP_TASKRUN, an open loop replaying onto a loop device over a FUSE
 //! disk issued its requests about 1 ms late: the block layer's mean response was 1.5–1.65
 //! times fio's at the same rate, in 3 of 3 attempts. With DEFER_TASKRUN it matched within 10 %.
-//! The target's file descriptor and the slot buffers are registered so each I/O skips the file lookup and page pinning (READ_FIXED
-//! and WRITE_FIXED). Each step falls back to the plain form when the kernel refuses it.
+//! The target's file descriptor and the slot buffers are registered so each I/O skips the file
+//! lookup and page pinning (READ_FIXED and WRITE_FIXED). Each step falls back to the plain form
+//! when the kernel refuses it.
 //!
 //! New requests are submitted by one `io_uring_enter` and waited for by the next, as fio and
 //! liburing's submit-then-wait do. Submitting and waiting in one call put the thread to sleep
