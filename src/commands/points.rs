@@ -160,6 +160,10 @@ impl PointRunner {
                     .iter()
                     .map(|w| w.setup().size)
                     .try_fold(ByteSize(0), |acc, s| s.map(|s| acc.max(s))),
+                // Each point's own budget is checked with its own plan; the first one's byte
+                // count need not be a multiple of the largest size (pts: 128 KiB of
+                // preconditioning beside 1 MiB cells).
+                bytes: None,
                 ..first.setup().clone()
             },
         }

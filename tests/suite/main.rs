@@ -22,6 +22,7 @@ mod monitor;
 mod monitor_checks;
 mod path;
 mod pts;
+mod pts_known;
 mod report;
 mod scale;
 mod sweep;

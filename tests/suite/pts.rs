@@ -196,16 +196,7 @@ fn wsat_shows_the_cliff_at_its_byte_count() {
     // rule on a busy host (…, 323, 313, 319, 313, 281: a fall of 11 %, 2026-11-26), so the
     // verdict is checked against the rounds rather than assumed.
     let five = &iops[n - 5..];
-    let mean = five.iter().sum::<f64>() / 5.0;
-    let range = five.iter().copied().fold(f64::MIN, f64::max)
-        - five.iter().copied().fold(f64::MAX, f64::min);
-    let slope = five
-        .iter()
-        .enumerate()
-        .map(|(i, y)| (i as f64 - 2.0) * (y - mean))
-        .sum::<f64>()
-        / 10.0;
-    let flat = range <= 0.2 * mean && (4.0 * slope).abs() <= 0.1 * mean;
+    let flat = crate::pts_known::pts_steady(five);
     assert_eq!(t["steady"]["reached"], flat, "{five:?}: {t}");
     assert_eq!(num(t, "steady.window.last_round") as usize, n);
     let page = std::fs::read_to_string(&html).unwrap();
