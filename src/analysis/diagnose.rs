@@ -420,7 +420,7 @@ fn projection(
 /// The changes in a device's intervals: its I/Os per second, its response time (when every
 /// interval has one) and its own time per I/O (Little's law: queue length over I/Os per
 /// second), found per interval and put in seconds by the intervals' median length.
-fn device_changes(ivs: &[(&DiskInterval, Option<&SystemInterval>)]) -> Vec<Change> {
+pub fn device_changes(ivs: &[(&DiskInterval, Option<&SystemInterval>)]) -> Vec<Change> {
     use super::changes::{Series, changes, median, time_per_io_us};
     let iops: Vec<f64> = ivs.iter().map(|(iv, _)| iv.r_s + iv.w_s).collect();
     let response: Option<Vec<f64>> = ivs.iter().map(|(iv, _)| iv.response_ms).collect();

@@ -32,3 +32,4 @@ pub mod steady;
 pub mod student;
 pub mod sweep;
 pub mod uncertainty;
+pub mod watch;

@@ -142,6 +142,7 @@ pub fn device_record(
         service_source: split.source,
         traced: cx.trace.map(|t| t.requests),
         headroom: None,
+        changes: Vec::new(),
         flags,
     })
 }

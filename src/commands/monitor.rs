@@ -1,5 +1,6 @@
 //! `halfpower monitor`: the sampling loop's output to the terminal, JSON lines and the log.
 
+use crate::analysis::watch::Watch;
 use crate::cli::MonitorArgs;
 use crate::input::profile::read_device_profile;
 use crate::model::log::DiskInterval;
@@ -84,11 +85,16 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         interval,
         trace: args.trace,
     })?;
+    let mut watches: std::collections::HashMap<String, Watch> = Default::default();
     let mut done = 0u64;
     while args.count.is_none_or(|c| done < c) {
         let Some(mut iv) = mon.next_interval() else {
             break;
         };
+        for d in &mut iv.devices {
+            let watch = watches.entry(d.device.clone()).or_default();
+            d.changes = watch.push(DiskInterval::from(&*d));
+        }
         if let Some((names, curves)) = &curves {
             for d in iv.devices.iter_mut().filter(|d| names.contains(&d.device)) {
                 d.headroom = Some(crate::analysis::curve::place(
@@ -105,8 +111,8 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
             .devices
             .iter()
             .cloned()
-            .map(Record::Device)
-            .chain(std::iter::once(Record::System(iv.system.clone())))
+            .map(|d| Record::Device(Box::new(d)))
+            .chain(std::iter::once(Record::System(Box::new(iv.system.clone()))))
             .collect();
         {
             let mut so = std::io::stdout().lock();

@@ -143,7 +143,7 @@ mod tests {
 
     fn records() -> Vec<Record> {
         vec![
-            Record::Device(DeviceRecord {
+            Record::Device(Box::new(DeviceRecord {
                 schema_version: 2,
                 time: "2026-11-21T10:00:01.000Z".into(),
                 interval_s: 1.0,
@@ -160,8 +160,8 @@ mod tests {
                 serving: Serving::Serial,
                 flags: vec![Flag::Busy],
                 ..Default::default()
-            }),
-            Record::System(SystemRecord {
+            })),
+            Record::System(Box::new(SystemRecord {
                 schema_version: 2,
                 time: "2026-11-21T10:00:01.000Z".into(),
                 interval_s: 1.0,
@@ -171,7 +171,7 @@ mod tests {
                 swap_in_pages_s: 3.0,
                 swap_out_pages_s: 4.0,
                 ..Default::default()
-            }),
+            })),
         ]
     }
 

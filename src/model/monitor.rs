@@ -133,6 +133,11 @@ pub struct DeviceRecord {
     /// --profile`): its headroom to the knee and the peak.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headroom: Option<super::diagnosis::WorkloadHeadroom>,
+    /// Steps in this device's I/Os per second (or response time) that `monitor` first found at
+    /// the end of this interval, looking over its recent intervals (`analysis::watch`): each
+    /// said once, `at_s` from the start of monitor's first interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<super::change::Change>,
     /// Conditions worth a look: `busy>85%`, `queue>2/disk` (serial devices only), `paging`,
     /// `U>N`, `S>R`, `unstable-queue`.
     pub flags: Vec<Flag>,
@@ -197,10 +202,10 @@ pub struct SystemRecord {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Record {
-    /// A device's interval.
-    Device(DeviceRecord),
+    /// A device's interval (boxed, as is the system's: each is hundreds of bytes).
+    Device(Box<DeviceRecord>),
     /// The system's interval.
-    System(SystemRecord),
+    System(Box<SystemRecord>),
 }
 
 impl From<&DeviceRecord> for super::log::DiskInterval {

@@ -111,14 +111,15 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
                         "--log",
                     ])
                     .arg(&log)
-                    .stdout(Stdio::null())
+                    .args(["--json", "-"])
+                    .stdout(Stdio::piped())
                     .spawn()
                     .unwrap()
             })
         };
         let (v, outside) = run_changing(throttle.command(&a), Some(&lower));
-        let mon = mon.join().unwrap();
-        assert!(mon.wait_with_output().unwrap().status.success());
+        let mon = mon.join().unwrap().wait_with_output().unwrap();
+        assert!(mon.status.success());
         let c = v["results"]["changes"].as_array().unwrap();
         eprintln!("lowered cap: {c:?}, {outside:.3} s outside the measured window");
         assert_eq!(c.len(), 1, "{c:?}");
@@ -160,6 +161,37 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
         assert!((num(dc, "before") / 4000.0 - 1.0).abs() <= 0.05, "{dc}");
         assert!((num(dc, "after") / 2000.0 - 1.0).abs() <= 0.05, "{dc}");
         assert!(dc["cause"].is_null(), "{dc}");
+
+        // monitor said the same step while it watched, once, in the record of an interval that
+        // ended after the new level had lasted three intervals (the first may be partial): at
+        // the change's wall-clock time from the start of its first interval (± 1 s), 4000 →
+        // 2000 within 5 %.
+        let said: Vec<(f64, serde_json::Value)> = String::from_utf8_lossy(&mon.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["device"] == lo.name().as_str())
+            .enumerate()
+            .flat_map(|(i, r)| {
+                let ended = (i + 1) as f64 * num(&r, "interval_s");
+                r["changes"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |c| (ended, c))
+            })
+            .collect();
+        eprintln!("said by monitor (interval end, change): {said:?}");
+        assert_eq!(said.len(), 1, "{said:?}");
+        let (ended, lc) = &said[0];
+        assert_eq!(lc["figure"], "iops", "{lc}");
+        assert!(
+            (num(lc, "at_s") - expected).abs() <= 1.0,
+            "{lc}, expected {expected}"
+        );
+        assert!(*ended >= num(lc, "at_s") + 2.0, "said at {ended} s: {lc}");
+        assert!((num(lc, "before") / 4000.0 - 1.0).abs() <= 0.05, "{lc}");
+        assert!((num(lc, "after") / 2000.0 - 1.0).abs() <= 0.05, "{lc}");
 
         // The report marks it on the IOPS chart, with the levels and the cause on hover.
         let (json, html) = (dir.path().join("c.json"), dir.path().join("c.html"));

@@ -90,6 +90,12 @@ pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
         );
     }
     for d in devices {
+        for c in &d.changes {
+            let _ = write!(out, "change {} (from monitor's start):", d.device);
+            crate::render::text::run::change_line(&mut out, c);
+        }
+    }
+    for d in devices {
         if let Some(h) = &d.headroom {
             let _ = writeln!(
                 out,

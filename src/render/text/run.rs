@@ -110,37 +110,43 @@ pub fn change_lines(out: &mut String, changes: &[Change]) {
     }
     let _ = writeln!(out, "changes over time (steps in the per-second series):");
     for c in changes {
-        let (name, unit) = match c.figure {
-            ChangeFigure::Iops => ("IOPS", ""),
-            ChangeFigure::P99Us => ("p99", " µs"),
-            ChangeFigure::ResponseMs => ("response time", " ms"),
-        };
-        let pct = 100.0 * (c.after / c.before - 1.0);
-        let digits = if c.figure == ChangeFigure::ResponseMs {
-            3
-        } else {
-            0
-        };
-        let _ = write!(
-            out,
-            "  at {:.1} s: {name} {:.digits$}{unit} → {:.digits$}{unit} ({pct:+.0} %)",
-            c.at_s, c.before, c.after
-        );
-        let e = &c.evidence;
-        let times = match (
-            e.device_us_before,
-            e.device_us_after,
-            e.latency_us_before,
-            e.latency_us_after,
-        ) {
-            (Some(d0), Some(d1), Some(l0), Some(l1)) => format!(
-                ": the device's own time per I/O {d0:.0} → {d1:.0} µs, halfpower's mean latency {l0:.0} → {l1:.0} µs"
-            ),
-            _ => String::new(),
-        };
-        let cause = crate::render::words::change_cause(c.cause);
-        let _ = writeln!(out, "; {cause}{times}");
+        change_line(out, c);
     }
+}
+
+/// One step, on a line of its own: when, in which figure, from which level to which, and the
+/// cause with the times that told it.
+pub fn change_line(out: &mut String, c: &Change) {
+    let (name, unit) = match c.figure {
+        ChangeFigure::Iops => ("IOPS", ""),
+        ChangeFigure::P99Us => ("p99", " µs"),
+        ChangeFigure::ResponseMs => ("response time", " ms"),
+    };
+    let pct = 100.0 * (c.after / c.before - 1.0);
+    let digits = if c.figure == ChangeFigure::ResponseMs {
+        3
+    } else {
+        0
+    };
+    let _ = write!(
+        out,
+        "  at {:.1} s: {name} {:.digits$}{unit} → {:.digits$}{unit} ({pct:+.0} %)",
+        c.at_s, c.before, c.after
+    );
+    let e = &c.evidence;
+    let times = match (
+        e.device_us_before,
+        e.device_us_after,
+        e.latency_us_before,
+        e.latency_us_after,
+    ) {
+        (Some(d0), Some(d1), Some(l0), Some(l1)) => format!(
+            ": the device's own time per I/O {d0:.0} → {d1:.0} µs, halfpower's mean latency {l0:.0} → {l1:.0} µs"
+        ),
+        _ => String::new(),
+    };
+    let cause = crate::render::words::change_cause(c.cause);
+    let _ = writeln!(out, "; {cause}{times}");
 }
 
 /// The disks' counters over the run, a row per device (nothing when none was watched).
