@@ -15,6 +15,10 @@ use crate::model::replay::{Headroom, HeadroomLimit};
 /// Mean lateness, as a share of the mean response time from due times, above which a point
 /// was not replayed on time.
 pub const BEHIND_MEAN_SHARE: f64 = 0.05;
+/// How many times a point the replayer issued late for want of CPU (not for a full queue) is
+/// replayed again before the search takes it as it is: a host that steals the CPU for a few
+/// seconds spoils one point, not the whole search.
+pub const LATE_RETRIES: u32 = 2;
 /// The bracket is narrowed until its ends are within this ratio.
 pub const PRECISION: f64 = 1.02;
 /// The fastest speed the search tries.
@@ -43,6 +47,11 @@ impl Probe {
     /// Late because the slots were full: the bound's answer, which counts.
     fn counts(&self) -> bool {
         self.on_time() || self.slots_full
+    }
+
+    /// Late for another reason (CPU): the point says nothing of the device.
+    pub fn spoiled(&self) -> bool {
+        !self.counts()
     }
 }
 

@@ -170,6 +170,15 @@ fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
         let tr = trace(dir.path(), "poisson", &us);
         let v = replay(&[&tr, &disk, "--headroom"]);
         let h = &v["headroom"];
+        for p in v["points"].as_array().unwrap() {
+            eprintln!(
+                "speed {:.3}: mean {:.0} µs, late {:.0} µs on average",
+                num(p, "speed"),
+                num(p, "latency_us.mean"),
+                num(p, "late_us.mean")
+            );
+        }
+        eprintln!("headroom {h}; warnings {}", v["warnings"]);
         let found = num(&v, "headroom.speed_at_double_mean");
         let own = lindley_doubling(&times_s, s);
         eprintln!(
