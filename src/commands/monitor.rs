@@ -4,12 +4,13 @@ use crate::analysis::watch::Watch;
 use crate::cli::MonitorArgs;
 use crate::input::profile::read_device_profile;
 use crate::model::log::DiskInterval;
-use crate::model::monitor::Record;
+use crate::model::monitor::{DeviceRecord, Record};
 use crate::model::profile::Curve;
 use crate::monitor::{Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
 use anyhow::Context;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -85,24 +86,13 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         interval,
         trace: args.trace,
     })?;
-    let mut watches: std::collections::HashMap<String, Watch> = Default::default();
+    let mut watches: HashMap<String, Watch> = HashMap::new();
     let mut done = 0u64;
     while args.count.is_none_or(|c| done < c) {
         let Some(mut iv) = mon.next_interval() else {
             break;
         };
-        for d in &mut iv.devices {
-            let watch = watches.entry(d.device.clone()).or_default();
-            d.changes = watch.push(DiskInterval::from(&*d));
-        }
-        if let Some((names, curves)) = &curves {
-            for d in iv.devices.iter_mut().filter(|d| names.contains(&d.device)) {
-                d.headroom = Some(crate::analysis::curve::place(
-                    curves,
-                    &DiskInterval::from(&*d),
-                ));
-            }
-        }
+        annotate(&mut iv.devices, &mut watches, curves.as_ref());
         done += 1;
         for n in &iv.notes {
             eprintln!("halfpower: {n}");
@@ -142,6 +132,27 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// What monitor adds to each device's interval: the steps first found with it, and with
+/// `--profile` (`curves`: the names it applies to and their curves) its place on the curve.
+fn annotate(
+    devices: &mut [DeviceRecord],
+    watches: &mut HashMap<String, Watch>,
+    curves: Option<&(Vec<String>, Vec<Curve>)>,
+) {
+    for d in devices.iter_mut() {
+        let watch = watches.entry(d.device.clone()).or_default();
+        d.changes = watch.push(DiskInterval::from(&*d));
+    }
+    if let Some((names, curves)) = curves {
+        for d in devices.iter_mut().filter(|d| names.contains(&d.device)) {
+            d.headroom = Some(crate::analysis::curve::place(
+                curves,
+                &DiskInterval::from(&*d),
+            ));
+        }
+    }
 }
 
 /// The curves of `--profile` and the device names they apply to (the profile's own, or
