@@ -179,4 +179,32 @@ mod tests {
             1
         );
     }
+    #[test]
+    fn a_step_found_with_an_interval_is_a_line_under_the_table() {
+        use crate::model::change::{Change, ChangeEvidence, ChangeFigure};
+        let step = Change {
+            at_s: 5.0,
+            figure: ChangeFigure::Iops,
+            before: 4000.0,
+            after: 2000.0,
+            cause: None,
+            evidence: ChangeEvidence::default(),
+        };
+        let d = DeviceRecord {
+            device: "loop3".into(),
+            r_s: 2000.0,
+            changes: vec![step],
+            ..Default::default()
+        };
+        let text = interval(&SystemRecord::default(), &[d, DeviceRecord::default()]);
+        let said: Vec<&str> = text.lines().filter(|l| l.starts_with("change")).collect();
+        assert_eq!(said.len(), 1, "{text}");
+        assert!(
+            said[0].starts_with(
+                "change loop3 (from monitor's start):  at 5.0 s: IOPS 4000 → 2000 (-50 %)"
+            ),
+            "{}",
+            said[0]
+        );
+    }
 }
