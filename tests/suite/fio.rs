@@ -444,44 +444,49 @@ fn jobs_match_fio_on_a_throttled_device() {
         );
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let fio = run(Path::new("fio"), &[]);
-    let hp = run(
-        &assert_cmd::cargo::cargo_bin("halfpower"),
-        &["fio", "--allow-write", "--quiet"],
-    );
-    let (fj, hj) = (
-        fio["jobs"].as_array().unwrap(),
-        hp["jobs"].as_array().unwrap(),
-    );
-    assert_eq!(fj.len(), 10);
-    assert_eq!(hj.len(), 10);
-    let mut report = Vec::new();
-    for (f, h) in fj.iter().zip(hj) {
-        assert_eq!(f["jobname"], h["jobname"]);
-        let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
-        let (a, b) = (iops(f), iops(h));
-        report.push(format!(
-            "{}: fio {a:.0} halfpower {b:.0} ({:.3})",
-            f["jobname"],
-            b / a
-        ));
-        assert!(a > 100.0, "fio ran: {report:?}");
-    }
-    for (f, h) in fj.iter().zip(hj) {
-        let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
-        let r = iops(h) / iops(f);
-        assert!(
-            (0.85..=1.15).contains(&r),
-            "job by job within 15 %: {report:#?}"
+    // Up to 2 attempts (common::retried): on a stormy host one tool's 2-s job can lose 10 %
+    // (CI, 2026-11-26: fio 1774 IOPS on the bssplit job where the caps allow 1993, halfpower
+    // 2102).
+    common::retried(2, || {
+        let fio = run(Path::new("fio"), &[]);
+        let hp = run(
+            &assert_cmd::cargo::cargo_bin("halfpower"),
+            &["fio", "--allow-write", "--quiet"],
         );
-        if f["jobname"] == "rate-capped" {
-            for j in [f, h] {
-                let r = iops(j) / 800.0;
-                assert!((0.98..=1.02).contains(&r), "rate cap 800: {report:#?}");
+        let (fj, hj) = (
+            fio["jobs"].as_array().unwrap(),
+            hp["jobs"].as_array().unwrap(),
+        );
+        assert_eq!(fj.len(), 10);
+        assert_eq!(hj.len(), 10);
+        let mut report = Vec::new();
+        for (f, h) in fj.iter().zip(hj) {
+            assert_eq!(f["jobname"], h["jobname"]);
+            let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
+            let (a, b) = (iops(f), iops(h));
+            report.push(format!(
+                "{}: fio {a:.0} halfpower {b:.0} ({:.3})",
+                f["jobname"],
+                b / a
+            ));
+            assert!(a > 100.0, "fio ran: {report:?}");
+        }
+        for (f, h) in fj.iter().zip(hj) {
+            let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
+            let r = iops(h) / iops(f);
+            assert!(
+                (0.85..=1.15).contains(&r),
+                "job by job within 15 %: {report:#?}"
+            );
+            if f["jobname"] == "rate-capped" {
+                for j in [f, h] {
+                    let r = iops(j) / 800.0;
+                    assert!((0.98..=1.02).contains(&r), "rate cap 800: {report:#?}");
+                }
             }
         }
-    }
-    eprintln!("{report:#?}");
+        eprintln!("{report:#?}");
+    });
 }
 
 /// Jobs without stonewall run at the same time, in fio and in halfpower: a reader and a writer
