@@ -16,7 +16,7 @@ use std::time::Duration;
 const S0: Duration = Duration::from_millis(1);
 const S1: Duration = Duration::from_millis(3);
 
-fn pts(args: &[&str]) -> Value {
+pub(crate) fn pts(args: &[&str]) -> Value {
     let mut all = vec!["pts"];
     all.extend(args);
     all.extend(["--allow-write", "--destroy-data", "--json", "-", "--quiet"]);

@@ -153,8 +153,7 @@ fn latency_test_meets_a_known_service_time() {
     let Some(fs) = mount_fs_with(server, "halfpower-ptslat", 1) else {
         return;
     };
-    let v = common::stdout_json(&[
-        "pts",
+    let v = crate::pts::pts(&[
         &fs.disk(),
         "--test",
         "latency",
@@ -162,11 +161,6 @@ fn latency_test_meets_a_known_service_time() {
         "150ms",
         "--precondition",
         "512k",
-        "--allow-write",
-        "--destroy-data",
-        "--json",
-        "-",
-        "--quiet",
     ]);
     let t = &v["tracks"][0];
     assert_eq!(t["purge"]["state"], "done", "{}", t["purge"]);
