@@ -30,7 +30,7 @@ pub struct Watch {
     recent: VecDeque<DiskInterval>,
     /// Intervals dropped from the front of `recent`.
     dropped: usize,
-    /// When each change said so far happened, in intervals from the first.
+    /// When each change said so far happened, s from the start of the first interval.
     said: Vec<f64>,
 }
 
@@ -56,12 +56,15 @@ impl Watch {
             if c.before <= 0.0 || c.after <= 0.0 {
                 continue;
             }
-            let at = c.at_s / step + self.dropped as f64;
-            if self.said.iter().any(|s| (s - at).abs() <= SAME_WITHIN) {
+            c.at_s += self.dropped as f64 * step;
+            if self
+                .said
+                .iter()
+                .any(|s| (s - c.at_s).abs() <= SAME_WITHIN * step)
+            {
                 continue;
             }
-            self.said.push(at);
-            c.at_s = at * step;
+            self.said.push(c.at_s);
             new.push(c);
         }
         new
