@@ -16,6 +16,7 @@ pub mod experiments;
 pub mod fio;
 pub mod fit;
 pub mod headroom;
+pub mod host;
 pub mod limits;
 pub mod monitor;
 pub mod pap;

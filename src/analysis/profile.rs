@@ -61,6 +61,7 @@ pub fn cell(
         device_service_ms: dev_s,
         steady: r.steady.is_some_and(|s| s.reached),
         seconds: r.seconds,
+        host: r.host.clone(),
     }
 }
 

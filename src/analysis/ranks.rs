@@ -321,7 +321,7 @@ mod tests {
                 iops: per_s,
                 bytes_per_s: per_s * 4096.0,
                 p99_us: 10.0 * (n + 1) as f64,
-                mean_us: 0.0,
+                ..TimePoint::default()
             })
             .collect();
         RankRun {
@@ -429,8 +429,7 @@ mod tests {
                 t_s: t as u32,
                 iops,
                 bytes_per_s: iops,
-                p99_us: 0.0,
-                mean_us: 0.0,
+                ..TimePoint::default()
             })
             .collect();
         assert_eq!(until(&s, 2.5, 1.5).0, 100.0 + 100.0);

@@ -176,7 +176,7 @@ fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
 /// `--html` asks and it holds something to draw (else says why not).
 fn emit(out: &OutputArgs, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
     if !write_json(out, &doc)? {
-        print!("{text}");
+        print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));
     }
     if out.html.is_none() {
         return Ok(());

@@ -370,6 +370,7 @@ fn cell(bs: u64, mix: Mix, r: &Results) -> Cell {
         written_bytes: r.write.as_ref().map_or(0, |d| d.bytes),
         latency_us: r.total.latency_us.clone(),
         errors: r.errors.count,
+        host: r.host.clone(),
     }
 }
 

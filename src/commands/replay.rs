@@ -156,6 +156,7 @@ fn point(speed: f64, n: u64, span_s: f64, max_depth: u32, r: &Results) -> Replay
         },
         errors: r.errors.count,
         devices: r.devices.clone(),
+        host: r.host.clone(),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod diagnosis;
 pub mod evidence;
 pub mod experiment;
 pub mod fio;
+pub mod host;
 pub mod log;
 pub mod monitor;
 pub mod open;

@@ -230,6 +230,10 @@ pub struct ProfileCell {
     pub steady: bool,
     /// Measured seconds.
     pub seconds: f64,
+    /// What the host did meanwhile, and which figures it could have moved (absent in older
+    /// files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::host::HostNoise>,
 }
 
 /// The document `halfpower profile --json` writes; `diagnose --profile` reads its `fits`.

@@ -141,6 +141,10 @@ pub struct Cell {
     pub latency_us: LatencySummary,
     /// Failed I/Os.
     pub errors: u64,
+    /// What the host did meanwhile, and which figures it could have moved (absent in older
+    /// files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::host::HostNoise>,
 }
 
 /// One round: every cell of the matrix once, in order.

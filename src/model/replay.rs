@@ -64,6 +64,10 @@ pub struct ReplayPoint {
     pub errors: u64,
     /// OS counters of the disks underneath, over the same window.
     pub devices: Vec<DeviceDelta>,
+    /// What the host did meanwhile, and which figures it could have moved (absent in older
+    /// files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::host::HostNoise>,
 }
 
 /// What stopped the response time from staying within double the trace's own.

@@ -365,6 +365,10 @@ pub struct Results {
     /// a run that stayed at one level (and in older files).
     #[serde(default)]
     pub changes: Vec<super::change::Change>,
+    /// What the host did meanwhile (steal, a sleeping probe's lateness, the workers' waits
+    /// for a CPU) and which figures it could have moved (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::host::HostNoise>,
 }
 
 impl Serialize for Results {

@@ -19,6 +19,7 @@ use crate::oscounters::diskstats::DeviceDelta;
 use crate::signal;
 use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::stats::cpu::{CpuSnapshot, CpuSummary};
+use crate::stats::host::HostProbe;
 use crate::stats::recorder::{DirStats, ErrorStats};
 use crate::stats::series::TimePoint;
 use crate::stats::summary::DeviceSecond;
@@ -89,6 +90,20 @@ pub struct Measurement {
     pub fatal: Option<crate::model::cause::Fatal>,
     /// How the workload was laid over the targets (with a stripe, `targets` has one entry).
     pub layout: Layout,
+    /// What the host probe saw over the measured window, with the workers' waits for a CPU.
+    pub host: Option<HostMeasurement>,
+}
+
+/// The host over the measured window: the probe's record, and how long the workers waited
+/// for a CPU (summed; None where the kernel keeps no schedstat).
+#[derive(Debug)]
+pub struct HostMeasurement {
+    /// The probe's record.
+    pub sample: crate::stats::host::HostSample,
+    /// The workers' summed `run_delay`, ns.
+    pub waited_ns: Option<u64>,
+    /// How many workers ran.
+    pub workers: u32,
 }
 /// Runs workload `w` (as planned for its engine: [`Workload::plan`]) laid over
 /// `targets` as `layout` says, watched as `control` says; with `record` (`--verify`) every
@@ -144,6 +159,15 @@ pub fn execute(
         window.as_secs_f64()
     };
     let bytes = merged.total.read.bytes + merged.total.write.bytes;
+    let host = phases.host.map(|sample| HostMeasurement {
+        sample,
+        waited_ns: merged.waited_ns,
+        workers: n as u32,
+    });
+    let mut series = shared.series.finish(seconds);
+    if let Some(h) = &host {
+        host_series(&mut series, &h.sample);
+    }
     let devices = after
         .0
         .iter()
@@ -157,7 +181,7 @@ pub fn execute(
         registered: merged.registered,
         worker_cpus: placement.iter().flatten().copied().collect(),
         seconds,
-        series: shared.series.finish(seconds),
+        series,
         cpu: CpuSummary::between(&before.1, &after.1, window.as_secs_f64(), ios, bytes),
         devices,
         device_series: sampler.series(seconds),
@@ -172,7 +196,18 @@ pub fn execute(
         marks: phases.watched.marks,
         fatal: merged.fatal,
         layout,
+        host,
     })
+}
+
+/// The probe's seconds into the run's series, second by second.
+fn host_series(series: &mut [TimePoint], sample: &crate::stats::host::HostSample) {
+    for p in series {
+        if let Some(h) = sample.per_second.iter().find(|h| h.t_s == p.t_s) {
+            p.host_stalled_ms = Some(h.stalled_ns as f64 / 1e6);
+            p.steal_pct = h.steal_pct;
+        }
+    }
 }
 
 /// The disks under the targets and every device beneath them (a loop device's backing disk, a
@@ -215,6 +250,8 @@ struct Phases {
     t1: Instant,
     watched: watch::Watched,
     transient_s: Option<f64>,
+    /// The host probe's record over the measured window.
+    host: Option<crate::stats::host::HostSample>,
 }
 
 /// One run's threads: what they run on and how.
@@ -257,15 +294,17 @@ impl Run<'_> {
                 t1: Instant::now(),
                 watched: watch::Watched::default(),
                 transient_s: None,
+                host: None,
             };
-            let before = (!failed).then(|| self.warm_up_and_start(sampler, &mut phases));
+            let started = (!failed).then(|| self.warm_up_and_start(sampler, &mut phases));
             phases.outputs = handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect();
-            if let Some(before) = before {
+            if let Some((before, probe)) = started {
                 sampler.finish();
                 phases.t1 = Instant::now();
+                phases.host = probe.stop();
                 let after = (device_snapshot(self.device_names), CpuSnapshot::now());
                 phases.counters = Some((before, after));
                 // Every rank has drained before any gathers.
@@ -285,8 +324,12 @@ impl Run<'_> {
 
     /// With every engine set up: the warm-up (watched for its transient when steady), then the
     /// counters at the start of the measured window, which it starts and watches to its end.
-    /// Returns the counters at its start.
-    fn warm_up_and_start(&self, sampler: &mut DeviceSampler, phases: &mut Phases) -> Counters {
+    /// Returns the counters at its start, and the host probe started with it.
+    fn warm_up_and_start(
+        &self,
+        sampler: &mut DeviceSampler,
+        phases: &mut Phases,
+    ) -> (Counters, HostProbe) {
         let shared = self.shared;
         // Every rank of an MPI job has its engines set up before any warms up.
         crate::cluster::phase_barrier();
@@ -308,6 +351,7 @@ impl Run<'_> {
         // The workers' window starts first, the watcher's after it: a phase the watcher stops
         // after a time has lasted at least that time for the workers too.
         let origin = crate::clock::now_ns();
+        let probe = HostProbe::start(origin, self.placement.iter().flatten().next().copied());
         phases.t0 = Instant::now();
         shared
             .origin_ns
@@ -323,7 +367,7 @@ impl Run<'_> {
             progress,
             sampler,
         );
-        before
+        (before, probe)
     }
 }
 
@@ -335,6 +379,8 @@ struct Merged {
     fatal: Option<crate::model::cause::Fatal>,
     registered: Option<(bool, bool)>,
     busy_s: f64,
+    /// The workers' summed waits for a CPU, ns.
+    waited_ns: Option<u64>,
 }
 
 /// Merges the workers' outputs over `targets` targets.
@@ -345,6 +391,7 @@ fn merge(outputs: &[WorkerOutput], targets: usize) -> Merged {
         fatal: None,
         registered: None,
         busy_s: 0.0,
+        waited_ns: None,
     };
     let origin = outputs.iter().map(|o| o.rec.origin_ns).min().unwrap_or(0);
     let last = outputs
@@ -364,6 +411,9 @@ fn merge(outputs: &[WorkerOutput], targets: usize) -> Merged {
             }
         }
         m.fatal = m.fatal.take().or_else(|| o.fatal.clone());
+        if let Some(w) = o.rec.waited_ns {
+            m.waited_ns = Some(m.waited_ns.unwrap_or(0) + w);
+        }
         m.registered = m.registered.or(o.registered);
     }
     m.busy_s = (last - origin) as f64 / 1e9;

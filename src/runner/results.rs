@@ -129,7 +129,7 @@ pub fn results(
 ) -> Results {
     let mut all = target_result("*".into(), &m.total, w, m.seconds);
     intervals(&mut all, m);
-    Results {
+    let mut r = Results {
         engine: m.engine,
         engine_fallback,
         registered_file: m.registered.map(|r| r.0),
@@ -187,7 +187,30 @@ pub fn results(
         timeseries: m.series.clone(),
         device_timeseries: m.device_series.clone(),
         changes: changes(m, targets),
-    }
+        host: None,
+    };
+    r.host = m.host.as_ref().map(|h| host(h, &r, w));
+    r
+}
+
+/// `results.host`: the probe's record and the workers' waits, with the figures of `r` the
+/// host could have moved.
+fn host(h: &super::HostMeasurement, r: &Results, w: &Workload) -> crate::model::host::HostNoise {
+    let shape = crate::analysis::host::RunShape {
+        depth: u64::from(w.qd) * u64::from(h.workers),
+        open_loop: r.open_loop.is_some(),
+        read: r.read.as_ref(),
+        write: r.write.as_ref(),
+        steady: r.steady.is_some(),
+        changes: &r.changes,
+    };
+    crate::analysis::host::noise(
+        &h.sample,
+        h.waited_ns,
+        h.workers,
+        crate::oscounters::sched::clocksource(),
+        &shape,
+    )
 }
 
 /// The steps in the run's per-second series: I/Os per second and p99 latency, with the

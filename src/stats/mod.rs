@@ -1,9 +1,11 @@
 //! Measured figures: latency histograms, per-worker recorders, the per-second series, CPU
-//! cost, queue-depth counts, measured windows, and the summaries they merge into.
+//! cost, queue-depth counts, measured windows, the host probe, and the summaries they merge
+//! into.
 
 pub mod cpu;
 pub mod depth;
 pub mod histogram;
+pub mod host;
 pub mod recorder;
 pub mod series;
 pub mod summary;

@@ -171,6 +171,9 @@ pub struct Recorder {
     pub origin_ns: u64,
     /// Completion time of the last I/O counted (ns, monotonic; `origin_ns` if none).
     pub last_ns: u64,
+    /// How long this worker was ready to run and waited for a CPU in its measured phase, ns
+    /// (schedstat `run_delay`; None where the kernel keeps none).
+    pub waited_ns: Option<u64>,
     next_boundary_ns: u64,
     cur_second: u32,
     cur: Histogram,
@@ -199,6 +202,7 @@ impl Recorder {
             series,
             origin_ns,
             last_ns: origin_ns,
+            waited_ns: None,
             next_boundary_ns: origin_ns + SECOND,
             cur_second: 0,
             cur: Histogram::new(),

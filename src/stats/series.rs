@@ -29,6 +29,13 @@ pub struct TimePoint {
     /// written before it was kept).
     #[serde(default)]
     pub mean_us: f64,
+    /// The host probe's stalled time counted in this second, ms (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_stalled_ms: Option<f64>,
+    /// CPU time the hypervisor stole in this second, % of all CPU time (absent in older
+    /// files and where /proc/stat has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_pct: Option<f64>,
 }
 
 /// One second being gathered from the workers.
@@ -170,6 +177,7 @@ impl SeriesSink {
                     bytes_per_s: d.bytes as f64 / len,
                     p99_us: d.p99_ns / 1000.0,
                     mean_us: d.mean_ns / 1000.0,
+                    ..TimePoint::default()
                 })
             })
             .collect()

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod diagnosis;
 pub mod experiment;
 pub mod fio;
+pub mod host;
 pub mod monitor;
 pub mod path;
 pub mod profile;

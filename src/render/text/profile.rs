@@ -188,6 +188,7 @@ mod tests {
             device_service_ms: None,
             steady: false,
             seconds: 1.0,
+            host: None,
         }
     }
 

@@ -1,0 +1,39 @@
+//! The scheduler's per-thread statistics (/proc/thread-self/schedstat) and the kernel's clock
+//! source: how long a thread was ready to run and waited for a CPU.
+
+/// The calling thread's `run_delay`: time spent ready to run and waiting on a run queue, ns
+/// (the second field of schedstat). None where the kernel keeps no schedstat.
+pub fn run_delay_ns() -> Option<u64> {
+    parse_run_delay(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
+}
+
+/// The `run_delay` field of a schedstat line (`on-CPU ns, run_delay ns, timeslices`).
+pub fn parse_run_delay(text: &str) -> Option<u64> {
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The kernel's current clock source (`tsc`, `kvm-clock`, `hpet`, `arch_sys_counter`, …).
+pub fn clocksource() -> Option<String> {
+    let s = std::fs::read_to_string(
+        "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+    )
+    .ok()?;
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn run_delay_is_the_second_field() {
+        assert_eq!(super::parse_run_delay("709484 1234 2\n"), Some(1234));
+        assert_eq!(super::parse_run_delay("709484"), None);
+        assert_eq!(super::parse_run_delay("a b c"), None);
+    }
+
+    #[test]
+    fn this_thread_has_a_run_delay_here() {
+        // Linux with CONFIG_SCHED_INFO, as every kernel this project runs on.
+        assert!(super::run_delay_ns().is_some());
+    }
+}
