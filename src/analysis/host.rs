@@ -122,7 +122,10 @@ pub fn flags(n: &HostNoise, seconds: &[HostSecond], shape: &RunShape) -> Vec<Hos
             });
         }
     }
-    for (dir, d) in [(Direction::Read, shape.read), (Direction::Write, shape.write)] {
+    for (dir, d) in [
+        (Direction::Read, shape.read),
+        (Direction::Write, shape.write),
+    ] {
         let Some(d) = d else { continue };
         for figure in latency_flags(n, d, shape, stalled) {
             out.push(HostFlag {
@@ -210,7 +213,13 @@ mod tests {
             stalls: stalls.len() as u64,
             stalled_ns: stalls.iter().map(|s| s + FORWARD_NS).sum(),
             cpu_ns: 0,
-            counters: (c, HostCounters { total_s: 200.0, ..c }),
+            counters: (
+                c,
+                HostCounters {
+                    total_s: 200.0,
+                    ..c
+                },
+            ),
             per_second: Vec::new(),
         }
     }
@@ -268,7 +277,10 @@ mod tests {
         // 7.7 % of the window stalled: the p90 and up could have moved, not the median (whose
         // 300 µs the 20-ms stalls reach too: it is flagged once a quarter of arrivals could be
         // late).
-        assert!(f.contains(&HostFigure::P90) && f.contains(&HostFigure::P99), "{f:?}");
+        assert!(
+            f.contains(&HostFigure::P90) && f.contains(&HostFigure::P99),
+            "{f:?}"
+        );
         assert!(!f.contains(&HostFigure::P50), "{f:?}");
     }
 

@@ -227,7 +227,11 @@ impl super::Document {
             }
             D::Experiment(e) => {
                 for row in &e.rows {
-                    push(&mut out, Place::Row(row.variant, row.bs_bytes), &row.results);
+                    push(
+                        &mut out,
+                        Place::Row(row.variant, row.bs_bytes),
+                        &row.results,
+                    );
                 }
             }
             D::Profile(p) => {

@@ -14,10 +14,9 @@ pub fn parse_run_delay(text: &str) -> Option<u64> {
 
 /// The kernel's current clock source (`tsc`, `kvm-clock`, `hpet`, `arch_sys_counter`, …).
 pub fn clocksource() -> Option<String> {
-    let s = std::fs::read_to_string(
-        "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-    )
-    .ok()?;
+    let s =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            .ok()?;
     let s = s.trim();
     (!s.is_empty()).then(|| s.to_string())
 }

@@ -168,7 +168,7 @@ fn thread_cpu_ns() -> u64 {
 fn probe(origin_ns: u64, flag: &(Mutex<Flag>, Condvar)) -> HostSample {
     crate::clock::precise_sleeps();
     let cpu0 = thread_cpu_ns();
-    let mut rng = crate::rng::Rng::new(origin_ns, 0x0057_a11);
+    let mut rng = crate::rng::Rng::new(origin_ns, 0x0005_7a11);
     let mut rec = Record::new(origin_ns);
     let mut due = origin_ns.max(now_ns()) + next_period(&mut rng);
     let (m, c) = flag;
@@ -231,7 +231,11 @@ impl Record {
         s.late.record(late);
         let second = (due.saturating_sub(self.origin_ns) / 1_000_000_000) as u32;
         self.roll_to(second);
-        let cur = self.sample.per_second.last_mut().expect("rolled to this second");
+        let cur = self
+            .sample
+            .per_second
+            .last_mut()
+            .expect("rolled to this second");
         cur.max_late_ns = cur.max_late_ns.max(late);
         if late > STALL_NS {
             let stalled = late + FORWARD_NS;

@@ -20,11 +20,7 @@ fn single(h: &HostOf<'_>) -> String {
     if !n.interfered() {
         return format!("host: quiet: {}", quiet_facts(n));
     }
-    let figures: Vec<String> = n
-        .flags
-        .iter()
-        .map(|f| flagged(f, h.results))
-        .collect();
+    let figures: Vec<String> = n.flags.iter().map(|f| flagged(f, h.results)).collect();
     format!(
         "host: {}: {} {} the host's as much as the device's",
         what_it_did(n),
@@ -64,7 +60,7 @@ fn several(hosts: &[HostOf<'_>]) -> String {
     let each: Vec<String> = disturbed
         .iter()
         .map(|h| {
-            let names: Vec<String> = h.noise.flags.iter().map(|f| short(f)).collect();
+            let names: Vec<String> = h.noise.flags.iter().map(short).collect();
             format!("{} ({})", place(&h.place), names.join(", "))
         })
         .collect();
@@ -191,7 +187,11 @@ pub fn place(p: &Place) -> String {
         Place::Step(k) => format!("{k} targets"),
         Place::Row(v, bs) => format!("{} {}", v.name(), ByteSize(*bs)),
         Place::Speed(s) => format!("speed {s}"),
-        Place::Round { round, bs_bytes, mix } => {
+        Place::Round {
+            round,
+            bs_bytes,
+            mix,
+        } => {
             format!("round {round} {} {mix}", ByteSize(*bs_bytes))
         }
     }
@@ -278,7 +278,13 @@ mod tests {
             results: None,
         };
         let s = lines(&[one]);
-        assert!(s.starts_with("host: quiet: steal 0.2 %, CPU pressure 7.0 %"), "{s}");
-        assert!(s.contains("at most 39.0µs late") && s.ends_with("clock tsc\n"), "{s}");
+        assert!(
+            s.starts_with("host: quiet: steal 0.2 %, CPU pressure 7.0 %"),
+            "{s}"
+        );
+        assert!(
+            s.contains("at most 39.0µs late") && s.ends_with("clock tsc\n"),
+            "{s}"
+        );
     }
 }

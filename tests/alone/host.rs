@@ -1,0 +1,174 @@
+//! `results.host` against a host that interferes on purpose: a cgroup v1 CPU quota of 20 ms per
+//! 100-ms period stalls the process for a known time each period, which the kernel counts
+//! (`cpu.stat` `throttled_time`). The probe's stalled time must agree with it, and the figures
+//! the stalls spoiled must say so; the same run without the quota carries no flag.
+
+use crate::common;
+use common::{LoopDev, num};
+use std::path::PathBuf;
+
+/// A cgroup v1 `cpu` group with a CFS quota; removed on drop.
+struct Quota {
+    dir: PathBuf,
+}
+
+impl Quota {
+    /// `quota_us` of CPU time per `period_us`, or None (test skipped) without root or cgroup
+    /// v1's cpu controller.
+    fn new(period_us: u64, quota_us: u64) -> Option<Quota> {
+        let root = std::path::Path::new("/sys/fs/cgroup/cpu");
+        if !common::is_root() || !root.join("cpu.cfs_quota_us").exists() {
+            common::unavailable("root and cgroup v1's cpu controller (/sys/fs/cgroup/cpu)");
+            return None;
+        }
+        let dir = root.join(format!("halfpower-test-host-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cpu.cfs_period_us"), period_us.to_string()).unwrap();
+        std::fs::write(dir.join("cpu.cfs_quota_us"), quota_us.to_string()).unwrap();
+        Some(Quota { dir })
+    }
+
+    /// (`nr_throttled`, `throttled_time` in ms) so far.
+    fn throttled(&self) -> (u64, f64) {
+        let s = std::fs::read_to_string(self.dir.join("cpu.stat")).unwrap();
+        let field = |k: &str| -> f64 {
+            s.lines()
+                .find_map(|l| l.strip_prefix(k)?.trim().parse().ok())
+                .unwrap()
+        };
+        (
+            field("nr_throttled ") as u64,
+            field("throttled_time ") / 1e6,
+        )
+    }
+
+    /// halfpower with `args` plus `--json - --quiet`, started inside the group.
+    fn run_json(&self, args: &[&str]) -> serde_json::Value {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\" --json - --quiet",
+                self.dir.display()
+            ))
+            .arg(assert_cmd::cargo::cargo_bin("halfpower"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+impl Drop for Quota {
+    fn drop(&mut self) {
+        let start = std::time::Instant::now();
+        while std::fs::remove_dir(&self.dir).is_err() && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// The figures the run's host record flags, as `figure` or `direction figure`.
+fn flags(doc: &serde_json::Value) -> Vec<String> {
+    doc["results"]["host"]["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| match f["direction"].as_str() {
+            Some(d) => format!("{d} {}", f["figure"].as_str().unwrap()),
+            None => f["figure"].as_str().unwrap().to_string(),
+        })
+        .collect()
+}
+
+const QD1: [&str; 12] = [
+    "run", "", "--rw", "randread", "--bs", "4k", "--qd", "1", "--time", "4s", "--warmup", "0",
+];
+
+#[test]
+fn a_cpu_quota_s_stalls_are_the_probe_s_and_flag_what_they_spoiled() {
+    let _turn = crate::alone();
+    let Some(dev) = LoopDev::new("host", 64 << 20) else {
+        return;
+    };
+    let Some(q) = Quota::new(100_000, 20_000) else {
+        return;
+    };
+    let mut args = QD1;
+    args[1] = dev.path();
+    let (n0, t0) = q.throttled();
+    let doc = q.run_json(&args);
+    let (n1, t1) = q.throttled();
+    let throttled_ms = t1 - t0;
+    let h = &doc["results"]["host"];
+    let stalled_ms = num(h, "probe.stalled_ms");
+    let stalls = num(h, "probe.stalls");
+    eprintln!(
+        "throttled {} times, {throttled_ms:.0} ms (cpu.stat); the probe: {stalls} stalls, \
+         {stalled_ms:.0} ms; the workers waited {:.0} ms; {:.0} IOPS; flags {:?}",
+        n1 - n0,
+        num(h, "workers_waited_ms"),
+        num(&doc, "results.total.iops"),
+        flags(&doc)
+    );
+    // The worker needs more than 20 ms of CPU a period (a QD1 loop on a RAM disk keeps about
+    // half a CPU busy), so nearly every one of the ~40 periods of 4 s ends throttled.
+    assert!(n1 - n0 >= 30, "throttled only {} times", n1 - n0);
+    // The kernel's count includes the process's set-up (a few ms, before the probe starts):
+    // the probe's sum is held to 25 % of it (each stall is counted within ±P/2 = 10 ms; 40 such
+    // errors sum to about ±20 ms).
+    assert!(
+        (stalled_ms / throttled_ms - 1.0).abs() <= 0.25,
+        "the probe counted {stalled_ms:.0} ms stalled, cpu.stat {throttled_ms:.0} ms"
+    );
+    assert!(stalls >= 0.75 * (n1 - n0) as f64, "{stalls} stalls");
+    let f = flags(&doc);
+    for spoiled in ["throughput", "read max"] {
+        assert!(
+            f.iter().any(|x| x == spoiled),
+            "{spoiled} not flagged: {f:?}"
+        );
+    }
+    // One read in ~2000 waits out a stall: the median cannot have moved.
+    assert!(!f.iter().any(|x| x == "read p50"), "{f:?}");
+    // The text says it once.
+    let text = common::stdout_text(&args);
+    assert_eq!(text.matches("host:").count(), 1, "{text}");
+}
+
+#[test]
+fn a_quiet_host_flags_nothing() {
+    let _turn = crate::alone();
+    let Some(dev) = LoopDev::new("host-quiet", 64 << 20) else {
+        return;
+    };
+    let mut args = QD1.to_vec();
+    args[1] = dev.path();
+    args.extend(["--json", "-", "--quiet"]);
+    // The product's own probe says whether this host was quiet during the attempt; an attempt
+    // it saw disturbed (a stall of over 1 ms, or steal of 1 %) is repeated, at most twice, with
+    // the probe's figures printed. The flags are judged on a quiet attempt only.
+    for attempt in 1..=3 {
+        let doc = common::stdout_json(&args);
+        let h = &doc["results"]["host"];
+        let (stalls, steal) = (num(h, "probe.stalls"), num(h, "steal_pct"));
+        if stalls > 0.0 || steal >= 1.0 {
+            eprintln!(
+                "attempt {attempt}: the host was not quiet ({stalls} stalls, latest wake-up \
+                 {:.0} µs late, steal {steal:.2} %): measuring again",
+                num(h, "probe.late_max_us")
+            );
+            continue;
+        }
+        assert!(flags(&doc).is_empty(), "{:?}", flags(&doc));
+        // The probe is light: under 0.1 % of a CPU (measured by its own thread's CPU time).
+        assert!(num(h, "probe.cpu_pct") < 0.1, "{}", h["probe"]);
+        assert!(num(h, "probe.wakeups") >= 100.0, "{}", h["probe"]);
+        return;
+    }
+    panic!("the host was disturbed in 3 of 3 attempts: nothing could be judged");
+}
