@@ -29,6 +29,7 @@ pub mod ranks;
 pub mod rules;
 pub mod sanity;
 pub mod scale;
+pub mod selftest;
 pub mod steady;
 pub mod student;
 pub mod sweep;

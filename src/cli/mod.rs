@@ -206,6 +206,25 @@ pub enum Command {
     /// state; the measurement window, its matrix, and WSAT's IOPS over time and bytes written.
     #[command(after_help = PTS_HELP)]
     Pts(PtsArgs),
+    /// What this machine lets halfpower measure, and how well, in under a minute: the clock,
+    /// how late a sleeping thread wakes, the engine's own floor, known answers (a paced null
+    /// engine; with root, a loop device over RAM throttled to known IOPS and MB/s) and the
+    /// bounds they support.
+    #[command(after_help = SELFTEST_HELP)]
+    Selftest(SelftestArgs),
+}
+
+const SELFTEST_HELP: &str = "The statement: latencies above X are measured within +-10 %, where X is ten times the 99th percentile of a sleeping thread's lateness (rounded up to 1, 2 or 5 x 10^n); rates within +-Z %, Z the share of the time the host stalled halfpower or stole its CPU, at least 0.1 %. Each known answer is held to it (the throttled device's caps within 2 %); exit 1 when one is not. MB/s = 10^6 bytes/s. docs/figures.md, \"Self-test\".";
+
+/// `halfpower selftest`.
+#[derive(Args, Debug)]
+pub struct SelftestArgs {
+    /// Leave out the throttled loop device (it needs root, the loop driver and a cgroup).
+    #[arg(long)]
+    pub no_device: bool,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `run --verify` and `--verify-state`.

@@ -15,6 +15,7 @@ mod replay;
 mod report;
 mod run;
 mod scale;
+mod selftest;
 mod sweep;
 mod verify;
 
@@ -117,6 +118,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Capture(args)) => capture::capture(args, command),
         Some(Command::Path(args)) => path::path(args, command),
         Some(Command::Pts(args)) => pts::pts(args, command),
+        Some(Command::Selftest(args)) => selftest::selftest(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

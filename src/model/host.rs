@@ -151,6 +151,8 @@ pub enum Place {
     Row(super::experiment::Variant, u64),
     /// A replay at this speed.
     Speed(f64),
+    /// A phase of the self-test.
+    Phase(super::selftest::Phase),
     /// A PTS round's cell.
     Round {
         /// The round.
@@ -288,6 +290,15 @@ impl super::Document {
             | D::Capture(_)
             | D::Verify(_)
             | D::Path(_) => {}
+            D::Selftest(t) => {
+                for p in &t.hosts {
+                    out.push(HostOf {
+                        place: Place::Phase(p.phase),
+                        noise: &p.host,
+                        results: None,
+                    });
+                }
+            }
         }
         out
     }

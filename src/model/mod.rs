@@ -24,6 +24,7 @@ pub mod ranks;
 pub mod replay;
 pub mod run;
 pub mod scale;
+pub mod selftest;
 mod stored;
 pub mod sweep;
 pub mod verify;
@@ -77,6 +78,8 @@ pub enum Document {
     Path(Box<path::PathReport>),
     /// `pts --json`.
     Pts(Box<pts::PtsReport>),
+    /// `selftest --json`.
+    Selftest(Box<selftest::SelftestReport>),
 }
 
 impl Document {
@@ -119,6 +122,7 @@ impl Document {
             Document::Verify(_) => Kind::Verify,
             Document::Path(_) => Kind::Path,
             Document::Pts(_) => Kind::Pts,
+            Document::Selftest(_) => Kind::Selftest,
         }
     }
 }
@@ -142,6 +146,7 @@ impl Serialize for Document {
             Document::Verify(v) => v.serialize(s),
             Document::Path(p) => p.serialize(s),
             Document::Pts(p) => p.serialize(s),
+            Document::Selftest(t) => t.serialize(s),
         }
     }
 }
@@ -195,11 +200,13 @@ pub enum Kind {
     Path,
     /// `halfpower pts`.
     Pts,
+    /// `halfpower selftest`.
+    Selftest,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Run,
         Kind::Quick,
         Kind::Sweep,
@@ -214,6 +221,7 @@ impl Kind {
         Kind::Capture,
         Kind::Path,
         Kind::Pts,
+        Kind::Selftest,
     ];
 
     /// The kind named `name` as written in `kind`.
@@ -249,6 +257,7 @@ impl Kind {
             Kind::Capture => "capture",
             Kind::Path => "path",
             Kind::Pts => "pts",
+            Kind::Selftest => "selftest",
         }
     }
 }

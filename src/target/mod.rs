@@ -3,6 +3,7 @@
 //! requested flags (O_DIRECT, O_DSYNC), finding the alignment direct I/O needs, and PTS's
 //! purge of a target's region (`purge`).
 
+pub mod known;
 mod open;
 mod prefill;
 pub mod purge;

@@ -20,6 +20,7 @@ mod pts;
 mod replay;
 mod run;
 mod scale;
+mod selftest;
 pub mod svg;
 mod sweep;
 mod verify;
@@ -102,6 +103,7 @@ fn describe(i: &Input) -> String {
         }
         Document::Profile(p) => p.target.clone(),
         Document::Pts(p) => format!("PTS {} on {}", p.test.name(), p.target),
+        Document::Selftest(t) => format!("self-test on {}", t.host.hostname),
         Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
         Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
@@ -161,6 +163,7 @@ fn origin(i: &Input) -> Origin {
         Document::Experiment(e) => of(&e.host, &e.header),
         Document::Replay(r) => of(&r.host, &r.header),
         Document::Pts(p) => of(&p.host, &p.header),
+        Document::Selftest(t) => of(&t.host, &t.header),
         Document::Capture(c) => of(&c.host, &c.header),
         Document::Path(p) => Origin {
             host: none(),
@@ -263,6 +266,7 @@ pub fn render(inputs: &[Input]) -> String {
         Kind::Verify => verify::section(inputs, &labels),
         Kind::Path => path::section(inputs, &labels),
         Kind::Pts => pts::section(inputs, &labels),
+        Kind::Selftest => selftest::section(inputs, &labels),
         Kind::Monitor | Kind::Diagnose | Kind::Capture => monitor::section(inputs, &labels),
     };
     let mut out = String::new();

@@ -187,6 +187,7 @@ pub fn place(p: &Place) -> String {
         Place::Step(k) => format!("{k} targets"),
         Place::Row(v, bs) => format!("{} {}", v.name(), ByteSize(*bs)),
         Place::Speed(s) => format!("speed {s}"),
+        Place::Phase(p) => crate::render::text::selftest::phase_name(*p).to_string(),
         Place::Round {
             round,
             bs_bytes,

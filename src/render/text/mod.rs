@@ -15,5 +15,6 @@ pub mod quick;
 pub mod replay;
 pub mod run;
 pub mod scale;
+pub mod selftest;
 pub mod sweep;
 pub mod verify;

@@ -1,0 +1,113 @@
+//! The self-test in words: the clock, the wake-ups, the engine's floor, each known answer with
+//! its error and bound, and the statement the figures support.
+
+use crate::model::selftest::{CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck};
+use crate::units::fmt_latency_ns;
+use std::fmt::Write;
+
+/// A phase as a reader names it.
+pub fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Floor => "the null engine's floor",
+        Phase::Paced => "the paced null engine",
+        Phase::ThrottledIops => "the IOPS-capped loop device",
+        Phase::ThrottledBandwidth => "the MB/s-capped loop device",
+    }
+}
+
+/// A check's name and the unit of its figures.
+pub fn check_name(k: CheckKind) -> (&'static str, &'static str) {
+    match k {
+        CheckKind::PacedRate => ("paced null engine, rate", "IOPS"),
+        CheckKind::PacedLatency => ("paced null engine, p99 error", "µs"),
+        CheckKind::ThrottledIops => ("loop device capped, IOPS", "IOPS"),
+        CheckKind::ThrottledBandwidth => ("loop device capped, MB/s", "MB/s"),
+        CheckKind::KernelIops => ("same device, IOPS vs the kernel's", "IOPS"),
+        CheckKind::KernelBandwidth => ("same device, MB/s vs the kernel's", "MB/s"),
+    }
+}
+
+fn skip_words(what: SkippedCheck, why: SkipReason) -> String {
+    let what = match what {
+        SkippedCheck::ThrottledDevice => "the throttled loop device",
+    };
+    let why = match why {
+        SkipReason::NotRoot => "it needs root",
+        SkipReason::NoLoopDevice => "no loop device could be made",
+        SkipReason::NoThrottle => "no throttling cgroup could be made",
+        SkipReason::LeftOut => "--no-device",
+    };
+    format!("{what} did not run: {why}")
+}
+
+/// The statement in one sentence.
+pub fn statement(r: &SelftestReport) -> String {
+    let s = &r.statement;
+    format!(
+        "on this machine latencies above {} are measured within ±{:.0} %, rates within ±{:.1} %{}",
+        fmt_latency_ns(s.latency_above_us * 1e3),
+        s.latency_within_pct,
+        s.rates_within_pct,
+        if s.held {
+            " (every known answer held)"
+        } else {
+            " — a known answer broke it (FAILED above)"
+        }
+    )
+}
+
+/// The whole report.
+pub fn selftest_text(r: &SelftestReport) -> String {
+    let mut out = String::new();
+    let c = &r.clock;
+    let _ = writeln!(
+        out,
+        "clock: {} (CLOCK_MONOTONIC), resolution {} ns, smallest step {} ns, {:.0} ns a read",
+        c.source.as_deref().unwrap_or("unknown source"),
+        c.resolution_ns,
+        c.step_ns,
+        c.read_ns
+    );
+    let w = &r.wake;
+    let _ = writeln!(
+        out,
+        "wake-ups (a thread sleeping to deadlines 1 ms apart, {}): late p50 {}, p99 {}, max {}, \
+         {:.2} % over 1 ms",
+        w.wakeups,
+        fmt_latency_ns(w.late_p50_us * 1e3),
+        fmt_latency_ns(w.late_p99_us * 1e3),
+        fmt_latency_ns(w.late_max_us * 1e3),
+        100.0 * w.over_1ms_share
+    );
+    let f = &r.floor;
+    let _ = writeln!(
+        out,
+        "engine floor (null engine, QD1): {:.0} ns of CPU per I/O, {:.0} IOPS, p50 {}",
+        f.cpu_ns_per_io,
+        f.iops,
+        fmt_latency_ns(f.latency_p50_us * 1e3)
+    );
+    let _ = writeln!(
+        out,
+        "{:<36} {:>14} {:>14} {:>9} {:>8}",
+        "KNOWN ANSWER", "KNOWN", "MEASURED", "ERROR", "BOUND"
+    );
+    for k in &r.checks {
+        let (name, unit) = check_name(k.kind);
+        let scale = if unit == "MB/s" { 1e-6 } else { 1.0 };
+        let _ = writeln!(
+            out,
+            "{name:<36} {:>9.1} {unit:<4} {:>9.1} {unit:<4} {:>+8.2}% {:>7.1}% {}",
+            k.known * scale,
+            k.measured * scale,
+            k.error_pct,
+            k.bound_pct,
+            if k.held { "ok" } else { "FAILED" }
+        );
+    }
+    for s in &r.skipped {
+        let _ = writeln!(out, "{}", skip_words(s.what, s.why));
+    }
+    let _ = writeln!(out, "{}", statement(r));
+    out
+}
