@@ -201,7 +201,7 @@ mod tests {
         let mut h = crate::model::host::HostNoise {
             seconds: 4.0,
             steal_pct: Some(0.5),
-            ..HostNoise::default()
+            ..crate::model::host::HostNoise::default()
         };
         h.probe.stalled_ms = 80.0; // 2 % of 4 s
         let m = Measured {
