@@ -732,3 +732,24 @@ fn a_captured_tree_never_decides_whether_a_write_is_safe() {
         "{err}"
     );
 }
+
+/// The lent H100 machine's own tree (Firecracker, 2026-11-27, captured there with
+/// `path / --capture`): its virtio disk sits on the root bus with no PCIe link of its own.
+#[test]
+fn a_firecracker_virtio_disk_as_captured_on_a_lent_machine() {
+    // The capture holds what `path /` read: the root file system's chain.
+    let v = path_of("firecracker", "/");
+    assert_eq!(
+        chain(&v, 0),
+        pairs(&[
+            ("filesystem", "/"),
+            ("disk", "vda"),
+            ("virtio", "virtio0"),
+            ("host-bus", "pci0000:00")
+        ])
+    );
+    let c = &v["components"];
+    assert_eq!(c[1]["class"], "virtual");
+    assert_eq!(c[2]["limit"]["why"], "virtual-bus");
+    assert_eq!(v["targets"][0]["pap"]["why_none"], "no-limit-on-path");
+}
