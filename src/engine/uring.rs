@@ -1,22 +1,28 @@
 //! The io_uring engine: one ring per worker thread, `depth` I/Os in flight.
 //!
-//! The ring is set up with SINGLE_ISSUER where the kernel has it (the worker is the only
-//! submitter), and with COOP_TASKRUN for a closed loop, DEFER_TASKRUN for an open one. Both
-//! choices are measured, and why they differ is not yet understood (Linux 6.18, 2 vCPUs,
-//! 2026-11-26). On a loop device over RAM, DEFER_TASKRUN intermittently left a closed loop's
-//! waiting worker asleep for about a millisecond after its completions: QD1 969–3705 IOPS
-//! (p50 up to 1.17 ms), where COOP_TASKRUN gave 10 358–11 871 and fio 10 055–20 264, in
-//! alternating runs. With COOP_TASKRUN, an open loop replaying onto a loop device over a FUSE
-//! disk issued its requests about 1 ms late: the block layer's mean response was 1.5–1.65
-//! times fio's at the same rate, in 3 of 3 attempts. With DEFER_TASKRUN it matched within 10 %.
+//! The ring is set up as fio sets up its own: SINGLE_ISSUER (the worker is the only submitter)
+//! and DEFER_TASKRUN (completions are posted when the worker asks for them, and a waiting
+//! worker is woken once as many as it waits for are ready), each dropped where the kernel
+//! refuses it. With COOP_TASKRUN instead, each completion notified the worker on its own: at
+//! QD8 on a virtio disk halfpower issued 0.88 of the I/Os DEFER_TASKRUN did, at QD32 on a
+//! loop device over RAM 0.82–0.93, at the same or more CPU per I/O, on this project's VM and on
+//! a 16-vCPU machine alike (docs/performance.md). An earlier report of DEFER_TASKRUN leaving a
+//! closed loop's worker asleep about 1 ms after its completions (QD1 on a loop device) did not
+//! recur in any condition tried since (idle, a CPU hog beside the worker or on its CPU, both
+//! CPUs busy), so no flag is chosen here against it.
 //! The target's file descriptor and the slot buffers are registered so each I/O skips the file
 //! lookup and page pinning (READ_FIXED and WRITE_FIXED). Each step falls back to the plain form
 //! when the kernel refuses it.
 //!
-//! New requests are submitted by one `io_uring_enter` and waited for by the next, as fio and
-//! liburing's submit-then-wait do. Submitting and waiting in one call put the thread to sleep
-//! before the device had started on the request: on a loop device that made most QD1 reads pay a
-//! wake-up (p50 9.8 µs instead of 5 µs, 35k instead of 50–58k IOPS; docs/performance.md).
+//! Each request is submitted as it is prepared, by an `io_uring_enter` of its own that asks for
+//! events with no minimum, so the same call posts the completions that came meanwhile; the
+//! worker sleeps only when the completions it waits for are not there after that. This is how
+//! fio submits (one call per request). Submitting a worker's refills together after it had
+//! reaped them all left the device's queue that much shorter meanwhile: at QD8 on a loop device
+//! over RAM one call per request issued 1.08 times the I/Os of one call per batch, at QD32 1.09
+//! times, at the same CPU per I/O (docs/performance.md). Submitting and waiting in one call puts
+//! the thread to sleep before the device has started on the request (at QD1 on a loop device
+//! most reads then paid a wake-up: p50 9.8 µs instead of 5 µs).
 //!
 //! With `--spin DUR` the wait first polls: it runs the ring's pending completions without
 //! sleeping (GETEVENTS with a minimum of 0), yielding the CPU between polls so that a kernel
@@ -32,6 +38,89 @@ use std::time::Duration;
 
 /// `IORING_ENTER_GETEVENTS` (the io-uring crate keeps its constants private).
 const ENTER_GETEVENTS: u32 = 1;
+/// `IORING_ENTER_REGISTERED_RING`: the descriptor passed is an index among the registered ones.
+const ENTER_REGISTERED_RING: u32 = 16;
+/// `IORING_REGISTER_RING_FDS` (Linux 5.18).
+const REGISTER_RING_FDS: libc::c_uint = 20;
+/// `IORING_UNREGISTER_RING_FDS`.
+const UNREGISTER_RING_FDS: libc::c_uint = 21;
+
+/// `struct io_uring_rsrc_update`.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// The ring's descriptor as `io_uring_enter` takes it: its index among this thread's registered
+/// ring descriptors, which spares the kernel a descriptor lookup on every call, or the plain
+/// descriptor where registering is refused.
+#[derive(Clone, Copy)]
+struct RingFd {
+    fd: i32,
+    flag: u32,
+}
+
+impl RingFd {
+    /// Registers `ring`'s descriptor for the calling thread (the only one that enters it).
+    fn register(ring: &IoUring) -> Self {
+        use std::os::fd::AsRawFd;
+        let raw = ring.as_raw_fd();
+        let mut up = RsrcUpdate {
+            offset: u32::MAX,
+            resv: 0,
+            data: raw as u64,
+        };
+        // SAFETY: `up` is a valid io_uring_rsrc_update the kernel reads and fills for the call.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                raw,
+                REGISTER_RING_FDS,
+                &mut up as *mut RsrcUpdate,
+                1 as libc::c_uint,
+            )
+        };
+        if rc == 1 {
+            RingFd {
+                fd: up.offset as i32,
+                flag: ENTER_REGISTERED_RING,
+            }
+        } else {
+            RingFd { fd: raw, flag: 0 }
+        }
+    }
+
+    /// Gives the registration back (it holds the ring open until the thread exits otherwise).
+    fn unregister(self, ring: &IoUring) {
+        use std::os::fd::AsRawFd;
+        if self.flag == 0 {
+            return;
+        }
+        let mut up = RsrcUpdate {
+            offset: self.fd as u32,
+            resv: 0,
+            data: 0,
+        };
+        // SAFETY: as in `register`.
+        unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                ring.as_raw_fd(),
+                UNREGISTER_RING_FDS,
+                &mut up as *mut RsrcUpdate,
+                1 as libc::c_uint,
+            )
+        };
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        self.ring_fd.unregister(&self.ring);
+    }
+}
 
 /// An io_uring ring bound to one target and one buffer arena.
 pub struct UringEngine {
@@ -49,6 +138,8 @@ pub struct UringEngine {
     /// Every request goes to io_uring's worker threads (IOSQE_ASYNC) instead of being tried
     /// inline first.
     punt: bool,
+    /// The descriptor `io_uring_enter` is given.
+    ring_fd: RingFd,
 }
 
 /// Whether this kernel lets this process create an io_uring ring (it may be compiled out,
@@ -60,29 +151,18 @@ pub fn uring_available() -> io::Result<()> {
 impl UringEngine {
     /// Sets up a ring of `arena.slots()` entries on the files `fds`, which must stay open for the
     /// engine's lifetime, whose waits poll for up to `spin` before sleeping. Call from the
-    /// thread that will use it (SINGLE_ISSUER). `open_loop`: the worker issues at due times
-    /// (DEFER_TASKRUN, else COOP_TASKRUN: see the module's doc).
-    pub fn new(
-        fds: &[RawFd],
-        arena: BufferArena,
-        len: u32,
-        spin: Duration,
-        open_loop: bool,
-    ) -> io::Result<Self> {
+    /// thread that will use it (SINGLE_ISSUER, DEFER_TASKRUN).
+    pub fn new(fds: &[RawFd], arena: BufferArena, len: u32, spin: Duration) -> io::Result<Self> {
         let entries = (arena.slots() as u32).next_power_of_two().max(2);
         let mut builder = IoUring::builder();
-        builder.setup_single_issuer();
-        if open_loop {
-            builder.setup_defer_taskrun();
-        } else {
-            builder.setup_coop_taskrun();
-        }
+        builder.setup_single_issuer().setup_defer_taskrun();
         let ring = builder
             .setup_cqsize(entries * 2)
             .build(entries)
             .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))
             .or_else(|_| IoUring::new(entries))?;
         let fixed_file = ring.submitter().register_files(fds).is_ok();
+        let ring_fd = RingFd::register(&ring);
         let timed_wait = ring.params().is_feature_ext_arg();
         let iovecs = arena.iovecs(len as usize);
         // SAFETY: the iovecs point into `arena`, which the engine owns and drops after the ring
@@ -99,6 +179,7 @@ impl UringEngine {
             spin_ns: spin.as_nanos().min(u64::MAX as u128) as u64,
             timed_wait,
             punt: false,
+            ring_fd,
         })
     }
 
@@ -114,17 +195,34 @@ impl UringEngine {
         (self.fixed_file, self.fixed_buffers)
     }
 
+    /// `io_uring_enter(to_submit, min_complete, flags)` with no argument.
+    #[inline]
+    fn enter(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<u32> {
+        // SAFETY: no argument pointer is passed (null, size 0); the descriptor is this ring's.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.ring_fd.fd,
+                to_submit,
+                min_complete,
+                flags | self.ring_fd.flag,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if rc < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(rc as u32)
+        }
+    }
+
     /// Polls for up to `spin_ns` until `want` completions are in the completion queue; returns
     /// whether they are (else the caller sleeps for them).
     fn poll(&mut self, want: usize) -> bool {
         let start = crate::clock::now_ns();
         loop {
-            // SAFETY: no argument is passed, so no pointer is read by the kernel.
-            let ran = unsafe {
-                self.ring
-                    .submitter()
-                    .enter::<libc::sigset_t>(0, 0, ENTER_GETEVENTS, None)
-            };
+            let ran = self.enter(0, 0, ENTER_GETEVENTS);
             if self.ring.completion().len() >= want {
                 return true;
             }
@@ -140,7 +238,8 @@ impl UringEngine {
     /// backlog ends the wait early (the caller reaps what is there).
     fn sleep_for(&mut self, want: usize) -> io::Result<()> {
         loop {
-            match self.ring.submit_and_wait(want) {
+            let n = self.ring.submission().len() as u32;
+            match self.enter(n, want as u32, ENTER_GETEVENTS) {
                 Ok(_) => return Ok(()),
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {
                     // A signal (Ctrl-C) woke the wait: reap what is there, the caller decides.
@@ -158,14 +257,17 @@ impl UringEngine {
     /// Submits what was prepared; an interruption or a completion backlog is left to the wait
     /// that follows.
     fn submit_prepared(&mut self) -> io::Result<()> {
-        if !self.ring.submission().is_empty() {
-            match self.ring.submit() {
-                Ok(_) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
-                Err(e) => return Err(e),
-            }
+        let n = self.ring.submission().len() as u32;
+        if n == 0 {
+            return Ok(());
         }
-        Ok(())
+        // GETEVENTS with no minimum: the same call posts the completions that came meanwhile
+        // (deferred task work runs only when asked for).
+        match self.enter(n, 0, ENTER_GETEVENTS) {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Waits until a completion is in the completion queue or `deadline` (monotonic ns) has
@@ -193,12 +295,7 @@ impl UringEngine {
                 Err(e) => Err(e),
             };
         }
-        // SAFETY: no argument is passed, so no pointer is read by the kernel.
-        let _ = unsafe {
-            self.ring
-                .submitter()
-                .enter::<libc::sigset_t>(0, 0, ENTER_GETEVENTS, None)
-        };
+        let _ = self.enter(0, 0, ENTER_GETEVENTS);
         if self.ring.completion().is_empty() {
             std::thread::sleep(Duration::from_nanos(left.min(50_000)));
         }
@@ -267,6 +364,9 @@ impl Engine for UringEngine {
             // SAFETY: as above.
             let _ = unsafe { self.ring.submission().push(&entry) };
         }
+        // Each request goes to the device at once (module doc). A failure leaves it queued, and
+        // the submission before the next wait meets the same failure and reports it.
+        let _ = self.submit_prepared();
     }
 
     #[inline]
@@ -276,8 +376,10 @@ impl Engine for UringEngine {
         mut on_complete: impl FnMut(u32, i32),
     ) -> io::Result<()> {
         self.submit_prepared()?;
-        if !(self.spin_ns > 0 && self.poll(min_complete as usize)) {
-            self.sleep_for(min_complete as usize)?;
+        let want = min_complete as usize;
+        let ready = self.ring.completion().len() >= want;
+        if !ready && !(self.spin_ns > 0 && self.poll(want)) {
+            self.sleep_for(want)?;
         }
         for cqe in self.ring.completion() {
             on_complete(cqe.user_data() as u32, cqe.result());

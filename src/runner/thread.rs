@@ -245,7 +245,7 @@ fn setup_engine(
             // whole 2-ms service) would hold every later request back. Block devices honour it.
             let open_loop = !w.setup.access.arrivals.is_closed();
             let punt = open_loop && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
-            let mut e = UringEngine::new(&fds, arena, bs, w.setup.spin.0, open_loop)?;
+            let mut e = UringEngine::new(&fds, arena, bs, w.setup.spin.0)?;
             e.always_async(punt);
             AnyEngine::Uring(Box::new(e))
         }

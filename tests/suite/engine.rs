@@ -96,7 +96,6 @@ fn uring_writes_what_sync_reads_back_and_vice_versa() {
             BufferArena::new(qd, BS, 4096).unwrap(),
             BS as u32,
             std::time::Duration::ZERO,
-            false,
         )
         .unwrap();
         write_all(&mut uring, qd as u32);
