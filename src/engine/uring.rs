@@ -377,8 +377,8 @@ impl Engine for UringEngine {
     ) -> io::Result<()> {
         self.submit_prepared()?;
         let want = min_complete as usize;
-        let ready = self.ring.completion().len() >= want;
-        if !ready && !(self.spin_ns > 0 && self.poll(want)) {
+        let ready = self.ring.completion().len() >= want || self.spin_ns > 0 && self.poll(want);
+        if !ready {
             self.sleep_for(want)?;
         }
         for cqe in self.ring.completion() {
