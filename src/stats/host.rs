@@ -5,28 +5,34 @@
 //!
 //! The probe sleeps a period drawn evenly from [P/2, 3P/2] (P = [`PERIOD_NS`]), so that it does
 //! not lock in step with a periodic disturbance (a CFS quota's 100-ms period). A wake-up late
-//! by more than [`STALL_NS`] counts as a stall. A stall that began at a random instant began,
-//! on average, the forward recurrence time of the probe's deadlines before the deadline it
-//! spoiled (13/24 of P for this draw); so each stall is counted as its lateness plus that
-//! time. Stalls longer than the period are counted within a few ms each; shorter ones are hit
-//! with the chance their length over the period gives, so a run's total of short stalls is
-//! undercounted (docs/figures.md). Deadlines that passed during a stall are skipped: one stall,
-//! one late wake-up.
+//! by more than [`STALL_NS`] counts as a stall. A stall longer than the period began, on
+//! average, the forward recurrence time of the probe's deadlines before the deadline it spoiled
+//! (13/24 of P for this draw), and a shorter one that a deadline fell into began, on average,
+//! as long before it as the wake-up was late; so each stall is counted as its lateness plus the
+//! smaller of the two. Stalls are counted within a few ms each; those shorter than the period
+//! are hit with the chance their length over the period gives, so a run's total of short
+//! stalls is undercounted (docs/figures.md). Deadlines that passed during a stall are skipped:
+//! one stall, one late wake-up.
 
 use super::Histogram;
 use crate::clock::now_ns;
 use crate::oscounters::{pressure, procstat};
 use std::sync::{Arc, Condvar, Mutex};
 
-/// The probe's mean period, ns: 50 wake-ups a second.
+/// The probe's mean period in a run, ns: 50 wake-ups a second.
 pub const PERIOD_NS: u64 = 20_000_000;
 
 /// A wake-up later than this is a stall, ns.
 pub const STALL_NS: u64 = 1_000_000;
 
 /// The mean time from a random instant to the probe's next deadline, ns: E[X²]/(2E[X]) for
-/// periods X uniform on [P/2, 3P/2].
-pub const FORWARD_NS: u64 = PERIOD_NS * 13 / 24;
+/// periods X uniform on [P/2, 3P/2], at the run's period.
+pub const FORWARD_NS: u64 = forward_ns(PERIOD_NS);
+
+/// [`FORWARD_NS`] for a mean period of `period_ns`.
+pub const fn forward_ns(period_ns: u64) -> u64 {
+    period_ns * 13 / 24
+}
 
 /// /proc/stat's steal and all CPU time, and PSI's CPU `some` total, at one instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -115,6 +121,13 @@ impl HostProbe {
     /// stalled when that worker is: a CPU quota throttles each CPU's share of a process
     /// separately, so a probe elsewhere can run on through a worker's stall.
     pub fn start(origin_ns: u64, cpu: Option<usize>) -> Self {
+        Self::with_period(origin_ns, cpu, PERIOD_NS)
+    }
+
+    /// [`HostProbe::start`] with a mean period of `period_ns` (a test's probe wakes more often
+    /// than a run's).
+    pub fn with_period(origin_ns: u64, cpu: Option<usize>, period_ns: u64) -> Self {
+        let period_ns = period_ns.max(2);
         let flag = Arc::new((Mutex::new(Flag::default()), Condvar::new()));
         let theirs = flag.clone();
         let thread = std::thread::Builder::new()
@@ -124,7 +137,7 @@ impl HostProbe {
                     // Unpinned, it still measures the host, only not that CPU's share of it.
                     let _ = crate::affinity::pin_current_thread(c);
                 }
-                probe(origin_ns, &theirs)
+                probe(origin_ns, period_ns, &theirs)
             })
             .ok();
         HostProbe { flag, thread }
@@ -165,12 +178,12 @@ fn thread_cpu_ns() -> u64 {
 }
 
 /// The probe's loop: sleep to the next deadline, stamp the lateness, until stopped.
-fn probe(origin_ns: u64, flag: &(Mutex<Flag>, Condvar)) -> HostSample {
+fn probe(origin_ns: u64, period_ns: u64, flag: &(Mutex<Flag>, Condvar)) -> HostSample {
     crate::clock::precise_sleeps();
     let cpu0 = thread_cpu_ns();
     let mut rng = crate::rng::Rng::new(origin_ns, 0x0005_7a11);
-    let mut rec = Record::new(origin_ns);
-    let mut due = origin_ns.max(now_ns()) + next_period(&mut rng);
+    let mut rec = Record::new(origin_ns, period_ns);
+    let mut due = origin_ns.max(now_ns()) + next_period(&mut rng, period_ns);
     let (m, c) = flag;
     let mut guard = m.lock().unwrap_or_else(|p| p.into_inner());
     loop {
@@ -187,19 +200,19 @@ fn probe(origin_ns: u64, flag: &(Mutex<Flag>, Condvar)) -> HostSample {
             break;
         }
         rec.woke(due, now);
-        due += next_period(&mut rng);
+        due += next_period(&mut rng, period_ns);
         if due <= now {
             // Deadlines that passed during a stall are skipped: one stall, one late wake-up.
-            due = now + next_period(&mut rng);
+            due = now + next_period(&mut rng, period_ns);
         }
     }
     drop(guard);
     rec.finish(thread_cpu_ns().saturating_sub(cpu0))
 }
 
-/// A period drawn evenly from [P/2, 3P/2].
-fn next_period(rng: &mut crate::rng::Rng) -> u64 {
-    PERIOD_NS / 2 + rng.below(PERIOD_NS)
+/// A period drawn evenly from [P/2, 3P/2] for a mean of P = `period_ns`.
+fn next_period(rng: &mut crate::rng::Rng, period_ns: u64) -> u64 {
+    period_ns / 2 + rng.below(period_ns)
 }
 
 /// The probe's record as it goes.
@@ -211,12 +224,12 @@ struct Record {
 }
 
 impl Record {
-    fn new(origin_ns: u64) -> Self {
+    fn new(origin_ns: u64, period_ns: u64) -> Self {
         let c = HostCounters::now();
         Record {
             origin_ns,
             sample: HostSample {
-                period_ns: PERIOD_NS,
+                period_ns,
                 counters: (c, c),
                 ..HostSample::default()
             },
@@ -238,7 +251,7 @@ impl Record {
             .expect("rolled to this second");
         cur.max_late_ns = cur.max_late_ns.max(late);
         if late > STALL_NS {
-            let stalled = late + FORWARD_NS;
+            let stalled = late + forward_ns(self.sample.period_ns).min(late);
             cur.stalled_ns += stalled;
             self.sample.stalls += 1;
             self.sample.stalled_ns += stalled;
@@ -284,8 +297,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_short_stall_counts_twice_its_lateness() {
+        let mut r = Record::new(0, PERIOD_NS);
+        r.woke(10_000_000, 12_000_000); // 2 ms late: a stall of about 4 ms
+        assert_eq!(r.finish(0).stalled_ns, 4_000_000);
+    }
+
+    #[test]
     fn a_stall_counts_its_lateness_plus_the_mean_forward_time() {
-        let mut r = Record::new(0);
+        let mut r = Record::new(0, PERIOD_NS);
         r.woke(10_000_000, 10_050_000); // 50 µs late: no stall
         r.woke(1_500_000_000, 1_530_000_000); // 30 ms late, in second 1
         let s = r.finish(0);
@@ -303,7 +323,7 @@ mod tests {
         let mut rng = crate::rng::Rng::new(1, 2);
         let (mut s1, mut s2) = (0f64, 0f64);
         for _ in 0..200_000 {
-            let x = next_period(&mut rng) as f64;
+            let x = next_period(&mut rng, PERIOD_NS) as f64;
             s1 += x;
             s2 += x * x;
         }

@@ -61,8 +61,9 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
     // Alone: the tracefs instance of `monitor --trace`'s test must be the only one it finds,
     // and the FUSE disk's response times are compared within 10 %.
     let _turn = crate::alone();
-    // Up to 3 attempts: a host stall can spoil one (common::retried).
-    common::retried(3, || {
+    // Timing figures are judged on an attempt the product's probe saw quiet so far
+    // (common::judged_when_quiet); counts are judged at once.
+    common::judged_when_quiet(3, |attempt| {
         cg.limit(std::path::Path::new(lo.path()), 0, 2000);
         let dir = tempfile::tempdir().unwrap();
         let trace = dir.path().join("app.trace");
@@ -113,6 +114,9 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
         let share = 100.0 * reads as f64 / (reads + writes) as f64;
         assert!((s["read_pct"].as_f64().unwrap() - share).abs() < 1e-9);
         let span_iops = s["span_iops"].as_f64().unwrap();
+        if !attempt.quiet() {
+            return false;
+        }
         assert!(
             (span_iops / fio_iops - 1.0).abs() < 0.01,
             "{span_iops} against {fio_iops}"
@@ -130,6 +134,9 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
         ]);
         let achieved = num(&v, "points.0.achieved_iops");
         eprintln!("capped replay: {achieved:.1} IOPS (trace {span_iops:.1})");
+        if !attempt.quiet() {
+            return false;
+        }
         assert!(
             (achieved / span_iops - 1.0).abs() < 0.02,
             "{achieved} against {span_iops}"
@@ -141,7 +148,7 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
         // same response time from it.
         let server = Server::new(64 << 20, std::time::Duration::from_millis(1));
         let Some(fs) = mount_fs_with(server, "halfpower-capture", 1) else {
-            return;
+            return true;
         };
         let slow = LoopDev::over(std::path::Path::new(&fs.disk())).unwrap();
         let plain = dir.path().join("plain.trace");
@@ -201,6 +208,9 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
             (0.0..=4.0).contains(&extra),
             "{extra} requests more than the job"
         );
+        if !attempt.quiet() {
+            return false;
+        }
         assert!((num(&v, "points.0.achieved_iops") / f(&job, "span_iops") - 1.0).abs() < 0.02);
         let ratio = f(&seen, "latency_us.mean") / f(&job, "latency_us.mean");
         assert!((ratio - 1.0).abs() < 0.10, "response time ratio {ratio}");
@@ -228,5 +238,6 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
         eprintln!("fio replayed {got} of the {n} requests of our fio iolog");
         assert!(n > 100);
         assert_eq!(got, n);
+        true
     });
 }

@@ -68,19 +68,22 @@ fn args(dev: &str, qd: &'static str) -> Vec<String> {
 #[test]
 fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
     let _turn = crate::alone();
-    // Up to 3 attempts: a host stall can spoil one (common::retried).
-    common::retried(3, || {
+    // Judged on an attempt the product's probe saw quiet so far (common::judged_when_quiet).
+    common::judged_when_quiet(3, |attempt| {
         let Some(throttle) = Throttle::new("changes") else {
-            return;
+            return true;
         };
         let Some(lo) = LoopDev::new("changes", 64 << 20) else {
-            return;
+            return true;
         };
         let a = args(lo.path(), "4");
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
 
         throttle.limit(&lo.dev, 0, 4000);
         let (steady, _) = run_changing(throttle.command(&a), None);
+        if !attempt.quiet() {
+            return false;
+        }
         let none = steady["results"]["changes"].as_array().unwrap();
         assert!(none.is_empty(), "a steady cap: {none:?}");
 
@@ -120,6 +123,9 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
         let (v, outside) = run_changing(throttle.command(&a), Some(&lower));
         let mon = mon.join().unwrap().wait_with_output().unwrap();
         assert!(mon.status.success());
+        if !attempt.quiet() {
+            return false;
+        }
         let c = v["results"]["changes"].as_array().unwrap();
         eprintln!("lowered cap: {c:?}, {outside:.3} s outside the measured window");
         assert_eq!(c.len(), 1, "{c:?}");
@@ -213,6 +219,7 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
             num(c, "after")
         );
         assert!(page.contains(&tip), "no mark {tip:?} in the report");
+        true
     });
 }
 
@@ -226,12 +233,12 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
 #[test]
 fn a_doubled_service_time_is_device_slower() {
     let _turn = crate::alone();
-    // Up to 3 attempts: a host stall can spoil one (common::retried).
-    common::retried(3, || {
+    // Judged on an attempt the product's probe saw quiet so far (common::judged_when_quiet).
+    common::judged_when_quiet(3, |attempt| {
         let server = Server::new(64 << 20, Duration::from_millis(5));
         let (added, served) = (server.added_ns.clone(), server.served.clone());
         let Some(fs) = mount_fs_with(server, "halfpower-slower", 1) else {
-            return;
+            return true;
         };
         let lo = LoopDev::over(std::path::Path::new(&fs.disk())).unwrap();
         let a = args(lo.path(), "1");
@@ -247,6 +254,9 @@ fn a_doubled_service_time_is_device_slower() {
         };
         let (v, outside) = run_changing(cmd, Some(&slower));
         let (s0, s1) = (first.get(), served.mean_s() * 1e6);
+        if !attempt.quiet() {
+            return false;
+        }
         let c = v["results"]["changes"].as_array().unwrap();
         eprintln!("slower disk: {c:?}; server {s0:.0} → {s1:.0} µs, {outside:.3} s outside");
         assert_eq!(c.len(), 1, "{c:?}");
@@ -265,5 +275,6 @@ fn a_doubled_service_time_is_device_slower() {
             ((d1 - overhead) / s1 - 1.0).abs() <= 0.1,
             "{d1} µs against {s1} + {overhead}"
         );
+        true
     });
 }

@@ -56,13 +56,13 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
     // One run against another within 5 %: a worker kept off the CPU for a few ms loses I/Os
     // the throttle would have let through, so nothing else that times runs beside it.
     let _turn = crate::alone();
-    // Up to 3 attempts: a host stall can spoil one (common::retried).
-    common::retried(3, || {
+    // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet).
+    common::judged_when_quiet(3, |attempt| {
         let Some(throttle) = Throttle::new("compare") else {
-            return;
+            return true;
         };
         let Some(lo) = LoopDev::new("compare", 64 << 20) else {
-            return;
+            return true;
         };
         let dir = tempfile::tempdir().unwrap();
         let (a, b, c) = (
@@ -76,6 +76,9 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
         runs(&throttle, lo.path(), &b);
         throttle.limit(&lo.dev, 0, 2000);
         runs(&throttle, lo.path(), &c);
+        if !attempt.quiet() {
+            return false;
+        }
 
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
         assert_eq!(v["repeat"]["runs"].as_array().unwrap().len(), 3);
@@ -106,6 +109,7 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
         let x = iops(&ac);
         assert_eq!(x["significant"], false, "{x}");
         assert!((num(x, "ratio") - 1.0).abs() < 0.05, "{x}");
+        true
     });
 }
 
@@ -152,13 +156,13 @@ fn one_repeated_side_lends_its_spread_to_the_single_run() {
     // One run against another within 5 %: a worker kept off the CPU for a few ms loses I/Os
     // the throttle would have let through, so nothing else that times runs beside it.
     let _turn = crate::alone();
-    // Up to 3 attempts: a host stall can spoil one (common::retried).
-    common::retried(3, || {
+    // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet).
+    common::judged_when_quiet(3, |attempt| {
         let Some(throttle) = Throttle::new("compare-one") else {
-            return;
+            return true;
         };
         let Some(lo) = LoopDev::new("compare-one", 64 << 20) else {
-            return;
+            return true;
         };
         let dir = tempfile::tempdir().unwrap();
         let path = |n: &str| dir.path().join(n);
@@ -172,6 +176,9 @@ fn one_repeated_side_lends_its_spread_to_the_single_run() {
         std::fs::write(path("a.json"), serde_json::to_vec(&a).unwrap()).unwrap();
         one_run(&throttle, &lo, 2900, &path("b.json"));
         one_run(&throttle, &lo, 8000, &path("c.json"));
+        if !attempt.quiet() {
+            return false;
+        }
         let compared = |other: &str| {
             stdout_json(&[
                 "compare",
@@ -193,5 +200,6 @@ fn one_repeated_side_lends_its_spread_to_the_single_run() {
         assert!((num(x, "ratio") / 4.0 - 1.0).abs() < 0.2, "{x}");
         assert_eq!(x["significant"], true, "{x}");
         assert!(num(x, "ci95_low") > 1.0, "{x}");
+        true
     });
 }

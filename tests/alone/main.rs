@@ -7,8 +7,8 @@
 //! CI on 2026-11-25), and levels over time or runs within 5 % of a throttle's (changes,
 //! compare: beside the suite's other tests a 2900-IOPS cap gave 1933 and a flat level spread
 //! 10 %, 2026-11-26), and the monitor's own CPU time (monitor_overhead: 0.87 % of a core
-//! beside the suite's tests, 0.046 % alone, 2026-11-26), and the host probe against a CPU quota's
-//! stalls (host). Each takes [`alone`] first, so no two of them run side by side.
+//! beside the suite's tests, 0.046 % alone, 2026-11-26), the host probe against a CPU quota's
+//! stalls (host), and the self-test's known answers (selftest). Each takes [`alone`] first, so no two of them run side by side.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -22,6 +22,7 @@ mod monitor_overhead;
 mod no_uring;
 mod open_loop;
 mod replay;
+mod selftest;
 mod spin;
 mod vs_fio_cpu;
 

@@ -1,14 +1,16 @@
 //! halfpower's engine against fio on the same job on an unthrottled loop device over RAM
 //! (fio from Debian's packages; `.ci/run` installs it): the same I/O count for the same byte
-//! budget, and IOPS and mean latency at QD1 and QD16 (and the median at QD16) within a factor of 2.5. The figures are
-//! CPU-bound, so this test is in tests/alone: nothing runs beside it.
+//! budget, and at QD1 and QD16 IOPS, median and mean latency and CPU per I/O held to bounds
+//! that catch a regression of the kind this project has had (docs/performance.md). The
+//! figures are CPU-bound, so this test is in tests/alone: nothing runs beside it.
 
 use crate::common;
 use common::*;
 use std::process::Command;
 
-/// fio's JSON for one job on `target`: (iops, lat p50 µs, lat mean µs, total I/Os).
-fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64, f64) {
+/// fio's JSON for one job on `target`: (iops, lat p50 µs, lat mean µs, total I/Os, CPU ns per
+/// I/O).
+fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64, f64, f64) {
     let out = Command::new("fio")
         .args([
             "--name=x",
@@ -36,12 +38,18 @@ fn fio(target: &str, rw: &str, qd: u32, extra: &[&str]) -> (f64, f64, f64, f64) 
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let r = &v["jobs"][0]["read"];
+    let j = &v["jobs"][0];
+    let r = &j["read"];
+    let cpu_s = (j["usr_cpu"].as_f64().unwrap() + j["sys_cpu"].as_f64().unwrap()) / 100.0
+        * j["job_runtime"].as_f64().unwrap()
+        / 1e3;
+    let ios = r["total_ios"].as_f64().unwrap();
     (
         r["iops"].as_f64().unwrap(),
         r["lat_ns"]["percentile"]["50.000000"].as_f64().unwrap() / 1e3,
         r["lat_ns"]["mean"].as_f64().unwrap() / 1e3,
-        r["total_ios"].as_f64().unwrap(),
+        ios,
+        cpu_s * 1e9 / ios.max(1.0),
     )
 }
 
@@ -52,8 +60,8 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
         return;
     }
     let _turn = crate::alone();
-    // Up to 3 attempts: a host stall can spoil one (common::retried).
-    common::retried(3, || {
+    // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet).
+    common::judged_when_quiet(3, |attempt| {
         let dir = tempfile::tempdir().unwrap();
         let lo = LoopDev::new("fio", 64 << 20);
         let file = dir.path().join("f");
@@ -74,60 +82,87 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
             }
         };
         // Same I/O count: fio's io_size and halfpower's --bytes issue exactly 8192 reads.
-        let (_, _, _, fio_ios) = fio(&target, "randread", 8, &["--io_size=32m"]);
+        let (_, _, _, fio_ios, _) = fio(&target, "randread", 8, &["--io_size=32m"]);
         let v = run_json(&[
             "run", &target, "--rw", "randread", "--qd", "8", "--bytes", "32m", "--warmup", "0",
         ]);
         assert_eq!(fio_ios, 8192.0);
         assert_eq!(num(&v, "results.total.ios"), fio_ios);
 
-        // QD1 latency on a loop device over RAM is bimodal on a small VM (about 10–17 µs when the
-        // loop worker's CPU is awake, 45–100 µs when it must be woken), and each tool can sit in
-        // either mode for a whole run (CI, 2026-11-25: p50 16.6 µs for halfpower, 46.8 µs for fio,
-        // IOPS 35841 vs 26010). A median at QD1 then compares the two modes, not the two tools: at
-        // QD1 the mean (which weighs both modes) is compared, and the median only at QD16, where
-        // the loop worker never sleeps. Medians of three alternating runs per tool.
+        // QD1 latency on a loop device over RAM depends on whether the loop worker's vCPU is
+        // awake or must be woken (about 10–17 µs against 45–100 µs on these VMs): fio is pinned
+        // to the CPU halfpower's worker uses, so both meet the same arrangement, and each
+        // figure is the median of five alternating runs.
+        let cpu = halfpower::affinity::allowed_cpus()
+            .ok()
+            .and_then(|c| c.first().copied())
+            .unwrap_or(0);
+        let pin = format!("--cpus_allowed={cpu}");
         let median = |mut v: Vec<f64>| {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2]
         };
+        let mut judged = Vec::new();
         for qd in [1u32, 16] {
             let q = qd.to_string();
-            let (mut fi, mut fl, mut fm, mut hi, mut hl, mut hm) =
-                (vec![], vec![], vec![], vec![], vec![], vec![]);
-            for _ in 0..3 {
-                let (i, l, m, _) = fio(
+            let (mut f, mut h): (Vec<[f64; 4]>, Vec<[f64; 4]>) = (vec![], vec![]);
+            for _ in 0..5 {
+                let (i, l, m, _, c) = fio(
                     &target,
                     "randread",
                     qd,
-                    &["--time_based", "--runtime=2", "--ramp_time=1"],
+                    &["--time_based", "--runtime=2", "--ramp_time=1", &pin],
                 );
-                fi.push(i);
-                fl.push(l);
-                fm.push(m);
+                f.push([i, l, m, c]);
                 let v = run_json(&[
                     "run", &target, "--rw", "randread", "--qd", &q, "--time", "2s", "--warmup",
                     "1s",
                 ]);
-                hi.push(num(&v, "results.total.iops"));
-                hl.push(num(&v, "results.read.latency_us.p50"));
-                hm.push(num(&v, "results.read.latency_us.mean"));
+                h.push([
+                    num(&v, "results.total.iops"),
+                    num(&v, "results.read.latency_us.p50"),
+                    num(&v, "results.read.latency_us.mean"),
+                    num(&v, "results.cpu.us_per_io") * 1e3,
+                ]);
             }
-            let (fio_iops, iops) = (median(fi), median(hi));
-            let (fio_p50, p50, fio_mean, mean) = (median(fl), median(hl), median(fm), median(hm));
-            let (ri, rl, rm) = (iops / fio_iops, p50 / fio_p50, mean / fio_mean);
+            let r: Vec<f64> = (0..4)
+                .map(|k| {
+                    median(h.iter().map(|x| x[k]).collect())
+                        / median(f.iter().map(|x| x[k]).collect())
+                })
+                .collect();
             eprintln!(
-                "QD{qd}: IOPS halfpower {iops:.0} fio {fio_iops:.0} ({ri:.2}); p50 µs {p50:.1} vs \
-                 {fio_p50:.1} ({rl:.2}); mean µs {mean:.1} vs {fio_mean:.1} ({rm:.2})"
+                "QD{qd}: halfpower / fio: IOPS {:.3}, p50 {:.3}, mean {:.3}, CPU per I/O {:.3} \
+                 (halfpower {h:?}; fio {f:?})",
+                r[0], r[1], r[2], r[3]
             );
-            assert!((0.4..2.5).contains(&ri), "QD{qd}: IOPS ratio {ri:.2}");
-            assert!(
-                (0.4..2.5).contains(&rm),
-                "QD{qd}: mean latency ratio {rm:.2}"
-            );
-            if qd > 1 {
-                assert!((0.4..2.5).contains(&rl), "QD{qd}: p50 ratio {rl:.2}");
-            }
+            judged.push((qd, r));
         }
+        if !attempt.quiet() {
+            return false;
+        }
+        for (qd, r) in judged {
+            let (iops, p50, mean, cpu) = (r[0], r[1], r[2], r[3]);
+            // Bounds that catch the QD1 regression of 2026-11-26 (p50 15.5–16.4 µs where fio's
+            // was 8.5–10.6 and the build before 10.0–10.2: 1.55 times) and a deep queue short of
+            // fio (0.64–0.76 of its IOPS at QD8 that day); measured since: QD1 IOPS 1.09, p50
+            // 0.96; QD8 0.98, QD32 1.03 of fio's (docs/performance.md).
+            assert!((0.8..1.35).contains(&iops), "QD{qd}: IOPS ratio {iops:.3}");
+            assert!(
+                (0.75..1.25).contains(&mean),
+                "QD{qd}: mean latency ratio {mean:.3}"
+            );
+            if qd == 1 {
+                assert!((0.75..1.25).contains(&p50), "QD1: p50 ratio {p50:.3}");
+            } else {
+                // fio's queue is a step fuller at the median (it submits as it reaps); the mean
+                // is Little's law's and is bounded above.
+                assert!((0.7..1.5).contains(&p50), "QD{qd}: p50 ratio {p50:.3}");
+                assert!(iops >= 0.85, "QD{qd}: IOPS ratio {iops:.3}");
+            }
+            // halfpower's CPU per I/O at most fio's.
+            assert!(cpu <= 1.0, "QD{qd}: CPU per I/O ratio {cpu:.3}");
+        }
+        true
     });
 }

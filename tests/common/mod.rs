@@ -463,96 +463,169 @@ pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     CPUS.write().unwrap_or_else(|p| p.into_inner())
 }
 
-/// What the host did to a program pacing itself while a measurement ran, from outside
-/// halfpower: how late a thread of this test woke for deadlines it slept to (the lateness any
-/// pacing program suffers on this machine), and the CPU time the hypervisor stole (/proc/stat).
+/// What the host did while a test measured, from the product's own probe
+/// (`halfpower::stats::host::HostProbe`, which every run records in `results.host`), one on
+/// each CPU this test may use (at most four): a stall on one vCPU is seen by what runs there,
+/// not by a probe on another. Covers whatever ran meanwhile: halfpower, fio, the tests' FUSE
+/// servers.
 pub struct HostNoise {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: Option<std::thread::JoinHandle<Vec<u64>>>,
-    steal0: (u64, u64),
+    probes: Vec<halfpower::stats::host::HostProbe>,
 }
 
-/// [`HostNoise`]'s answer.
-#[derive(Debug)]
+/// [`HostNoise`]'s answer, over every probe.
+#[derive(Clone, Debug, Default)]
 pub struct Noise {
-    /// The probe's wake-ups after their deadlines, µs: mean and 99th percentile.
+    /// Mean lateness of the wake-ups, µs.
     pub late_mean_us: f64,
     /// 99th percentile, µs.
     pub late_p99_us: f64,
-    /// Share of the probe's wake-ups over 1 ms late.
+    /// Latest, µs.
+    pub late_max_us: f64,
+    /// Share of the wake-ups over 1 ms late.
     pub over_1ms_share: f64,
+    /// Stalls (wake-ups over 1 ms late) on all the probes' CPUs.
+    pub stalls: u64,
+    /// The most any one CPU's probe counted stalled, % of the window.
+    pub stalled_pct: f64,
     /// CPU time stolen by the hypervisor, % of all CPU time.
     pub steal_pct: f64,
 }
 
-/// (steal, total) jiffies of all CPUs so far.
-fn steal_jiffies() -> (u64, u64) {
-    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let f: Vec<u64> = stat
-        .lines()
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    (f.get(7).copied().unwrap_or(0), f.iter().take(8).sum())
+impl std::fmt::Display for Noise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} stalls, stalled {:.2} % of the time on one CPU, steal {:.2} %, wake-ups late \
+             mean {:.0} µs, p99 {:.0} µs, max {:.0} µs",
+            self.stalls,
+            self.stalled_pct,
+            self.steal_pct,
+            self.late_mean_us,
+            self.late_p99_us,
+            self.late_max_us
+        )
+    }
+}
+
+/// The most a test lets the host interfere with an attempt before it measures again rather
+/// than judge: the stalled share of any CPU, or the stolen share of all, in %.
+pub const CEILING_PCT: f64 = 1.0;
+
+impl Noise {
+    /// Whether the host stayed under [`CEILING_PCT`].
+    pub fn quiet(&self) -> bool {
+        self.stalled_pct < CEILING_PCT && self.steal_pct < CEILING_PCT
+    }
 }
 
 impl HostNoise {
-    /// Starts the probe: a thread sleeping to a deadline every `period` (timer slack 1 µs, as
-    /// halfpower's pacing threads).
+    /// Starts the probes, each waking every `period` on average (periods drawn evenly from half
+    /// to one and a half times it).
     pub fn start(period: std::time::Duration) -> Self {
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only this thread.
-            unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
-            let mut late = Vec::new();
-            let mut due = std::time::Instant::now() + period;
-            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
-                std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
-                late.push(due.elapsed().as_nanos() as u64);
-                due += period;
-            }
-            late
-        });
+        let mut cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| {
+                // SAFETY: a zeroed cpu_set_t is valid; sched_getaffinity fills it.
+                let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+                // SAFETY: `set` is valid and of the size passed.
+                unsafe {
+                    libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set)
+                        == 0
+                        && libc::CPU_ISSET(c, &set)
+                }
+            })
+            .collect();
+        cpus.truncate(4);
+        let origin = halfpower::clock::now_ns();
+        let period = period.as_nanos() as u64;
         HostNoise {
-            stop,
-            thread: Some(thread),
-            steal0: steal_jiffies(),
+            probes: cpus
+                .into_iter()
+                .map(|c| halfpower::stats::host::HostProbe::with_period(origin, Some(c), period))
+                .collect(),
         }
     }
 
-    /// Stops the probe and says what it saw.
-    pub fn stop(mut self) -> Noise {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let mut late = self.thread.take().unwrap().join().unwrap();
-        late.sort_unstable();
-        let (s1, t1) = steal_jiffies();
-        let n = late.len().max(1);
-        Noise {
-            late_mean_us: late.iter().sum::<u64>() as f64 / n as f64 / 1e3,
-            late_p99_us: late.get(n * 99 / 100).copied().unwrap_or(0) as f64 / 1e3,
-            over_1ms_share: late.iter().filter(|&&l| l > 1_000_000).count() as f64 / n as f64,
-            steal_pct: 100.0 * (s1 - self.steal0.0) as f64 / (t1 - self.steal0.1).max(1) as f64,
+    /// Stops the probes and says what they saw.
+    pub fn stop(self) -> Noise {
+        let samples: Vec<_> = self.probes.into_iter().filter_map(|p| p.stop()).collect();
+        let mut late = halfpower::stats::Histogram::new();
+        let mut n = Noise::default();
+        for s in &samples {
+            late.merge(&s.late);
+            n.stalls += s.stalls;
+            if s.seconds > 0.0 {
+                n.stalled_pct = n
+                    .stalled_pct
+                    .max(100.0 * s.stalled_ns as f64 / 1e9 / s.seconds);
+            }
+            n.steal_pct = n
+                .steal_pct
+                .max(s.counters.0.steal_pct(&s.counters.1).unwrap_or(0.0));
         }
+        let count = late.count().max(1);
+        n.late_mean_us = late.mean_ns() / 1e3;
+        n.late_p99_us = late.quantile_ns(0.99) / 1e3;
+        n.late_max_us = late.max_ns() as f64 / 1e3;
+        n.over_1ms_share = late.count_between(1e6, f64::INFINITY) as f64 / count as f64;
+        n
     }
 }
 
-/// Runs `body` (a test's measuring, which panics when a figure misses its bound) up to `n`
-/// times, until one attempt passes; the last attempt's failure is the test's. For tests
-/// that time a device against a bound on a shared VM: the host steals 1–6 % of the CPU at
-/// times, in stalls of milliseconds on one vCPU (seen by the process running there, not by a
-/// probe on the other), which can spoil one attempt's figures whatever halfpower does. Each
-/// failed attempt is said on stderr with its reason.
-pub fn retried(n: u32, mut body: impl FnMut()) {
-    for attempt in 1..=n {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut body));
-        match r {
-            Ok(()) => return,
-            Err(e) if attempt == n => std::panic::resume_unwind(e),
-            Err(_) => eprintln!("attempt {attempt} of {n} failed (above); measuring again"),
+/// One attempt of a timing test, watched by [`HostNoise`] from its start.
+pub struct Attempt {
+    watch: Option<HostNoise>,
+    seen: Option<Noise>,
+}
+
+impl Attempt {
+    /// Whether the host stayed under [`CEILING_PCT`] while the attempt measured so far: call it
+    /// after measuring and before judging what was measured (again before each later group of
+    /// judgements; the probes go on across the calls).
+    pub fn quiet(&mut self) -> bool {
+        if let Some(w) = self.watch.take() {
+            let now = w.stop();
+            self.seen = Some(match self.seen.take() {
+                None => now,
+                Some(was) => Noise {
+                    late_mean_us: was.late_mean_us.max(now.late_mean_us),
+                    late_p99_us: was.late_p99_us.max(now.late_p99_us),
+                    late_max_us: was.late_max_us.max(now.late_max_us),
+                    over_1ms_share: was.over_1ms_share.max(now.over_1ms_share),
+                    stalls: was.stalls + now.stalls,
+                    stalled_pct: was.stalled_pct.max(now.stalled_pct),
+                    steal_pct: was.steal_pct.max(now.steal_pct),
+                },
+            });
+            self.watch = Some(HostNoise::start(std::time::Duration::from_millis(10)));
         }
+        self.seen.as_ref().is_some_and(Noise::quiet)
     }
+
+    /// What the probes saw (after [`Attempt::quiet`]).
+    pub fn noise(&self) -> Noise {
+        self.seen.clone().unwrap_or_default()
+    }
+}
+
+/// Runs a timing test's `attempt` up to `n` times. Each attempt measures, then asks
+/// [`Attempt::quiet`] before judging: when the product's probe recorded host interference above
+/// [`CEILING_PCT`] during it, the attempt returns `false` without judging, its probe's figures
+/// are printed, and it runs again. A figure that misses its bound on a quiet attempt fails the
+/// test at once: nothing is measured again because a figure missed. `n` disturbed attempts
+/// fail with the probe's figures.
+pub fn judged_when_quiet(n: u32, mut attempt: impl FnMut(&mut Attempt) -> bool) {
+    for i in 1..=n {
+        let mut a = Attempt {
+            watch: Some(HostNoise::start(std::time::Duration::from_millis(10))),
+            seen: None,
+        };
+        if attempt(&mut a) {
+            return;
+        }
+        eprintln!(
+            "attempt {i} of {n} not judged: the host interfered ({}); measuring again",
+            a.noise()
+        );
+    }
+    panic!("the host interfered above {CEILING_PCT} % in all {n} attempts: nothing was judged");
 }

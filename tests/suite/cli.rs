@@ -833,6 +833,7 @@ fn every_flag_in_the_docs_exists() {
         "replay",
         "capture",
         "path",
+        "selftest",
         "pts",
     ];
     let mut help = String::new();

@@ -155,9 +155,18 @@ fn the_text_output_is_the_table_and_the_verdict() {
         lines[1].starts_with("variant") && lines[1].contains("MB/s"),
         "{text}"
     );
-    // One row per variant: aligned and three shifts; then the verdict after a blank line.
-    let rows = lines.iter().filter(|l| l.contains(" read ")).count();
+    // One row per variant: aligned and three shifts; then the verdict after a blank line, and
+    // one line on the host.
+    let rows = lines
+        .iter()
+        .filter(|l| l.contains(" read ") && !l.starts_with("host:"))
+        .count();
     assert_eq!(rows, 4, "{text}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("host:")).count(),
+        1,
+        "{text}"
+    );
     assert!(text.contains("misalign"), "{text}");
 }
 

@@ -545,7 +545,7 @@ fn clear(dir: &Path) {
 }
 
 /// The cases on throttled loop devices; the summary lines.
-pub fn run_cases(cases: &[Case]) -> Option<Vec<String>> {
+pub fn run_cases(cases: &[Case]) -> Option<Vec<(Value, Value)>> {
     let throttle = Throttle::new("fiofields")?;
     let lo = LoopDev::new("fiofields", 64 << 20)?;
     throttle.limit(&lo.dev, LIMIT_BPS, LIMIT_IOPS);
@@ -606,9 +606,18 @@ pub fn run_cases(cases: &[Case]) -> Option<Vec<String>> {
                 );
             }
         }
-        lines.push(check(case, &fio["jobs"][0], &mine["jobs"][0]));
+        lines.push((fio["jobs"][0].clone(), mine["jobs"][0].clone()));
     }
     Some(lines)
+}
+
+/// Judges what [`run_cases`] measured, case by case: a line per case.
+pub fn check_cases(cases: &[Case], measured: &[(Value, Value)]) -> Vec<String> {
+    cases
+        .iter()
+        .zip(measured)
+        .map(|(case, (fio, mine))| check(case, fio, mine))
+        .collect()
 }
 
 #[test]
