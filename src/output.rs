@@ -65,9 +65,11 @@ fn parent_dir(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
-/// Writes `bytes` to `path` atomically: into a new temporary file beside it, synced, then
-/// renamed over `path`. On any failure the temporary file is removed and `path` is untouched.
-/// A device or FIFO (`/dev/null`) is written into directly, never replaced.
+/// Writes `bytes` to `path` atomically and durably: into a new temporary file beside it,
+/// synced, renamed over `path`, then the directory synced, so that the rename itself survives a
+/// power cut (a verify state exists for exactly that case). On any failure before the rename
+/// the temporary file is removed and `path` is untouched. A device or FIFO (`/dev/null`) is
+/// written into directly, never replaced.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if special(path) {
         // A device or a FIFO: written into as it is (see `special`).
@@ -88,12 +90,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        sync_dir(dir)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Syncs directory `dir` (its entries: a rename into it). A file system that cannot sync a
+/// directory (EINVAL) has nothing more to make durable.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::File::open(dir).and_then(|d| d.sync_all()) {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(()),
+        r => r,
+    }
 }
 
 #[cfg(test)]

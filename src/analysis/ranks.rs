@@ -130,7 +130,26 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     }
     r.timeseries = merge_series(&all);
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));
+    r.host = worst_host(&all);
     r
+}
+
+/// The job's host record: the most disturbed rank's (its stalls and steal), with every flag
+/// any rank's record set (the job's figures merge theirs).
+fn worst_host(all: &[&Results]) -> Option<crate::model::host::HostNoise> {
+    let records = || all.iter().filter_map(|r| r.host.as_ref());
+    let disturbed = |h: &crate::model::host::HostNoise| {
+        super::host::stalled_share(h) + h.steal_pct.unwrap_or(0.0) / 100.0
+    };
+    let mut worst = records()
+        .max_by(|a, b| disturbed(a).total_cmp(&disturbed(b)))?
+        .clone();
+    for f in records().flat_map(|h| &h.flags) {
+        if !worst.flags.contains(f) {
+            worst.flags.push(*f);
+        }
+    }
+    Some(worst)
 }
 
 fn merge_errors(all: &[&Results]) -> ErrorSummary {

@@ -194,6 +194,13 @@ pub struct SystemRecord {
     pub psi_memory_some_pct: Option<f64>,
     /// PSI memory `full`, %.
     pub psi_memory_full_pct: Option<f64>,
+    /// The host probe's stalled time in the interval, ms (docs/figures.md, "The host"; absent
+    /// in older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_stalled_ms: Option<f64>,
+    /// The probe's latest wake-up in the interval, µs late.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_late_max_us: Option<f64>,
     /// `paging` (swap traffic > 5 pages/s), `cpu>90%`, `irq>30%`.
     pub flags: Vec<Flag>,
 }

@@ -71,6 +71,8 @@ pub struct Monitor {
     sources: Sources,
     partition: HashMap<String, bool>,
     active: HashSet<String>,
+    /// The host probe of the current interval (docs/figures.md, "The host").
+    probe: Option<crate::stats::host::HostProbe>,
 }
 
 impl Monitor {
@@ -99,6 +101,10 @@ impl Monitor {
             sources,
             partition: HashMap::new(),
             active: Default::default(),
+            probe: Some(crate::stats::host::HostProbe::start(
+                crate::clock::now_ns(),
+                None,
+            )),
         })
     }
 
@@ -132,7 +138,12 @@ impl Monitor {
             return None;
         }
         let time = rfc3339_ms(now.unix_ms);
-        let system = system_record(&self.prev, &now, &time, self.cpus);
+        let mut system = system_record(&self.prev, &now, &time, self.cpus);
+        if let Some(h) = self.probe.take().and_then(|p| p.stop()) {
+            system.host_stalled_ms = Some(h.stalled_ns as f64 / 1e6);
+            system.probe_late_max_us = Some(h.late.max_ns() as f64 / 1e3);
+        }
+        self.probe = Some(crate::stats::host::HostProbe::start(now.mono_ns, None));
         let paging = hard_paging(&system);
         let traced = self.tracer.as_mut().map(|t| t.drain());
         let end = IntervalEnd {

@@ -117,6 +117,8 @@ pub const MONITOR_COLUMNS: &[&str] = &[
     "psi_io_full_pct",
     "psi_memory_some_pct",
     "psi_memory_full_pct",
+    "host_stalled_ms",
+    "probe_late_max_us",
 ];
 
 /// The monitor log's CSV header line (no newline).

@@ -44,31 +44,13 @@ impl Quota {
 
     /// halfpower with `args` plus `--json - --quiet`, started inside the group.
     fn run_json(&self, args: &[&str]) -> serde_json::Value {
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!(
-                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\" --json - --quiet",
-                self.dir.display()
-            ))
-            .arg(assert_cmd::cargo::cargo_bin("halfpower"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        common::halfpower_json_in(&self.dir, args)
     }
 }
 
 impl Drop for Quota {
     fn drop(&mut self) {
-        let start = std::time::Instant::now();
-        while std::fs::remove_dir(&self.dir).is_err() && start.elapsed().as_secs() < 10 {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        common::remove_cgroup(&self.dir);
     }
 }
 

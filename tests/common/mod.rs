@@ -284,38 +284,55 @@ impl Throttle {
 
     /// Any `program` with `args` (fio, say), started inside the cgroup.
     pub fn command_of(&self, program: &Path, args: &[&str]) -> Command {
-        let mut c = Command::new("sh");
-        c.arg("-c")
-            .arg(format!(
-                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
-                self.dir.display()
-            ))
-            .arg(program)
-            .args(args);
-        c
+        in_cgroup(&self.dir, program, args)
     }
 
     /// Runs halfpower with `args` plus `--json - --quiet` in the cgroup; the parsed document.
     pub fn run_json(&self, args: &[&str]) -> serde_json::Value {
-        let mut all = args.to_vec();
-        all.extend(["--json", "-", "--quiet"]);
-        let out = self.command(&all).output().unwrap();
-        assert!(
-            out.status.success(),
-            "halfpower {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        halfpower_json_in(&self.dir, args)
     }
 }
 
 impl Drop for Throttle {
     fn drop(&mut self) {
-        // The processes that ran in it have exited; an empty cgroup is removed with rmdir.
-        let start = std::time::Instant::now();
-        while std::fs::remove_dir(&self.dir).is_err() && start.elapsed().as_secs() < 10 {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        remove_cgroup(&self.dir);
+    }
+}
+
+/// `program` with `args`, started inside the (cgroup v1) group `dir`.
+pub fn in_cgroup(dir: &Path, program: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+            dir.display()
+        ))
+        .arg(program)
+        .args(args);
+    c
+}
+
+/// halfpower with `args` plus `--json - --quiet` inside group `dir`; the parsed document.
+pub fn halfpower_json_in(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--json", "-", "--quiet"]);
+    let out = in_cgroup(dir, &assert_cmd::cargo::cargo_bin("halfpower"), &all)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "halfpower {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Removes cgroup `dir` once the processes that ran in it have gone (an empty group is removed
+/// with rmdir; the kernel may take a moment after the last exit).
+pub fn remove_cgroup(dir: &Path) {
+    let start = std::time::Instant::now();
+    while std::fs::remove_dir(dir).is_err() && start.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
 

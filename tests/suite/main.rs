@@ -9,6 +9,7 @@ mod access;
 mod browser;
 mod cli;
 mod diagnose;
+mod durable;
 mod engine;
 mod experiments;
 mod faults;

@@ -241,6 +241,29 @@ pub fn table(head: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// What the host did while each input measured, a sentence per input that has host records
+/// (docs/figures.md, "The host"); the ones whose figures it could have moved stand out.
+fn host_notes(out: &mut String, inputs: &[Input], labels: &[String]) {
+    for (i, l) in inputs.iter().zip(labels) {
+        let hosts = i.doc.hosts();
+        let text = crate::render::text::host::lines(&hosts);
+        if text.is_empty() {
+            continue;
+        }
+        let class = if hosts.iter().any(|h| h.noise.interfered()) {
+            "verdict"
+        } else {
+            "note"
+        };
+        let _ = writeln!(
+            out,
+            "<p class=\"{class}\"><b>{}</b>: {}</p>",
+            esc(l),
+            esc(text.trim_end())
+        );
+    }
+}
+
 /// A figure with several words: the definitions printed in the footer.
 pub struct Definition {
     /// The figure's name as the charts use it.
@@ -313,6 +336,7 @@ pub fn render(inputs: &[Input]) -> String {
         "<p class=\"note\">Report written by halfpower {}. MB/s = 10<sup>6</sup> bytes per second; request sizes 4k, 1m = KiB, MiB (powers of two). Hover over a point, bar or cell for its exact figures.</p>\n</header>\n<main>",
         env!("CARGO_PKG_VERSION")
     );
+    host_notes(&mut out, inputs, &labels);
     out.push_str(&body);
     out.push_str("</main>\n<footer>\n<h2>Definitions</h2>\n<dl>\n");
     for d in defs {

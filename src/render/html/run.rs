@@ -375,6 +375,9 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
         let mut p = Plot::new(title, x(), Axis::new(y_title, scale, f));
         for (name, r) in &runs {
             p.marks.extend(change_marks(name, r, figure));
+            if figure == Some(ChangeFigure::Iops) {
+                p.marks.extend(host_marks(name, r));
+            }
         }
         for (k, (name, r)) in runs.iter().enumerate() {
             let pts: Vec<(f64, f64)> = whole_seconds(r)
@@ -446,6 +449,26 @@ fn change_marks(name: &str, r: &Results, figure: Option<ChangeFigure>) -> Vec<Ma
                 c.before,
                 c.after,
                 crate::render::words::change_cause(c.cause)
+            ),
+        })
+        .collect()
+}
+
+/// The seconds of `r` in which the host probe counted a stall, marked H on the IOPS series:
+/// the stalled time and the steal on hover.
+fn host_marks(name: &str, r: &Results) -> Vec<Mark> {
+    whole_seconds(r)
+        .filter(|t| t.host_stalled_ms.is_some_and(|s| s > 0.0))
+        .map(|t| Mark {
+            x: t.t_s as f64 + 0.5,
+            y: t.iops,
+            label: "H".into(),
+            tip: format!(
+                "{name}: second {}: the host stalled this process {:.1} ms (steal {:.1} %): \
+                 this second's figures are the host's as much as the device's",
+                t.t_s,
+                t.host_stalled_ms.unwrap_or(0.0),
+                t.steal_pct.unwrap_or(0.0)
             ),
         })
         .collect()
