@@ -222,13 +222,23 @@ pub struct Workload {
 #[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Setup {
     /// Measured time after the warm-up [default: 10s].
-    #[arg(long, value_name = "DUR", conflicts_with = "bytes")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        conflicts_with = "bytes"
+    )]
     pub time: Option<Dur>,
     /// Measure exactly this many bytes (split over all threads and targets) instead of a time.
     #[arg(long, value_name = "SIZE")]
     pub bytes: Option<ByteSize>,
     /// Warm-up before measuring; its I/Os are not counted.
-    #[arg(long, value_name = "DUR", default_value = "1s")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "1s"
+    )]
     pub warmup: Dur,
     /// Region size per target; a created file gets this size [default: 1g for a new file, else
     /// the file or device size minus --offset].
@@ -269,7 +279,12 @@ pub struct Setup {
     pub affinity: Affinity,
     /// io_uring: after submitting, poll for completions for up to DUR before sleeping (e.g.
     /// 20us). Saves the wake-up on fast devices; the polling is CPU time and counts in CPU µs/IO.
-    #[arg(long, value_name = "DUR", default_value = "0")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "0"
+    )]
     #[serde(default)]
     pub spin: Dur,
     /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue

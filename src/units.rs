@@ -92,6 +92,11 @@ impl FromStr for Dur {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
         let accepted = "a number with unit us, ms, s, m or h, e.g. 20us, 500ms, 10s, 2m";
+        if lower.starts_with('-') {
+            return Err(format!(
+                "'{s}' is negative: a duration is zero or more: use {accepted}"
+            ));
+        }
         let split = lower
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(lower.len());

@@ -257,7 +257,7 @@ pub struct Access {
     pub max_inflight: Option<u32>,
     /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
     /// completed (fio's thinktime).
-    #[arg(long, value_name = "DUR")]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<Dur>,
     /// Requests issued between two pauses of --think.

@@ -21,7 +21,12 @@ pub struct CaptureArgs {
     #[arg(value_name = "DEVICE")]
     pub device: String,
     /// How long to capture (Ctrl-C ends it early and keeps what was captured).
-    #[arg(long, value_name = "DUR", default_value = "10s")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "10s"
+    )]
     pub time: Dur,
     /// Write the trace to PATH.
     #[arg(short = 'o', long = "output", value_name = "PATH")]

@@ -88,6 +88,13 @@ from that due time; a request issued over 1 ms late is counted. Sizes: k/m/g = K
 MB/s = 10^6 bytes/s. Formats: '# halfpower trace v1' (time_us dir offset bytes per line) or fio \
 iolog v2/v3 (v3 times in µs). docs/replay.md.";
 
+const CAPTURE_HELP: &str = "Reads the block layer's tracepoints through a tracefs instance of \
+its own (root): each request's issue and completion on the device, matched into one line: time \
+since the first request, direction, offset, size, flags, OS queue time and device time. The \
+trace is halfpower's ('# halfpower trace v1', time_us dir offset bytes per line) or fio's iolog \
+v3 (--format fio); `replay` replays either. Sizes: k/m/g = KiB/MiB/GiB; MB/s = 10^6 bytes/s. \
+docs/replay.md.";
+
 const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
 random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
 1m (4k 16k 64k with --quick); sequential and cache-hit at QD1, random at QD1 and QD4. Service \
@@ -194,7 +201,7 @@ pub enum Command {
     /// Record every request the block layer sees on a device (tracefs): time, direction,
     /// offset, size, flags, OS queue and device time, as a trace `replay` (or fio, with
     /// --format fio) replays; and the workload in figures.
-    #[command(after_help = REPLAY_HELP)]
+    #[command(after_help = CAPTURE_HELP)]
     Capture(CaptureArgs),
     /// The data path of each target from the file system down to the device and out to the
     /// host bus (partition, dm, md, loop, disk, NVMe, PCIe, SATA, SAS, USB, virtio, network),
@@ -365,10 +372,20 @@ pub struct QuickArgs {
     #[arg(long, value_name = "SIZE", default_value = "1g")]
     pub size: ByteSize,
     /// Measured time per test.
-    #[arg(long, value_name = "DUR", default_value = "5s")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "5s"
+    )]
     pub time: Dur,
     /// Warm-up before each test; its I/Os are not counted.
-    #[arg(long, value_name = "DUR", default_value = "1s")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "1s"
+    )]
     pub warmup: Dur,
     /// Repetitions.
     #[command(flatten)]
@@ -386,7 +403,12 @@ pub struct MonitorArgs {
     #[arg(value_name = "DEVICE")]
     pub devices: Vec<String>,
     /// Length of one interval.
-    #[arg(long, value_name = "DUR", default_value = "1s")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "1s"
+    )]
     pub interval: Dur,
     /// Stop after this many intervals (default: until Ctrl-C).
     #[arg(long, value_name = "N")]
@@ -536,10 +558,20 @@ pub struct ExperimentArgs {
     #[arg(long, value_name = "SIZE", default_value = "64k")]
     pub bs: ByteSize,
     /// Measured time per point.
-    #[arg(long, value_name = "DUR", default_value = "2s")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "2s"
+    )]
     pub time: Dur,
     /// Warm-up before each point; its I/Os are not counted.
-    #[arg(long, value_name = "DUR", default_value = "500ms")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "500ms"
+    )]
     pub warmup: Dur,
     /// What it may write to.
     #[command(flatten)]

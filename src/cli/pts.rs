@@ -43,7 +43,12 @@ pub struct PtsArgs {
     #[arg(long, value_delimiter = ',', value_name = "LIST", value_parser = parse_mix)]
     pub mix: Vec<Mix>,
     /// Time of each cell of the matrix in a round (PTS: one minute); a round runs every cell.
-    #[arg(long, value_name = "DUR", default_value = "1m")]
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "1m"
+    )]
     pub round: Dur,
     /// Bytes of sequential 128k writes that precondition the target after the purge
     /// [default: twice the capacity, as PTS asks]; 0 skips it.

@@ -272,10 +272,13 @@ fn region(path: &Path, w: &Workload, capacity: u64) -> Result<u64> {
             "--size",
             crate::units::ByteSize(size),
             format!(
-                "from --bs ({}) to {} bytes: {} holds {capacity} bytes from offset 0",
+                "from --bs ({}) to {} bytes: {} holds {capacity} bytes, {} of them from \
+                 --offset {}",
                 w.bs,
                 capacity - w.setup.offset.0,
-                path.display()
+                path.display(),
+                capacity - w.setup.offset.0,
+                w.setup.offset
             ),
         ));
     }
@@ -381,8 +384,8 @@ fn check_write_allowed(
         return Err(Error::refused(
             path,
             format!(
-                "is {what} and --rw {} writes to it; pass --allow-write to let halfpower \
-                 overwrite its contents",
+                "is {what} and the workload writes to it ({} requests); pass --allow-write \
+                 to let halfpower overwrite its contents",
                 w.rw.name()
             ),
         ));
@@ -392,7 +395,7 @@ fn check_write_allowed(
         return Err(Error::refused(
             path,
             format!(
-                "{why}; --rw {} writes to it, so nothing was run",
+                "{why}; the workload writes to it ({} requests), so nothing was run",
                 w.rw.name()
             ),
         ));

@@ -881,3 +881,54 @@ fn every_flag_in_the_docs_exists() {
         "flags in the docs that no --help knows: {missing:?}"
     );
 }
+
+/// Messages a new user met wrong (issue 37, item 6), each as it reads now.
+#[test]
+fn refusals_and_help_say_what_applies() {
+    // capture's help ends with its own footer, not replay's.
+    let help = stdout_text(&["capture", "--help"]);
+    assert!(help.contains("tracepoints"), "{help}");
+    assert!(
+        !help.contains("Each request is issued at its due time"),
+        "{help}"
+    );
+    // A negative duration is named as such, with no tip about `--`.
+    let e = usage_error(&["run", "null", "--engine", "null", "--time", "-5s"]);
+    assert!(e.contains("'-5s' is negative"), "{e}");
+    assert!(!e.contains("-- -5"), "{e}");
+    // A region past the end names the offset it starts from.
+    let dir = tempfile::tempdir().unwrap();
+    let f = filled_file(dir.path(), "f", 64 << 20);
+    let e = usage_error(&[
+        "run",
+        f.to_str().unwrap(),
+        "--offset",
+        "63m",
+        "--size",
+        "2m",
+        "--time",
+        "1s",
+    ]);
+    assert!(e.contains("1048576 of them from --offset 63m"), "{e}");
+    assert!(!e.contains("from offset 0"), "{e}");
+    // pts and replay have no --rw: their refusal to write says the workload writes.
+    let trace = dir.path().join("w.trace");
+    std::fs::write(
+        &trace,
+        "# halfpower trace v1\n0 W 0 4096\n100 W 4096 4096\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["pts", f.to_str().unwrap(), "--test", "latency"],
+        vec!["replay", trace.to_str().unwrap(), f.to_str().unwrap()],
+    ] {
+        let out = halfpower().args(&args).output().unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} ran");
+        assert!(
+            e.contains("writes to it") || e.contains("--allow-write"),
+            "{args:?}: {e}"
+        );
+        assert!(!e.contains("--rw"), "{args:?}: {e}");
+    }
+}

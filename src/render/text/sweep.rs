@@ -157,22 +157,26 @@ pub fn caveats(a: &Analysis) -> Vec<String> {
     } else {
         a.rw.to_string()
     };
+    // The verb agrees with its subject: "the peak rests", "the knees rest".
+    let rests = if a.rap_pap.is_some() { "rest" } else { "rests" };
     [
-        (peak, &a.peak_support, "the plateau's 5 %"),
+        (peak, rests, &a.peak_support, "the plateau's 5 %"),
         (
             "the half-power points".to_string(),
+            "rest",
             &a.half_power_support,
             "which point first reaches half",
         ),
         (
             "the knees".to_string(),
+            "rest",
             &a.knee_support,
             "whether a doubling adds 10 %",
         ),
     ]
     .into_iter()
-    .filter(|(_, s, _)| s.points > 0 && !s.firm())
-    .map(|(what, s, decides)| {
+    .filter(|(_, _, s, _)| s.points > 0 && !s.firm())
+    .map(|(what, rest, s, decides)| {
         let ci = s.ci95_pct_max.map_or(String::new(), |c| {
             format!(" (95 % intervals up to ±{c:.0} %)")
         });
@@ -187,12 +191,12 @@ pub fn caveats(a: &Analysis) -> Vec<String> {
         };
         if s.unsteady > 0 {
             format!(
-                "{group}: {what} rest on {on}, and {never}{ci}; read them as rough, not \
+                "{group}: {what} {rest} on {on}, and {never}{ci}; read them as rough, not \
                  measured: run the points longer (--time) or with a looser --steady"
             )
         } else {
             format!(
-                "{group}: {what} rest on {on} whose intervals{ci} cannot decide {decides}; \
+                "{group}: {what} {rest} on {on} whose intervals{ci} cannot decide {decides}; \
                  measure longer or repeat (--repeat)"
             )
         }
@@ -491,6 +495,31 @@ mod tests {
             half_power_support: Support::default(),
             knee_support: Support::default(),
         }
+    }
+
+    /// A caveat's verb agrees with its subject: the peak rests, the knees rest (issue 37).
+    #[test]
+    fn caveats_agree_in_number() {
+        let unsteady = Support {
+            points: 1,
+            unsteady: 1,
+            ci95_pct_max: None,
+            uncertain: true,
+        };
+        let a = Analysis {
+            peak_support: unsteady.clone(),
+            knee_support: unsteady,
+            ..analysed()
+        };
+        let c = caveats(&a);
+        assert!(
+            c[0].starts_with("randread: the peak rests on 1 point,"),
+            "{c:?}"
+        );
+        assert!(
+            c[1].starts_with("randread: the knees rest on 1 point,"),
+            "{c:?}"
+        );
     }
 
     /// The verdict words the analysis: peak and plateau, the half-power points, the knees
