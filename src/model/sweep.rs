@@ -38,14 +38,18 @@ pub struct Point {
     pub latency_us: Option<LatencyBrief>,
     /// Process CPU µs per I/O.
     pub cpu_us_per_io: Option<f64>,
-    /// Whether the point ended on the steady-state rule (false: it ran its full time).
-    pub steady: bool,
+    /// Whether the point ended on the steady-state rule (false: it ran its full time under the
+    /// rule); null when unknown: a point run without the rule, or read from a CSV that does not
+    /// say (issue 37).
+    #[serde(default)]
+    pub steady: Option<bool>,
     /// The 95 % interval of its throughput, ± % of it: within the run, or over the repetitions
     /// with `--repeat` (absent in CSV input and older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci95_pct: Option<f64>,
-    /// Measured seconds.
-    pub seconds: f64,
+    /// Measured seconds; null when unknown (a CSV without the column).
+    #[serde(default)]
+    pub seconds: Option<f64>,
     /// The engine that ran the point (absent for points read from another tool's CSV).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineKind>,
@@ -63,7 +67,8 @@ pub struct Point {
 
 impl Point {
     /// Whether the point reached steady state (with `--repeat`, in every repetition): None
-    /// when it ran without the steady-state rule (or the file does not say).
+    /// when it ran without the steady-state rule, or the file does not say (a CSV's own
+    /// `steady` column is taken when it has one).
     pub fn steady_state(&self) -> Option<bool> {
         let runs: Vec<&Results> = match &self.repeat {
             Some(r) => r.runs.iter().collect(),
@@ -73,14 +78,17 @@ impl Point {
             .iter()
             .filter_map(|r| r.steady.map(|s| s.reached))
             .collect();
-        (!states.is_empty()).then(|| states.iter().all(|&x| x))
+        if states.is_empty() {
+            return if runs.is_empty() { self.steady } else { None };
+        }
+        Some(states.iter().all(|&x| x))
     }
 
     /// The point of a finished run. A point run under the steady-state rule reports the
     /// figures and the interval of the rule's last look (`results.steady.look`), which the rule
     /// judged; `results.total` keeps the whole measured window's, drain included.
     pub fn of(w: &Workload, r: Results) -> Self {
-        let steady = r.steady.is_some_and(|s| s.reached);
+        let steady = r.steady.map(|s| s.reached);
         let look = r.steady.and_then(|s| s.look);
         let l = &r.total.latency_us;
         Point {
@@ -100,7 +108,7 @@ impl Point {
             ci95_pct: look.map_or(r.total.bytes_per_s_ci95.map(|c| c.pct), |l| {
                 Some(l.bytes_per_s_ci95.pct)
             }),
-            seconds: r.seconds,
+            seconds: Some(r.seconds),
             engine: Some(r.engine),
             workload: Some(w.clone()),
             results: Some(r),

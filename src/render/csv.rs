@@ -54,8 +54,8 @@ pub fn sweep_csv(points: &[Point]) -> String {
             opt(l.map(|l| l.p99)),
             opt(l.map(|l| l.max)),
             opt(p.cpu_us_per_io),
-            p.steady.to_string(),
-            format!("{:.3}", p.seconds),
+            p.steady.map_or(String::new(), |s| s.to_string()),
+            p.seconds.map_or(String::new(), |s| format!("{s:.3}")),
         ]);
         out.push('\n');
     }

@@ -293,6 +293,14 @@ pub fn judge(block: &[u8], e: Expect) -> Judgement {
     {
         return Judgement::OtherSize { len: 0 };
     }
+    // Without a record, a whole seal of another length inside the block (a target written at a
+    // smaller block size, read at a larger one): its length, never damage.
+    if e.id.is_none()
+        && found.is_none()
+        && let Some(len) = inner_seal(block, e.offset)
+    {
+        return Judgement::OtherSize { len };
+    }
     let s = survey(block, e.offset, e.id.or(found.map(|h| h.id)));
     let bad = |fault| Judgement::Bad {
         fault,
@@ -332,6 +340,19 @@ pub fn judge(block: &[u8], e: Expect) -> Judgement {
         Some(_) if s.own_offsets => bad(Fault::Stale),
         Some(_) => bad(Fault::Corrupt),
     }
+}
+
+/// The length of a whole, valid seal that begins at a later sector of `block` (read at
+/// `offset`) at its own offset and declares a length other than the block's, if there is one.
+fn inner_seal(block: &[u8], offset: u64) -> Option<u64> {
+    (1..block.len() / SECTOR).find_map(|i| {
+        let at = i * SECTOR;
+        let rest = &block[at..];
+        let h = header(rest)?;
+        let len = declared_len(rest)?;
+        let fits = len as usize <= rest.len() && len != block.len() as u64;
+        (fits && h.offset == offset + at as u64 && crc_ok(&rest[..len as usize])).then_some(len)
+    })
 }
 
 /// A valid block older than the record expects (`generation` 0: another record's): a lost
@@ -503,6 +524,20 @@ mod tests {
         let mut torn = block(8192, 2);
         torn[..2048].copy_from_slice(&block(8192, 1)[..2048]);
         assert_eq!(fault(judge(&torn, ANY)), Some(Fault::Torn));
+    }
+
+    /// A never-written 4k block (random bytes) then a sealed 4k block, read as one 8k block
+    /// without a record: a seal of another size, not damage (issue 37: "4 bad (corrupt 4)").
+    #[test]
+    fn random_bytes_before_a_smaller_seal_are_another_size() {
+        let mut eight: Vec<u8> = (0..8192u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761u32) >> 24) as u8)
+            .collect();
+        eight[4096..].copy_from_slice(&block(8192 + 4096, 1));
+        assert_eq!(judge(&eight, ANY), Judgement::OtherSize { len: 4096 });
+        // A damaged inner seal is no evidence of a size: judged as before.
+        eight[4096 + 600] ^= 0xff;
+        assert_ne!(judge(&eight, ANY), Judgement::OtherSize { len: 4096 });
     }
 
     #[test]

@@ -68,7 +68,11 @@ fn sweep_runs_the_product_and_analyses_each_rw_mode() {
             num(p, "latency_us.p99"),
             num(p, "results.total.latency_us.p99")
         );
-        assert_eq!(p["steady"], false);
+        assert!(
+            p["steady"].is_null(),
+            "run without the steady-state rule: {}",
+            p["steady"]
+        );
         assert_eq!(p["workload"]["bs"], p["bs_bytes"].as_u64().unwrap());
         assert!(num(p, "seconds") > 0.2 && num(p, "seconds") < 1.0);
     }
@@ -674,4 +678,32 @@ fn profile_fits_the_slope_of_a_disk_of_known_service_time() {
             .count();
         assert_eq!(warned, down, "{}", v["warnings"]);
     }
+}
+
+/// Points read from another tool's CSV without `steady` or `seconds` columns say neither is
+/// known (null), not "not steady, 0 s" (issue 37, item 5); a CSV that says steadiness is read.
+#[test]
+fn points_from_a_csv_leave_unknown_steadiness_and_seconds_null() {
+    let points = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus/sweep-points.csv");
+    let v = common::stdout_json(&["sweep", "--from", points, "--json", "-"]);
+    let ps = v["points"].as_array().unwrap();
+    assert!(!ps.is_empty());
+    for p in ps {
+        assert!(p["steady"].is_null(), "{p}");
+        assert!(p["seconds"].is_null(), "{p}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("s.csv");
+    std::fs::write(
+        &csv,
+        "rw,bs,qd,threads,mb_per_s,steady,seconds\nread,4096,1,1,10,false,2\nread,4096,4,1,30,true,2\n",
+    )
+    .unwrap();
+    let v = common::stdout_json(&["sweep", "--from", csv.to_str().unwrap(), "--json", "-"]);
+    let ps = v["points"].as_array().unwrap();
+    assert_eq!(
+        (ps[0]["steady"].clone(), ps[1]["steady"].clone()),
+        (false.into(), true.into())
+    );
+    assert_eq!(ps[0]["seconds"], 2.0);
 }

@@ -521,3 +521,47 @@ fn a_verified_run_flushes_its_target_before_it_saves_its_state() {
     assert_eq!(head["version"], 2);
     assert_eq!(head["targets"][0]["unflushed"], 0, "{head}");
 }
+
+/// Random 4k writes over a file of random bytes, read back at 8k without the state: every
+/// block that holds a 4k seal is a seal of another size (exit 2, naming 4096), none is called
+/// damaged; only this test wrote the file, and it damaged nothing (issue 37, item 1: "4 bad
+/// (corrupt 4)" before).
+#[test]
+fn a_larger_block_size_than_the_seals_is_refused_not_called_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let state = dir.path().join("s.state");
+    std::fs::write(&f, noise(16 << 20, 37)).unwrap();
+    halfpower()
+        .args([
+            "run",
+            f.to_str().unwrap(),
+            "--size",
+            "16m",
+            "--rw",
+            "randwrite",
+        ])
+        .args([
+            "--bs", "4k", "--qd", "8", "--bytes", "8m", "--warmup", "0", "--keep",
+        ])
+        .args([
+            "--quiet",
+            "--allow-write",
+            "--verify-state",
+            state.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let (code, v, err) = verify_json(&[f.to_str().unwrap(), "--bs", "8k"]);
+    let ver = &v;
+    assert_eq!(code, Some(2), "{err}");
+    let faults = &ver["faults"];
+    for k in ["corrupt", "misdirected", "torn", "stale", "unwritten"] {
+        assert_eq!(faults[k], 0, "{k}: {ver}");
+    }
+    let sizes = ver["other_block_sizes"].as_array().unwrap();
+    assert!(sizes.iter().any(|s| s["block_size"] == 4096), "{sizes:?}");
+    // With the seals' own size everything written reads back good.
+    let (code, v, err) = verify_json(&[f.to_str().unwrap(), "--bs", "4k"]);
+    assert_eq!(code, Some(0), "{err}: {}", v["faults"]);
+}
