@@ -20,7 +20,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
     let _turn = crate::alone();
     // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet); each
     // bound also adds what the host did during its own run.
-    common::judged_when_quiet(3, |attempt| {
+    common::judged_when_quiet(2, |attempt| {
         let server = Server::new(64 << 20, Duration::from_millis(S_MS));
         let served = server.served.clone();
         let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {

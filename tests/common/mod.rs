@@ -592,6 +592,8 @@ impl HostNoise {
 pub struct Attempt {
     watch: Option<HostNoise>,
     seen: Option<Noise>,
+    /// The last attempt judges whatever the host did: its bounds carry the host's share.
+    last: bool,
 }
 
 impl Attempt {
@@ -615,7 +617,15 @@ impl Attempt {
             });
             self.watch = Some(HostNoise::start(std::time::Duration::from_millis(10)));
         }
-        self.seen.as_ref().is_some_and(Noise::quiet)
+        let quiet = self.seen.as_ref().is_some_and(Noise::quiet);
+        if !quiet && self.last {
+            eprintln!(
+                "the last attempt is judged with the host as it was ({}): each bound carries \
+                 what the host measured",
+                self.noise()
+            );
+        }
+        quiet || self.last
     }
 
     /// What the probes saw (after [`Attempt::quiet`]).
@@ -627,14 +637,17 @@ impl Attempt {
 /// Runs a timing test's `attempt` up to `n` times. Each attempt measures, then asks
 /// [`Attempt::quiet`] before judging: when the product's probe recorded host interference above
 /// [`CEILING_PCT`] during it, the attempt returns `false` without judging, its probe's figures
-/// are printed, and it runs again. A figure that misses its bound on a quiet attempt fails the
-/// test at once: nothing is measured again because a figure missed. `n` disturbed attempts
-/// fail with the probe's figures.
+/// are printed, and it runs again. A figure that misses its bound on a judged attempt fails the
+/// test at once: nothing is measured again because a figure missed. The `n`-th attempt is
+/// judged however the host behaved, by bounds that add what the host measured during it (a VM
+/// whose host steals 3–5 % for many minutes is not a defect of halfpower's, and a test that
+/// gave up there would judge nothing).
 pub fn judged_when_quiet(n: u32, mut attempt: impl FnMut(&mut Attempt) -> bool) {
     for i in 1..=n {
         let mut a = Attempt {
             watch: Some(HostNoise::start(std::time::Duration::from_millis(10))),
             seen: None,
+            last: i == n,
         };
         if attempt(&mut a) {
             return;
@@ -644,5 +657,5 @@ pub fn judged_when_quiet(n: u32, mut attempt: impl FnMut(&mut Attempt) -> bool) 
             a.noise()
         );
     }
-    panic!("the host interfered above {CEILING_PCT} % in all {n} attempts: nothing was judged");
+    panic!("attempt {n} of {n} returned without judging");
 }

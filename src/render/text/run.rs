@@ -117,21 +117,19 @@ pub fn change_lines(out: &mut String, changes: &[Change]) {
 /// One step, on a line of its own: when, in which figure, from which level to which, and the
 /// cause with the times that told it.
 pub fn change_line(out: &mut String, c: &Change) {
-    let (name, unit) = match c.figure {
-        ChangeFigure::Iops => ("IOPS", ""),
-        ChangeFigure::P99Us => ("p99", " µs"),
-        ChangeFigure::ResponseMs => ("response time", " ms"),
+    // Latencies in the run table's own units (a null device's p99 of 50 ns is not "0 µs").
+    let (name, level): (&str, fn(f64) -> String) = match c.figure {
+        ChangeFigure::Iops => ("IOPS", |v| format!("{v:.0}")),
+        ChangeFigure::P99Us => ("p99", |v| fmt_latency_ns(v * 1e3)),
+        ChangeFigure::ResponseMs => ("response time", |v| fmt_latency_ns(v * 1e6)),
     };
     let pct = 100.0 * (c.after / c.before - 1.0);
-    let digits = if c.figure == ChangeFigure::ResponseMs {
-        3
-    } else {
-        0
-    };
     let _ = write!(
         out,
-        "  at {:.1} s: {name} {:.digits$}{unit} → {:.digits$}{unit} ({pct:+.0} %)",
-        c.at_s, c.before, c.after
+        "  at {:.1} s: {name} {} → {} ({pct:+.0} %)",
+        c.at_s,
+        level(c.before),
+        level(c.after)
     );
     let e = &c.evidence;
     let times = match (
@@ -465,5 +463,31 @@ mod tests {
         );
         assert!(out.contains("time per I/O 19 → 18 µs"), "{out}");
         assert!(out.contains("mean latency 999 → 2000 µs"), "{out}");
+    }
+
+    #[test]
+    fn latency_steps_keep_their_units_below_a_microsecond() {
+        let mut out = String::new();
+        for (figure, before, after) in [
+            (ChangeFigure::P99Us, 0.03, 0.054),
+            (ChangeFigure::P99Us, 150.0, 2500.0),
+            (ChangeFigure::ResponseMs, 5.25, 8.119),
+        ] {
+            let c = Change {
+                at_s: 9.0,
+                figure,
+                before,
+                after,
+                cause: None,
+                evidence: ChangeEvidence::default(),
+            };
+            change_line(&mut out, &c);
+        }
+        assert!(out.contains("p99 30ns → 54ns (+80 %)"), "{out}");
+        assert!(out.contains("p99 150.0µs → 2.50ms (+1567 %)"), "{out}");
+        assert!(
+            out.contains("response time 5.25ms → 8.12ms (+55 %)"),
+            "{out}"
+        );
     }
 }
