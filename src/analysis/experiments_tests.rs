@@ -21,6 +21,7 @@ fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
         device_read_bytes: None,
         device_write_bytes: None,
         device_share: None,
+        lazy_init: false,
         results: Results::default(),
     }
 }

@@ -381,9 +381,9 @@ mod tests {
     fn depth_levels_are_shares_of_what_was_counted() {
         let mut d = DepthCounts::default();
         for _ in 0..999 {
-            d.submit_call(1, 1, 0);
+            d.submit_call(1, 1, 0, false);
         }
-        d.submit_call(1, 6, 0);
+        d.submit_call(1, 6, 0, false);
         d.reap_call(1);
         d.reap_call(2);
         let [level, submit, complete] = depth_levels(&d);

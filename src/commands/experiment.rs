@@ -252,8 +252,8 @@ fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>) -> Row {
         device_read_bytes: dev.map(|d| d.read_bytes),
         device_write_bytes: dev.map(|d| d.write_bytes),
         device_share: dev
-            .filter(|_| r.total.bytes > 0)
-            .map(|d| (d.read_bytes + d.write_bytes) as f64 / r.total.bytes as f64),
+            .and_then(|d| Row::share_of(rw, d.read_bytes, d.write_bytes, r.total.bytes)),
+        lazy_init: dev.is_some() && host::thread_running("ext4lazyinit"),
         results: r,
     }
 }

@@ -63,7 +63,13 @@ pub struct IoRequest {
 /// An engine: prepares requests and completes them. Implementations keep at most `depth`
 /// requests outstanding, the worker never asks for more.
 pub trait Engine {
-    /// Queues one request; it is sent to the OS by the next [`Engine::submit_and_reap`].
+    /// Whether each request goes to the OS in a call of its own ([`Engine::prepare`] sends it:
+    /// io_uring; or the submission calls the OS once per request: pread/pwrite), rather than
+    /// all prepared ones in one call. fio's `iodepth_submit` counts calls.
+    const SUBMITS_EACH: bool = false;
+
+    /// Takes one request: sends it at once where [`Engine::SUBMITS_EACH`] says so, else queues
+    /// it for the next [`Engine::submit_and_reap`].
     fn prepare(&mut self, req: IoRequest);
 
     /// Submits everything prepared, waits until at least `min_complete` requests have completed

@@ -26,6 +26,8 @@ impl SyncEngine {
 }
 
 impl Engine for SyncEngine {
+    const SUBMITS_EACH: bool = true;
+
     fn prepare(&mut self, req: IoRequest) {
         self.queued.push(req);
     }

@@ -350,6 +350,8 @@ impl UringEngine {
 }
 
 impl Engine for UringEngine {
+    const SUBMITS_EACH: bool = true;
+
     #[inline]
     fn prepare(&mut self, req: IoRequest) {
         let entry = self.entry(req);

@@ -201,6 +201,8 @@ impl JobOptions {
     fn apply_reporting(&mut self, key: &str, value: Option<&str>) -> Result<bool, FioError> {
         match key {
             "group_reporting" => self.group_reporting = number::switch(key, value)?,
+            "gtod_reduce" => self.gtod_reduce = number::switch(key, value)?,
+            "create_on_open" => self.create_on_open = number::switch(key, value)?,
             "new_group" => self.new_group = number::switch(key, value)?,
             "clat_percentiles" => self.clat_percentiles = number::switch(key, value)?,
             "lat_percentiles" => self.lat_percentiles = number::switch(key, value)?,

@@ -410,6 +410,12 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) 
     if o.numjobs > 1 && !o.group_reporting {
         notes.push(note(o, FioNoteKind::ClonesTogether { numjobs: o.numjobs }));
     }
+    if o.gtod_reduce {
+        notes.push(note(o, FioNoteKind::GtodReduce));
+    }
+    if o.create_on_open {
+        notes.push(note(o, FioNoteKind::CreateOnOpen));
+    }
 }
 
 /// Buffered or direct I/O and O_SYNC in `w`. fio's `invalidate` drops a buffered job's files

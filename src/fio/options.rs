@@ -148,6 +148,11 @@ pub struct JobOptions {
     pub verify: Option<String>,
     /// `norandommap`: random offsets drawn with replacement (halfpower always draws so).
     pub norandommap: bool,
+    /// `gtod_reduce`: fio's fewer clock reads; halfpower stamps every I/O regardless.
+    pub gtod_reduce: bool,
+    /// `create_on_open`: fio creates a job's files when it opens them rather than before the
+    /// job; halfpower lays them out before measuring either way.
+    pub create_on_open: bool,
     /// The access options: size mixes, distributions, rates, think time.
     pub access: FioAccess,
 }
@@ -204,6 +209,8 @@ impl Default for JobOptions {
             iops_avg_ms: DEFAULT_AVG_MS,
             verify: None,
             norandommap: false,
+            gtod_reduce: false,
+            create_on_open: false,
             access: FioAccess::default(),
         }
     }
@@ -254,7 +261,7 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 47] = [
+pub const SUPPORTED: [&str; 49] = [
     "name",
     "filename",
     "directory",
@@ -302,6 +309,8 @@ pub const SUPPORTED: [&str; 47] = [
     "blocksize_unaligned",
     "bs_unaligned",
     "norandommap",
+    "gtod_reduce",
+    "create_on_open",
 ];
 
 #[cfg(test)]

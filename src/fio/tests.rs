@@ -262,3 +262,41 @@ fn files_and_their_sizes_follow_fio() {
         Some(ByteSize(3 << 20))
     );
 }
+
+/// Options that change nothing in halfpower's measurement are taken with a note saying so
+/// (issue 37, item 9), not refused.
+#[test]
+fn options_that_change_nothing_here_are_taken_with_a_note() {
+    let args: Vec<String> = [
+        "--name=g",
+        "--rw=randread",
+        "--ioengine=io_uring",
+        "--filename=/dev/null0",
+        "--size=1m",
+        "--gtod_reduce=1",
+        "--create_on_open=1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let set = resolve(&parse_command_line(&args, &|_| None).unwrap(), &[], false).unwrap();
+    let p = plan(&set.jobs[0], false, false).unwrap();
+    let kinds: Vec<&FioNoteKind> = p.notes.iter().map(|n| &n.kind).collect();
+    assert_eq!(
+        kinds,
+        [&FioNoteKind::GtodReduce, &FioNoteKind::CreateOnOpen]
+    );
+    let words: Vec<String> = p.notes.iter().map(crate::render::text::fio::note).collect();
+    assert!(
+        words[0].starts_with("job 'g': gtod_reduce changes nothing here"),
+        "{words:?}"
+    );
+    assert!(
+        words[1].contains("create_on_open changes nothing here"),
+        "{words:?}"
+    );
+    // Off, they say nothing.
+    let off: Vec<String> = args.iter().map(|a| a.replace("=1", "=0")).collect();
+    let set = resolve(&parse_command_line(&off, &|_| None).unwrap(), &[], false).unwrap();
+    assert!(plan(&set.jobs[0], false, false).unwrap().notes.is_empty());
+}

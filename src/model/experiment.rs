@@ -132,12 +132,37 @@ pub struct Row {
     /// Bytes it wrote over the point's window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_write_bytes: Option<u64>,
-    /// (`device_read_bytes` + `device_write_bytes`) ÷ the point's own bytes: 1 when the device
-    /// moved exactly what the point did, 0 for a buffered write still in the page cache.
+    /// The device's bytes in the point's own direction ÷ the point's own bytes: 1 when the
+    /// device moved exactly what the point did, 0 for a buffered write still in the page cache.
+    /// The other direction's bytes are someone else's (a read point does not write) and are
+    /// said apart (files before issue 37 added both directions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_share: Option<f64>,
+    /// ext4's background inode-table zeroing (`ext4lazyinit`) was running when the point ended:
+    /// a likely writer of the other direction's bytes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lazy_init: bool,
     /// The run record.
     pub results: Results,
+}
+
+impl Row {
+    /// The device's share in direction `rw` of `own` bytes moved by the point.
+    pub fn share_of(rw: Direction, read_bytes: u64, write_bytes: u64, own: u64) -> Option<f64> {
+        let mine = match rw {
+            Direction::Read => read_bytes,
+            Direction::Write => write_bytes,
+        };
+        (own > 0).then(|| mine as f64 / own as f64)
+    }
+
+    /// The bytes the device moved in the other direction than the point's (not the point's).
+    pub fn other_direction_bytes(&self) -> Option<u64> {
+        match self.rw {
+            Direction::Read => self.device_write_bytes,
+            Direction::Write => self.device_read_bytes,
+        }
+    }
 }
 
 /// A fact about the target the experiment reports beside its rows.

@@ -201,6 +201,12 @@ pub enum FioNoteKind {
     },
     /// With several I/Os in flight, `thinktime` waits for them before each pause, as fio does.
     ThinktimeWaits,
+    /// `gtod_reduce`: accepted; halfpower stamps each I/O at its submission and completion
+    /// whatever fio would have left out, so every latency figure is there.
+    GtodReduce,
+    /// `create_on_open`: accepted; the files are laid out before the job is measured, as
+    /// without it (the creation is not in any figure either way).
+    CreateOnOpen,
     /// With several I/Os in flight, each `fsync`/`fdatasync` waits for the writes in flight
     /// (so it covers them); fio on an async engine sends it beside them, so its queue stays
     /// full where halfpower's drains and refills (`iodepth_level` differs).

@@ -55,6 +55,23 @@ pub fn read() -> Host {
 }
 
 /// CPUs online on the machine (sysconf), whatever this process may use: the CPUs
+/// Whether a process (or kernel thread) named `comm` is running now (/proc/*/comm), e.g. ext4's
+/// `ext4lazyinit`, which zeroes inode tables in the background after mkfs and writes to the
+/// disk meanwhile.
+pub fn thread_running(comm: &str) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    dir.flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .any(|e| std::fs::read_to_string(e.path().join("comm")).is_ok_and(|c| c.trim_end() == comm))
+}
+
 /// /proc/stat's system-wide times are summed over.
 pub fn online_cpus() -> usize {
     // SAFETY: sysconf has no preconditions.

@@ -107,6 +107,33 @@ pub struct CpuSummary {
     pub system_us_per_io: f64,
     /// System-wide busy CPU µs per MB.
     pub system_us_per_mb: f64,
+    /// What set the system-wide figures: the kernel's tick-sampled counters, or this process's
+    /// own CPU time where those counted less (older files: the counters).
+    #[serde(default, skip_serializing_if = "BusySource::is_ticks")]
+    pub system_busy_source: BusySource,
+}
+
+/// Where the system-wide busy time comes from. /proc/stat charges each tick (every 1–10 ms) to
+/// what the CPU was doing at that instant, so a thread that runs between ticks and sleeps
+/// across them (a paced worker) is missed: a run at 2000 IOPS whose worker was 215 ms on a CPU
+/// moved /proc/stat by 3 jiffies. The process's own time (getrusage, from the scheduler's
+/// clock) is exact, and the whole system cannot have been busier than less than it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BusySource {
+    /// /proc/stat's busy time, at least the process's own.
+    #[default]
+    Ticks,
+    /// /proc/stat counted less than this process's own CPU time: the figure is the process's,
+    /// a floor (the kernel's threads working for it meanwhile are not in it).
+    ProcessFloor,
+}
+
+impl BusySource {
+    /// Whether the figure is /proc/stat's own (serde's test for leaving the key out).
+    pub fn is_ticks(&self) -> bool {
+        *self == BusySource::Ticks
+    }
 }
 
 impl CpuSummary {
@@ -122,12 +149,20 @@ impl CpuSummary {
     ) -> Self {
         let user = (after.process.user_s - before.process.user_s).max(0.0);
         let sys = (after.process.sys_s - before.process.sys_s).max(0.0);
-        let (busy, idle) = match (before.system, after.system) {
+        let (ticked, idle) = match (before.system, after.system) {
             (Some(b), Some(a)) => (
                 (a.busy_s - b.busy_s).max(0.0),
                 (a.idle_s - b.idle_s).max(0.0),
             ),
             _ => (0.0, 0.0),
+        };
+        // No less than this process's own CPU time (BusySource), taken from idle's ticks.
+        let own = user + sys;
+        let (busy, idle, source) = if before.system.is_some() && ticked < own {
+            let total = ticked + idle;
+            (own, (total - own).max(0.0), BusySource::ProcessFloor)
+        } else {
+            (ticked, idle, BusySource::Ticks)
         };
         let per_io = |cpu_s: f64| {
             if ios == 0 {
@@ -160,6 +195,7 @@ impl CpuSummary {
             system_busy_pct: cpu_busy_pct(busy, idle),
             system_us_per_io: per_io(busy),
             system_us_per_mb: per_mb(busy),
+            system_busy_source: source,
         }
     }
 }
@@ -198,6 +234,50 @@ mod tests {
         assert!((c.system_us_per_io - 20.0).abs() < 1e-9);
         assert!((c.process_pct_of_one_cpu - 50.0).abs() < 1e-9);
         assert!((c.system_busy_pct - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_system_is_never_less_busy_than_the_process() {
+        let snap = |own: f64, busy: f64, idle: f64| CpuSnapshot {
+            process: ProcessCpu {
+                user_s: own / 2.0,
+                sys_s: own / 2.0,
+            },
+            system: Some(SystemCpu {
+                busy_s: busy,
+                idle_s: idle,
+            }),
+        };
+        // 0.215 s of the process's CPU in 5 s on 2 CPUs; the ticks saw 0.012 s (3 jiffies).
+        let c = CpuSummary::between(
+            &snap(0.0, 0.0, 0.0),
+            &snap(0.215, 0.012, 9.988),
+            5.0,
+            10_000,
+            1,
+        );
+        assert_eq!(c.system_busy_source, BusySource::ProcessFloor);
+        assert!((c.system_busy_s - 0.215).abs() < 1e-9);
+        assert!(
+            (c.system_busy_pct - 2.15).abs() < 1e-9,
+            "{}",
+            c.system_busy_pct
+        );
+        assert!((c.system_us_per_io - c.us_per_io).abs() < 1e-9);
+        // Ticks that saw more than the process keep their own figure.
+        let c = CpuSummary::between(&snap(0.0, 0.0, 0.0), &snap(0.215, 0.3, 9.7), 5.0, 10_000, 1);
+        assert_eq!(c.system_busy_source, BusySource::Ticks);
+        assert!((c.system_busy_s - 0.3).abs() < 1e-9);
+        // Without /proc/stat nothing is said of the system.
+        let mut after = snap(0.215, 0.0, 0.0);
+        after.system = None;
+        let mut before = snap(0.0, 0.0, 0.0);
+        before.system = None;
+        let c = CpuSummary::between(&before, &after, 5.0, 10_000, 1);
+        assert_eq!(
+            (c.system_busy_s, c.system_busy_source),
+            (0.0, BusySource::Ticks)
+        );
     }
 
     #[test]

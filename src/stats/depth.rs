@@ -50,19 +50,23 @@ fn batch_bucket(n: u32) -> usize {
 }
 
 impl DepthCounts {
-    /// One submit call that sent `n` reads and writes, after which `in_flight` I/Os (those
-    /// `n` included) are outstanding, `held` of the completions reaped just before it having
-    /// been reaped for a free slot (fio would hold them until it sends their replacements):
-    /// with `b = in_flight − n` and `m = min(held, n)`, its k-th request counts at
-    /// `b + max(k, m)`.
+    /// `n` reads and writes sent between two reaps, in one call or (`each`) one call each,
+    /// after which `in_flight` I/Os (those `n` included) are outstanding, `held` of the
+    /// completions reaped just before having been reaped for a free slot (fio would hold them
+    /// until it sends their replacements): with `b = in_flight − n` and `m = min(held, n)`, the
+    /// k-th request counts at `b + max(k, m)`.
     #[inline]
-    pub fn submit_call(&mut self, n: u32, in_flight: u32, held: u32) {
+    pub fn submit_call(&mut self, n: u32, in_flight: u32, held: u32, each: bool) {
         let before = in_flight.saturating_sub(n);
         let m = held.min(n);
         for k in 1..=n {
             self.level[level_bucket(before + k.max(m))] += 1;
         }
-        self.submit[batch_bucket(n)] += 1;
+        if each {
+            self.submit[batch_bucket(1)] += u64::from(n);
+        } else {
+            self.submit[batch_bucket(n)] += 1;
+        }
     }
 
     /// One reap that returned `n` completions.
@@ -108,7 +112,7 @@ mod tests {
         // fio's four commits at depths 1, 2, 3, 4 (fio 3.33, thinktime_blocks=4 iodepth=4:
         // "1": 25, "2": 50, "4": 25).
         let mut d = DepthCounts::default();
-        d.submit_call(4, 4, 0);
+        d.submit_call(4, 4, 0, false);
         assert_eq!(&d.level[..3], &[1, 2, 1]);
         assert_eq!(d.submit[1], 1);
     }
@@ -117,21 +121,30 @@ mod tests {
     fn a_refill_after_a_reap_for_a_slot_counts_at_the_depth_fio_held() {
         // 4 in flight, 3 finished at once: fio reaps one, sends one (4 held), three times.
         let mut d = DepthCounts::default();
-        d.submit_call(3, 4, 3);
+        d.submit_call(3, 4, 3, false);
         assert_eq!(d.level[2], 3);
         // 2 reaped for a slot, 3 sent (the queue had room for one more): 4, 4, then 5.
         let mut d = DepthCounts::default();
-        d.submit_call(3, 5, 2);
+        d.submit_call(3, 5, 2, false);
         assert_eq!(d.level[2], 3);
         assert_eq!(d.level.iter().sum::<u64>(), 3);
     }
 
     #[test]
+    fn an_engine_that_sends_each_request_counts_a_call_each() {
+        // io_uring here, and fio at iodepth_batch=1: four requests are four calls of one.
+        let mut d = DepthCounts::default();
+        d.submit_call(4, 4, 0, true);
+        assert_eq!(&d.level[..3], &[1, 2, 1], "the depths are the same");
+        assert_eq!((d.submit[1], d.submit[2]), (4, 0));
+    }
+
+    #[test]
     fn merging_adds_every_bucket() {
         let mut a = DepthCounts::default();
-        a.submit_call(1, 4, 0);
+        a.submit_call(1, 4, 0, false);
         let mut b = DepthCounts::default();
-        b.submit_call(3, 5, 0);
+        b.submit_call(3, 5, 0, false);
         b.reap_call(70);
         a.merge(&b);
         assert_eq!(

@@ -400,7 +400,8 @@ impl<S: Source> Worker<S> {
         mut rec: Option<&mut Recorder>,
     ) -> io::Result<()> {
         if let (Some(rec), true) = (rec.as_deref_mut(), p.batch > 0) {
-            rec.depth.submit_call(p.batch, p.inflight, p.held);
+            rec.depth
+                .submit_call(p.batch, p.inflight, p.held, E::SUBMITS_EACH);
         }
         p.batch = 0;
         let for_a_slot = matches!(wait, Wait::For(w) if w < p.inflight);

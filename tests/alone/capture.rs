@@ -212,8 +212,16 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
             return false;
         }
         assert!((num(&v, "points.0.achieved_iops") / f(&job, "span_iops") - 1.0).abs() < 0.02);
+        // Within 10 %, plus what the host's stalls add in either stretch: each delays the
+        // server's and the loop worker's wake-ups by about the probe's mean lateness
+        // (tests/alone/open_loop.rs); at S = 1 ms a host stealing 10 % (late 446 µs on average)
+        // moved the ratio to 1.38.
         let ratio = f(&seen, "latency_us.mean") / f(&job, "latency_us.mean");
-        assert!((ratio - 1.0).abs() < 0.10, "response time ratio {ratio}");
+        let host = 2.0 * attempt.noise().late_mean_us / f(&job, "latency_us.mean");
+        assert!(
+            (ratio - 1.0).abs() < 0.10 + host,
+            "response time ratio {ratio} (host {host:.3})"
+        );
 
         // fio replays the trace in its own format: every request of it.
         let fio_trace = dir.path().join("app.iolog");

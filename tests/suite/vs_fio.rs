@@ -218,6 +218,44 @@ fn iodepth_level_is_measured_at_each_submission() {
     );
 }
 
+/// io_uring sends each request in a call of its own, as fio does at its default
+/// `iodepth_batch=1`: a full QD8 queue on a loop device shows every submit call in fio's bucket
+/// of 1–4 in both tools (halfpower counted its refills between two reaps as one call before,
+/// some in the "8" bucket, though each was its own `io_uring_enter`).
+#[test]
+fn io_uring_submit_calls_are_one_request_each_as_fios() {
+    if !fio_available() {
+        common::unavailable("fio (apt-get install fio)");
+        return;
+    }
+    let Some(lo) = common::LoopDev::new("submitcalls", 16 << 20) else {
+        return;
+    };
+    let file = format!("--filename={}", lo.path());
+    let job = [
+        "--name=deep",
+        file.as_str(),
+        "--ioengine=io_uring",
+        "--direct=1",
+        "--rw=randread",
+        "--bs=4k",
+        "--iodepth=8",
+        "--size=16m",
+        "--io_size=32m",
+    ];
+    for (tool, doc) in [("fio", fio_doc(&job)), ("halfpower", hp_doc(&job))] {
+        let j = &doc["jobs"][0];
+        assert_eq!(
+            num(&j["iodepth_submit"], "4"),
+            100.0,
+            "{tool}: {}",
+            j["iodepth_submit"]
+        );
+        // Reaps, unlike submissions, take what is there: no claim on their buckets.
+        assert!(num(&j["read"], "total_ios") == 8192.0, "{tool}");
+    }
+}
+
 #[test]
 fn fsync_drains_refill_the_queue_and_say_so() {
     if !fio_available() {

@@ -1,5 +1,6 @@
 //! An experiment on a terminal: its rows, its facts and its verdict, worded from its finding.
 
+use crate::model::Direction;
 use crate::model::experiment::{
     AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare,
     ExperimentReport, Fact, Finding, Missing, Row, WriteCacheOutcome,
@@ -183,6 +184,37 @@ pub fn device_share(row: &Row) -> String {
     row.device_share.map_or("-".into(), |x| format!("{x:.2}×"))
 }
 
+/// The bytes the disk moved against a point's direction (over 1 % of its own), which are not
+/// the point's: a read point does not write, a direct write point does not read.
+fn other_direction_note(out: &mut String, row: &Row) {
+    let (Some(other), Some(own)) = (
+        row.other_direction_bytes(),
+        Some(row.results.total.bytes).filter(|&b| b > 0),
+    ) else {
+        return;
+    };
+    if (other as f64) <= 0.01 * own as f64 {
+        return;
+    }
+    let verb = match row.rw {
+        Direction::Read => "wrote",
+        Direction::Write => "read",
+    };
+    let _ = writeln!(
+        out,
+        "{} {} {}: the device {verb} {:.1} MB meanwhile: not this point's{}",
+        row.variant.name(),
+        row.rw.name(),
+        ByteSize(row.bs_bytes),
+        other as f64 / 1e6,
+        if row.lazy_init {
+            " (ext4's lazy inode-table init, ext4lazyinit, was running)"
+        } else {
+            ""
+        }
+    );
+}
+
 /// Renders an experiment report.
 pub fn experiment_table(r: &ExperimentReport) -> String {
     let mut out = String::new();
@@ -237,8 +269,12 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
     }
     if r.rows.iter().any(|x| x.device_read_bytes.is_some()) {
         out.push_str(
-            "device: bytes the disk moved in the point's window ÷ the point's own bytes\n",
+            "device: bytes the disk moved in the point's direction in its window ÷ the point's \
+             own bytes\n",
         );
+    }
+    for row in &r.rows {
+        other_direction_note(&mut out, row);
     }
     for f in &r.facts {
         let (name, value) = fact(f);
@@ -256,7 +292,6 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Direction;
     use crate::model::experiment::{ShiftShare, Variant};
 
     /// Each finding in its one line.
@@ -430,5 +465,56 @@ mod tests {
             serde_json::to_value(&disk).unwrap(),
             serde_json::json!({"kind": "write-cache", "disk": "vda", "setting": "write back"})
         );
+    }
+
+    /// A read point's share counts the device's reads only; the kernel's writes meanwhile are
+    /// named as someone else's (issue 37, item 4: "1.12×" before, read 67 108 864 B plus
+    /// 8 384 512 B of ext4's lazy init).
+    #[test]
+    fn a_read_points_device_share_is_its_reads_and_the_writes_are_named() {
+        let own = 64u64 << 20;
+        let mut results = crate::model::Results::default();
+        results.total.bytes = own;
+        let row = Row {
+            variant: Variant::Direct,
+            shift_bytes: None,
+            region_bytes: None,
+            rw: Direction::Read,
+            bs_bytes: 16 << 10,
+            qd: 1,
+            iops: 1.0,
+            bytes_per_s: 1.0,
+            mean_us: 1.0,
+            p99_us: 1.0,
+            cpu_us_per_mb: 1.0,
+            system_cpu_us_per_mb: 1.0,
+            device_read_bytes: Some(own),
+            device_write_bytes: Some(8_384_512),
+            device_share: Row::share_of(Direction::Read, own, 8_384_512, own),
+            lazy_init: true,
+            results,
+        };
+        assert_eq!(row.device_share, Some(1.0));
+        assert_eq!(device_share(&row), "1.00×");
+        let mut out = String::new();
+        other_direction_note(&mut out, &row);
+        assert_eq!(
+            out,
+            "direct read 16k: the device wrote 8.4 MB meanwhile: not this point's (ext4's lazy \
+             inode-table init, ext4lazyinit, was running)\n"
+        );
+        // A write point's share is its writes; 1 % of reads beside it is not worth a line.
+        assert_eq!(
+            Row::share_of(Direction::Write, own, own / 2, own),
+            Some(0.5)
+        );
+        let quiet = Row {
+            device_write_bytes: Some(own / 100),
+            lazy_init: false,
+            ..row
+        };
+        let mut out = String::new();
+        other_direction_note(&mut out, &quiet);
+        assert!(out.is_empty(), "{out}");
     }
 }

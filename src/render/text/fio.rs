@@ -289,6 +289,13 @@ pub fn note(n: &FioNote) -> String {
         FioNoteKind::ThinktimeWaits => {
             "thinktime waits for the requests in flight before each pause, as fio does".to_string()
         }
+        FioNoteKind::GtodReduce => "gtod_reduce changes nothing here: halfpower reads the clock \
+             at each I/O's submission and completion, so its latencies are all reported (fio \
+             with gtod_reduce leaves out clat, slat and lat)"
+            .to_string(),
+        FioNoteKind::CreateOnOpen => "create_on_open changes nothing here: the files are laid \
+             out before the job is measured, and their creation is in no figure"
+            .to_string(),
         FioNoteKind::SyncDrains { every } => format!(
             "each sync after {every} writes waits for the writes in flight, so it covers them; \
              fio on an async engine sends it beside them and keeps its queue full, so \

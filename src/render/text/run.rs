@@ -3,6 +3,7 @@
 
 use crate::model::change::{Change, ChangeFigure};
 use crate::model::{QuickReport, Results, RunReport};
+use crate::stats::cpu::BusySource;
 use crate::stats::summary::DirSummary;
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
@@ -192,7 +193,7 @@ fn cpu_lines(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
         "\nCPU: halfpower {:.2} s user + {:.2} s sys ({:.1} % of one CPU) = {:.2} µs/IO, {:.1} µs/MB; \
-         system-wide busy {:.1} % = {:.2} µs/IO, {:.1} µs/MB",
+         system-wide busy {:.1} % = {:.2} µs/IO, {:.1} µs/MB{}",
         c.process_user_s,
         c.process_sys_s,
         c.process_pct_of_one_cpu,
@@ -200,7 +201,13 @@ fn cpu_lines(out: &mut String, r: &Results) {
         c.us_per_mb,
         c.system_busy_pct,
         c.system_us_per_io,
-        c.system_us_per_mb
+        c.system_us_per_mb,
+        match c.system_busy_source {
+            BusySource::Ticks => "",
+            BusySource::ProcessFloor =>
+                " (at least halfpower's own: the kernel's tick-sampled counters missed a worker \
+                 that sleeps between ticks)",
+        }
     );
     let _ = write!(
         out,
