@@ -89,7 +89,9 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         // near ρ 0.7 the queue's waits are correlated over ~40 S, so 40 s hold about 100
         // independent stretches, a standard error of about 5 % of R (2026-11-26: 0.98, 0.93,
         // 0.92 of M/G/1 at ρ 0.3, 0.5, 0.7 with 16, 16 and 28 s).
-        for (rho, secs) in [(0.3, 16), (0.5, 20), (0.7, 40)] {
+        // ρ 0.3 and 0.7: the queue's term at 0.21 and 1.17 times S (0.5 adds no rule the
+        // two do not check, and CI's 20 minutes are short).
+        for (rho, secs) in [(0.3, 16), (0.7, 40)] {
             let rate = (rho / s).round().to_string();
             let t = format!("{secs}s");
             served.reset();
