@@ -202,8 +202,10 @@ fn other_direction_note(out: &mut String, row: &Row) {
     };
     let _ = writeln!(
         out,
-        "{} {} {}: the device {verb} {:.1} MB meanwhile: not this point's{}",
+        "{}{} {} {}: the device {verb} {:.1} MB meanwhile: not this point's{}",
         row.variant.name(),
+        row.shift_bytes
+            .map_or(String::new(), |b| format!(" {}", ByteSize(b))),
         row.rw.name(),
         ByteSize(row.bs_bytes),
         other as f64 / 1e6,
