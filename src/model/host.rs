@@ -236,6 +236,15 @@ impl super::Document {
                     );
                 }
             }
+            _ => self.bare_hosts(&mut out),
+        }
+        out
+    }
+    /// The host records of documents that keep them without a run record beside them
+    /// (profile cells, replay speeds, PTS rounds, self-test phases).
+    fn bare_hosts<'a>(&'a self, out: &mut Vec<HostOf<'a>>) {
+        use super::Document as D;
+        match self {
             D::Profile(p) => {
                 for c in &p.cells {
                     if let Some(noise) = &c.host {
@@ -284,12 +293,6 @@ impl super::Document {
                     }
                 }
             }
-            D::Monitor(_)
-            | D::Diagnose(_)
-            | D::Compare(_)
-            | D::Capture(_)
-            | D::Verify(_)
-            | D::Path(_) => {}
             D::Selftest(t) => {
                 for p in &t.hosts {
                     out.push(HostOf {
@@ -299,7 +302,7 @@ impl super::Document {
                     });
                 }
             }
+            _ => {}
         }
-        out
     }
 }
