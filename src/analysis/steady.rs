@@ -9,6 +9,7 @@
 //! interval, and holds when the interval of the throughput is within ±PCT %. The point reports
 //! the look's figures and interval (docs/uncertainty.md says why, and what it covers).
 
+use super::fio_steady::FioSteady;
 use super::student;
 use super::uncertainty::{mean, mser, variance};
 use crate::model::run::SteadyLook;
@@ -48,9 +49,21 @@ pub struct SteadyRule {
     pub pct: f64,
     /// The shortest measured phase, and the first look.
     pub min: Duration,
-    /// `--steady=pts`: PTS's steady state over one-second rounds ([`super::pts::point_holds`])
-    /// instead of the interval, looked at every round.
-    pub pts: bool,
+    /// What holds the rule: the interval, PTS's rounds or fio's window.
+    pub kind: RuleKind,
+}
+
+/// Which test a steady-state rule applies at its looks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RuleKind {
+    /// `--steady[=PCT]`: the throughput's interval within ±PCT %.
+    Interval,
+    /// `--steady=pts`: PTS's steady state over one-second rounds
+    /// ([`super::pts::point_holds`]), looked at every round.
+    Pts,
+    /// fio's `steadystate`: its window of per-second samples, looked at every second after a
+    /// fixed warm-up (fio's `ramp_time`, not an adaptive one).
+    Fio(FioSteady),
 }
 
 /// How a steady point ended.
@@ -70,7 +83,7 @@ impl SteadyRule {
         SteadyRule {
             pct,
             min: MIN_MEASURED,
-            pts: false,
+            kind: RuleKind::Interval,
         }
     }
 
@@ -79,8 +92,23 @@ impl SteadyRule {
         SteadyRule {
             pct: f64::INFINITY,
             min: MIN_MEASURED,
-            pts: true,
+            kind: RuleKind::Pts,
         }
+    }
+
+    /// The rule of a fio job's `steadystate`, `ss_dur` and `ss_ramp`.
+    pub fn fio(rule: FioSteady) -> Self {
+        SteadyRule {
+            pct: f64::INFINITY,
+            min: MIN_MEASURED,
+            kind: RuleKind::Fio(rule),
+        }
+    }
+
+    /// Whether the warm-up before the measured phase lasts until its transient is over (else
+    /// it is the workload's fixed warm-up).
+    pub fn adaptive_warmup(&self) -> bool {
+        !matches!(self.kind, RuleKind::Fio(_))
     }
 
     /// When the rule looks in a measured phase of at most `max_s` seconds: from the minimum,
@@ -88,11 +116,20 @@ impl SteadyRule {
     /// number is fixed before the phase starts, so each look's share of the error is too.
     /// PTS's rule (no interval, so no error to spend) looks after every one-second round.
     pub fn schedule(&self, max_s: f64) -> Vec<f64> {
+        if let RuleKind::Fio(f) = self.kind {
+            let mut at = f.schedule(max_s);
+            at.push(max_s.max(self.min.as_secs_f64()));
+            return at;
+        }
         let mut at = Vec::new();
         let mut t = self.min.as_secs_f64();
         while t < max_s * (1.0 - 1e-9) {
             at.push(t);
-            t = if self.pts { t + 1.0 } else { t * LOOK_GROWTH };
+            t = if self.kind == RuleKind::Pts {
+                t + 1.0
+            } else {
+                t * LOOK_GROWTH
+            };
         }
         at.push(max_s.max(self.min.as_secs_f64()));
         at
@@ -104,11 +141,13 @@ impl SteadyRule {
     /// the rule. None with fewer than [`MIN_BATCHES`] windows after the first.
     pub fn look(&self, marks: &[Mark], index: usize, of: usize) -> Option<(SteadyLook, bool)> {
         let l = look(marks, index, of)?;
-        let judged = if self.pts {
-            let rates = crate::stats::window::Rates::of(marks).bytes_per_s;
-            super::pts::point_holds(&rates, l.at_s)
-        } else {
-            !l.correlated && l.bytes_per_s_ci95.pct <= self.pct
+        let judged = match self.kind {
+            RuleKind::Pts => {
+                let rates = crate::stats::window::Rates::of(marks).bytes_per_s;
+                super::pts::point_holds(&rates, l.at_s)
+            }
+            RuleKind::Interval => !l.correlated && l.bytes_per_s_ci95.pct <= self.pct,
+            RuleKind::Fio(f) => f.look_now(marks).is_some_and(|x| x.attained),
         };
         let holds = l.at_s >= self.min.as_secs_f64() - 1e-9 && l.bytes_per_s > 0.0 && judged;
         Some((l, holds))

@@ -1,5 +1,6 @@
-//! fio's access options (bssplit, bsrange, random_distribution, percentage_random, rate, rate_iops, rate_min, thinktime, thinktime_blocks, fsync,
-//! fdatasync, end_fsync) read with fio's grammar into [`FioAccess`]; `mapping` puts them onto
+//! fio's access options (bssplit, bsrange, random_distribution, percentage_random, rate,
+//! rate_iops, rate_min, rate_iops_min, thinktime, thinktime_blocks, fsync, fdatasync,
+//! end_fsync) read with fio's grammar into [`FioAccess`]; `mapping` puts them onto
 //! halfpower's one access vocabulary ([`crate::access`]).
 
 use super::FioError;
@@ -7,7 +8,7 @@ use super::number::{self, KbBase, TimeUnit};
 use crate::access::{Distribution, RequestSize};
 
 /// The option names this file reads.
-pub const KEYS: [&str; 12] = [
+pub const KEYS: [&str; 14] = [
     "fsync",
     "fdatasync",
     "end_fsync",
@@ -18,6 +19,8 @@ pub const KEYS: [&str; 12] = [
     "rate",
     "rate_iops",
     "rate_min",
+    "ratemin",
+    "rate_iops_min",
     "thinktime",
     "thinktime_blocks",
 ];
@@ -37,8 +40,10 @@ pub struct FioAccess {
     pub rate: [u64; 2],
     /// `rate_iops` (0: none).
     pub rate_iops: [u64; 2],
-    /// `rate_min`, bytes per second (0: none).
+    /// `rate_min` (`ratemin`), bytes per second (0: none).
     pub rate_min: [u64; 2],
+    /// `rate_iops_min` (0: none).
+    pub rate_iops_min: [u64; 2],
     /// `thinktime`, µs.
     pub thinktime_us: u64,
     /// `thinktime_blocks`.
@@ -61,6 +66,7 @@ impl Default for FioAccess {
             rate: [0, 0],
             rate_iops: [0, 0],
             rate_min: [0, 0],
+            rate_iops_min: [0, 0],
             thinktime_us: 0,
             thinktime_blocks: 1,
             fsync: 0,
@@ -177,7 +183,7 @@ impl FioAccess {
                         .ok_or_else(|| FioError::value(key, s, "a percentage from 0 to 100"))
                 })?;
             }
-            "rate" | "rate_min" => {
+            "rate" | "rate_min" | "ratemin" => {
                 let r = per_dir(key, v, [0, 0], |s| number::bytes(key, s, base))?;
                 if key == "rate" {
                     self.rate = r;
@@ -186,6 +192,9 @@ impl FioAccess {
                 }
             }
             "rate_iops" => self.rate_iops = per_dir(key, v, [0, 0], |s| number::int(key, s))?,
+            "rate_iops_min" => {
+                self.rate_iops_min = per_dir(key, v, [0, 0], |s| number::int(key, s))?
+            }
             "thinktime" => self.thinktime_us = number::time_us(key, v, TimeUnit::Micros)?,
             "thinktime_blocks" => {
                 let n = number::int(key, v)?;

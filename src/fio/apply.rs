@@ -4,7 +4,7 @@
 
 use super::FioError;
 use super::number::{self, KbBase, TimeUnit};
-use super::options::{FioEngine, JobOptions, NOT_YET, Unified, VERIFY_METHODS};
+use super::options::{ContinueOnError, FioEngine, JobOptions, NOT_YET, Unified, VERIFY_METHODS};
 use crate::spec::RwMode;
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
@@ -66,6 +66,9 @@ impl JobOptions {
         if super::access::KEYS.contains(&key) {
             return self.access.apply(key, value, self.kb_base);
         }
+        if super::steady::KEYS.contains(&key) {
+            return self.ss.apply(key, value, self.kb_base);
+        }
         for family in FAMILIES {
             if family(self, key, value)? {
                 return Ok(());
@@ -89,6 +92,7 @@ impl JobOptions {
                 });
             }
             "directory" => self.directory = Some(need(key, value)?.to_string()),
+            "filename_format" => self.filename_format = Some(need(key, value)?.to_string()),
             "nrfiles" => self.nrfiles = u32_in(key, need(key, value)?, 1_000_000)? as u64,
             "size" => self.size = Some(number::size(key, need(key, value)?, base, true)?),
             "filesize" => {
@@ -173,6 +177,7 @@ impl JobOptions {
             "numjobs" => self.numjobs = u32_in(key, need(key, value)?, crate::spec::MAX_THREADS)?,
             "cpus_allowed" => self.cpus_allowed = Some(need(key, value)?.to_string()),
             "verify" => self.verify = verify_method(key, need(key, value)?.trim())?,
+            "continue_on_error" => self.continue_on_error = ContinueOnError::parse(key, value)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -191,6 +196,7 @@ impl JobOptions {
             "startdelay" => self.startdelay_us = seconds(need(key, value)?)?,
             "loops" => self.loops = u32_in(key, need(key, value)?, 1_000_000)? as u64,
             "stonewall" | "wait_for_previous" => self.stonewall = number::switch(key, value)?,
+            "exitall" => self.exitall = number::switch(key, value)?,
             "wait_for" => self.wait_for = Some(need(key, value)?.to_string()),
             _ => return Ok(false),
         }

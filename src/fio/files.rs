@@ -1,6 +1,7 @@
 //! The files a fio job runs on, named as fio names them: a `filename` list (`a:b`, shared by
-//! the job's `numjobs` clones), or without one `directory/NAME.CLONE.FILE` for each clone and
-//! each of its `nrfiles`, so every clone has files of its own.
+//! the job's `numjobs` clones), or without one `filename_format` (by default
+//! `directory/NAME.CLONE.FILE`) for each clone and each of its `nrfiles`, so every clone has
+//! files of its own unless the format leaves out `$jobnum`.
 
 use super::FioError;
 use super::options::JobOptions;
@@ -59,20 +60,56 @@ pub fn of(o: &JobOptions) -> Result<JobFiles, FioError> {
                 });
             }
             let base = PathBuf::from(dir.unwrap_or("."));
-            let paths = (0..o.numjobs as u64)
+            let format = o.filename_format.as_deref().unwrap_or(DEFAULT_FORMAT);
+            check_format(format, o)?;
+            // Without $jobnum every clone names the same files: they share them.
+            let groups = if format.contains("$jobnum") {
+                o.numjobs
+            } else {
+                1
+            };
+            let paths = (0..groups as u64)
                 .flat_map(|clone| (0..o.nrfiles).map(move |file| (clone, file)))
-                .map(|(clone, file)| base.join(format!("{}.{clone}.{file}", o.name)))
+                .map(|(clone, file)| {
+                    base.join(
+                        format
+                            .replace("$jobname", &o.name)
+                            .replace("$jobnum", &clone.to_string())
+                            .replace("$filenum", &file.to_string()),
+                    )
+                })
                 .collect();
-            JobFiles {
-                paths,
-                groups: o.numjobs,
-            }
+            JobFiles { paths, groups }
         }
     };
     if files.paths.is_empty() {
         return Err(FioError::value("filename", "", "a file or device name"));
     }
     Ok(files)
+}
+
+/// fio's default `filename_format`.
+pub const DEFAULT_FORMAT: &str = "$jobname.$jobnum.$filenum";
+
+/// Refuses a `filename_format` halfpower cannot name files by: `$clientuid` (fio's
+/// client/server mode) and several files of a clone that the format would give one name.
+fn check_format(format: &str, o: &JobOptions) -> Result<(), FioError> {
+    if format.contains("$clientuid") {
+        return Err(FioError::NotYet {
+            option: "filename_format".into(),
+            why: "$clientuid names files of fio's client/server mode, which halfpower does not \
+                  have; use $jobname, $jobnum and $filenum"
+                .into(),
+        });
+    }
+    if o.nrfiles > 1 && !format.contains("$filenum") {
+        return Err(FioError::value(
+            "filename_format",
+            format,
+            "a format with $filenum when nrfiles is more than 1 (each file needs its own name)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -109,5 +146,45 @@ mod tests {
         assert_eq!((f.groups, f.per_clone()), (1, 2));
         assert_eq!(names(f), ["a", "b:c"]);
         assert!(of(&job(&[("numjobs", "2"), ("nrfiles", "2")])).is_err());
+    }
+
+    #[test]
+    fn filename_format_names_files_as_fio_does() {
+        let names = |f: JobFiles| -> Vec<String> {
+            f.paths.iter().map(|p| p.display().to_string()).collect()
+        };
+        // fio's default, written out, is the default.
+        let f = of(&job(&[
+            ("numjobs", "2"),
+            ("filename_format", DEFAULT_FORMAT),
+        ]))
+        .unwrap();
+        assert_eq!(names(f), ["./jb.0.0", "./jb.1.0"]);
+        let f = of(&job(&[
+            ("numjobs", "2"),
+            ("directory", "/d"),
+            ("filename_format", "data-$jobnum-$jobname"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (f.groups, names(f)),
+            (2, vec!["/d/data-0-jb".into(), "/d/data-1-jb".into()])
+        );
+        // Without $jobnum the clones share one file, as fio's clones open the same name.
+        let f = of(&job(&[
+            ("numjobs", "4"),
+            ("filename_format", "shared.$filenum"),
+        ]))
+        .unwrap();
+        assert_eq!((f.groups, names(f)), (1, vec!["./shared.0".to_string()]));
+        let f = of(&job(&[("nrfiles", "2"), ("filename_format", "f$filenum")])).unwrap();
+        assert_eq!(names(f), ["./f0", "./f1"]);
+        for bad in [
+            job(&[("nrfiles", "2"), ("filename_format", "one")]),
+            job(&[("filename_format", "x.$clientuid")]),
+        ] {
+            let e = of(&bad).unwrap_err().to_string();
+            assert!(e.contains("filename_format"), "{e}");
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod keywords;
 pub mod mapping;
 pub mod number;
 pub mod options;
+pub mod steady;
 
 use crate::model::fio::{FioNote, FioNoteKind, JobEnding};
 use crate::spec::{DEFAULT_SEED, EngineKind, Workload};
@@ -280,6 +281,9 @@ pub struct JobPlan {
     /// `rate_min` for reads and writes, bytes/s over all clones (0: none): a whole second of
     /// the measured phase below it, after the first, fails the job as in fio.
     pub rate_min: [u64; 2],
+    /// `rate_iops_min` for reads and writes, IOPS over all clones (0: none), checked as
+    /// `rate_min`.
+    pub rate_iops_min: [u64; 2],
     /// How it ends.
     pub ending: Ending,
     /// The size as a share of the target, when given so.
@@ -290,6 +294,8 @@ pub struct JobPlan {
     pub notes: Vec<FioNote>,
     /// `verify`: the method fio was asked for; halfpower seals and reads back its own way.
     pub verify: Option<String>,
+    /// `steadystate` with `ss_dur`: the rule that ends the job once it holds.
+    pub steady: Option<crate::analysis::fio_steady::FioSteady>,
 }
 
 /// Maps a job onto a halfpower workload. `setup` carries halfpower's own permissions
@@ -311,6 +317,10 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     mapping::plan(o, &mut w, &mut notes)?;
     engine_and_depth(o, &mut w, &mut notes);
     page_cache(o, &mut w);
+    w.setup.on_error = on_error(o)?;
+    if o.exitall {
+        notes.push(note(o, FioNoteKind::Exitall));
+    }
     w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
     w.setup.seed = match (o.randseed, o.randrepeat) {
         (Some(s), _) => s,
@@ -359,11 +369,24 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             if o.reads() { o.access.rate_min[0] } else { 0 } * o.numjobs as u64,
             if o.writes() { o.access.rate_min[1] } else { 0 } * o.numjobs as u64,
         ],
+        rate_iops_min: [
+            if o.reads() {
+                o.access.rate_iops_min[0]
+            } else {
+                0
+            } * o.numjobs as u64,
+            if o.writes() {
+                o.access.rate_iops_min[1]
+            } else {
+                0
+            } * o.numjobs as u64,
+        ],
         ending,
         size_pct,
         startdelay: Duration::from_micros(o.startdelay_us),
         notes,
         verify: o.verify.clone(),
+        steady: o.ss.rule(),
     })
 }
 
@@ -416,6 +439,28 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) 
     if o.create_on_open {
         notes.push(note(o, FioNoteKind::CreateOnOpen));
     }
+}
+
+/// What the job does after an I/O error: fio's default stops it (halfpower goes on one second
+/// to see whether the errors are a burst, then stops); going on after errors in one direction
+/// only is *not yet* for a job that does both. Failed verification never stops halfpower's
+/// read-back (every bad block is reported), so `verify` changes nothing.
+fn on_error(o: &JobOptions) -> Result<crate::spec::OnError, FioError> {
+    use crate::spec::OnError;
+    use options::ContinueOnError as C;
+    Ok(match o.continue_on_error {
+        C::None | C::Verify => OnError::Stop,
+        C::Io | C::All => OnError::Continue,
+        C::Read if !o.writes() => OnError::Continue,
+        C::Write if !o.reads() => OnError::Continue,
+        C::Read | C::Write => {
+            return Err(FioError::NotYet {
+                option: "continue_on_error".into(),
+                why: "going on after errors of one direction in a job that reads and writes:                       halfpower goes on after both or neither (use io or none)"
+                    .into(),
+            });
+        }
+    })
 }
 
 /// Buffered or direct I/O and O_SYNC in `w`. fio's `invalidate` drops a buffered job's files

@@ -5,6 +5,7 @@
 use super::FioError;
 use super::access::FioAccess;
 use super::number::{KbBase, Size};
+use super::steady::FioSsOptions;
 use crate::spec::RwMode;
 
 /// fio's I/O engines as halfpower maps them.
@@ -153,8 +154,55 @@ pub struct JobOptions {
     /// `create_on_open`: fio creates a job's files when it opens them rather than before the
     /// job; halfpower lays them out before measuring either way.
     pub create_on_open: bool,
+    /// `filename_format`: how a job without `filename` names its files (`$jobname`, `$jobnum`,
+    /// `$filenum`; fio's default `$jobname.$jobnum.$filenum`).
+    pub filename_format: Option<String>,
+    /// `exitall`: when one job of a wave ends, the others end too.
+    pub exitall: bool,
+    /// `continue_on_error`: which failures a job goes on after.
+    pub continue_on_error: ContinueOnError,
     /// The access options: size mixes, distributions, rates, think time.
     pub access: FioAccess,
+    /// The steady-state options: `steadystate`, `ss_dur`, `ss_ramp`.
+    pub ss: FioSsOptions,
+}
+
+/// fio's `continue_on_error`: which errors a job goes on after (fio's default: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContinueOnError {
+    /// Stop at the first error (`none`, `0`).
+    None,
+    /// Go on after read errors.
+    Read,
+    /// Go on after write errors.
+    Write,
+    /// Go on after read and write errors (`io`).
+    Io,
+    /// Go on after verification failures.
+    Verify,
+    /// Go on after any error (`all`, `1`).
+    All,
+}
+
+impl ContinueOnError {
+    /// fio's grammar.
+    pub fn parse(key: &str, v: Option<&str>) -> Result<Self, FioError> {
+        Ok(match v.map(str::trim) {
+            Some("none") | Some("0") => ContinueOnError::None,
+            Some("read") => ContinueOnError::Read,
+            Some("write") => ContinueOnError::Write,
+            Some("io") => ContinueOnError::Io,
+            Some("verify") => ContinueOnError::Verify,
+            None | Some("") | Some("all") | Some("1") => ContinueOnError::All,
+            Some(x) => {
+                return Err(FioError::value(
+                    key,
+                    x,
+                    "none, read, write, io, verify, all, 0 or 1",
+                ));
+            }
+        })
+    }
 }
 
 /// fio's default period of the bandwidth and IOPS samples (`bwavgtime`, `iopsavgtime`), ms.
@@ -211,7 +259,11 @@ impl Default for JobOptions {
             norandommap: false,
             gtod_reduce: false,
             create_on_open: false,
+            filename_format: None,
+            exitall: false,
+            continue_on_error: ContinueOnError::None,
             access: FioAccess::default(),
+            ss: FioSsOptions::default(),
         }
     }
 }
@@ -261,7 +313,7 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 49] = [
+pub const SUPPORTED: [&str; 52] = [
     "name",
     "filename",
     "directory",
@@ -311,6 +363,9 @@ pub const SUPPORTED: [&str; 49] = [
     "norandommap",
     "gtod_reduce",
     "create_on_open",
+    "filename_format",
+    "exitall",
+    "continue_on_error",
 ];
 
 #[cfg(test)]
@@ -394,7 +449,11 @@ mod tests {
 
     #[test]
     fn every_listed_option_is_known() {
-        for &k in SUPPORTED.iter().chain(&super::super::access::KEYS) {
+        for &k in SUPPORTED
+            .iter()
+            .chain(&super::super::access::KEYS)
+            .chain(&super::super::steady::KEYS)
+        {
             let v = match k {
                 "rw" | "readwrite" => "read",
                 "ioengine" => "psync",
@@ -404,9 +463,12 @@ mod tests {
                 "bsrange" => "4k-8k",
                 "random_distribution" => "zipf:1.1",
                 "rate_min" => "0",
+                "steadystate" | "ss" => "iops:2%",
                 "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
                 "bwavgtime" | "iopsavgtime" => "500",
                 "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",
+                "filename_format" => "$jobname.$jobnum.$filenum",
+                "continue_on_error" => "io",
                 _ => "1",
             };
             job(&[(k, Some(v))]).unwrap_or_else(|e| panic!("{k}: {e}"));

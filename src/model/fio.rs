@@ -207,6 +207,9 @@ pub enum FioNoteKind {
     /// `create_on_open`: accepted; the files are laid out before the job is measured, as
     /// without it (the creation is not in any figure either way).
     CreateOnOpen,
+    /// `exitall`: accepted where it changes nothing: the jobs of its wave end at the same time
+    /// (or it runs alone); a wave whose jobs end apart is refused.
+    Exitall,
     /// With several I/Os in flight, each `fsync`/`fdatasync` waits for the writes in flight
     /// (so it covers them); fio on an async engine sends it beside them, so its queue stays
     /// full where halfpower's drains and refills (`iodepth_level` differs).
@@ -286,11 +289,76 @@ pub struct FioJobReport {
     pub latency_percentile: f64,
     /// fio's latency window (0).
     pub latency_window: u64,
+    /// A job run with `steadystate` and `ss_dur`: how its steady state was judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SsReport>,
     /// The job's `description`, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub desc: Option<String>,
     /// halfpower's own figures.
     pub halfpower: HalfpowerExtras,
+}
+
+/// What fio's criterion measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsMetric {
+    /// I/Os per second.
+    Iops,
+    /// Bytes per second.
+    Bw,
+}
+
+/// How fio's criterion judges the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsTest {
+    /// Every sample within the limit of the window's mean (`iops`, `bw`).
+    Deviation,
+    /// The least-squares slope of the window within the limit (`iops_slope`, `bw_slope`).
+    Slope,
+}
+
+/// fio's `steadystate` object: the criterion, whether it held, and the window it was judged on.
+#[derive(Clone, Debug, Serialize)]
+pub struct SsReport {
+    /// The criterion and limit as fio writes them (`iops:2.000000%`).
+    pub ss: String,
+    /// The window, s.
+    pub duration: u64,
+    /// 1 when the criterion held (and ended the job), else 0.
+    pub attained: u8,
+    /// The criterion's value, with `%` when the limit is a percentage.
+    pub criterion: String,
+    /// The window's largest deviation from its mean (deviation criteria).
+    pub max_deviation: f64,
+    /// The window's least-squares slope per second (slope criteria).
+    pub slope: f64,
+    /// The window's samples.
+    pub data: SsData,
+    /// What the criterion measured (for the text line).
+    #[serde(skip)]
+    pub metric: SsMetric,
+    /// How it judged the window.
+    #[serde(skip)]
+    pub test: SsTest,
+    /// Whether the criterion is a percentage of the mean.
+    #[serde(skip)]
+    pub pct: bool,
+    /// The criterion's value, as a number.
+    #[serde(skip)]
+    pub value: f64,
+}
+
+/// The samples of fio's steady-state window, oldest first.
+#[derive(Clone, Debug, Serialize)]
+pub struct SsData {
+    /// Mean bandwidth, bytes/s (whole).
+    pub bw_mean: u64,
+    /// Mean IOPS (whole).
+    pub iops_mean: u64,
+    /// IOPS each second.
+    pub iops: Vec<u64>,
+    /// Bandwidth each second, bytes/s.
+    pub bw: Vec<u64>,
 }
 
 /// One disk, as fio's `disk_util`.

@@ -334,7 +334,7 @@ impl Run<'_> {
         // Every rank of an MPI job has its engines set up before any warms up.
         crate::cluster::phase_barrier();
         shared.barrier.wait(); // B0b
-        if self.control.steady.is_some() && shared.warmup_ns > 0 {
+        if self.control.steady.is_some_and(|r| r.adaptive_warmup()) && shared.warmup_ns > 0 {
             let w0 = Instant::now();
             let until = w0 + std::time::Duration::from_nanos(shared.warmup_ns);
             phases.transient_s = Some(watch::watch_warmup(shared, w0, until));

@@ -72,7 +72,7 @@ impl Shared {
             series: Arc::new(SeriesSink::new(n)),
             // A steady point warms up until its transient is over, at most for its --time.
             warmup_ns: match (control.steady, w.setup.time) {
-                (Some(_), Some(t)) => t.0.as_nanos() as u64,
+                (Some(r), Some(t)) if r.adaptive_warmup() => t.0.as_nanos() as u64,
                 _ => w.setup.warmup.0.as_nanos() as u64,
             },
             time_ns: w.setup.time.map_or(0, |t| t.0.as_nanos() as u64),

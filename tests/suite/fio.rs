@@ -5,6 +5,8 @@
 use crate::common;
 
 mod jobs;
+mod options;
+mod steady;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

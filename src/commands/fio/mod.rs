@@ -189,6 +189,15 @@ fn plan_line(job: &FioJob, p: &JobPlan) -> String {
             }
         }
     }
+    if p.steady.is_some() {
+        let ss = &job.opts.ss;
+        line.push_str(&format!(
+            ", or once steady ({} over {} s after {} s)",
+            ss.fio_name(),
+            ss.dur_us / 1_000_000,
+            ss.ramp_us as f64 / 1e6
+        ));
+    }
     line.push('\n');
     for n in &p.notes {
         line.push_str(&format!("  note: {}\n", crate::render::text::fio::note(n)));

@@ -6,7 +6,7 @@ use crate::analysis::fio::{self as figures, Samples};
 use crate::fio::options::Unified;
 use crate::fio::{FioJob, JobPlan};
 use crate::model::Results;
-use crate::model::fio::{FioJobReport, HalfpowerExtras, Ordered, SyncReport};
+use crate::model::fio::{FioJobReport, HalfpowerExtras, Ordered, SsData, SsReport, SyncReport};
 use crate::stats::cpu::ProcessEvents;
 use crate::stats::depth::DepthCounts;
 use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
@@ -33,26 +33,33 @@ pub(super) struct Ran {
     pub(super) below_min: Option<String>,
 }
 
-/// fio's `rate_min` check on a finished job: the first whole second after the first (fio
-/// skips its first rate cycle) whose bytes/s in a direction fell below that direction's
-/// minimum.
+/// fio's `rate_min` and `rate_iops_min` check on a finished job: the first whole second after
+/// the first (fio skips its first rate cycle) whose bytes/s or IOPS in a direction fell below
+/// that direction's minimum.
 pub(super) fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String> {
     for (d, name) in [(0, "read"), (1, "write")] {
-        let min = plan.rate_min[d];
-        if min == 0 {
-            continue;
-        }
-        if let Some((i, s)) = samples[d]
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, s)| s.1 < min as f64)
-        {
-            return Some(format!(
-                "{name} rate_min {min} B/s not met: {:.0} B/s in second {}",
-                s.1,
-                i + 1
-            ));
+        let bytes: fn(&(f64, f64)) -> f64 = |s| s.1;
+        let iops: fn(&(f64, f64)) -> f64 = |s| s.0;
+        let checks = [
+            (plan.rate_min[d], "rate_min", "B/s", bytes),
+            (plan.rate_iops_min[d], "rate_iops_min", "IOPS", iops),
+        ];
+        for (min, option, unit, value) in checks {
+            if min == 0 {
+                continue;
+            }
+            if let Some((i, s)) = samples[d]
+                .iter()
+                .enumerate()
+                .skip(1)
+                .find(|(_, s)| value(s) < min as f64)
+            {
+                return Some(format!(
+                    "{name} {option} {min} {unit} not met: {:.0} {unit} in second {}",
+                    value(s),
+                    i + 1
+                ));
+            }
         }
     }
     None
@@ -187,9 +194,40 @@ pub(super) fn job_report(
         latency_target: 0,
         latency_percentile: 100.0,
         latency_window: 0,
+        steadystate: steady_report(r),
         desc: o.description.clone(),
         halfpower: extras(r),
     }
+}
+
+/// fio's `steadystate` object of a job with a steady-state rule: the first window that held
+/// (the one that ended it), else the last.
+fn steady_report(r: &Ran) -> Option<SsReport> {
+    let rule = r.plan.steady?;
+    let o = &r.job.opts.ss;
+    let l = rule.outcome(&r.marks);
+    Some(SsReport {
+        ss: o.fio_name(),
+        duration: rule.dur_s,
+        attained: u8::from(l.attained),
+        criterion: format!(
+            "{:.6}{}",
+            l.criterion as f32,
+            if rule.pct { "%" } else { "" }
+        ),
+        max_deviation: l.max_deviation,
+        slope: l.slope,
+        data: SsData {
+            bw_mean: l.bw_mean(),
+            iops_mean: l.iops_mean(),
+            iops: l.iops,
+            bw: l.bw,
+        },
+        metric: rule.metric,
+        test: rule.test,
+        pct: rule.pct,
+        value: l.criterion,
+    })
 }
 
 /// halfpower's own figures of a job, under its `halfpower` key.

@@ -6,6 +6,7 @@
 use super::super::run::{effective_workload, open_targets};
 use super::report::{Ran, below_min, samples};
 use super::{Args, plan_line};
+use crate::analysis::steady::SteadyRule;
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
 use crate::runner::{self, Control, Layout, verified};
@@ -32,6 +33,7 @@ fn stop_if_interrupted() -> crate::Result<()> {
 pub(super) fn plan_all(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
     for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
         check_group_reporting(wave)?;
+        check_exitall(wave, a)?;
         let mut seen: HashSet<PathBuf> = HashSet::new();
         for job in wave {
             stop_if_interrupted()?;
@@ -54,6 +56,39 @@ pub(super) fn plan_all(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
                 }
                 seen.insert(p);
             }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `exitall` in a wave whose jobs would not all end at the same time (the same
+/// runtime, time-based, after the same start delay): halfpower ends each job at its own end.
+fn check_exitall(wave: &[FioJob], a: &Args) -> crate::Result<()> {
+    let Some(job) = wave.iter().find(|j| j.opts.exitall) else {
+        return Ok(());
+    };
+    if wave.len() < 2 {
+        return Ok(());
+    }
+    let end = |j: &FioJob| -> crate::Result<_> {
+        let p = fio::plan(j, a.allow_write, a.destroy_data)?;
+        Ok(match p.ending {
+            Ending::Time(t) => Some((t, p.startdelay)),
+            Ending::Bytes { .. } => None,
+        })
+    };
+    let first = end(&wave[0])?;
+    for j in wave {
+        let e = end(j)?;
+        if e.is_none() || e != first {
+            return Err(FioError::NotYet {
+                option: "exitall".into(),
+                why: format!(
+                    "job '{}' would end the jobs beside it when it ends, and '{}' ends at another                      time; halfpower ends each job at its own end (give them one time_based                      runtime, or drop exitall)",
+                    job.opts.name, j.opts.name
+                ),
+            }
+            .into());
         }
     }
     Ok(())
@@ -168,6 +203,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     let control = Control {
         warmup_in_budget: true,
         budget_per_worker: true,
+        steady: plan.steady.map(SteadyRule::fio),
         ..Control::progress(!a.quiet)
     };
     let (m, record) = verified::execute(verify.as_ref(), &targets, layout, &w, control)?;

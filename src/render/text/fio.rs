@@ -5,6 +5,7 @@
 
 use crate::model::fio::{
     DirReport, FioDocument, FioJobReport, FioNote, FioNoteKind, JobEnding, LatNs, Ordered,
+    SsMetric, SsReport, SsTest,
 };
 use crate::spec::EngineKind;
 use std::fmt::Write;
@@ -182,6 +183,9 @@ fn job(out: &mut String, j: &FioJobReport, time: &str) {
         "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
         j.latency_target, j.latency_window, j.latency_percentile, j.latency_depth
     );
+    if let Some(ss) = &j.steadystate {
+        steady_line(out, ss);
+    }
     let h = &j.halfpower;
     let ci = h
         .iops_ci95_pct
@@ -192,6 +196,29 @@ fn job(out: &mut String, j: &FioJobReport, time: &str) {
         h.engine, h.target, h.direct, h.cpu_us_per_io, h.system_busy_pct
     );
     out.push('\n');
+}
+
+/// fio's steady-state line: whether it held, the window's means and the criterion.
+fn steady_line(out: &mut String, ss: &SsReport) {
+    let bw = ss.data.bw_mean as f64;
+    let metric = match ss.metric {
+        SsMetric::Iops => "iops",
+        SsMetric::Bw => "bw",
+    };
+    let test = match ss.test {
+        SsTest::Slope => " slope",
+        SsTest::Deviation => " mean dev",
+    };
+    let _ = writeln!(
+        out,
+        "  steadystate  : attained={}, bw={}/s ({}/s), iops={}, {metric}{test}={:.3}{}",
+        if ss.attained == 1 { "yes" } else { "no" },
+        mib(bw),
+        mb(bw),
+        ss.data.iops_mean,
+        ss.value,
+        if ss.pct { "%" } else { "" }
+    );
 }
 
 fn status_line(out: &mut String, label: &str, d: &DirReport) {
@@ -295,6 +322,9 @@ pub fn note(n: &FioNote) -> String {
             .to_string(),
         FioNoteKind::CreateOnOpen => "create_on_open changes nothing here: the files are laid \
              out before the job is measured, and their creation is in no figure"
+            .to_string(),
+        FioNoteKind::Exitall => "exitall changes nothing here: every job running beside it \
+             ends at the same time (halfpower refuses exitall where they would end apart)"
             .to_string(),
         FioNoteKind::SyncDrains { every } => format!(
             "each sync after {every} writes waits for the writes in flight, so it covers them; \

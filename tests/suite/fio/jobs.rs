@@ -6,7 +6,7 @@
 use super::*;
 
 /// The names and sizes of the files in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<(String, u64)> {
+pub(super) fn listing(dir: &Path) -> Vec<(String, u64)> {
     let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(Result::ok)
