@@ -63,7 +63,7 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
     let _turn = crate::alone();
     // Timing figures are judged on an attempt the product's probe saw quiet so far
     // (common::judged_when_quiet); counts are judged at once.
-    common::judged_when_quiet(3, |attempt| {
+    common::judged_when_quiet(2, |attempt| {
         cg.limit(std::path::Path::new(lo.path()), 0, 2000);
         let dir = tempfile::tempdir().unwrap();
         let trace = dir.path().join("app.trace");

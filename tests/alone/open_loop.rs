@@ -18,9 +18,10 @@ const S_MS: u64 = 5;
 #[test]
 fn open_loop_poisson_arrivals_meet_the_md1_queue() {
     let _turn = crate::alone();
-    // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet); each
-    // bound also adds what the host did during its own run.
-    common::judged_when_quiet(2, |attempt| {
+    // Every bound adds what the host did during its own run, so the one attempt is judged
+    // however the host behaved (common::judged_when_quiet with one attempt): measuring again
+    // on a noisy host would only double the test's 75 s.
+    common::judged_when_quiet(1, |attempt| {
         let server = Server::new(64 << 20, Duration::from_millis(S_MS));
         let served = server.served.clone();
         let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {
@@ -30,6 +31,9 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         let mut judge: Vec<Box<dyn FnOnce()>> = Vec::new();
         let disk = fs.disk();
         // S with the FUSE path included: the rate the server itself counts while saturated.
+        // The host's lateness meanwhile (and during the light run below) inflates what is
+        // measured of S by about its mean per request.
+        let s_probe = common::HostNoise::start(Duration::from_millis(S_MS));
         served.reset();
         let sat = run_json(&[
             "run", &disk, "--rw", "randread", "--qd", "4", "--time", "2s", "--warmup", "0",
@@ -81,9 +85,21 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         ]);
         let rho_light = num(&alone, "results.total.iops") * s;
         let d = num(&alone, "results.read.latency_us.mean") / 1e6 - md1(rho_light);
-        eprintln!("FUSE path outside the server: {:.1} µs", d * 1e6);
+        let s_noise = s_probe.stop();
+        eprintln!(
+            "FUSE path outside the server: {:.1} µs (host {s_noise:?})",
+            d * 1e6
+        );
+        // A host late by L on average while S was measured saturated, and less so during the
+        // light run, makes S look up to about 2 L longer than the light run's (a compiler
+        // beside the test: S 5.53 ms saturated, d = -100 µs with the probe 64 µs late): d's
+        // floor is -2 L, its ceiling 0.2 S + 2 L.
+        let host_s = 2.0 * s_noise.late_mean_us * 1e-6;
         judge.push(Box::new(move || {
-            assert!((0.0..0.2 * s).contains(&d), "path delay {d} s")
+            assert!(
+                (-host_s..0.2 * s + host_s).contains(&d),
+                "path delay {d} s (host {host_s} s)"
+            )
         }));
         // Long enough that this realisation's own mean lies within a few % of the expectation:
         // near ρ 0.7 the queue's waits are correlated over ~40 S, so 40 s hold about 100

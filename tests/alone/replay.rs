@@ -37,7 +37,7 @@ fn even_and_bursty_traces_replay_at_their_own_pace() {
     let _turn = crate::alone();
     // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet); the
     // lateness bound also adds what the host did during its own replay.
-    common::judged_when_quiet(3, |attempt| {
+    common::judged_when_quiet(2, |attempt| {
         let mut judge: Vec<Box<dyn FnOnce()>> = Vec::new();
         let dir = tempfile::tempdir().unwrap();
         // 250 IOPS evenly spaced for 10 s; 48-request bursts every 200 ms for 10 s.
@@ -148,8 +148,9 @@ fn lindley_doubling(times_s: &[f64], s: f64) -> f64 {
 #[test]
 fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
     let _turn = crate::alone();
-    // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet).
-    common::judged_when_quiet(2, |attempt| {
+    // Both bounds add what the host did during the attempt, so the one attempt is judged
+    // however the host behaved (measuring again would only double the test's 80 s).
+    common::judged_when_quiet(1, |attempt| {
         // S = 5 ms: long beside the host's stalls of 1–8 ms (tests/alone/open_loop.rs).
         let server = Server::new(64 << 20, Duration::from_millis(5));
         let served = server.served.clone();

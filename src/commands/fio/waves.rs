@@ -80,16 +80,22 @@ fn check_exitall(wave: &[FioJob], a: &Args) -> crate::Result<()> {
     let first = end(&wave[0])?;
     for j in wave {
         let e = end(j)?;
-        if e.is_none() || e != first {
-            return Err(FioError::NotYet {
-                option: "exitall".into(),
-                why: format!(
-                    "job '{}' would end the jobs beside it when it ends, and '{}' ends at another                      time; halfpower ends each job at its own end (give them one time_based                      runtime, or drop exitall)",
-                    job.opts.name, j.opts.name
-                ),
-            }
-            .into());
+        let why = match (e, first) {
+            (None, _) => "ends when its size is done",
+            (_, None) => "runs for a time beside one that ends by its size",
+            _ if e != first => "has another runtime or start delay",
+            _ => continue,
+        };
+        return Err(FioError::NotYet {
+            option: "exitall".into(),
+            why: format!(
+                "job '{}' would end the jobs beside it when it ends, and '{}' {why}: the jobs \
+                 of this wave would end apart, and halfpower ends each job at its own end (give \
+                 them one time_based runtime, or drop exitall)",
+                job.opts.name, j.opts.name
+            ),
         }
+        .into());
     }
     Ok(())
 }
