@@ -69,6 +69,9 @@ impl JobOptions {
         if super::steady::KEYS.contains(&key) {
             return self.ss.apply(key, value, self.kb_base);
         }
+        if super::logs::KEYS.contains(&key) {
+            return self.logs.apply(key, value);
+        }
         for family in FAMILIES {
             if family(self, key, value)? {
                 return Ok(());

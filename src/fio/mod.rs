@@ -7,6 +7,7 @@ mod apply;
 pub mod files;
 pub mod jobfile;
 pub mod keywords;
+pub mod logs;
 pub mod mapping;
 pub mod number;
 pub mod options;
@@ -318,6 +319,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     engine_and_depth(o, &mut w, &mut notes);
     page_cache(o, &mut w);
     w.setup.on_error = on_error(o)?;
+    o.logs.check(o.numjobs, o.reads() && o.writes())?;
     if o.exitall {
         notes.push(note(o, FioNoteKind::Exitall));
     }

@@ -4,6 +4,7 @@
 
 use super::FioError;
 use super::access::FioAccess;
+use super::logs::FioLogOptions;
 use super::number::{KbBase, Size};
 use super::steady::FioSsOptions;
 use crate::spec::RwMode;
@@ -165,6 +166,8 @@ pub struct JobOptions {
     pub access: FioAccess,
     /// The steady-state options: `steadystate`, `ss_dur`, `ss_ramp`.
     pub ss: FioSsOptions,
+    /// The log options: `write_bw_log`, `write_iops_log`, `write_lat_log`, `log_avg_msec`.
+    pub logs: FioLogOptions,
 }
 
 /// fio's `continue_on_error`: which errors a job goes on after (fio's default: none).
@@ -264,6 +267,7 @@ impl Default for JobOptions {
             continue_on_error: ContinueOnError::None,
             access: FioAccess::default(),
             ss: FioSsOptions::default(),
+            logs: FioLogOptions::default(),
         }
     }
 }
@@ -453,6 +457,11 @@ mod tests {
             .iter()
             .chain(&super::super::access::KEYS)
             .chain(&super::super::steady::KEYS)
+            .chain(
+                super::super::logs::KEYS
+                    .iter()
+                    .filter(|k| **k != "write_hist_log"),
+            )
         {
             let v = match k {
                 "rw" | "readwrite" => "read",
@@ -464,6 +473,8 @@ mod tests {
                 "random_distribution" => "zipf:1.1",
                 "rate_min" => "0",
                 "steadystate" | "ss" => "iops:2%",
+                "log_max_value" | "log_offset" | "per_job_logs" => "0",
+                "log_avg_msec" => "1000",
                 "sync" | "unified_rw_reporting" | "blocksize_unaligned" | "bs_unaligned" => "0",
                 "bwavgtime" | "iopsavgtime" => "500",
                 "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",

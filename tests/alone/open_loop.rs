@@ -18,10 +18,11 @@ const S_MS: u64 = 5;
 #[test]
 fn open_loop_poisson_arrivals_meet_the_md1_queue() {
     let _turn = crate::alone();
-    // Every bound adds what the host did during its own run, so the one attempt is judged
-    // however the host behaved (common::judged_when_quiet with one attempt): measuring again
-    // on a noisy host would only double the test's 75 s.
-    common::judged_when_quiet(1, |attempt| {
+    // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet); each
+    // bound also adds what the host did during its own run. A host that interferes makes the
+    // light run's path delay its own (CI, steal 5 %: 1583 µs against 212-262 µs, its probe
+    // late 145 µs on average), so a disturbed first attempt is measured again.
+    common::judged_when_quiet(2, |attempt| {
         let server = Server::new(64 << 20, Duration::from_millis(S_MS));
         let served = server.served.clone();
         let Some(fs) = mount_fs_with(server, "halfpower-md1", 1) else {

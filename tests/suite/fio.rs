@@ -5,6 +5,7 @@
 use crate::common;
 
 mod jobs;
+mod logs;
 mod options;
 mod steady;
 use common::*;
@@ -395,104 +396,6 @@ fn sections_includes_and_environment_variables() {
         num(&doc["jobs"][0]["halfpower"]["workload"], "size"),
         (8 << 20) as f64
     );
-}
-
-/// fio's job, fio's IOPS: each job of one job file runs under fio and under halfpower on the
-/// same loop device throttled to 2000 IOPS and 40 MB/s each way; halfpower's IOPS must be
-/// within 15 % of fio's, job by job, and the rate-capped job within 2 % of its cap in both.
-#[test]
-fn jobs_match_fio_on_a_throttled_device() {
-    let _turn = crate::common::measuring();
-    if !fio_available() {
-        return;
-    }
-    let Some(throttle) = Throttle::new("fio") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("fio", 64 << 20) else {
-        return;
-    };
-    throttle.limit(&lo.dev, 40_000_000, 2000);
-    let dir = tempfile::tempdir().unwrap();
-    let job = dir.path().join("jobs.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[global]\nfilename={}\nioengine=libaio\ndirect=1\ntime_based\nruntime=2\nsize=48m\n\n\
-             [rand-read-4k]\nrw=randread\nbs=4k\niodepth=4\n\n\
-             [seq-read-64k]\nrw=read\nbs=64k\niodepth=4\nstonewall\n\n\
-             [rand-write-4k]\nrw=randwrite\nbs=4k\niodepth=8\nstonewall\n\n\
-             [mixed-70-30]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=8\nstonewall\n\n\
-             [psync-16k]\nioengine=psync\nrw=randread\nbs=16k\nstonewall\n\n\
-             [rate-capped]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=800\nstonewall\n\n\
-             [bssplit-zipf]\nrw=randread\nbssplit=4k/50:16k/30:64k/20\n\
-             random_distribution=zipf:1.1\niodepth=8\nstonewall\n\n\
-             [pareto-half-random]\nrw=randwrite\nbs=4k\nrandom_distribution=pareto:0.2\n\
-             percentage_random=50\niodepth=4\nstonewall\n\n\
-             [seq-gaps]\nrw=read:64k\nbs=64k\niodepth=2\nstonewall\n\n\
-             [think-2ms]\nrw=randread\nbs=4k\nthinktime=2ms\nthinktime_blocks=2\niodepth=2\nstonewall\n",
-            lo.path()
-        ),
-    )
-    .unwrap();
-    let run = |program: &Path, extra: &[&str]| -> Value {
-        let mut args = extra.to_vec();
-        args.extend([job.to_str().unwrap(), "--output-format=json"]);
-        let out = throttle.command_of(program, &args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
-    // On a stormy host one tool's 2-s job can lose 10 % (CI, 2026-11-26: fio 1774 IOPS on the
-    // bssplit job where the caps allow 1993, halfpower 2102): judged on an attempt the
-    // product's probe saw quiet (common::judged_when_quiet).
-    common::judged_when_quiet(2, |attempt| {
-        let fio = run(Path::new("fio"), &[]);
-        let hp = run(
-            &assert_cmd::cargo::cargo_bin("halfpower"),
-            &["fio", "--allow-write", "--quiet"],
-        );
-        if !attempt.quiet() {
-            return false;
-        }
-        let (fj, hj) = (
-            fio["jobs"].as_array().unwrap(),
-            hp["jobs"].as_array().unwrap(),
-        );
-        assert_eq!(fj.len(), 10);
-        assert_eq!(hj.len(), 10);
-        let mut report = Vec::new();
-        for (f, h) in fj.iter().zip(hj) {
-            assert_eq!(f["jobname"], h["jobname"]);
-            let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
-            let (a, b) = (iops(f), iops(h));
-            report.push(format!(
-                "{}: fio {a:.0} halfpower {b:.0} ({:.3})",
-                f["jobname"],
-                b / a
-            ));
-            assert!(a > 100.0, "fio ran: {report:?}");
-        }
-        for (f, h) in fj.iter().zip(hj) {
-            let iops = |j: &Value| num(&j["read"], "iops") + num(&j["write"], "iops");
-            let r = iops(h) / iops(f);
-            assert!(
-                (0.85..=1.15).contains(&r),
-                "job by job within 15 %: {report:#?}"
-            );
-            if f["jobname"] == "rate-capped" {
-                for j in [f, h] {
-                    let r = iops(j) / 800.0;
-                    assert!((0.98..=1.02).contains(&r), "rate cap 800: {report:#?}");
-                }
-            }
-        }
-        eprintln!("{report:#?}");
-        true
-    });
 }
 
 /// Jobs without stonewall run at the same time, in fio and in halfpower: a reader and a writer

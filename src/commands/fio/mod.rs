@@ -1,6 +1,7 @@
 //! `halfpower fio`: fio's job files and command-line options run on halfpower's engine, with
 //! fio's JSON (`json`, `json+`) or a summary shaped like fio's (`normal`) as the output.
 
+mod logs;
 mod report;
 mod waves;
 
@@ -245,6 +246,12 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         ran.extend(done);
     }
     let ended = unix_ms();
+    // fio numbers its jobs from 1, each numjobs clone a job of its own.
+    let mut number = 1;
+    for r in &ran {
+        logs::write(r, number)?;
+        number += r.job.opts.numjobs as usize;
+    }
     let deltas: Vec<_> = disk_deltas.iter().collect();
     let disks = figures::disk_util(&deltas);
     let groups = group_bandwidth(&ran);
