@@ -24,6 +24,37 @@ fn fio_available() -> bool {
     ok
 }
 
+/// A job for fio and halfpower on one 64-MiB loop device the kernel throttles: the device, its
+/// cgroup, and the job file (`text` of the device's path) in a temporary directory.
+struct Throttled {
+    throttle: Throttle,
+    /// The device, detached when the test ends.
+    _lo: LoopDev,
+    dir: tempfile::TempDir,
+    job: std::path::PathBuf,
+}
+
+impl Throttled {
+    /// None where fio, root or loop devices are missing (each says which).
+    fn new(tag: &str, bytes_per_s: u64, iops: u64, text: impl Fn(&str) -> String) -> Option<Self> {
+        if !fio_available() {
+            return None;
+        }
+        let throttle = Throttle::new(tag)?;
+        let lo = LoopDev::new(tag, 64 << 20)?;
+        throttle.limit(&lo.dev, bytes_per_s, iops);
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join(format!("{tag}.fio"));
+        std::fs::write(&job, text(lo.path())).unwrap();
+        Some(Throttled {
+            throttle,
+            _lo: lo,
+            dir,
+            job,
+        })
+    }
+}
+
 /// The keys of every object in `v`, depth first, as `path: k1,k2,…` lines (arrays by their
 /// first element), leaving out `skip` keys.
 fn shape(v: &Value, path: &str, skip: &[&str], out: &mut Vec<String>) {
@@ -404,27 +435,16 @@ fn sections_includes_and_environment_variables() {
 #[test]
 fn jobs_of_one_wave_run_at_the_same_time() {
     let _turn = crate::common::measuring();
-    if !fio_available() {
-        return;
-    }
-    let Some(throttle) = Throttle::new("fiowave") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("fiowave", 64 << 20) else {
-        return;
-    };
-    throttle.limit(&lo.dev, 0, 2000);
-    let dir = tempfile::tempdir().unwrap();
-    let job = dir.path().join("wave.fio");
-    std::fs::write(
-        &job,
+    let Some(t) = Throttled::new("fiowave", 0, 2000, |dev| {
         format!(
             "[global]\nfilename={}\nioengine=libaio\ndirect=1\ntime_based\nruntime=2\n\
              size=48m\niodepth=4\nbs=4k\n\n[reader]\nrw=randread\n\n[writer]\nrw=randwrite\n",
-            lo.path()
-        ),
-    )
-    .unwrap();
+            dev
+        )
+    }) else {
+        return;
+    };
+    let Throttled { throttle, job, .. } = &t;
     let run = |program: &Path, extra: &[&str]| -> Value {
         let mut args = extra.to_vec();
         args.extend([job.to_str().unwrap(), "--output-format=json"]);

@@ -403,20 +403,7 @@ fn read_mib_run(held: &mut std::fs::File, name: &str, dev: &str, invalidate: boo
 #[test]
 fn jobs_match_fio_on_a_throttled_device() {
     let _turn = crate::common::measuring();
-    if !fio_available() {
-        return;
-    }
-    let Some(throttle) = Throttle::new("fio") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("fio", 64 << 20) else {
-        return;
-    };
-    throttle.limit(&lo.dev, 40_000_000, 2000);
-    let dir = tempfile::tempdir().unwrap();
-    let job = dir.path().join("jobs.fio");
-    std::fs::write(
-        &job,
+    let Some(t) = Throttled::new("fio", 40_000_000, 2000, |dev| {
         format!(
             "[global]\nfilename={}\nioengine=libaio\ndirect=1\ntime_based\nruntime=2\nsize=48m\n\n\
              [rand-read-4k]\nrw=randread\nbs=4k\niodepth=4\n\n\
@@ -431,10 +418,12 @@ fn jobs_match_fio_on_a_throttled_device() {
              percentage_random=50\niodepth=4\nstonewall\n\n\
              [seq-gaps]\nrw=read:64k\nbs=64k\niodepth=2\nstonewall\n\n\
              [think-2ms]\nrw=randread\nbs=4k\nthinktime=2ms\nthinktime_blocks=2\niodepth=2\nstonewall\n",
-            lo.path()
-        ),
-    )
-    .unwrap();
+            dev
+        )
+    }) else {
+        return;
+    };
+    let Throttled { throttle, job, .. } = &t;
     let run = |program: &Path, extra: &[&str]| -> Value {
         let mut args = extra.to_vec();
         args.extend([job.to_str().unwrap(), "--output-format=json"]);

@@ -27,28 +27,19 @@ fn median(rows: &[Vec<f64>]) -> f64 {
 #[test]
 fn averaged_logs_have_fios_files_columns_and_rows() {
     let _turn = crate::common::measuring();
-    if !fio_available() {
-        return;
-    }
-    let Some(throttle) = Throttle::new("fiologs") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("fiologs", 64 << 20) else {
-        return;
-    };
-    throttle.limit(&lo.dev, 400_000_000, 2000);
-    let dir = tempfile::tempdir().unwrap();
-    let job = dir.path().join("logs.fio");
-    std::fs::write(
-        &job,
+    let Some(t) = Throttled::new("fiologs", 400_000_000, 2000, |dev| {
         format!(
             "[j]\nfilename={}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=4\n\
              runtime=4\ntime_based\nramp_time=1\nwrite_bw_log=j\nwrite_iops_log=j\n\
              write_lat_log=j\nlog_avg_msec=1000\n",
-            lo.path()
-        ),
-    )
-    .unwrap();
+            dev
+        )
+    }) else {
+        return;
+    };
+    let Throttled {
+        throttle, job, dir, ..
+    } = &t;
     let (fio_dir, hp_dir) = (dir.path().join("fio"), dir.path().join("hp"));
     common::judged_when_quiet(2, |attempt| {
         for d in [&fio_dir, &hp_dir] {

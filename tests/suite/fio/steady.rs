@@ -19,27 +19,16 @@ fn deviation_pct(iops: &[Value]) -> f64 {
 #[test]
 fn steadystate_ends_a_flat_job_as_fio_does() {
     let _turn = crate::common::measuring();
-    if !fio_available() {
-        return;
-    }
-    let Some(throttle) = Throttle::new("fiossteady") else {
-        return;
-    };
-    let Some(lo) = LoopDev::new("fiossteady", 64 << 20) else {
-        return;
-    };
-    throttle.limit(&lo.dev, 400_000_000, 2000);
-    let dir = tempfile::tempdir().unwrap();
-    let job = dir.path().join("ss.fio");
-    std::fs::write(
-        &job,
+    let Some(t) = Throttled::new("fiossteady", 400_000_000, 2000, |dev| {
         format!(
             "[ss]\nfilename={}\nrw=randwrite\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=8\n\
              runtime=30\ntime_based\nsteadystate=iops:2%\nss_dur=5\nss_ramp=1\n",
-            lo.path()
-        ),
-    )
-    .unwrap();
+            dev
+        )
+    }) else {
+        return;
+    };
+    let Throttled { throttle, job, .. } = &t;
     let run = |program: &Path, extra: &[&str]| -> Value {
         let mut args = extra.to_vec();
         args.extend([job.to_str().unwrap(), "--output-format=json"]);
