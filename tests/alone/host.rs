@@ -138,10 +138,21 @@ fn a_quiet_host_flags_nothing() {
     // can have moved the tail, never the throughput or the median (at QD1 a stall delays one
     // I/O; a median moved needs half of them).
     for attempt in 1..=3 {
+        let bare = BareSleeper::start();
         let doc = common::stdout_json(&args);
+        let bare_pct = bare.stop();
         let h = &doc["results"]["host"];
-        // The probe is light: under 0.1 % of a CPU (measured by its own thread's CPU time).
-        assert!(num(h, "probe.cpu_pct") < 0.1, "{}", h["probe"]);
+        // The probe is light: under 0.1 % of a CPU (measured by its own thread's CPU time), or
+        // where this host makes every timed wake-up dear, within 1.5 times what a thread that
+        // only sleeps to the same deadlines costs here meanwhile (a VM's timer exits are
+        // charged to the thread that sleeps: 0.107 % in CI while the probe saw no stall).
+        let cpu = num(h, "probe.cpu_pct");
+        eprintln!("the probe {cpu:.3} % of a CPU, a bare sleeper {bare_pct:.3} %");
+        assert!(
+            cpu < 0.1 || cpu < 1.5 * bare_pct,
+            "{} (a bare sleeper: {bare_pct:.3} %)",
+            h["probe"]
+        );
         assert!(num(h, "probe.wakeups") >= 100.0, "{}", h["probe"]);
         let (stalls, steal) = (num(h, "probe.stalls"), num(h, "steal_pct"));
         if stalls == 0.0 && steal < 1.0 {
@@ -168,5 +179,44 @@ fn a_quiet_host_flags_nothing() {
         } else {
             eprintln!("the host was busier than the claim covers: nothing is judged of its flags");
         }
+    }
+}
+
+/// A thread that only sleeps to deadlines 20 ms apart (the probe's mean period) and measures
+/// its own CPU time: what any timed wake-up costs on this host.
+struct BareSleeper {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<f64>,
+}
+
+impl BareSleeper {
+    fn start() -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let cpu = || {
+                let mut ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                // SAFETY: `ts` is a valid, writable timespec.
+                unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+                ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+            };
+            let (t0, c0) = (std::time::Instant::now(), cpu());
+            let mut due = t0;
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                due += std::time::Duration::from_millis(20);
+                std::thread::sleep(due.saturating_duration_since(std::time::Instant::now()));
+            }
+            100.0 * (cpu() - c0) / t0.elapsed().as_secs_f64()
+        });
+        BareSleeper { stop, thread }
+    }
+
+    /// Its CPU time, % of one CPU over its life.
+    fn stop(self) -> f64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap()
     }
 }
