@@ -61,7 +61,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
     }
     let _turn = crate::alone();
     // Judged on an attempt the product's probe saw quiet (common::judged_when_quiet).
-    common::judged_when_quiet(2, |attempt| {
+    common::judged_when_quiet(3, |attempt| {
         let dir = tempfile::tempdir().unwrap();
         let lo = LoopDev::new("fio", 64 << 20);
         let file = dir.path().join("f");
