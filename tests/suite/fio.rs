@@ -53,6 +53,20 @@ impl Throttled {
             job,
         })
     }
+
+    /// The JSON `program` (fio, or halfpower with `extra` first) writes of the job, run in
+    /// the throttled cgroup; it must succeed.
+    fn json(&self, program: &Path, extra: &[&str]) -> Value {
+        let mut args = extra.to_vec();
+        args.extend([self.job.to_str().unwrap(), "--output-format=json"]);
+        let out = self.throttle.command_of(program, &args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
 }
 
 /// The keys of every object in `v`, depth first, as `path: k1,k2,…` lines (arrays by their
@@ -444,18 +458,7 @@ fn jobs_of_one_wave_run_at_the_same_time() {
     }) else {
         return;
     };
-    let Throttled { throttle, job, .. } = &t;
-    let run = |program: &Path, extra: &[&str]| -> Value {
-        let mut args = extra.to_vec();
-        args.extend([job.to_str().unwrap(), "--output-format=json"]);
-        let out = throttle.command_of(program, &args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let run = |program: &Path, extra: &[&str]| t.json(program, extra);
     let fio = run(Path::new("fio"), &[]);
     let t0 = std::time::Instant::now();
     let hp = run(

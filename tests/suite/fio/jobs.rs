@@ -423,18 +423,7 @@ fn jobs_match_fio_on_a_throttled_device() {
     }) else {
         return;
     };
-    let Throttled { throttle, job, .. } = &t;
-    let run = |program: &Path, extra: &[&str]| -> Value {
-        let mut args = extra.to_vec();
-        args.extend([job.to_str().unwrap(), "--output-format=json"]);
-        let out = throttle.command_of(program, &args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let run = |program: &Path, extra: &[&str]| t.json(program, extra);
     // On a stormy host one tool's 2-s job can lose 10 % (CI, 2026-11-26: fio 1774 IOPS on the
     // bssplit job where the caps allow 1993, halfpower 2102): judged on an attempt the
     // product's probe saw quiet (common::judged_when_quiet).

@@ -28,19 +28,7 @@ fn steadystate_ends_a_flat_job_as_fio_does() {
     }) else {
         return;
     };
-    let Throttled { throttle, job, .. } = &t;
-    let run = |program: &Path, extra: &[&str]| -> Value {
-        let mut args = extra.to_vec();
-        args.extend([job.to_str().unwrap(), "--output-format=json"]);
-        let out = throttle.command_of(program, &args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["jobs"][0].clone()
-    };
+    let run = |program: &Path, extra: &[&str]| t.json(program, extra)["jobs"][0].clone();
     common::judged_when_quiet(2, |attempt| {
         let fio = run(Path::new("fio"), &[]);
         let hp = run(
