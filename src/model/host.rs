@@ -18,8 +18,8 @@ pub struct HostNoise {
     pub clocksource: Option<String>,
     /// The sleeping probe.
     pub probe: Probe,
-    /// Time halfpower's workers were ready to run and waited for a CPU, ms, summed over the
-    /// workers (their schedstat `run_delay`; absent where the kernel keeps none).
+    /// Time halfpower's workers and their io_uring helper threads were ready to run and waited
+    /// for a CPU, ms, summed (their schedstat `run_delay`; absent where the kernel keeps none).
     pub workers_waited_ms: Option<f64>,
     /// Workers that ran (the denominator of `workers_waited_ms` as a share of the window).
     pub workers: u32,

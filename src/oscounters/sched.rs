@@ -7,6 +7,25 @@ pub fn run_delay_ns() -> Option<u64> {
     parse_run_delay(&std::fs::read_to_string("/proc/thread-self/schedstat").ok()?)
 }
 
+/// [`run_delay_ns`] of the calling thread plus that of its io_uring helpers (the kernel's
+/// `iou-wrk-TID` threads, which carry requests a file system cannot take without blocking, as
+/// FUSE's, and whose waits for a CPU delay the completions the worker sees). A helper that
+/// exited between two readings takes its count with it, so a difference can only fall short.
+pub fn run_delay_with_helpers_ns() -> Option<u64> {
+    let own = run_delay_ns()?;
+    // SAFETY: gettid takes no arguments and cannot fail.
+    let tid = unsafe { libc::gettid() };
+    let name = format!("iou-wrk-{tid}");
+    let helpers: u64 = std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| std::fs::read_to_string(e.path().join("comm")).is_ok_and(|c| c.trim() == name))
+        .filter_map(|e| parse_run_delay(&std::fs::read_to_string(e.path().join("schedstat")).ok()?))
+        .sum();
+    Some(own + helpers)
+}
+
 /// The `run_delay` field of a schedstat line (`on-CPU ns, run_delay ns, timeslices`).
 pub fn parse_run_delay(text: &str) -> Option<u64> {
     text.split_whitespace().nth(1)?.parse().ok()

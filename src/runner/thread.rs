@@ -151,7 +151,7 @@ fn drive<E: Engine>(
     // watcher stops after a time has lasted at least that time in the figures.
     let origin = shared.origin_ns.load(std::sync::atomic::Ordering::Acquire);
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
-    let waited0 = crate::oscounters::sched::run_delay_ns();
+    let waited0 = crate::oscounters::sched::run_delay_with_helpers_ns();
     if fatal.is_none() {
         let limit = match shared.budget_of(me) {
             // fio's jobs that end by size may also have a runtime: whichever comes first.
@@ -173,7 +173,7 @@ fn drive<E: Engine>(
         }
     }
     rec.waited_ns = waited0
-        .zip(crate::oscounters::sched::run_delay_ns())
+        .zip(crate::oscounters::sched::run_delay_with_helpers_ns())
         .map(|(a, b)| b.saturating_sub(a));
     rec.finish();
     shared.worker_done();

@@ -11,8 +11,8 @@ use fuser::{
     OpenFlags, ReplyAttr, ReplyData, ReplyEmpty, ReplyEntry, ReplyWrite, Request, WriteFlags,
 };
 use std::ffi::OsStr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 const TTL: Duration = Duration::from_secs(60);
@@ -125,6 +125,11 @@ pub fn mount_fs_with<F: Filesystem + Send + 'static>(
     })
 }
 
+/// The calling thread's schedstat `run_delay`, ns (0 where the kernel keeps none).
+fn run_delay_ns() -> u64 {
+    halfpower::oscounters::sched::run_delay_ns().unwrap_or(0)
+}
+
 /// What a [`Server`] counts, readable while it runs: requests served, and the sum and sum of
 /// squares of their service times (ns), from the handler's start to its reply.
 #[derive(Debug, Default)]
@@ -146,6 +151,25 @@ pub struct Served {
     pub purges: AtomicU64,
     /// Writes served at the cliff's slower time since the mount.
     pub slow_writes: AtomicU64,
+    /// Each write since the mount or the last purge, kept by a server with a cliff.
+    pub writes: Mutex<Vec<WriteSpan>>,
+}
+
+/// One write as its server saw it: the bytes written before it since the last purge, when its
+/// handler began and when it had its answer ready (ns since the mount), and the server thread's
+/// time waiting for a CPU (schedstat `run_delay`, ns since the thread began) at both.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteSpan {
+    /// Bytes written since the last purge when it began.
+    pub before: u64,
+    /// When its handler began.
+    pub start_ns: u64,
+    /// When its answer was ready, just before it was sent.
+    pub end_ns: u64,
+    /// The thread's `run_delay` when the handler began.
+    pub waited_start_ns: u64,
+    /// Likewise, when the answer was ready.
+    pub waited_end_ns: u64,
 }
 
 impl Served {
@@ -342,6 +366,7 @@ impl Filesystem for Server {
         reply: ReplyWrite,
     ) {
         let start = Instant::now();
+        let waited_start_ns = run_delay_ns();
         let len = data.len() as u64;
         let before = self.served.written.fetch_add(len, Ordering::SeqCst);
         match self.cliff {
@@ -350,6 +375,16 @@ impl Filesystem for Server {
                 self.hold_for(start, c.service);
             }
             _ => self.hold(start, len),
+        }
+        if self.cliff.is_some() {
+            let ns = |t: Instant| (t - self.epoch).as_nanos() as u64;
+            self.served.writes.lock().unwrap().push(WriteSpan {
+                before,
+                start_ns: ns(start),
+                end_ns: ns(Instant::now()),
+                waited_start_ns,
+                waited_end_ns: run_delay_ns(),
+            });
         }
         reply.written(data.len() as u32);
         self.count(start);
@@ -371,6 +406,7 @@ impl Filesystem for Server {
             reply.error(Errno::EOPNOTSUPP);
         } else {
             self.served.written.store(0, Ordering::SeqCst);
+            self.served.writes.lock().unwrap().clear();
             self.served.purges.fetch_add(1, Ordering::SeqCst);
             reply.ok();
         }

@@ -28,7 +28,7 @@ pub(crate) fn pts_steady(five: &[f64]) -> bool {
 
 /// A track stops at the first window of five rounds that meets PTS's rule, or after 25 rounds;
 /// checked from the rounds' own tracking values.
-fn check_steady_stop(t: &Value) {
+pub(crate) fn check_steady_stop(t: &Value) {
     let values: Vec<f64> = t["rounds"]
         .as_array()
         .unwrap()
