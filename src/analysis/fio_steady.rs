@@ -10,7 +10,7 @@
 //! JSON `steadystate` section), so both see the same window.
 
 pub use crate::model::fio::{SsMetric, SsTest};
-use crate::stats::window::{CI_WINDOW_S, Mark};
+use crate::stats::window::{CI_WINDOW_S, Mark, at_edges};
 
 /// fio's check interval (`ss_check_interval`, 1 s in fio 3.33).
 pub const INTERVAL_S: f64 = 1.0;
@@ -95,25 +95,14 @@ impl FioSteady {
     /// first: the rates between the first marks at or after each second's edge (half a
     /// 100-ms window early counts), rounded to whole numbers.
     pub fn samples(&self, marks: &[Mark]) -> Vec<(u64, u64)> {
-        let early = CI_WINDOW_S / 2.0;
-        let mut out = Vec::new();
-        let mut edge = self.ramp_s;
-        let mut prev: Option<Mark> = None;
-        for m in marks {
-            if m.at_s + early < edge {
-                continue;
-            }
-            if let Some(p) = prev {
-                let dt = (m.at_s - p.at_s).max(1e-9);
+        at_edges(marks, self.ramp_s, INTERVAL_S)
+            .windows(2)
+            .map(|w| {
+                let dt = (w[1].at_s - w[0].at_s).max(1e-9);
                 let per_s = |a: u64, b: u64| (b.saturating_sub(a) as f64 / dt).round() as u64;
-                out.push((per_s(p.ios, m.ios), per_s(p.bytes, m.bytes)));
-            }
-            prev = Some(*m);
-            edge = ((m.at_s + early - self.ramp_s) / INTERVAL_S).floor() * INTERVAL_S
-                + self.ramp_s
-                + INTERVAL_S;
-        }
-        out
+                (per_s(w[0].ios, w[1].ios), per_s(w[0].bytes, w[1].bytes))
+            })
+            .collect()
     }
 
     /// Judges one window of samples as fio does.

@@ -68,6 +68,23 @@ pub struct Mark {
     pub read_bytes: u64,
 }
 
+/// The marks at the edges of periods of `period_s` counted from `from_s`: the first mark at or
+/// after each edge, half a base window early still counting (the watcher that takes the
+/// marks wakes late too), oldest first. Marks are picked by their time, not their count, as a
+/// long phase thins them.
+pub fn at_edges(marks: &[Mark], from_s: f64, period_s: f64) -> Vec<Mark> {
+    let early = CI_WINDOW_S / 2.0;
+    let mut picked = Vec::new();
+    let mut edge = from_s;
+    for m in marks {
+        if m.at_s + early >= edge {
+            picked.push(*m);
+            edge = ((m.at_s + early - from_s) / period_s).floor() * period_s + from_s + period_s;
+        }
+    }
+    picked
+}
+
 /// Per-window rates between successive marks: (IOPS, bytes/s) of all I/O, of reads and of
 /// writes. A last window shorter than half of the one before it is left out (the one
 /// part-step rule).

@@ -61,8 +61,8 @@ fn args(dev: &str, qd: &'static str) -> Vec<String> {
 /// The cap lowered 6 s in: exactly one change, at 6 ± 1 s (the change fell between 6 s less
 /// halfpower's start-up and 6 s in its measured time, plus up to a second's slice of the
 /// throttle; the start-up is checked to be under 0.5 s), from the first cap to the second
-/// within 5 % each (the throttle's rates are exact over a second; 5 % allows for the VM's CPU
-/// steal), with cause cap: the loop device's own time per I/O stays at tens of µs while
+/// within 5 % each (the throttle's rates are exact over a second), less the host's share of the
+/// attempt as its probe measured it, with cause cap: the loop device's own time per I/O stays at tens of µs while
 /// halfpower's latency doubles (4 in flight: 1 ms → 2 ms). The same run with the cap left
 /// alone reports no change.
 #[test]
@@ -133,8 +133,12 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
         assert!(outside < 0.5, "start-up and end took {outside} s");
         assert!((num(c, "at_s") - CHANGE_AT_S).abs() <= 1.0, "{c}");
         assert_eq!(c["figure"], "iops", "{c}");
-        assert!((num(c, "before") / 4000.0 - 1.0).abs() <= 0.05, "{c}");
-        assert!((num(c, "after") / 2000.0 - 1.0).abs() <= 0.05, "{c}");
+        // Each level may fall short of its cap by the host's share of the attempt (a worker
+        // kept off the CPU loses I/Os the throttle would have let through).
+        let lost = attempt.noise().lost_share();
+        let near = |x: f64, cap: f64| x / cap <= 1.05 && x / cap >= 0.95 - lost;
+        assert!(near(num(c, "before"), 4000.0), "{c} (host {lost:.3})");
+        assert!(near(num(c, "after"), 2000.0), "{c} (host {lost:.3})");
         assert_eq!(c["cause"], "cap", "{c}");
 
         // diagnose finds the same step in monitor's log of the device: one change in its I/Os
@@ -164,8 +168,8 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
             (num(dc, "at_s") - expected).abs() <= 1.0,
             "{dc}, expected {expected}"
         );
-        assert!((num(dc, "before") / 4000.0 - 1.0).abs() <= 0.05, "{dc}");
-        assert!((num(dc, "after") / 2000.0 - 1.0).abs() <= 0.05, "{dc}");
+        assert!(near(num(dc, "before"), 4000.0), "{dc} (host {lost:.3})");
+        assert!(near(num(dc, "after"), 2000.0), "{dc} (host {lost:.3})");
         assert!(dc["cause"].is_null(), "{dc}");
 
         // monitor said the same step while it watched, once, in the record of an interval that
@@ -196,8 +200,8 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
             "{lc}, expected {expected}"
         );
         assert!(*ended >= num(lc, "at_s") + 2.0, "said at {ended} s: {lc}");
-        assert!((num(lc, "before") / 4000.0 - 1.0).abs() <= 0.05, "{lc}");
-        assert!((num(lc, "after") / 2000.0 - 1.0).abs() <= 0.05, "{lc}");
+        assert!(near(num(lc, "before"), 4000.0), "{lc} (host {lost:.3})");
+        assert!(near(num(lc, "after"), 2000.0), "{lc} (host {lost:.3})");
 
         // The report marks it on the IOPS chart, with the levels and the cause on hover.
         let (json, html) = (dir.path().join("c.json"), dir.path().join("c.html"));

@@ -143,32 +143,49 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
         if !attempt.quiet() {
             return false;
         }
+        // The host's share of the attempt (a few % at most when quiet): the runs of one tool
+        // may have met more of it than the other's, so each ratio may move by it either way,
+        // CPU per I/O too (waking halted vCPUs, caches another guest took).
+        let lost = attempt.noise().lost_share();
+        let (lo, hi) = (1.0 - lost, 1.0 / (1.0 - lost));
         for (qd, r, inflight) in judged {
             let (iops, p50, mean, cpu) = (r[0], r[1], r[2], r[3]);
             // Bounds that catch the QD1 regression of 2026-11-26 (p50 15.5–16.4 µs where fio's
             // was 8.5–10.6 and the build before 10.0–10.2: 1.55 times) and a deep queue short of
             // fio (0.64–0.76 of its IOPS at QD8 that day); measured since: QD1 IOPS 1.09, p50
             // 0.96; QD8 0.98, QD32 1.03 of fio's (docs/performance.md).
-            assert!((0.8..1.35).contains(&iops), "QD{qd}: IOPS ratio {iops:.3}");
+            assert!(
+                (0.8 * lo..1.35 * hi).contains(&iops),
+                "QD{qd}: IOPS ratio {iops:.3} (host {lost:.3})"
+            );
             if qd == 1 {
-                assert!((0.75..1.25).contains(&p50), "QD1: p50 ratio {p50:.3}");
                 assert!(
-                    (0.75..1.25).contains(&mean),
-                    "QD1: mean latency ratio {mean:.3}"
+                    (0.75 * lo..1.25 * hi).contains(&p50),
+                    "QD1: p50 ratio {p50:.3} (host {lost:.3})"
+                );
+                assert!(
+                    (0.75 * lo..1.25 * hi).contains(&mean),
+                    "QD1: mean latency ratio {mean:.3} (host {lost:.3})"
                 );
             } else {
                 // At depth the two tools keep different shares of the depth in flight (fio all
                 // of it, refilling as it reaps; halfpower 13-14 of 16 here), so their medians
                 // differ by design (0.68-1.1 measured): the deep queue is held to its IOPS and
                 // to Little's law on halfpower's own figures.
-                assert!(iops >= 0.85, "QD{qd}: IOPS ratio {iops:.3}");
+                assert!(
+                    iops >= 0.85 * lo,
+                    "QD{qd}: IOPS ratio {iops:.3} (host {lost:.3})"
+                );
                 assert!(
                     (0.5..=1.02).contains(&(inflight / qd as f64)),
                     "QD{qd}: mean in flight {inflight:.2} (p50 ratio {p50:.3}, mean {mean:.3})"
                 );
             }
             // halfpower's CPU per I/O at most fio's.
-            assert!(cpu <= 1.0, "QD{qd}: CPU per I/O ratio {cpu:.3}");
+            assert!(
+                cpu <= hi,
+                "QD{qd}: CPU per I/O ratio {cpu:.3} (host {lost:.3})"
+            );
         }
         true
     });

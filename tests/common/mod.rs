@@ -506,6 +506,8 @@ pub struct Noise {
     pub stalled_pct: f64,
     /// CPU time stolen by the hypervisor, % of all CPU time.
     pub steal_pct: f64,
+    /// The CPUs the probes watched.
+    pub cpus: usize,
 }
 
 impl std::fmt::Display for Noise {
@@ -529,6 +531,14 @@ impl std::fmt::Display for Noise {
 pub const CEILING_PCT: f64 = 1.0;
 
 impl Noise {
+    /// The share of the attempt's time the host may have taken from any one measuring thread
+    /// (0–1): the most one CPU's probe counted stalled, plus the stolen share of all CPU time as
+    /// if all of it fell on one CPU (/proc/stat does not say which). A figure that counts what
+    /// a thread did in its time (I/Os under a cap, CPU per I/O) moves by at most this share.
+    pub fn lost_share(&self) -> f64 {
+        (self.stalled_pct + self.steal_pct * self.cpus.max(1) as f64) / 100.0
+    }
+
     /// Whether the host stayed under [`CEILING_PCT`].
     pub fn quiet(&self) -> bool {
         self.stalled_pct < CEILING_PCT && self.steal_pct < CEILING_PCT
@@ -579,6 +589,7 @@ impl HostNoise {
                 .steal_pct
                 .max(s.counters.0.steal_pct(&s.counters.1).unwrap_or(0.0));
         }
+        n.cpus = samples.len();
         let count = late.count().max(1);
         n.late_mean_us = late.mean_ns() / 1e3;
         n.late_p99_us = late.quantile_ns(0.99) / 1e3;
@@ -612,6 +623,7 @@ impl Attempt {
                     over_1ms_share: was.over_1ms_share.max(now.over_1ms_share),
                     stalls: was.stalls + now.stalls,
                     stalled_pct: was.stalled_pct.max(now.stalled_pct),
+                    cpus: was.cpus.max(now.cpus),
                     steal_pct: was.steal_pct.max(now.steal_pct),
                 },
             });

@@ -9,7 +9,7 @@ use crate::model::Results;
 use crate::model::fio::{FioJobReport, HalfpowerExtras, Ordered, SsData, SsReport, SyncReport};
 use crate::stats::cpu::ProcessEvents;
 use crate::stats::depth::DepthCounts;
-use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
+use crate::stats::window::{Mark, Rates, at_edges};
 
 /// One job run: what `figures` needs.
 pub(super) struct Ran {
@@ -71,16 +71,7 @@ pub(super) fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String
 /// phase thins them (400 s and more), so they are picked by their time, not by their count;
 /// a last period shorter than `period_s` gives no sample, as in fio.
 pub(super) fn samples(marks: &[Mark], period_s: f64) -> [Samples; 2] {
-    let mut picked: Vec<Mark> = Vec::new();
-    let mut next = 0.0;
-    // Half a base window early still counts as the period's end (the watcher wakes late too).
-    let early = CI_WINDOW_S / 2.0;
-    for m in marks {
-        if m.at_s + early >= next {
-            picked.push(*m);
-            next = ((m.at_s + early) / period_s).floor() * period_s + period_s;
-        }
-    }
+    let picked = at_edges(marks, 0.0, period_s);
     let r = Rates::of(&picked);
     let zip = |a: &[f64], b: &[f64]| a.iter().copied().zip(b.iter().copied()).collect();
     [
