@@ -8,12 +8,12 @@
 //! 2. the machine: [`oscounters`] (/proc and sysfs), [`engine`] (io_uring, sync, null),
 //!    [`affinity`], [`offsets`], [`access`] (size mixes, distributions, rate caps, think time),
 //!    [`verify`] (sealed blocks, the record of writes, reading back)
-//! 3. measured figures: [`stats`] (histograms, recorders, CPU, windows), [`spec`] (workload)
+//! 3. measured figures: [`stats`] (histograms, recorders, CPU, windows), [`plan`] (workload)
 //! 4. typed documents: [`model`] (the JSON schema)
 //! 5. computation and reading: [`analysis`] (pure figures from figures), [`input`] (parsers
 //!    into documents), [`fio`] (fio's job files into workloads)
 //! 6. output: [`render`] (text, CSV, HTML)
-//! 7. measuring: [`target`], [`worker`], [`runner`], [`monitor`]
+//! 7. measuring: [`storage`], [`worker`], [`runner`], [`monitor`]
 //! 8. [`cli`] and [`commands`] on top.
 
 #![warn(missing_docs)]
@@ -34,13 +34,13 @@ pub mod monitor;
 pub mod offsets;
 pub mod oscounters;
 pub mod output;
+pub mod plan;
 pub mod render;
 pub mod rng;
 pub mod runner;
 pub mod signal;
-pub mod spec;
 pub mod stats;
-pub mod target;
+pub mod storage;
 pub mod units;
 pub mod verify;
 pub mod worker;

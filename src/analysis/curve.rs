@@ -5,7 +5,7 @@
 use crate::model::diagnosis::{CurvePlace, WorkloadHeadroom};
 use crate::model::log::DiskInterval;
 use crate::model::profile::Curve;
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 
 /// A curve's size matches an observed mean request within this factor.
 pub const SIZE_FACTOR: f64 = 1.5;

@@ -6,7 +6,7 @@ use super::queueing::utilization_law_ms;
 use super::uncertainty::t95;
 use crate::model::profile::{Fit, NegativeSlope, Pattern, ProfileCell};
 use crate::model::{Direction, Results};
-use crate::spec::Workload;
+use crate::plan::Workload;
 
 /// R² says something about a line only when it was fitted to more points than it has
 /// parameters: through two points every line fits perfectly.

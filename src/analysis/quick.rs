@@ -3,7 +3,7 @@
 
 use crate::model::quick::{Qd1Reach, QuickFinding, Relation, VsTypical};
 use crate::model::{Direction, QuickTest, TargetInfo};
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 
 /// Below this share of the deep-queue figure, QD1 is said to leave the device idle.
 pub const PARALLEL_SHARE: f64 = 0.5;
@@ -63,7 +63,7 @@ pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
 mod tests {
     use super::*;
     use crate::model::{DeviceClass, Results, TargetKind};
-    use crate::spec::Workload;
+    use crate::plan::Workload;
     use crate::units::ByteSize;
 
     fn t(rw: RwMode, bs: u64, qd: u32, mb_s: f64, iops: f64) -> QuickTest {

@@ -1,7 +1,7 @@
 //! Warnings about results that cannot be what the user meant to measure, each with what to do.
 
 use crate::model::{DeviceClass, Results, TargetInfo, TargetKind};
-use crate::spec::Workload;
+use crate::plan::Workload;
 
 /// Median latency below which random reads cannot have come from a rotating disk's platters
 /// (a seek plus half a rotation takes milliseconds).

@@ -5,7 +5,7 @@
 
 use crate::model::sweep::Point;
 pub use crate::model::sweep::{Analysis, Cell, DepthCell, Support};
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 
 /// Points within this share of the best one form the plateau.
 pub const PLATEAU_SHARE: f64 = 0.05;

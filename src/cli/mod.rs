@@ -1,5 +1,5 @@
 //! The command line: clap derive structs and nothing else. Workload options come from
-//! [`crate::spec::Workload`], so flags, job files and JSON share one definition.
+//! [`crate::plan::Workload`], so flags, job files and JSON share one definition.
 
 mod capture;
 mod path;
@@ -12,7 +12,7 @@ pub use point::{PointArgs, SteadyArg};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 
-use crate::spec::{RwMode, Workload};
+use crate::plan::{RwMode, Workload};
 use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -575,7 +575,7 @@ pub struct ExperimentArgs {
     pub warmup: Dur,
     /// What it may write to.
     #[command(flatten)]
-    pub safety: crate::spec::Safety,
+    pub safety: crate::plan::Safety,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -650,7 +650,7 @@ impl QuickArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Setup;
+    use crate::plan::Setup;
 
     fn command(args: &[&str]) -> Command {
         Cli::try_parse_from(args).unwrap().command.unwrap()

@@ -1,7 +1,7 @@
 //! How a point (of `sweep` and `profile`) runs and stops, and `--steady[=PCT|pts]`, which
 //! `run` takes too.
 
-use crate::spec::Setup;
+use crate::plan::Setup;
 use clap::Args;
 
 /// `--steady[=PCT|pts]`: which steady-state rule ends a point.

@@ -2,7 +2,7 @@
 
 use super::OutputArgs;
 use crate::model::pts::{Mix, PtsTest};
-use crate::spec::EngineKind;
+use crate::plan::EngineKind;
 use crate::units::{ByteSize, Dur};
 use clap::Args;
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ pub struct PtsArgs {
     pub engine: EngineKind,
     /// What it may write to.
     #[command(flatten)]
-    pub safety: crate::spec::Safety,
+    pub safety: crate::plan::Safety,
     /// Where the results go.
     #[command(flatten)]
     pub output: OutputArgs,

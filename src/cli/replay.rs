@@ -1,7 +1,7 @@
 //! The options of `halfpower replay`.
 
 use super::OutputArgs;
-use crate::spec::EngineKind;
+use crate::plan::EngineKind;
 use crate::units::ByteSize;
 use clap::Args;
 use std::path::PathBuf;
@@ -46,7 +46,7 @@ pub struct ReplayArgs {
     pub engine: EngineKind,
     /// What the trace's writes may go to.
     #[command(flatten)]
-    pub safety: crate::spec::Safety,
+    pub safety: crate::plan::Safety,
     /// Where the results go.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -11,9 +11,9 @@ use crate::clock::utc_now;
 use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Variant};
 use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo};
 use crate::oscounters::{host, sysfs};
+use crate::plan::{Create, DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::render::text::experiment::experiment_table;
-use crate::spec::{Create, DepthOnEngine, EngineKind, RwMode, Setup, Workload};
-use crate::target::{self, Scratch};
+use crate::storage::{self, Scratch};
 use crate::units::ByteSize;
 use crate::{Error, signal};
 use std::path::{Path, PathBuf};
@@ -289,7 +289,7 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
         time: Some(args.time),
         warmup: args.warmup,
         // A file halfpower made is its own to write; a given file or device needs the flags.
-        safety: crate::spec::Safety {
+        safety: crate::plan::Safety {
             allow_write: args.safety.allow_write || dir,
             destroy_data: args.safety.destroy_data,
         },
@@ -384,7 +384,7 @@ fn scratch_in(
     if args.name == ExperimentKind::Allocation {
         return Ok((args.target.clone(), None));
     }
-    let s = target::create_filled(&p, args.size.0, base.seed, false)?;
+    let s = storage::create_filled(&p, args.size.0, base.seed, false)?;
     if args.name == ExperimentKind::Alignment {
         base.buffered = needs_buffered(&p, engine, warnings)?;
     }

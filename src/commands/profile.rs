@@ -10,9 +10,9 @@ use crate::clock::utc_now;
 use crate::model::profile::{PROFILE_SCHEMA_VERSION, Pattern, ProfileCell, ProfileReport};
 use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
+use crate::plan::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::profile::{profile_table, slope_note};
 use crate::signal;
-use crate::spec::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::units::ByteSize;
 
 /// The cache-hit region: small enough to stay in a device's cache (004's "100 % hit").

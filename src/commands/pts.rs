@@ -1,5 +1,5 @@
 //! `halfpower pts TARGET --test iops|throughput|latency|wsat`: SNIA PTS v2.0.2 on one target.
-//! Each track purges the region (`target::purge`), preconditions it with sequential 128 KiB
+//! Each track purges the region (`storage::purge`), preconditions it with sequential 128 KiB
 //! writes (twice the capacity; WSAT starts from the purged state instead), then runs rounds of
 //! the test's matrix, each cell a point of its own on the target opened once, until the
 //! tracking variable meets PTS's steady-state rule (`analysis::pts`) or 25 rounds have run;
@@ -17,8 +17,8 @@ use crate::model::pts::{
 };
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::host;
+use crate::plan::{DEFAULT_SEED, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::pts::{pts_text, purge_warning, round_line, short_precondition};
-use crate::spec::{DEFAULT_SEED, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::units::{ByteSize, Dur};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -394,7 +394,7 @@ fn run_track(
     capacity: u64,
     wsat_bytes: Option<u64>,
 ) -> crate::Result<(Track, bool)> {
-    let purge = crate::target::purge::purge(&b.runner.targets()[0])?;
+    let purge = crate::storage::purge::purge(&b.runner.targets()[0])?;
     if purge.state == PurgeState::NotSupported {
         warn(&mut b.warnings, purge_warning(&purge, &b.args.target));
     }

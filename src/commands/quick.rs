@@ -6,10 +6,10 @@ use crate::cli::QuickArgs;
 use crate::clock::utc_now;
 use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
+use crate::plan::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text;
 use crate::runner::{self, Control, Layout};
-use crate::spec::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
-use crate::target;
+use crate::storage;
 use crate::units::ByteSize;
 use crate::{Error, signal};
 use std::io::IsTerminal;
@@ -69,7 +69,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             args.size.0 / 1_000_000
         );
     }
-    let scratch = target::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
+    let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
     let plan = suite(&base, engine)?;
     let runs = run_suite(&args, &plan, &scratch, &engine_fallback)?;
     let tests = tests_of(plan, runs);
@@ -166,7 +166,7 @@ fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(RunPlan, Di
 fn run_suite(
     args: &QuickArgs,
     plan: &[(RunPlan, Direction)],
-    scratch: &target::Target,
+    scratch: &storage::Target,
     engine_fallback: &Option<crate::model::cause::EngineFallback>,
 ) -> anyhow::Result<Vec<Vec<crate::model::Results>>> {
     let mut runs: Vec<Vec<crate::model::Results>> = vec![Vec::new(); plan.len()];

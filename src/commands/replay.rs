@@ -17,8 +17,8 @@ use crate::input::trace::{Trace, parse};
 use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::host;
+use crate::plan::{DepthOnEngine, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::replay::replay_table;
-use crate::spec::{DepthOnEngine, RunPlan, RwMode, Setup, Workload};
 use crate::units::{ByteSize, Dur};
 use anyhow::Context;
 use std::sync::Arc;
@@ -179,7 +179,7 @@ fn read_trace(args: &ReplayArgs, path: &str) -> anyhow::Result<Trace> {
 
 /// Refuses a target that cannot take every request size of the trace, or that the trace
 /// reaches beyond without `--wrap`.
-fn check_target(args: &ReplayArgs, trace: &Trace, t: &crate::target::Target) -> crate::Result<()> {
+fn check_target(args: &ReplayArgs, trace: &Trace, t: &crate::storage::Target) -> crate::Result<()> {
     let mut sizes: Vec<u64> = trace.requests.iter().map(|r| r.len).collect();
     sizes.sort_unstable();
     sizes.dedup();

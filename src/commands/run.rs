@@ -11,10 +11,10 @@ use crate::model::run::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport};
 use crate::oscounters::host;
+use crate::plan::{DepthOnEngine, EngineKind, RunPlan, Workload};
 use crate::render::text;
 use crate::runner::{self, Control, verified};
-use crate::spec::{DepthOnEngine, EngineKind, RunPlan, Workload};
-use crate::target::{self, Target};
+use crate::storage::{self, Target};
 use anyhow::Context;
 
 /// The engine that can run here: io_uring falls back to sync when the kernel refuses rings
@@ -77,7 +77,7 @@ pub(super) fn open_targets(
                 "each target once",
             ));
         }
-        targets.push(target::open(p, w, &mut |m| warn(warnings, m))?);
+        targets.push(storage::open(p, w, &mut |m| warn(warnings, m))?);
     }
     Ok(targets)
 }

@@ -10,11 +10,11 @@ use crate::clock::utc_now;
 use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
+use crate::plan::{DepthOnEngine, RunPlan, Workload};
 use crate::render::text::scale::scale_table;
 use crate::runner::Layout;
 use crate::signal;
-use crate::spec::{DepthOnEngine, RunPlan, Workload};
-use crate::target::Target;
+use crate::storage::Target;
 use crate::units::ByteSize;
 
 /// What each target stands on: its disk, then every device beneath it, and the limits this
@@ -116,7 +116,7 @@ fn figures(r: &Results) -> StepFigures<'_> {
 }
 
 /// The layout `--stripe` asks for: a chunk that is a multiple of every request size, and no
-/// more than [`crate::spec::MAX_THREADS`] workers in the widest stripe (`--threads` × targets).
+/// more than [`crate::plan::MAX_THREADS`] workers in the widest stripe (`--threads` × targets).
 fn layout(args: &ScaleArgs, w: &Workload) -> crate::Result<Layout> {
     let Some(ByteSize(chunk)) = args.stripe else {
         return Ok(Layout::Separate);
@@ -132,15 +132,15 @@ fn layout(args: &ScaleArgs, w: &Workload) -> crate::Result<Layout> {
         ));
     }
     let n = args.targets.len().max(1) as u32;
-    if w.threads.saturating_mul(n) > crate::spec::MAX_THREADS {
+    if w.threads.saturating_mul(n) > crate::plan::MAX_THREADS {
         return Err(crate::Error::invalid(
             "--threads",
             w.threads,
             format!(
                 "at most {} with --stripe over {n} targets (a stripe over n runs --threads × n \
                  workers, at most {})",
-                crate::spec::MAX_THREADS / n,
-                crate::spec::MAX_THREADS
+                crate::plan::MAX_THREADS / n,
+                crate::plan::MAX_THREADS
             ),
         ));
     }

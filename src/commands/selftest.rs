@@ -13,10 +13,10 @@ use crate::model::selftest::{
     ClockFacts, Floor, Phase, PhaseHost, SelftestReport, SkipReason, Skipped, SkippedCheck, Wake,
 };
 use crate::model::{Document, Header, Kind, Results};
+use crate::plan::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::runner::{self, Control, Layout};
-use crate::spec::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::stats::Histogram;
-use crate::target::known::{Caps, RamLoop, Throttled};
+use crate::storage::known::{Caps, RamLoop, Throttled};
 use crate::units::{ByteSize, Dur};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

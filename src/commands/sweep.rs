@@ -14,10 +14,10 @@ use crate::model::run::{Repeat, RunFigure};
 use crate::model::sweep::{Point, SweepReport};
 use crate::model::{Document, Header, Kind};
 use crate::oscounters::host;
+use crate::plan::{DepthOnEngine, RunPlan, RwMode, Workload};
 use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
-use crate::spec::{DepthOnEngine, RunPlan, RwMode, Workload};
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -158,7 +158,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
 /// not there).
 fn depths_on_the_fallback(
     qd: &[u32],
-    engine: crate::spec::EngineKind,
+    engine: crate::plan::EngineKind,
     f: &crate::model::cause::EngineFallback,
 ) -> crate::Result<()> {
     let why = crate::render::text::cause::engine_fallback(f);

@@ -5,7 +5,7 @@
 use super::FioError;
 use super::number::{self, KbBase, TimeUnit};
 use super::options::{ContinueOnError, FioEngine, JobOptions, NOT_YET, Unified, VERIFY_METHODS};
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
 const NO_EFFECT: [&str; 8] = [
@@ -176,8 +176,8 @@ impl JobOptions {
                 }
             }
             "ioengine" => self.ioengine = FioEngine::parse(need(key, value)?)?,
-            "iodepth" => self.iodepth = u32_in(key, need(key, value)?, crate::spec::MAX_QD)?,
-            "numjobs" => self.numjobs = u32_in(key, need(key, value)?, crate::spec::MAX_THREADS)?,
+            "iodepth" => self.iodepth = u32_in(key, need(key, value)?, crate::plan::MAX_QD)?,
+            "numjobs" => self.numjobs = u32_in(key, need(key, value)?, crate::plan::MAX_THREADS)?,
             "cpus_allowed" => self.cpus_allowed = Some(need(key, value)?.to_string()),
             "verify" => self.verify = verify_method(key, need(key, value)?.trim())?,
             "continue_on_error" => self.continue_on_error = ContinueOnError::parse(key, value)?,

@@ -5,7 +5,7 @@ use super::FioError;
 use super::options::JobOptions;
 use crate::access::RequestSize;
 use crate::model::fio::{FioNote, FioNoteKind};
-use crate::spec::Workload;
+use crate::plan::Workload;
 use crate::units::{ByteSize, Dur};
 use std::time::Duration;
 

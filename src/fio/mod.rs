@@ -14,7 +14,7 @@ pub mod options;
 pub mod steady;
 
 use crate::model::fio::{FioNote, FioNoteKind, JobEnding};
-use crate::spec::{DEFAULT_SEED, EngineKind, Workload};
+use crate::plan::{DEFAULT_SEED, EngineKind, Workload};
 use crate::units::{ByteSize, Dur};
 use jobfile::Section;
 use number::Size;
@@ -447,8 +447,8 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) 
 /// to see whether the errors are a burst, then stops); going on after errors in one direction
 /// only is *not yet* for a job that does both. Failed verification never stops halfpower's
 /// read-back (every bad block is reported), so `verify` changes nothing.
-fn on_error(o: &JobOptions) -> Result<crate::spec::OnError, FioError> {
-    use crate::spec::OnError;
+fn on_error(o: &JobOptions) -> Result<crate::plan::OnError, FioError> {
+    use crate::plan::OnError;
     use options::ContinueOnError as C;
     Ok(match o.continue_on_error {
         C::None | C::Verify => OnError::Stop,

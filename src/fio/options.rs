@@ -7,7 +7,7 @@ use super::access::FioAccess;
 use super::logs::FioLogOptions;
 use super::number::{KbBase, Size};
 use super::steady::FioSsOptions;
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 
 /// fio's I/O engines as halfpower maps them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use super::jobfile::{parse_command_line, parse_file};
 use super::*;
 use crate::model::fio::{FioNote, FioNoteKind};
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 use std::path::{Path, PathBuf};
 
 fn sections(text: &str) -> Vec<Section> {

@@ -9,7 +9,7 @@ use crate::model::profile::{
     ProfiledDisk,
 };
 use crate::model::sweep::SweepReport;
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 
 /// Reads and checks a profile document; the error says what is wrong.
 pub fn read_profile(text: &str) -> Result<Profile, String> {

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::model::sweep::{LatencyBrief, Point};
-use crate::spec::RwMode;
+use crate::plan::RwMode;
 use crate::units::ByteSize;
 use clap::ValueEnum;
 use serde::Deserialize;

@@ -253,7 +253,7 @@ pub struct CurvePlace {
     /// Where the curve was measured.
     pub source: super::profile::CurveSource,
     /// The curve's rw mode.
-    pub rw: crate::spec::RwMode,
+    pub rw: crate::plan::RwMode,
     /// Its request size, bytes.
     pub bs_bytes: u64,
     /// Whether that size is within a factor of 1.5 of the observed mean request.

@@ -128,9 +128,9 @@ pub struct SyncReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct HalfpowerExtras {
     /// The workload that ran, in halfpower's terms (engine, queue depth, threads, request size).
-    pub workload: crate::spec::Workload,
+    pub workload: crate::plan::Workload,
     /// The engine that ran (`uring`, `sync`, `null`).
-    pub engine: crate::spec::EngineKind,
+    pub engine: crate::plan::EngineKind,
     /// What the job ran on as halfpower opened it: one file or device, a stripe set of a
     /// clone's files (`stripe(a+b)`), or the files of clones that each have their own, joined
     /// with `, ` (`d/jb.0.0, d/jb.1.0`).

@@ -124,7 +124,7 @@ pub enum Place {
     /// A sweep point.
     Point {
         /// rw mode.
-        rw: crate::spec::RwMode,
+        rw: crate::plan::RwMode,
         /// Request size, bytes.
         bs_bytes: u64,
         /// Depth per thread.

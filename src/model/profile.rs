@@ -4,7 +4,7 @@
 use super::run::TargetInfo;
 use super::{Direction, Header, Kind};
 use crate::oscounters::host::Host;
-use crate::spec::EngineKind;
+use crate::plan::EngineKind;
 use serde::{Deserialize, Serialize};
 
 /// An access pattern of Friedman's matrix.
@@ -164,7 +164,7 @@ pub struct Curve {
     /// Where it was measured.
     pub source: CurveSource,
     /// The rw mode.
-    pub rw: crate::spec::RwMode,
+    pub rw: crate::plan::RwMode,
     /// The request size, bytes.
     pub bs_bytes: u64,
     /// Its loads, fewest in flight first.

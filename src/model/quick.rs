@@ -3,7 +3,7 @@
 use super::run::{Results, TargetInfo};
 use super::{Direction, Header};
 use crate::oscounters::host::Host;
-use crate::spec::Workload;
+use crate::plan::Workload;
 use serde::{Deserialize, Serialize};
 
 /// One test of the quick suite.

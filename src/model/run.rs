@@ -6,7 +6,7 @@ use super::cause::{DirectFallback, EngineFallback, Fatal, IoFailure};
 use super::{DeviceClass, Direction, Header};
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::oscounters::host::Host;
-use crate::spec::{EngineKind, Workload};
+use crate::plan::{EngineKind, Workload};
 use crate::stats::cpu::CpuSummary;
 use crate::stats::series::TimePoint;
 use crate::stats::summary::{Ci95, DeviceSecond, DirSummary};

@@ -7,7 +7,7 @@ use super::run::{Results, TargetInfo};
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::oscounters::host::Host;
 use crate::oscounters::throttle::IoLimit;
-use crate::spec::Workload;
+use crate::plan::Workload;
 use serde::{Deserialize, Serialize};
 
 /// One target run alone.

@@ -4,7 +4,7 @@
 use super::Header;
 use super::run::{Results, TargetInfo};
 use crate::oscounters::host::Host;
-use crate::spec::{EngineKind, RwMode, Workload};
+use crate::plan::{EngineKind, RwMode, Workload};
 use serde::{Deserialize, Serialize};
 
 /// The latency percentiles a point carries at its top level, µs.

@@ -16,14 +16,14 @@ pub use watch::Control;
 
 use crate::analysis::steady::SteadyOutcome;
 use crate::oscounters::diskstats::DeviceDelta;
+use crate::plan::{EngineKind, RunPlan, Workload};
 use crate::signal;
-use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::stats::cpu::{CpuSnapshot, CpuSummary};
 use crate::stats::host::HostProbe;
 use crate::stats::recorder::{DirStats, ErrorStats};
 use crate::stats::series::TimePoint;
 use crate::stats::summary::DeviceSecond;
-use crate::target::Target;
+use crate::storage::Target;
 use sampler::{DeviceSampler, device_snapshot};
 use std::io::IsTerminal;
 use std::time::Instant;

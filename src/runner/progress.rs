@@ -2,7 +2,7 @@
 
 use super::Shared;
 use crate::clock::read_stamped;
-use crate::spec::Workload;
+use crate::plan::Workload;
 use crate::stats::window::Mark;
 use std::io::Write;
 use std::sync::atomic::Ordering;

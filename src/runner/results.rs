@@ -6,12 +6,12 @@ use crate::analysis::uncertainty::{quantile_ranks, windows};
 use crate::model::cause::{EngineFallback, IoFailure};
 use crate::model::run::Steady;
 use crate::model::{ErrorSummary, Results, TargetResult};
-use crate::spec::Workload;
+use crate::plan::Workload;
 use crate::stats::recorder::DirStats;
 use crate::stats::summary::Ci95;
 use crate::stats::summary::DirSummary;
 use crate::stats::window::Rates;
-use crate::target::Target;
+use crate::storage::Target;
 
 /// What a failed I/O returned, from its result: a negative errno, or 0 for a short transfer.
 fn failure(res: i32) -> IoFailure {

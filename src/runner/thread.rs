@@ -9,12 +9,12 @@ use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
 use crate::model::cause::{Fatal, Stage};
 use crate::model::run::TargetKind;
 use crate::offsets::{OffsetGen, Region, Stripe};
+use crate::plan::{EngineKind, RunPlan, Workload};
 use crate::rng::Rng;
 use crate::signal;
-use crate::spec::{EngineKind, RunPlan, Workload};
 use crate::stats::Recorder;
 use crate::stats::series::SeriesSink;
-use crate::target::Target;
+use crate::storage::Target;
 use crate::worker::{Limit, Pace, Progress, Replay, Requests, Synthetic, Worker, WorkerPlan};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Barrier, Condvar, Mutex};
@@ -357,8 +357,8 @@ fn worker_plan(
         write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
         verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
-        error_grace_ns: (w.setup().on_error == crate::spec::OnError::Stop)
-            .then_some(crate::spec::ERROR_GRACE_NS),
+        error_grace_ns: (w.setup().on_error == crate::plan::OnError::Stop)
+            .then_some(crate::plan::ERROR_GRACE_NS),
     };
     (plan, offsets_error)
 }

@@ -5,8 +5,8 @@
 
 use super::{Control, Layout, Measurement};
 use crate::model::verify::{Verification, VerifyNote};
-use crate::spec::{EngineKind, RunPlan, Workload};
-use crate::target::Target;
+use crate::plan::{EngineKind, RunPlan, Workload};
+use crate::storage::Target;
 use crate::verify::Record;
 use crate::verify::check::TargetCheck;
 use crate::verify::check::{Scope, check};

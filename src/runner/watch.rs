@@ -7,7 +7,7 @@ use super::progress::{mark_now, show_progress};
 use super::sampler::DeviceSampler;
 use crate::analysis::steady::{SteadyRule, settled};
 use crate::model::run::SteadyLook;
-use crate::spec::Workload;
+use crate::plan::Workload;
 use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

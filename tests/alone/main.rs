@@ -4,10 +4,10 @@
 //! (spin), CPU-bound figures compared with fio's (vs_fio_cpu), and response times compared with
 //! queueing theory or with a paced job's within 10 % (open_loop, replay, capture: on 2 shared
 //! cores, tests running beside them delayed the FUSE server's wake-ups enough to fail them in
-//! CI on 2026-11-25), and levels over time or runs within 5 % of a throttle's (changes,
+//! CI), and levels over time or runs within 5 % of a throttle's (changes,
 //! compare: beside the suite's other tests a 2900-IOPS cap gave 1933 and a flat level spread
-//! 10 %, 2026-11-26), and the monitor's own CPU time (monitor_overhead: 0.87 % of a core
-//! beside the suite's tests, 0.046 % alone, 2026-11-26), the host probe against a CPU quota's
+//! 10 %), and the monitor's own CPU time (monitor_overhead: 0.87 % of a core
+//! beside the suite's tests, 0.046 % alone), the host probe against a CPU quota's
 //! stalls (host), and the self-test's known answers (selftest). Each takes [`alone`] first, so no two of them run side by side.
 
 #[path = "../common/mod.rs"]

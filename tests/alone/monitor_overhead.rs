@@ -1,7 +1,7 @@
 //! The monitor's own cost, checked on every CI run: 20 one-second intervals over all devices
 //! must take less than 0.5 % of one core (user + system CPU of the process, from getrusage of
 //! the child, from wait4; process start included). Alone: beside the suite's other tests its
-//! CPU time read 0.87 % of a core, by itself 0.046 % (2026-11-26).
+//! CPU time read 0.87 % of a core, by itself 0.046 %.
 //! docs/monitor.md has the 60 s figure measured by bench/monitor-overhead.sh.
 
 use crate::common;

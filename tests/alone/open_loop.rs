@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// The server's time per request, ms: long beside the FUSE path's own cost (tens of µs) and
 /// beside the host's stalls (a VM whose host steals 2–6 % of the CPU holds a thread now and
-/// then for 1–8 ms: at S = 2 ms that moved the mean by 10–14 %, 2026-11-26).
+/// then for 1–8 ms: at S = 2 ms that moved the mean by 10–14 %).
 const S_MS: u64 = 5;
 
 #[test]
@@ -62,7 +62,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         // The path's own delay outside the server: what a light load (ρ = 0.1, where M/D/1 adds
         // 5.6 % of S) measures beyond the queue's answer. It is mostly the wake-up of the idle
         // server thread (a closed loop, whose next request meets a server that just replied, does
-        // not pay it): 212–262 µs measured on these VMs (CI and a developer's, 2026-11-25). The
+        // not pay it): 212–262 µs measured on these VMs (CI and a developer's). The
         // bound only keeps it from swamping the queueing term being tested (≥ 0.21 S from ρ 0.3).
         // Pollaczek–Khinchine: R = S (1 + ρ (1 + c²) / (2 (1 − ρ))), c² the squared coefficient of
         // variation of the service, which the server measures while the run goes on (0: M/D/1;
@@ -104,7 +104,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         }));
         // Long enough that this realisation's own mean lies within a few % of the expectation:
         // near ρ 0.7 the queue's waits are correlated over ~40 S, so 40 s hold about 100
-        // independent stretches, a standard error of about 5 % of R (2026-11-26: 0.98, 0.93,
+        // independent stretches, a standard error of about 5 % of R (0.98, 0.93,
         // 0.92 of M/G/1 at ρ 0.3, 0.5, 0.7 with 16, 16 and 28 s).
         // ρ 0.3 and 0.7: the queue's term at 0.21 and 1.17 times S (0.5 adds no rule the
         // two do not check, and CI's 20 minutes are short).
@@ -163,13 +163,12 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
             // thread and the server's wake-ups by about the probe's own mean lateness, which the
             // path delay d, measured in another stretch of time, does not hold (a host stealing
             // 4–6 % of the CPU moved the ratio by 12–16 %, its probe late by 170–400 µs on
-            // average, 2026-11-26).
+            // average).
             let tol = 0.10 + 2.0 * noise.late_mean_us * 1e-6 / r_md1;
             // At most 2 % more requests over 1 ms late than 1.5 times the share of the probe's
             // wake-ups the host made that late: the worker waits in the engine rather than in a
             // plain sleep and shares the two CPUs with the FUSE server's thread (a host
-            // stealing 4 % made 4.5 % of the probe's wake-ups late and 6.4 % of the requests,
-            // 2026-11-26).
+            // stealing 4 % made 4.5 % of the probe's wake-ups late and 6.4 % of the requests).
             let allowed = (0.02 + 1.5 * noise.over_1ms_share) * achieved * secs as f64;
             judge.push(Box::new(move || {
                 assert!(

@@ -85,7 +85,7 @@ fn even_and_bursty_traces_replay_at_their_own_pace() {
             // thread pacing itself meanwhile (the probe). The mean, not the p99: one host stall
             // of a few ms during one burst makes all its 48 requests (2 % of the trace) late by
             // it, which moves the p99 to the stall's length but the mean by 2 % of it
-            // (measured here on 2026-11-26: quiet runs 104 µs mean, 176 µs p99; one stalled
+            // (measured here: quiet runs 104 µs mean, 176 µs p99; one stalled
             // burst 339 µs mean, 6 ms p99, the probe's own p99 0.8 ms).
             eprintln!("{name}: host {noise:?}");
             let late = &p["late_us"];

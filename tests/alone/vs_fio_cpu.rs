@@ -150,7 +150,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
         let (lo, hi) = (1.0 - lost, 1.0 / (1.0 - lost));
         for (qd, r, inflight) in judged {
             let (iops, p50, mean, cpu) = (r[0], r[1], r[2], r[3]);
-            // Bounds that catch the QD1 regression of 2026-11-26 (p50 15.5–16.4 µs where fio's
+            // Bounds that catch the QD1 regression (p50 15.5–16.4 µs where fio's
             // was 8.5–10.6 and the build before 10.0–10.2: 1.55 times) and a deep queue short of
             // fio (0.64–0.76 of its IOPS at QD8 that day); measured since: QD1 IOPS 1.09, p50
             // 0.96; QD8 0.98, QD32 1.03 of fio's (docs/performance.md).

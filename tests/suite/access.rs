@@ -501,7 +501,7 @@ fn offsets_halfpower_fio_issues_at_the_block_layer_fall_where_fios_do() {
         let hp = blocks_read_on(&lo, &job(&on_device), dir.path());
         // The job's 64 MiB of 4 KiB reads, all but at most 16 (0.1 %): the capture starts
         // before the job, but a host stall can hold its tracing back past the job's first
-        // reads (a fresh clone here missed 1 of 16384, 2026-11-26); the histograms below
+        // reads (a fresh clone here missed 1 of 16384); the histograms below
         // compare shares, which a few reads do not move.
         assert!(
             (16384 - 16..=16384).contains(&hp.len()),

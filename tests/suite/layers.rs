@@ -20,11 +20,11 @@ const LAYERS: [&[&str]; 8] = [
         "access",
         "verify",
     ],
-    &["stats", "spec"],
+    &["stats", "plan"],
     &["model"],
     &["analysis", "input", "fio"],
     &["render"],
-    &["target", "worker", "runner", "monitor"],
+    &["storage", "worker", "runner", "monitor"],
     &["cli", "commands"],
 ];
 

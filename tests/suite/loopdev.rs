@@ -128,7 +128,7 @@ fn a_mounted_device_is_refused() {
         return;
     }
     // 4 KiB blocks: on a device this small mke2fs picks 1 KiB ones, and a 4 KiB read of a
-    // file whose blocks are not contiguous is then two requests (CI, 2026-11-26: 1025 reads
+    // file whose blocks are not contiguous is then two requests (in CI: 1025 reads
     // of exactly 4 MiB).
     let ok = std::process::Command::new("mkfs.ext4")
         .args(["-q", "-F", "-b", "4096"])

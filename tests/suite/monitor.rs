@@ -195,7 +195,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
     // Reads for longer than an interval (16 000 of 512 bytes: 0.4–0.6 s here), so that one
     // interval both counts them in diskstats and has them traced: the tracer's reader hands
     // over what it has read when an interval ends, and a burst shorter than an interval that
-    // falls at its end is counted in that interval but traced in the next (CI, 2026-11-26:
+    // falls at its end is counted in that interval but traced in the next (in CI:
     // no line said "trace").
     dd(&[
         &format!("if={}", lo.path()),

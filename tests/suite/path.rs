@@ -733,7 +733,7 @@ fn a_captured_tree_never_decides_whether_a_write_is_safe() {
     );
 }
 
-/// The lent H100 machine's own tree (Firecracker, 2026-11-27, captured there with
+/// The lent H100 machine's own tree (Firecracker, captured there with
 /// `path / --capture`): its virtio disk sits on the root bus with no PCIe link of its own.
 #[test]
 fn a_firecracker_virtio_disk_as_captured_on_a_lent_machine() {

@@ -251,7 +251,7 @@ fn wsat_shows_the_cliff_at_its_byte_count() {
     // WSAT judges its last five rounds by PTS's rule, worked here from their IOPS: max − min
     // within 20 % of their mean and the least-squares line's rise across them within 10 %. The
     // disk is flat past the cliff, but five 200-ms rounds of about 60 writes each can miss the
-    // rule on a busy host (…, 323, 313, 319, 313, 281: a fall of 11 %, 2026-11-26), so the
+    // rule on a busy host (…, 323, 313, 319, 313, 281: a fall of 11 %), so the
     // verdict is checked against the rounds rather than assumed.
     let five = &iops[n - 5..];
     let flat = crate::pts_known::pts_steady(five);

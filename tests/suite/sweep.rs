@@ -651,9 +651,9 @@ fn profile_fits_the_slope_of_a_disk_of_known_service_time() {
             // Within 10 % of the server's slope, plus what the path's own delays can tilt a
             // least-squares line through these sizes. Through 4, 16 and 64 KiB that is D / 56
             // per KiB (D the spread of the cells' delays; one cell 0.34 ms later than the others
-            // moved −0.05 to −0.0557 ms/KiB beside the suite's tests, 2026-11-26); through 4 and
+            // moved −0.05 to −0.0557 ms/KiB beside the suite's tests); through 4 and
             // 16 KiB alone, D / 12: a cell 0.6 ms late turns the server's 0.6 ms between them
-            // around (seen in CI, 2026-11-26: −0.0066 ms/KiB through a cache-hit 4k and 16k).
+            // around (seen in CI: −0.0066 ms/KiB through a cache-hit 4k and 16k).
             assert!(
                 (fitted - slope).abs() <= 0.10 * slope.abs() + tilt,
                 "{f}: not within 10 % + {tilt} of {slope}, path delays {delays:?}"

@@ -30,7 +30,7 @@ fn halfpower_fio_fills_every_figure_fio_fills() {
     }
     let _turn = common::measuring();
     // The paced cases' depth distributions are compared within 10 points, and a host stall
-    // during one of them (a fresh clone here, 2026-11-26: 45 % at depth 1 against fio's 88 %)
+    // during one of them (a fresh clone here: 45 % at depth 1 against fio's 88 %)
     // spoils that comparison whatever halfpower does: judged on an attempt the product's probe
     // saw quiet (common::judged_when_quiet).
     common::judged_when_quiet(2, |attempt| {

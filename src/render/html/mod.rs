@@ -87,7 +87,7 @@ fn describe(i: &Input) -> String {
             if w.setup.write_through {
                 s.push_str(" write-through");
             }
-            if r.results.engine != crate::spec::EngineKind::Uring {
+            if r.results.engine != crate::plan::EngineKind::Uring {
                 let _ = write!(s, " {}", r.results.engine);
             }
             s

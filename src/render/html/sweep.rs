@@ -16,8 +16,8 @@ use crate::model::{Document, Input};
 use crate::units::ByteSize;
 use std::fmt::Write;
 
-fn groups(sweeps: &[&SweepReport]) -> Vec<(crate::spec::RwMode, u32)> {
-    let mut g: Vec<(crate::spec::RwMode, u32)> = Vec::new();
+fn groups(sweeps: &[&SweepReport]) -> Vec<(crate::plan::RwMode, u32)> {
+    let mut g: Vec<(crate::plan::RwMode, u32)> = Vec::new();
     for s in sweeps {
         for p in &s.points {
             let key = (p.rw, p.threads);

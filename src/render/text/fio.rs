@@ -7,7 +7,7 @@ use crate::model::fio::{
     DirReport, FioDocument, FioJobReport, FioNote, FioNoteKind, JobEnding, LatNs, Ordered,
     SsMetric, SsReport, SsTest,
 };
-use crate::spec::EngineKind;
+use crate::plan::EngineKind;
 use std::fmt::Write;
 
 /// A number in at most four characters with a 1000- or 1024-step unit, as fio's num2str.

@@ -141,7 +141,7 @@ mod tests {
         use crate::model::diagnosis::{CurvePlace, WorkloadHeadroom};
         let place = CurvePlace {
             source: crate::model::profile::CurveSource::Sweep,
-            rw: crate::spec::RwMode::Randread,
+            rw: crate::plan::RwMode::Randread,
             bs_bytes: 4096,
             size_matches: true,
             peak_iops: 2000.0,

@@ -178,7 +178,7 @@ mod tests {
             bs_bytes: kib * 1024,
             qd: 1,
             threads: 1,
-            engine: crate::spec::EngineKind::Uring,
+            engine: crate::plan::EngineKind::Uring,
             iops: 1000.0 / service_ms,
             bytes_per_s: 1000.0 / service_ms * (kib * 1024) as f64,
             service_ms: Some(service_ms),

@@ -384,7 +384,7 @@ mod tests {
     use crate::analysis::sweep::analyse_points as analyse;
     use crate::model::sweep::{Cell, DepthCell, LatencyBrief, Support};
     use crate::model::{Header, Kind};
-    use crate::spec::RwMode;
+    use crate::plan::RwMode;
 
     fn point(bs: u64, qd: u32, mb: f64) -> Point {
         Point {

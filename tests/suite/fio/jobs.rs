@@ -424,7 +424,7 @@ fn jobs_match_fio_on_a_throttled_device() {
         return;
     };
     let run = |program: &Path, extra: &[&str]| t.json(program, extra);
-    // On a stormy host one tool's 2-s job can lose 10 % (CI, 2026-11-26: fio 1774 IOPS on the
+    // On a stormy host one tool's 2-s job can lose 10 % (in CI: fio 1774 IOPS on the
     // bssplit job where the caps allow 1993, halfpower 2102): judged on an attempt the
     // product's probe saw quiet (common::judged_when_quiet).
     common::judged_when_quiet(2, |attempt| {

@@ -6,7 +6,7 @@ use super::{Scratch, Target, TargetKind, create_as, safety};
 use crate::error::{Error, Result};
 use crate::model::cause::DirectFallback;
 use crate::oscounters::sysfs::{self, BlockDevice};
-use crate::spec::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
+use crate::plan::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};

@@ -59,12 +59,12 @@ pub fn free_bytes(dir: &Path) -> Result<u64> {
 /// Refuses when the filesystem lacks `size` plus a margin.
 pub fn create_as(
     path: &Path,
-    create: crate::spec::Create,
+    create: crate::plan::Create,
     size: u64,
     seed: u64,
     keep: bool,
 ) -> Result<Scratch> {
-    use crate::spec::Create;
+    use crate::plan::Create;
     match create {
         Create::Filled => create_filled(path, size, seed, keep),
         Create::Sparse | Create::Empty => {
