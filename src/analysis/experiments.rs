@@ -5,8 +5,8 @@
 
 use crate::model::Direction;
 use crate::model::experiment::{
-    AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare, ExperimentKind,
-    Finding, Missing, Row, ShiftShare, Variant, WriteCacheOutcome,
+    AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare,
+    ExperimentFinding, ExperimentKind, Missing, Row, ShiftShare, Variant, WriteCacheOutcome,
 };
 
 /// Request size from which 000 advises against buffering, bytes.
@@ -36,8 +36,8 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// What experiment `kind` found in `rows` (render words it).
-pub fn finding(kind: ExperimentKind, rows: &[Row]) -> Finding {
-    let nothing = |missing| Finding::NothingToCompare { missing };
+pub fn finding(kind: ExperimentKind, rows: &[Row]) -> ExperimentFinding {
+    let nothing = |missing| ExperimentFinding::NothingToCompare { missing };
     match kind {
         ExperimentKind::Buffering => buffering(rows).unwrap_or(nothing(Missing::DirectAndBuffered)),
         ExperimentKind::Allocation => allocation(rows).unwrap_or(nothing(Missing::Preallocated)),
@@ -51,7 +51,7 @@ pub fn finding(kind: ExperimentKind, rows: &[Row]) -> Finding {
 
 /// Buffered against direct, per direction: the median ratio of CPU per MB and of MB/s over the
 /// sizes from 16 KiB up. None without a pair to compare.
-fn buffering(rows: &[Row]) -> Option<Finding> {
+fn buffering(rows: &[Row]) -> Option<ExperimentFinding> {
     let mut ratios = Vec::new();
     for rw in [Direction::Read, Direction::Write] {
         let pairs: Vec<(&Row, &Row)> = rows
@@ -76,7 +76,7 @@ fn buffering(rows: &[Row]) -> Option<Finding> {
             ratios.push(BufferingRatio { rw, cpu, speed });
         }
     }
-    (!ratios.is_empty()).then(|| Finding::Buffering {
+    (!ratios.is_empty()).then(|| ExperimentFinding::Buffering {
         from_bytes: BUFFERING_FROM_BYTES,
         costly: ratios.iter().any(|r| r.cpu > 1.0 + SAME),
         ratios,
@@ -84,7 +84,7 @@ fn buffering(rows: &[Row]) -> Option<Finding> {
 }
 
 /// Extending and sparse files against a written one, per depth. None without a pair.
-fn allocation(rows: &[Row]) -> Option<Finding> {
+fn allocation(rows: &[Row]) -> Option<ExperimentFinding> {
     let mut shares = Vec::new();
     let mut worst: f64 = 1.0;
     let mut depths: Vec<u32> = rows.iter().map(|r| r.qd).collect();
@@ -108,11 +108,11 @@ fn allocation(rows: &[Row]) -> Option<Finding> {
         }
     }
     let costly = worst < 1.0 - SAME;
-    (!shares.is_empty()).then_some(Finding::Allocation { shares, costly })
+    (!shares.is_empty()).then_some(ExperimentFinding::Allocation { shares, costly })
 }
 
 /// Shifted offsets against aligned ones; what was missing when there is nothing to compare.
-fn alignment(rows: &[Row]) -> Result<Finding, Missing> {
+fn alignment(rows: &[Row]) -> Result<ExperimentFinding, Missing> {
     let base = rows
         .iter()
         .find(|r| r.variant == Variant::Aligned)
@@ -146,7 +146,7 @@ fn alignment(rows: &[Row]) -> Result<Finding, Missing> {
     } else {
         AlignmentOutcome::Free { within: SAME }
     };
-    Ok(Finding::Alignment { shifts, outcome })
+    Ok(ExperimentFinding::Alignment { shifts, outcome })
 }
 
 /// The cache size: the largest region whose random reads stay under [`CACHE_JUMP`] × the
@@ -165,7 +165,7 @@ pub fn cache_size(rows: &[Row]) -> Option<u64> {
 }
 
 /// Latency by access pattern at the smallest size, and the cache size ([`cache_size`]).
-fn cache(rows: &[Row]) -> Finding {
+fn cache(rows: &[Row]) -> ExperimentFinding {
     let small = rows.iter().map(|r| r.bs_bytes).min().unwrap_or(4096);
     let lat = |v: Variant| {
         rows.iter()
@@ -183,7 +183,7 @@ fn cache(rows: &[Row]) -> Finding {
         },
         (None, None) => CacheSizeFound::NotProbed,
     };
-    Finding::Cache {
+    ExperimentFinding::Cache {
         bs_bytes: small,
         cache_hit_us: lat(Variant::CacheHit),
         prefetch_us: lat(Variant::Prefetch),
@@ -194,7 +194,7 @@ fn cache(rows: &[Row]) -> Finding {
 
 /// Write-through against write-back, per depth: the median ratio of MB/s over the sizes. None
 /// without a pair.
-fn writecache(rows: &[Row]) -> Option<Finding> {
+fn writecache(rows: &[Row]) -> Option<ExperimentFinding> {
     let mut depths: Vec<u32> = rows.iter().map(|r| r.qd).collect();
     depths.sort();
     depths.dedup();
@@ -222,7 +222,7 @@ fn writecache(rows: &[Row]) -> Option<Finding> {
     } else {
         WriteCacheOutcome::DepthDoesNot
     };
-    Some(Finding::Writecache { shares, outcome })
+    Some(ExperimentFinding::Writecache { shares, outcome })
 }
 
 #[cfg(test)]

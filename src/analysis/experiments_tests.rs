@@ -48,7 +48,7 @@ fn buffering_above_16k_costs_cpu() {
         }
     }
     let f = finding(ExperimentKind::Buffering, &rows);
-    let Finding::Buffering {
+    let ExperimentFinding::Buffering {
         from_bytes,
         ratios,
         costly,
@@ -69,12 +69,12 @@ fn buffering_above_16k_costs_cpu() {
     }
     let f = finding(ExperimentKind::Buffering, &rows);
     assert!(
-        matches!(f, Finding::Buffering { costly: false, .. }),
+        matches!(f, ExperimentFinding::Buffering { costly: false, .. }),
         "{f:?}"
     );
     assert_eq!(
         finding(ExperimentKind::Buffering, &[]),
-        Finding::NothingToCompare {
+        ExperimentFinding::NothingToCompare {
             missing: Missing::DirectAndBuffered
         }
     );
@@ -93,7 +93,7 @@ fn extending_a_file_costs_throughput() {
         row(Variant::Sparse, w, 1024, 8, 390.0),
     ];
     let f = finding(ExperimentKind::Allocation, &rows);
-    let Finding::Allocation { shares, costly } = &f else {
+    let ExperimentFinding::Allocation { shares, costly } = &f else {
         panic!("{f:?}")
     };
     let share = |v, qd| {
@@ -116,7 +116,7 @@ fn extending_a_file_costs_throughput() {
         .collect();
     let f = finding(ExperimentKind::Allocation, &flat);
     assert!(
-        matches!(f, Finding::Allocation { costly: false, .. }),
+        matches!(f, ExperimentFinding::Allocation { costly: false, .. }),
         "{f:?}"
     );
 }
@@ -124,7 +124,7 @@ fn extending_a_file_costs_throughput() {
 /// The alignment finding of `rows`: its shifts and outcome.
 fn aligned(rows: &[Row]) -> (Vec<ShiftShare>, AlignmentOutcome) {
     match finding(ExperimentKind::Alignment, rows) {
-        Finding::Alignment { shifts, outcome } => (shifts, outcome),
+        ExperimentFinding::Alignment { shifts, outcome } => (shifts, outcome),
         f => panic!("{f:?}"),
     }
 }
@@ -155,13 +155,13 @@ fn a_misaligned_shift_costs_a_fifth() {
     assert_eq!(aligned(&even).1, AlignmentOutcome::Free { within: SAME });
     assert_eq!(
         finding(ExperimentKind::Alignment, &even[1..]),
-        Finding::NothingToCompare {
+        ExperimentFinding::NothingToCompare {
             missing: Missing::Aligned
         }
     );
     assert_eq!(
         finding(ExperimentKind::Alignment, &even[..1]),
-        Finding::NothingToCompare {
+        ExperimentFinding::NothingToCompare {
             missing: Missing::Shifted
         }
     );
@@ -194,7 +194,7 @@ fn the_cache_size_is_where_latency_jumps() {
     assert_eq!(cache_size(&rows), Some(16 << 20));
     assert_eq!(
         finding(ExperimentKind::Cache, &rows),
-        Finding::Cache {
+        ExperimentFinding::Cache {
             bs_bytes: 4096,
             cache_hit_us: Some(25.0),
             prefetch_us: Some(30.0),
@@ -209,7 +209,7 @@ fn the_cache_size_is_where_latency_jumps() {
     assert!(
         matches!(
             f,
-            Finding::Cache {
+            ExperimentFinding::Cache {
                 size: CacheSizeFound::Flat { up_to_bytes },
                 ..
             } if up_to_bytes == 64 << 20
@@ -218,7 +218,7 @@ fn the_cache_size_is_where_latency_jumps() {
     );
     assert!(matches!(
         finding(ExperimentKind::Cache, &rows[..3]),
-        Finding::Cache {
+        ExperimentFinding::Cache {
             size: CacheSizeFound::NotProbed,
             ..
         }
@@ -237,7 +237,7 @@ fn write_through_costs_and_depth_wins_it_back() {
         rows.push(row(Variant::WriteThrough, w, kib, 8, 120.0));
     }
     let f = finding(ExperimentKind::Writecache, &rows);
-    let Finding::Writecache { shares, outcome } = &f else {
+    let ExperimentFinding::Writecache { shares, outcome } = &f else {
         panic!("{f:?}")
     };
     // 20 % at QD1 and 60 % at QD8: deeper queues win part of it back.
@@ -253,7 +253,7 @@ fn write_through_costs_and_depth_wins_it_back() {
     assert!(
         matches!(
             f,
-            Finding::Writecache {
+            ExperimentFinding::Writecache {
                 outcome: WriteCacheOutcome::NoVolatileCache,
                 ..
             }
@@ -271,7 +271,7 @@ fn write_through_costs_and_depth_wins_it_back() {
     assert!(
         matches!(
             f,
-            Finding::Writecache {
+            ExperimentFinding::Writecache {
                 outcome: WriteCacheOutcome::DepthDoesNot,
                 ..
             }
@@ -280,7 +280,7 @@ fn write_through_costs_and_depth_wins_it_back() {
     );
     assert_eq!(
         finding(ExperimentKind::Writecache, &rows[..1]),
-        Finding::NothingToCompare {
+        ExperimentFinding::NothingToCompare {
             missing: Missing::WriteThroughAndWriteBack
         }
     );

@@ -7,7 +7,7 @@
 //! least limit ÷ load over the path.
 
 use crate::model::Direction;
-use crate::model::path::{Combine, Component, Limit, NoPap, Pap, Paps};
+use crate::model::path::{Combine, Component, ComponentLimit, NoPap, Pap, Paps};
 use std::collections::VecDeque;
 
 /// The share of its load a component with rule `c` and `n` beneath passes to each of them.
@@ -95,7 +95,7 @@ pub fn pap(c: &[Component], starts: &[(usize, f64)], dir: Direction) -> (Option<
     let load = loads(c, starts, dir);
     let on = reachable(c, starts);
     let unknown: Vec<usize> = (0..c.len())
-        .filter(|&i| on[i] && matches!(c[i].limit, Limit::Unknown { .. }))
+        .filter(|&i| on[i] && matches!(c[i].limit, ComponentLimit::Unknown { .. }))
         .collect();
     let bounds: Vec<(usize, f64)> = (0..c.len())
         .filter(|&i| on[i] && load[i] > 0.0)

@@ -11,7 +11,7 @@
 //! speed as it says (10000 Mbit/s = 1250 MB/s).
 
 use crate::model::DeviceClass;
-use crate::model::path::{Combine, Component, Encoding, Limit, NoLimit, UnknownLimit};
+use crate::model::path::{Combine, Component, ComponentLimit, Encoding, NoLimit, UnknownLimit};
 use crate::oscounters::path::{Graph, MdLevel, Part, Reading};
 use crate::oscounters::sysfs::DeviceFacts;
 
@@ -109,23 +109,23 @@ fn unknown<T>(r: &Reading<T>) -> UnknownLimit {
     }
 }
 
-fn advertised((bytes_per_s, e): (f64, Encoding)) -> Limit {
-    Limit::Advertised {
+fn advertised((bytes_per_s, e): (f64, Encoding)) -> ComponentLimit {
+    ComponentLimit::Advertised {
         bytes_per_s,
         encoding: Some(e),
     }
 }
 
-fn from_reading(r: &Reading<f64>, rate: impl Fn(f64) -> (f64, Encoding)) -> Limit {
+fn from_reading(r: &Reading<f64>, rate: impl Fn(f64) -> (f64, Encoding)) -> ComponentLimit {
     match r.value() {
         Some(v) => advertised(rate(v)),
-        None => Limit::Unknown { why: unknown(r) },
+        None => ComponentLimit::Unknown { why: unknown(r) },
     }
 }
 
 /// What a component can carry, from its facts (`class` for a disk).
-pub fn limit(part: &Part, class: Option<DeviceClass>) -> Limit {
-    let none = |why| Limit::None { why };
+pub fn limit(part: &Part, class: Option<DeviceClass>) -> ComponentLimit {
+    let none = |why| ComponentLimit::None { why };
     match part {
         Part::Filesystem { .. }
         | Part::Partition { .. }
@@ -144,13 +144,13 @@ pub fn limit(part: &Part, class: Option<DeviceClass>) -> Limit {
             ..
         } => match (current_gts.value(), current_width.value()) {
             (Some(g), Some(w)) if w > 0 => advertised(pcie_bytes_per_s(g, w)),
-            (Some(_), Some(_)) => Limit::Unknown {
+            (Some(_), Some(_)) => ComponentLimit::Unknown {
                 why: UnknownLimit::LinkDown,
             },
-            (None, _) => Limit::Unknown {
+            (None, _) => ComponentLimit::Unknown {
                 why: unknown(current_gts),
             },
-            (_, None) => Limit::Unknown {
+            (_, None) => ComponentLimit::Unknown {
                 why: unknown(current_width),
             },
         },
@@ -160,32 +160,32 @@ pub fn limit(part: &Part, class: Option<DeviceClass>) -> Limit {
         Part::Network {
             mbps, unknown_nic, ..
         } => match (mbps.value(), unknown_nic) {
-            (Some(v), _) => Limit::Advertised {
+            (Some(v), _) => ComponentLimit::Advertised {
                 bytes_per_s: network_bytes_per_s(v),
                 encoding: Some(Encoding::Raw),
             },
-            (None, Some(why)) => Limit::Unknown {
+            (None, Some(why)) => ComponentLimit::Unknown {
                 why: UnknownLimit::Unresolved { why: why.clone() },
             },
-            (None, None) => Limit::Unknown { why: unknown(mbps) },
+            (None, None) => ComponentLimit::Unknown { why: unknown(mbps) },
         },
         Part::Cpu {
             us_per_io,
             cpus,
             request_bytes,
         } => match cpu_saturation_bytes_per_s(*us_per_io, *cpus, *request_bytes) {
-            Some(b) => Limit::Advertised {
+            Some(b) => ComponentLimit::Advertised {
                 bytes_per_s: b,
                 encoding: None,
             },
-            None => Limit::Unknown {
+            None => ComponentLimit::Unknown {
                 why: UnknownLimit::Unparseable {
                     attribute: "cpu.us_per_io".into(),
                     text: us_per_io.to_string(),
                 },
             },
         },
-        Part::Unresolved { why } => Limit::Unknown {
+        Part::Unresolved { why } => ComponentLimit::Unknown {
             why: UnknownLimit::Unresolved { why: why.clone() },
         },
     }
@@ -193,20 +193,20 @@ pub fn limit(part: &Part, class: Option<DeviceClass>) -> Limit {
 
 /// A SAS port carries what its phys negotiated together (a wide port adds them); phys that
 /// did not negotiate a rate add nothing.
-fn sas_limit(phys: &[crate::oscounters::path::SasPhy]) -> Limit {
+fn sas_limit(phys: &[crate::oscounters::path::SasPhy]) -> ComponentLimit {
     let rates: Vec<(f64, Encoding)> = phys
         .iter()
         .filter_map(|p| p.gbit.value().map(sas_bytes_per_s))
         .collect();
     match (rates.first(), phys.first()) {
-        (Some(&(_, e)), _) => Limit::Advertised {
+        (Some(&(_, e)), _) => ComponentLimit::Advertised {
             bytes_per_s: rates.iter().map(|r| r.0).sum(),
             encoding: Some(e),
         },
-        (None, Some(p)) => Limit::Unknown {
+        (None, Some(p)) => ComponentLimit::Unknown {
             why: unknown(&p.gbit),
         },
-        (None, None) => Limit::Unknown {
+        (None, None) => ComponentLimit::Unknown {
             why: UnknownLimit::NoPhys,
         },
     }

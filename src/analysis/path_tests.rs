@@ -73,7 +73,7 @@ fn unreadable_links_are_unknown_with_why() {
     let mut p = link(8.0, 0, 8.0, 4);
     assert_eq!(
         limit(&p, None),
-        Limit::Unknown {
+        ComponentLimit::Unknown {
             why: UnknownLimit::LinkDown
         }
     );
@@ -85,7 +85,7 @@ fn unreadable_links_are_unknown_with_why() {
     }
     assert!(matches!(
         limit(&p, None),
-        Limit::Unknown {
+        ComponentLimit::Unknown {
             why: UnknownLimit::Unparseable { .. }
         }
     ));
@@ -107,7 +107,7 @@ fn unreadable_links_are_unknown_with_why() {
     assert_eq!(limit(&sas, None).bytes_per_s(), Some(1200e6));
     assert!(matches!(
         limit(&Part::SasLink { phys: vec![] }, None),
-        Limit::Unknown {
+        ComponentLimit::Unknown {
             why: UnknownLimit::NoPhys
         }
     ));

@@ -4,7 +4,9 @@
 //! response time is unchanged (Little's law), else the components the targets share. Pure:
 //! figures in, figures out; render words them.
 
-use crate::model::scale::{ComponentKind, Limit, ScaleAnalysis, Shared, StepFlag, StepReading};
+use crate::model::scale::{
+    Bottleneck, ComponentKind, ScaleAnalysis, Shared, StepFlag, StepReading,
+};
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::oscounters::throttle::IoLimit;
 
@@ -206,7 +208,7 @@ fn judge(r: &mut [StepReading]) -> Option<usize> {
 /// within 1 / 0.9 of the targets' alone (then IOPS = in flight ÷ that response time accounts
 /// for the total: Little's law), or when fewer I/Os in flight cost more than the longer
 /// response time; else the first shared component (the CPUs, or a device or something unseen).
-fn limit(at: &StepReading, shared: &[Shared]) -> Limit {
+fn limit(at: &StepReading, shared: &[Shared]) -> Bottleneck {
     if let (Some(l), Some(la), Some(w), Some(wa)) = (
         at.inflight,
         at.inflight_alone,
@@ -216,12 +218,12 @@ fn limit(at: &StepReading, shared: &[Shared]) -> Limit {
         let depth_share = l / la;
         let response_share = wa / w;
         if response_share >= SATURATION_EFFICIENCY || depth_share < response_share {
-            return Limit::Depth;
+            return Bottleneck::Depth;
         }
     }
     match shared.first() {
-        Some(s) if s.kind == ComponentKind::Cpu => Limit::Cpu,
-        _ => Limit::Shared,
+        Some(s) if s.kind == ComponentKind::Cpu => Bottleneck::Cpu,
+        _ => Bottleneck::Shared,
     }
 }
 
@@ -244,7 +246,7 @@ pub fn analyse(alone: &[StepFigures], steps: &[StepFigures], stacks: &[Stack]) -
     });
     let at = saturates_at.map(|n| &steps[n - 1]).or_else(|| steps.last());
     let shared = shared(stacks, at);
-    let limit = saturates_at.map_or(Limit::None, |n| limit(&readings[n - 1], &shared));
+    let limit = saturates_at.map_or(Bottleneck::None, |n| limit(&readings[n - 1], &shared));
     ScaleAnalysis {
         sum_alone_bytes_per_s: alone.iter().map(|a| a.bytes_per_s).sum(),
         sum_alone_first_bytes_per_s: first,

@@ -59,7 +59,7 @@ fn three_disks_saturate_a_bus() {
         .collect();
     let a = analyse(&alone, &steps, &stacks(4, "loop0"));
     assert_eq!(a.saturates_at, Some(3));
-    assert_eq!(a.limit, Limit::Shared);
+    assert_eq!(a.limit, Bottleneck::Shared);
     assert!((a.limit_bytes_per_s.unwrap() - 100e6).abs() < 1.0);
     assert_eq!(a.sum_alone_bytes_per_s, 160e6);
     assert!((a.efficiency[2] - 100.0 / 120.0).abs() < 1e-12);
@@ -105,7 +105,7 @@ fn a_stripe_at_one_targets_depth_is_held_by_its_depth() {
     ];
     let a = analyse(&alone, &steps, &two);
     assert_eq!(a.saturates_at, Some(2));
-    assert_eq!(a.limit, Limit::Depth);
+    assert_eq!(a.limit, Bottleneck::Depth);
     let r = &a.steps[1];
     let little_iops = r.inflight.unwrap() / (r.response_alone_us.unwrap() / 1e6);
     assert!(
@@ -118,14 +118,14 @@ fn a_stripe_at_one_targets_depth_is_held_by_its_depth() {
         fig(226e3 * 4096.0, 1.0, 4096.0, 1.98, &none),
     ];
     let a = analyse(&alone, &deep, &two);
-    assert_eq!((a.saturates_at, a.limit), (None, Limit::None));
+    assert_eq!((a.saturates_at, a.limit), (None, Bottleneck::None));
     // Twice as deep at twice the response time: the response time, so something shared.
     let slow = [
         fig(112e3 * 4096.0, 1.0, 4096.0, 0.99, &none),
         fig(113e3 * 4096.0, 1.0, 4096.0, 1.98, &none),
     ];
     let a = analyse(&alone, &slow, &two);
-    assert_eq!((a.saturates_at, a.limit), (Some(2), Limit::Shared));
+    assert_eq!((a.saturates_at, a.limit), (Some(2), Bottleneck::Shared));
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn linear_scaling_and_a_busy_cpu() {
         &stacks(2, "vda"),
     );
     assert_eq!(a.saturates_at, None);
-    assert_eq!(a.limit, Limit::None);
+    assert_eq!(a.limit, Bottleneck::None);
     assert!(a.shared.iter().any(|s| s.kind == ComponentKind::Cpu));
     assert_eq!(a.shared[0].component, "cpu", "the busiest first");
     // Half the throughput at twice the depth: the response time doubled, the CPUs were busy.
@@ -151,7 +151,7 @@ fn linear_scaling_and_a_busy_cpu() {
         &[busy(50e6, 1.0), busy(50e6, 2.0)],
         &stacks(2, "vda"),
     );
-    assert_eq!((a.saturates_at, a.limit), (Some(2), Limit::Cpu));
+    assert_eq!((a.saturates_at, a.limit), (Some(2), Bottleneck::Cpu));
 }
 
 /// A shared device busy all the time at the limit comes before CPUs as busy: the CPUs' share
@@ -168,7 +168,7 @@ fn a_busy_shared_device_comes_before_busy_cpus() {
     let a = analyse(&alone, &steps, &stacks(3, "loop0"));
     assert_eq!(a.shared[0].component, "loop0", "{:?}", a.shared);
     assert_eq!(a.shared[1].component, "cpu");
-    assert_eq!(a.limit, Limit::Shared);
+    assert_eq!(a.limit, Bottleneck::Shared);
     // A throttled bus: bios wait above the device, whose %util stays near 0; at 100 of its
     // 100 MB/s it is still the one at its limit.
     let idle = [dev("loop0", 100.0, 1.0)];
@@ -187,7 +187,7 @@ fn a_busy_shared_device_comes_before_busy_cpus() {
     assert_eq!(a.shared[0].component, "loop0", "{:?}", a.shared);
     assert!((a.shared[0].throttle_pct.unwrap() - 100.0).abs() < 1e-6);
     assert_eq!(a.shared[0].throttle, Some(limit));
-    assert_eq!(a.limit, Limit::Shared);
+    assert_eq!(a.limit, Bottleneck::Shared);
     let a = analyse(&alone, &steps, &stacks(3, "loop0"));
     assert_eq!(
         a.shared[0].component, "cpu",
@@ -233,7 +233,7 @@ fn a_dip_with_linear_steps_after_it_is_not_saturation() {
         .map(|(i, &b)| fig(b, 1.0, 4096.0, (i + 1) as f64, &none))
         .collect();
     let a = analyse(&alone, &steps, &[]);
-    assert_eq!((a.saturates_at, a.limit), (None, Limit::None));
+    assert_eq!((a.saturates_at, a.limit), (None, Bottleneck::None));
     assert_eq!(a.steps[1].flag, Some(StepFlag::Dip));
     assert_eq!(a.limit_bytes_per_s, None);
 }
@@ -271,7 +271,7 @@ fn each_step_is_judged_with_its_interval() {
         a.steps[3]
     );
     assert_eq!(a.saturates_at, Some(3));
-    assert_eq!(a.limit, Limit::Shared);
+    assert_eq!(a.limit, Bottleneck::Shared);
     assert!((a.limit_bytes_per_s.unwrap() - 103.1e6).abs() < 1e3);
     let fifty: Vec<StepFigures> = (0..3).map(|_| fig(50e6, 1.0, 4096.0, 1.0, &none)).collect();
     let near: Vec<StepFigures> = [(50e6, 1.0), (88e6, 10.0), (133e6, 10.0)]

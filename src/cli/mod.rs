@@ -300,7 +300,7 @@ pub const MAX_REPEAT: u32 = 1000;
 
 /// `--repeat N` of `run`, `quick` and `sweep`: one definition, one range.
 #[derive(Args, Debug, Clone, Copy, PartialEq)]
-pub struct Repeat {
+pub struct RepeatArg {
     /// Measure N times (1 to 1000) and give each figure its mean, spread and t-based 95 %
     /// interval over them: `run` repeats the workload on targets opened (a created file filled)
     /// afresh; `quick` and `sweep` interleave (every test or point once, then again).
@@ -356,7 +356,7 @@ pub struct RunArgs {
     pub steady: Option<SteadyArg>,
     /// Repetitions.
     #[command(flatten)]
-    pub repeat: Repeat,
+    pub repeat: RepeatArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -389,7 +389,7 @@ pub struct QuickArgs {
     pub warmup: Dur,
     /// Repetitions.
     #[command(flatten)]
-    pub repeat: Repeat,
+    pub repeat: RepeatArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -514,7 +514,7 @@ pub struct SweepArgs {
     pub point: PointArgs,
     /// Repetitions.
     #[command(flatten)]
-    pub repeat: Repeat,
+    pub repeat: RepeatArg,
     /// Also write one CSV row per point to PATH.
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,

@@ -247,7 +247,7 @@ pub struct ExperimentReport {
     /// What the experiment found (`analysis::experiments`), the figures its verdict is worded
     /// from (`render::text::experiment::verdict`); absent in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finding: Option<Finding>,
+    pub finding: Option<ExperimentFinding>,
     /// Whether Ctrl-C cut it short.
     pub interrupted: bool,
     /// Warnings printed on the way.
@@ -373,7 +373,7 @@ pub enum WriteCacheOutcome {
 /// What an experiment found: the figures and judgements its verdict is worded from.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Finding {
+pub enum ExperimentFinding {
     /// The rows held nothing to compare.
     NothingToCompare {
         /// What they lacked.

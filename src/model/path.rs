@@ -83,7 +83,7 @@ pub enum UnknownLimit {
 /// What a component can carry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
-pub enum Limit {
+pub enum ComponentLimit {
     /// An advertised rate.
     Advertised {
         /// Bytes per second, data only (after the line code).
@@ -103,11 +103,11 @@ pub enum Limit {
     },
 }
 
-impl Limit {
+impl ComponentLimit {
     /// The advertised rate, bytes/s.
     pub fn bytes_per_s(&self) -> Option<f64> {
         match self {
-            Limit::Advertised { bytes_per_s, .. } => Some(*bytes_per_s),
+            ComponentLimit::Advertised { bytes_per_s, .. } => Some(*bytes_per_s),
             _ => None,
         }
     }
@@ -167,7 +167,7 @@ pub struct Component {
     /// How they share its load.
     pub combine: Combine,
     /// What it can carry.
-    pub limit: Limit,
+    pub limit: ComponentLimit,
     /// A PCIe link running below its own maximum width or speed (down-trained).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub down_trained: bool,

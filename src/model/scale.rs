@@ -99,7 +99,7 @@ pub struct Shared {
 /// What holds the total where it stops growing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Limit {
+pub enum Bottleneck {
     /// Nothing: no step is judged below 90 % of the sum of its targets alone.
     #[default]
     None,
@@ -173,7 +173,7 @@ pub struct ScaleAnalysis {
     pub saturates_at: Option<usize>,
     /// What holds the total from `saturates_at` on (`none` without saturation).
     #[serde(default)]
-    pub limit: Limit,
+    pub limit: Bottleneck,
     /// The plateau from `saturates_at` on: the mean throughput of those steps, bytes/s.
     pub limit_bytes_per_s: Option<f64>,
     /// Components under more than one target (and the CPU when busy ≥ 90 %), at the limit.

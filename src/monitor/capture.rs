@@ -3,7 +3,7 @@
 //! size and the two times. Requests already under way when the capture started (no start seen)
 //! are left out; a flush without data is recorded when it is issued.
 
-use super::trace::{DevId, Event, Instance, TraceLine, parse_line};
+use super::tracepoints::{DevId, Event, Instance, TraceLine, parse_line};
 use crate::model::capture::{CapturedOp, CapturedRequest};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -12,7 +12,7 @@
 
 pub mod capture;
 pub mod inflight;
-pub mod trace;
+pub mod tracepoints;
 
 use crate::analysis::device::{classify, serving};
 use crate::analysis::monitor::{
@@ -66,7 +66,7 @@ pub struct Monitor {
     prev_inflight: HashMap<String, u64>,
     tally: InflightTally,
     states: HashMap<String, DeviceState>,
-    tracer: Option<trace::Tracer>,
+    tracer: Option<tracepoints::Tracer>,
     cpus: u32,
     sources: Sources,
     partition: HashMap<String, bool>,
@@ -79,7 +79,7 @@ impl Monitor {
     /// Takes the first snapshot (and starts the tracer with `cfg.trace`).
     pub fn start(cfg: MonitorConfig) -> crate::Result<Monitor> {
         let tracer = if cfg.trace {
-            Some(trace::Tracer::start()?)
+            Some(tracepoints::Tracer::start()?)
         } else {
             None
         };
@@ -270,7 +270,7 @@ struct IntervalEnd {
     /// Hard paging in the interval.
     paging: bool,
     /// The tracer's figures per device, with `--trace`.
-    traced: Option<HashMap<trace::DevId, TraceFigures>>,
+    traced: Option<HashMap<tracepoints::DevId, TraceFigures>>,
 }
 
 /// Class, service and member disks of device `name`, from sysfs.

@@ -15,7 +15,7 @@ use crate::signal;
 use crate::stats::Recorder;
 use crate::stats::series::SeriesSink;
 use crate::storage::Target;
-use crate::worker::{Limit, Pace, Progress, Replay, Requests, Synthetic, Worker, WorkerPlan};
+use crate::worker::{Pace, PhaseEnd, Progress, Replay, Requests, Synthetic, Worker, WorkerPlan};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Barrier, Condvar, Mutex};
 
@@ -134,8 +134,8 @@ fn drive<E: Engine>(
         let until = now_ns() + shared.warmup_ns;
         let stop = &shared.warm_stop;
         let limit = match (shared.budget_of(me), shared.warmup_in_budget) {
-            (Some(b), true) => Limit::Budget(b, until),
-            _ => Limit::Until(until),
+            (Some(b), true) => PhaseEnd::Budget(b, until),
+            _ => PhaseEnd::Until(until),
         };
         if let Err(e) = worker.phase(eng, limit, None, progress, stop) {
             fatal = Some(Fatal {
@@ -155,14 +155,14 @@ fn drive<E: Engine>(
     if fatal.is_none() {
         let limit = match shared.budget_of(me) {
             // fio's jobs that end by size may also have a runtime: whichever comes first.
-            Some(b) => Limit::Budget(
+            Some(b) => PhaseEnd::Budget(
                 b,
                 match shared.time_ns {
                     0 => u64::MAX,
                     t => origin + t,
                 },
             ),
-            None => Limit::Until(origin + shared.time_ns),
+            None => PhaseEnd::Until(origin + shared.time_ns),
         };
         if let Err(e) = worker.phase(eng, limit, Some(&mut rec), progress, &shared.stop) {
             fatal = Some(Fatal {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// When a phase stops issuing new I/Os.
 #[derive(Clone, Copy, Debug)]
-pub enum Limit<'a> {
+pub enum PhaseEnd<'a> {
     /// Issue while the clock is before this instant (ns, monotonic).
     Until(u64),
     /// Issue while I/Os remain in this budget and the clock is before the instant (ns,
@@ -33,14 +33,14 @@ pub(super) fn claim(budget: &AtomicU64, want: u64) -> u64 {
 /// chunks, so workers do not contend for the budget on every request).
 #[derive(Debug)]
 pub struct Gate<'a> {
-    limit: Limit<'a>,
+    limit: PhaseEnd<'a>,
     claimed: u64,
     chunk: u64,
 }
 
 impl<'a> Gate<'a> {
     /// The gate of a phase with `limit` for a worker of queue depth `qd`.
-    pub fn new(limit: Limit<'a>, qd: u32) -> Self {
+    pub fn new(limit: PhaseEnd<'a>, qd: u32) -> Self {
         Gate {
             limit,
             claimed: 0,
@@ -51,7 +51,7 @@ impl<'a> Gate<'a> {
     /// The instant the phase stops issuing, ns (monotonic).
     pub fn deadline(&self) -> u64 {
         match self.limit {
-            Limit::Until(d) | Limit::Budget(_, d) => d,
+            PhaseEnd::Until(d) | PhaseEnd::Budget(_, d) => d,
         }
     }
 
@@ -62,8 +62,8 @@ impl<'a> Gate<'a> {
             return false;
         }
         match self.limit {
-            Limit::Until(deadline) => now < deadline,
-            Limit::Budget(budget, deadline) => {
+            PhaseEnd::Until(deadline) => now < deadline,
+            PhaseEnd::Budget(budget, deadline) => {
                 if self.claimed == 0 && now < deadline {
                     self.claimed = claim(budget, self.chunk);
                 }
@@ -81,7 +81,7 @@ impl<'a> Gate<'a> {
     /// At the phase's end: a budget claimed but not issued (interrupted) goes back, for the
     /// record's honesty.
     pub fn give_back(&self) {
-        if let Limit::Budget(budget, _) = self.limit {
+        if let PhaseEnd::Budget(budget, _) = self.limit {
             budget.fetch_add(self.claimed, Ordering::Relaxed);
         }
     }

@@ -14,7 +14,7 @@ mod open;
 mod pace;
 mod source;
 
-pub use gate::Limit;
+pub use gate::PhaseEnd;
 pub use pace::Pace;
 pub use source::{Replay, Request, Requests, Source, Synthetic, Timing};
 
@@ -212,7 +212,7 @@ impl<S: Source> Worker<S> {
     pub fn phase<E: Engine>(
         &mut self,
         eng: &mut E,
-        limit: Limit<'_>,
+        limit: PhaseEnd<'_>,
         mut rec: Option<&mut Recorder>,
         progress: &Progress,
         stop: &AtomicBool,
@@ -519,7 +519,7 @@ mod tests {
         let progress = Progress::default();
         w.phase(
             &mut eng,
-            Limit::Budget(&budget, u64::MAX),
+            PhaseEnd::Budget(&budget, u64::MAX),
             Some(&mut rec),
             &progress,
             &AtomicBool::new(false),
@@ -545,7 +545,7 @@ mod tests {
         let mut rec = Recorder::new(now_ns());
         w.phase(
             &mut eng,
-            Limit::Budget(&budget, u64::MAX),
+            PhaseEnd::Budget(&budget, u64::MAX),
             Some(&mut rec),
             &Progress::default(),
             &AtomicBool::new(false),
@@ -562,7 +562,7 @@ mod tests {
         let mut rec = Recorder::new(now_ns());
         w.phase(
             &mut eng,
-            Limit::Until(0),
+            PhaseEnd::Until(0),
             Some(&mut rec),
             &Progress::default(),
             &AtomicBool::new(false),

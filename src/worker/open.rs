@@ -12,7 +12,7 @@
 
 use super::pace::{Pace, idle_until};
 use super::source::{Source, Timing, claim_write};
-use super::{Gate, Limit, Phase, Progress, Wait, Worker};
+use super::{Gate, Phase, PhaseEnd, Progress, Wait, Worker};
 use crate::access::Arrivals;
 use crate::clock::now_ns;
 use crate::engine::{Engine, IoDir};
@@ -80,7 +80,7 @@ impl<S: Source> Worker<S> {
     pub(super) fn phase_open<E: Engine>(
         &mut self,
         eng: &mut E,
-        limit: Limit<'_>,
+        limit: PhaseEnd<'_>,
         mut rec: Option<&mut Recorder>,
         progress: &Progress,
         stop: &AtomicBool,

@@ -4,7 +4,7 @@
 //! says why. The link texts' parsers take random strings too.
 
 use halfpower::analysis::{pap, path};
-use halfpower::model::path::Limit;
+use halfpower::model::path::ComponentLimit;
 use halfpower::oscounters::path::tree::Tree;
 use halfpower::oscounters::path::{Walker, mounts, parse};
 use proptest::prelude::*;
@@ -77,7 +77,7 @@ fn walk_all(root: &Path) {
         .collect();
     let comps = path::components(w.graph());
     for c in &comps {
-        if let Limit::Advertised { bytes_per_s, .. } = c.limit {
+        if let ComponentLimit::Advertised { bytes_per_s, .. } = c.limit {
             assert!(bytes_per_s.is_finite() && bytes_per_s > 0.0, "{c:?}");
         }
         serde_json::to_string(c).unwrap();

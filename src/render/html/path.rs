@@ -5,7 +5,7 @@
 //! gives every component's facts in words.
 
 use super::{Definition, esc, table};
-use crate::model::path::{Component, Limit, PathReport, TargetPath};
+use crate::model::path::{Component, ComponentLimit, PathReport, TargetPath};
 use crate::model::{Document, Input};
 use crate::render::text::path::{facts, kind_name, limit_words, paps_words, rate};
 use std::fmt::Write;
@@ -104,9 +104,9 @@ fn node_box(out: &mut String, c: &Component, x: f64, y: f64, tight: bool) {
     let cls = if tight { " s1" } else { "" };
     let sw = if tight { 3.0 } else { 1.2 };
     let limit = match &c.limit {
-        Limit::Advertised { bytes_per_s, .. } => rate(*bytes_per_s),
-        Limit::None { .. } => "no limit of its own".into(),
-        Limit::Unknown { .. } => "limit unknown".into(),
+        ComponentLimit::Advertised { bytes_per_s, .. } => rate(*bytes_per_s),
+        ComponentLimit::None { .. } => "no limit of its own".into(),
+        ComponentLimit::Unknown { .. } => "limit unknown".into(),
     };
     let short: String = facts(c).chars().take(36).collect();
     let _ = write!(

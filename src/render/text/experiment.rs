@@ -3,7 +3,7 @@
 use crate::model::Direction;
 use crate::model::experiment::{
     AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare,
-    ExperimentReport, Fact, Finding, Missing, Row, WriteCacheOutcome,
+    ExperimentFinding, ExperimentReport, Fact, Missing, Row, WriteCacheOutcome,
 };
 use crate::units::ByteSize;
 use std::fmt::Write;
@@ -26,9 +26,9 @@ pub fn fact(f: &Fact) -> (String, String) {
 }
 
 /// What an experiment found, in one line.
-pub fn verdict(f: &Finding) -> String {
+pub fn verdict(f: &ExperimentFinding) -> String {
     match f {
-        Finding::NothingToCompare { missing } => format!(
+        ExperimentFinding::NothingToCompare { missing } => format!(
             "nothing to compare: no {}",
             match missing {
                 Missing::DirectAndBuffered => "direct and buffered rows of the same size",
@@ -38,13 +38,13 @@ pub fn verdict(f: &Finding) -> String {
                 Missing::WriteThroughAndWriteBack => "write-through and write-back rows",
             }
         ),
-        Finding::Buffering {
+        ExperimentFinding::Buffering {
             from_bytes,
             ratios,
             costly,
         } => buffering(*from_bytes, ratios, *costly),
-        Finding::Allocation { shares, costly } => allocation(shares, *costly),
-        Finding::Alignment { shifts, outcome } => {
+        ExperimentFinding::Allocation { shares, costly } => allocation(shares, *costly),
+        ExperimentFinding::Alignment { shifts, outcome } => {
             let each = shifts
                 .iter()
                 .map(|s| format!("{} {}", ByteSize(s.shift_bytes), pct(s.share)))
@@ -52,7 +52,7 @@ pub fn verdict(f: &Finding) -> String {
                 .join(", ");
             alignment(&each, outcome)
         }
-        Finding::Cache {
+        ExperimentFinding::Cache {
             bs_bytes,
             cache_hit_us,
             prefetch_us,
@@ -69,7 +69,7 @@ pub fn verdict(f: &Finding) -> String {
                 cache_size(size)
             )
         }
-        Finding::Writecache { shares, outcome } => writecache(shares, *outcome),
+        ExperimentFinding::Writecache { shares, outcome } => writecache(shares, *outcome),
     }
 }
 
@@ -305,7 +305,7 @@ mod tests {
             speed: 0.9,
         };
         assert_eq!(
-            verdict(&Finding::Buffering {
+            verdict(&ExperimentFinding::Buffering {
                 from_bytes: 16 << 10,
                 ratios: vec![read],
                 costly: true,
@@ -316,7 +316,7 @@ mod tests {
         );
         let share = |variant, qd, share| AllocationShare { variant, qd, share };
         assert_eq!(
-            verdict(&Finding::Allocation {
+            verdict(&ExperimentFinding::Allocation {
                 shares: vec![
                     share(Variant::Extending, 1, 0.45),
                     share(Variant::Sparse, 8, 0.975)
@@ -336,7 +336,7 @@ mod tests {
                 share: 0.99,
             },
         ];
-        let alignment = |outcome| Finding::Alignment {
+        let alignment = |outcome| ExperimentFinding::Alignment {
             shifts: shifts.clone(),
             outcome,
         };
@@ -365,7 +365,7 @@ mod tests {
     /// The cache's latencies and what the regions say of its size.
     #[test]
     fn the_cache_finding_in_words() {
-        let cache = |size| Finding::Cache {
+        let cache = |size| ExperimentFinding::Cache {
             bs_bytes: 4096,
             cache_hit_us: Some(25.0),
             prefetch_us: None,
@@ -396,7 +396,7 @@ mod tests {
     /// Write-through against write-back, one sentence per outcome; nothing to compare.
     #[test]
     fn write_cache_outcomes_and_nothing_to_compare_in_words() {
-        let writecache = |outcome| Finding::Writecache {
+        let writecache = |outcome| ExperimentFinding::Writecache {
             shares: vec![
                 DepthShare { qd: 1, share: 0.2 },
                 DepthShare { qd: 8, share: 0.6 },
@@ -433,7 +433,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                verdict(&Finding::NothingToCompare { missing }),
+                verdict(&ExperimentFinding::NothingToCompare { missing }),
                 format!("nothing to compare: no {words}")
             );
         }

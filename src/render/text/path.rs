@@ -6,8 +6,8 @@
 
 use crate::analysis::path::pcie_generation;
 use crate::model::path::{
-    Combine, Component, ComponentKind, Encoding, Limit, NoLimit, NoPap, Pap, PapFrom, PapReached,
-    PapSource, Paps, Part, PathReport, Reading, TargetForm, UnknownLimit, Unresolved,
+    Combine, Component, ComponentKind, ComponentLimit, Encoding, NoLimit, NoPap, Pap, PapFrom,
+    PapReached, PapSource, Paps, Part, PathReport, Reading, TargetForm, UnknownLimit, Unresolved,
 };
 use crate::units::ByteSize;
 use std::fmt::Write;
@@ -232,17 +232,17 @@ pub fn unresolved(u: &Unresolved) -> String {
 }
 
 /// A limit, or why there is none.
-pub fn limit_words(l: &Limit) -> String {
+pub fn limit_words(l: &ComponentLimit) -> String {
     match l {
-        Limit::Advertised {
+        ComponentLimit::Advertised {
             bytes_per_s,
             encoding: e,
         } => match e {
             Some(e) => format!("{} ({})", rate(*bytes_per_s), encoding(*e)),
             None => rate(*bytes_per_s),
         },
-        Limit::None { why } => format!("no limit: {}", no_limit(*why)),
-        Limit::Unknown { why } => format!("unknown: {}", unknown_limit(why)),
+        ComponentLimit::None { why } => format!("no limit: {}", no_limit(*why)),
+        ComponentLimit::Unknown { why } => format!("unknown: {}", unknown_limit(why)),
     }
 }
 

@@ -2,7 +2,7 @@
 //! its interval) and per-target shares, the shared components at the limit, and the verdict,
 //! worded here from the analysis's limit and flags.
 
-use crate::model::scale::{ComponentKind, Limit, ScaleAnalysis, ScaleReport, StepFlag};
+use crate::model::scale::{Bottleneck, ComponentKind, ScaleAnalysis, ScaleReport, StepFlag};
 use std::fmt::Write;
 
 fn mb(bytes_per_s: f64) -> String {
@@ -171,7 +171,7 @@ fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
         format!(" (response time {w:.0} µs against {wa:.0} µs alone)")
     });
     match a.limit {
-        Limit::Depth => match r.and_then(|r| Some((r.inflight?, r.inflight_alone?))) {
+        Bottleneck::Depth => match r.and_then(|r| Some((r.inflight?, r.inflight_alone?))) {
             Some((l, la)) => format!(
                 "the I/Os in flight hold the total at {}: {l:.1} in flight against {la:.1} for \
                  the same targets alone{response}; by Little's law in flight ÷ response time \
@@ -181,12 +181,12 @@ fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
             ),
             None => format!("the I/Os in flight hold the total at {}", mb_s(limit)),
         },
-        Limit::Cpu => format!(
+        Bottleneck::Cpu => format!(
             "the host's processors ({:.0} % busy) cap the total at {}{response}",
             a.shared.first().and_then(|s| s.util_pct).unwrap_or(0.0),
             mb_s(limit)
         ),
-        Limit::Shared | Limit::None => match a.shared.first() {
+        Bottleneck::Shared | Bottleneck::None => match a.shared.first() {
             Some(s) => format!(
                 "{}, which {} share, caps the total at {}{}{response}",
                 s.component,
@@ -312,7 +312,7 @@ mod tests {
                 step(4, 0.625, 16.0, 41_600.0),
             ],
             saturates_at: Some(3),
-            limit: Limit::Shared,
+            limit: Bottleneck::Shared,
             limit_bytes_per_s: Some(100e6),
             shared: vec![Shared {
                 component: "loop0".into(),
@@ -337,12 +337,12 @@ mod tests {
         let mut a = bus();
         a.shared.clear();
         assert!(verdict(&a, 4).contains("cannot see"), "{}", verdict(&a, 4));
-        a.limit = Limit::Depth;
+        a.limit = Bottleneck::Depth;
         let v = verdict(&a, 4);
         assert!(v.contains("I/Os in flight") && !v.contains("share,"), "{v}");
         a.saturates_at = None;
         a.limit_bytes_per_s = None;
-        a.limit = Limit::None;
+        a.limit = Bottleneck::None;
         a.steps[1].flag = Some(StepFlag::AboveSum);
         a.steps[2].flag = Some(StepFlag::Dip);
         let v = verdict(&a, 4);
