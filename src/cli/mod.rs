@@ -309,13 +309,41 @@ pub struct RepeatArg {
     pub n: u32,
 }
 
+/// Where `--json` sends its document: parsed once from `PATH` or `-`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonDest {
+    /// `-`: standard output, instead of the text.
+    Stdout,
+    /// A file, written atomically.
+    File(PathBuf),
+}
+
+impl JsonDest {
+    /// Reads `--json`'s value: `-` for stdout, else a path (not empty).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "-" => Ok(JsonDest::Stdout),
+            "" => Err("an empty path: give a PATH, or - for stdout".to_string()),
+            p => Ok(JsonDest::File(PathBuf::from(p))),
+        }
+    }
+
+    /// The file, where it is one.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            JsonDest::Stdout => None,
+            JsonDest::File(p) => Some(p),
+        }
+    }
+}
+
 /// Where results go: the same flags with the same meaning in every command that writes a
 /// result document.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct OutputArgs {
     /// Write the results as one JSON document to PATH, or to stdout with `-` (then no table).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<String>,
+    #[arg(long, value_name = "PATH|-", value_parser = JsonDest::parse)]
+    pub json: Option<JsonDest>,
     /// Also write a self-contained HTML report with charts to PATH (as `halfpower report`
     /// draws it).
     #[arg(long, value_name = "PATH")]
@@ -418,8 +446,8 @@ pub struct MonitorArgs {
     pub log: Option<PathBuf>,
     /// Write JSON lines (one object per device per interval and one `_system` object) to
     /// PATH, or to stdout with `-` instead of tables.
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<String>,
+    #[arg(long, value_name = "PATH|-", value_parser = JsonDest::parse)]
+    pub json: Option<JsonDest>,
     /// Replace a --log or --json file that exists; without it one is refused before anything
     /// runs.
     #[arg(long)]
@@ -654,6 +682,21 @@ mod tests {
 
     fn command(args: &[&str]) -> Command {
         Cli::try_parse_from(args).unwrap().command.unwrap()
+    }
+
+    /// `--json` is parsed once: `-` is stdout, anything else a file, empty refused by name.
+    #[test]
+    fn json_destinations_are_parsed_once() {
+        assert_eq!(JsonDest::parse("-"), Ok(JsonDest::Stdout));
+        assert_eq!(
+            JsonDest::parse("r.json").unwrap().file(),
+            Some(std::path::Path::new("r.json"))
+        );
+        assert!(JsonDest::parse("").unwrap_err().contains("empty path"));
+        let Command::Run(run) = command(&["halfpower", "run", "x", "--json", "-"]) else {
+            panic!("not run");
+        };
+        assert_eq!(run.output.json, Some(JsonDest::Stdout));
     }
 
     /// Each default is defined once: the flags' defaults are the `Default` impls that library

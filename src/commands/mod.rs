@@ -19,7 +19,7 @@ mod selftest;
 mod sweep;
 mod verify;
 
-use crate::cli::{Cli, Command, OutputArgs, QuickArgs};
+use crate::cli::{Cli, Command, JsonDest, OutputArgs, QuickArgs};
 use anyhow::Context;
 use clap::Parser;
 use std::ffi::OsString;
@@ -147,18 +147,21 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 /// Writes a JSON document where `--json` says (`-` = stdout; a file atomically) and reports
 /// whether stdout got it.
 fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<bool> {
-    let Some(dest) = out.json.as_deref() else {
+    let Some(dest) = &out.json else {
         return Ok(false);
     };
     let text = serde_json::to_string_pretty(doc).context("encoding the JSON result")?;
-    if dest == "-" {
-        let mut so = std::io::stdout().lock();
-        writeln!(so, "{text}").context("writing JSON to stdout")?;
-        Ok(true)
-    } else {
-        crate::output::write_atomic(std::path::Path::new(dest), (text + "\n").as_bytes())
-            .with_context(|| format!("writing {dest}"))?;
-        Ok(false)
+    match dest {
+        JsonDest::Stdout => {
+            let mut so = std::io::stdout().lock();
+            writeln!(so, "{text}").context("writing JSON to stdout")?;
+            Ok(true)
+        }
+        JsonDest::File(path) => {
+            crate::output::write_atomic(path, (text + "\n").as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            Ok(false)
+        }
     }
 }
 
@@ -167,10 +170,7 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
 /// in an unwritable path.
 fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
     check_dest(out, "--html", out.html.as_deref())?;
-    match out.json.as_deref() {
-        None | Some("-") => Ok(()),
-        Some(p) => check_dest(out, "--json", Some(std::path::Path::new(p))),
-    }
+    check_dest(out, "--json", out.json.as_ref().and_then(JsonDest::file))
 }
 
 /// The one output step of every command that measures or judges: the document's JSON where
@@ -197,9 +197,9 @@ fn write_html(out: &OutputArgs, doc: crate::model::Document) -> anyhow::Result<(
     let Some(path) = &out.html else {
         return Ok(());
     };
-    let source = match out.json.as_deref() {
-        Some(j) if j != "-" => j.to_string(),
-        _ => "(this run; its JSON was not saved)".to_string(),
+    let source = match out.json.as_ref().and_then(JsonDest::file) {
+        Some(j) => j.display().to_string(),
+        None => "(this run; its JSON was not saved)".to_string(),
     };
     let input = crate::model::Input { path: source, doc };
     crate::render::html::write_inputs(std::slice::from_ref(&input), path, out.force)

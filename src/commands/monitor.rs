@@ -1,7 +1,7 @@
 //! `halfpower monitor`: the sampling loop's output to the terminal, JSON lines and the log.
 
 use crate::analysis::watch::Watch;
-use crate::cli::MonitorArgs;
+use crate::cli::{JsonDest, MonitorArgs};
 use crate::input::profile::read_device_profile;
 use crate::model::log::DiskInterval;
 use crate::model::monitor::{DeviceRecord, Record};
@@ -60,8 +60,8 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
     let existing = crate::output::Existing::forced(args.force);
     let json_file = args
         .json
-        .as_deref()
-        .filter(|j| *j != "-")
+        .as_ref()
+        .and_then(JsonDest::file)
         .map(PathBuf::from);
     let mut logs = Vec::new();
     for (flag, path, format) in [
@@ -78,7 +78,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         crate::output::check_output(flag, path, existing)?;
         logs.push(open_log(flag, path, format)?);
     }
-    let json_stdout = args.json.as_deref() == Some("-");
+    let json_stdout = args.json == Some(JsonDest::Stdout);
     let curves = curves(&args)?;
     let mut mon = Monitor::start(MonitorConfig {
         devices,
