@@ -1,7 +1,7 @@
 //! `halfpower capture DEVICE`: every request the block layer sees on one device for a while,
 //! written as a trace (halfpower's or fio's iolog v3) and summarised.
 
-use super::{check_dest, check_output_dests, emit, warn};
+use super::{Exporter, check_dest, warn};
 use crate::access::replay::TraceFormat;
 use crate::cli::{CaptureArgs, TraceFileFormat};
 use crate::clock::utc_now;
@@ -46,7 +46,7 @@ fn device(name: &str) -> crate::Result<(PathBuf, (u32, u32))> {
 
 /// Runs `halfpower capture`.
 pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     check_dest(&args.output, "--output", args.output_file.as_deref())?;
     let (path, dev) = device(&args.device)?;
     if args.time.0.is_zero() {
@@ -109,8 +109,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         interrupted: crate::signal::interrupted(),
         warnings,
     };
-    emit(
-        &args.output,
+    exporter.emit(
         Document::Capture(Box::new(report.clone())),
         &capture_text(&report),
     )?;

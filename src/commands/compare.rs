@@ -1,7 +1,7 @@
 //! `halfpower compare A.json B.json`: reads two run documents and says, figure by figure,
 //! whether B really differs from A (`analysis::compare`).
 
-use super::{check_output_dests, emit};
+use super::Exporter;
 use crate::Error;
 use crate::analysis::compare::compare as compare_runs;
 use crate::cli::CompareArgs;
@@ -45,7 +45,7 @@ fn runs_of(path: &Path) -> crate::Result<(RunReport, Vec<Results>)> {
 
 /// Runs `halfpower compare`.
 pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     if !(args.threshold.is_finite() && (0.0..100.0).contains(&args.threshold)) {
         return Err(Error::invalid(
             "--threshold",
@@ -64,6 +64,6 @@ pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
         figures: compare_runs(&a, &b, args.threshold / 100.0),
     };
     let text = compare_text(&report);
-    emit(&args.output, Document::Compare(Box::new(report)), &text)?;
+    exporter.emit(Document::Compare(Box::new(report)), &text)?;
     Ok(0)
 }

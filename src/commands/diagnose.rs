@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Runs `diagnose`; returns the exit status.
 pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
-    super::check_output_dests(&args.output)?;
+    let exporter = super::Exporter::checked(&args.output)?;
     let profile = match &args.profile {
         None => None,
         Some(p) => {
@@ -76,11 +76,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     }
     let d = run_rules(&logs, applied.as_ref());
     let text = diagnosis_text(&d);
-    super::emit(
-        &args.output,
-        crate::model::Document::Diagnose(Box::new(d)),
-        &text,
-    )?;
+    exporter.emit(crate::model::Document::Diagnose(Box::new(d)), &text)?;
     Ok(0)
 }
 

@@ -4,7 +4,7 @@
 
 use super::points::PointRunner;
 use super::run::available_engine;
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::analysis::experiments::{cache_size, finding};
 use crate::cli::ExperimentArgs;
 use crate::clock::utc_now;
@@ -274,7 +274,7 @@ fn write_cache_fact(info: &TargetInfo) -> Option<Fact> {
 
 /// Runs `halfpower experiment`.
 pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let dir = args.target.is_dir();
     if args.name == ExperimentKind::Allocation && !dir {
         return Err(Error::invalid(
@@ -334,7 +334,7 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
     };
     let interrupted = report.interrupted;
     let text = experiment_table(&report);
-    emit(&args.output, Document::Experiment(Box::new(report)), &text)?;
+    exporter.emit(Document::Experiment(Box::new(report)), &text)?;
     Ok(if interrupted {
         crate::signal::exit_status()
     } else {

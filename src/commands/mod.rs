@@ -173,6 +173,25 @@ fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
     check_dest(out, "--json", out.json.as_ref().and_then(JsonDest::file))
 }
 
+/// A command's result document's destinations, checked before anything runs: the one way to
+/// emit the document, so no command writes to a path it did not check first.
+pub(crate) struct Exporter<'a> {
+    out: &'a OutputArgs,
+}
+
+impl<'a> Exporter<'a> {
+    /// Checks `out`'s destinations ([`check_output_dests`]).
+    pub(crate) fn checked(out: &'a OutputArgs) -> crate::Result<Self> {
+        check_output_dests(out)?;
+        Ok(Exporter { out })
+    }
+
+    /// Emits `doc` with its `text` ([`emit`]).
+    pub(crate) fn emit(&self, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
+        emit(self.out, doc, text)
+    }
+}
+
 /// The one output step of every command that measures or judges: the document's JSON where
 /// `--json` says, its `text` on stdout unless the JSON went there, and its HTML report when
 /// `--html` asks and it holds something to draw (else says why not).

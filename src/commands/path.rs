@@ -3,7 +3,7 @@
 //! beside them with `--from`, write the files read with `--capture`. Also the PAP `sweep`,
 //! `quick` and `scale` take when `--pap` is not given ([`path_pap`]).
 
-use super::{check_dest, check_output_dests, emit};
+use super::{Exporter, check_dest};
 use crate::analysis::pap::{for_mix, target_paps, together_paps};
 use crate::analysis::path::{components, cpu_component};
 use crate::cli::PathArgs;
@@ -241,7 +241,7 @@ fn attach(c: &mut [Component], tops: &[usize], m: &Measured, r: &RunReport) {
 
 /// Runs `halfpower path`.
 pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     check_dest(&args.output, "--capture", args.capture.as_deref())?;
     let run = args.from.as_deref().map(read_run).transpose()?;
     let targets = if args.targets.is_empty() {
@@ -301,6 +301,6 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }
     }
     let text = crate::render::text::path::path_text(&report);
-    emit(&args.output, Document::Path(Box::new(report)), &text)?;
+    exporter.emit(Document::Path(Box::new(report)), &text)?;
     Ok(0)
 }

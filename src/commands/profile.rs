@@ -3,7 +3,7 @@
 
 use super::points::{PointRunner, steady_rule};
 use super::run::available_engine;
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::analysis::profile::{cell, fits_of};
 use crate::cli::ProfileArgs;
 use crate::clock::utc_now;
@@ -84,7 +84,7 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
 
 /// Runs `halfpower profile`.
 pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let steady = steady_rule(&args.point)?;
     let (engine, fallback) = available_engine(&Workload {
         setup: args.point.setup.clone(),
@@ -146,7 +146,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warnings,
     };
     let text = profile_table(&report);
-    emit(&args.output, Document::Profile(Box::new(report)), &text)?;
+    exporter.emit(Document::Profile(Box::new(report)), &text)?;
     Ok(status)
 }
 

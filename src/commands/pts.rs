@@ -7,7 +7,7 @@
 
 use super::points::{PointRunner, distinct};
 use super::run::available_engine;
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::analysis::pts::{MAX_ROUNDS, final_state, last_window, steady_state, window_matrix};
 use crate::cli::PtsArgs;
 use crate::clock::utc_now;
@@ -466,7 +466,7 @@ fn run_track(
 
 /// Runs `halfpower pts`.
 pub fn pts(args: PtsArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let plan = test_plan(&args)?;
     check_safety(&args)?;
     let base = setup(&args);
@@ -537,6 +537,6 @@ pub fn pts(args: PtsArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warnings,
     };
     let text = pts_text(&report);
-    emit(&args.output, Document::Pts(Box::new(report)), &text)?;
+    exporter.emit(Document::Pts(Box::new(report)), &text)?;
     Ok(status)
 }

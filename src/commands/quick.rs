@@ -1,7 +1,7 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
 use super::run::available_engine;
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::cli::QuickArgs;
 use crate::clock::utc_now;
 use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
@@ -37,7 +37,7 @@ pub fn test_name(w: &Workload) -> String {
 /// Runs the quick suite.
 pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let path = scratch_path(&args)?;
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let base = Workload {
         rw: RwMode::Randrw,
         bs: ByteSize(4096).into(),
@@ -98,7 +98,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .unwrap_or(0);
     let interrupted = report.interrupted;
     let text = text::run::quick_table(&report);
-    emit(&args.output, Document::Quick(Box::new(report)), &text)?;
+    exporter.emit(Document::Quick(Box::new(report)), &text)?;
     Ok(if interrupted { 130 } else { status })
 }
 

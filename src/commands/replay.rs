@@ -5,7 +5,7 @@
 
 use super::points::PointRunner;
 use super::run::available_engine;
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::access::replay::{ReplayPlan, TracedRequest};
 use crate::access::{RequestSize, default_max_inflight};
 use crate::analysis::headroom::{self, Probe, Step};
@@ -210,7 +210,7 @@ fn same_file(named: &str, target: &std::path::Path) -> bool {
 
 /// Runs `halfpower replay`.
 pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     check_speeds(&args.speed)?;
     let path = args.trace.display().to_string();
     let trace = read_trace(&args, &path)?;
@@ -291,8 +291,7 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
     report.interrupted = crate::signal::interrupted();
     report.warnings = warnings;
     report.header.date = utc_now();
-    emit(
-        &args.output,
+    exporter.emit(
         Document::Replay(Box::new(report.clone())),
         &replay_table(&report),
     )?;

@@ -1,6 +1,6 @@
 //! `halfpower run`: open the targets, run the workload, report.
 
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
@@ -118,7 +118,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     refuse_under_mpi(&args)?;
     let asked = args.workload.validated()?;
     let steady = super::points::steady_rule_of(args.steady, asked.setup.bytes.is_some())?;
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
@@ -199,7 +199,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
             r.runs.iter().map(Results::exit_status).max().unwrap_or(0)
         });
     let text = text::run::run_table(&report);
-    emit(&args.output, Document::Run(Box::new(report)), &text)?;
+    exporter.emit(Document::Run(Box::new(report)), &text)?;
     Ok(status)
 }
 

@@ -1,9 +1,9 @@
 //! `halfpower scale`: each target alone, then the first 2..N together, and where the total
 //! stops growing (`analysis::scale`).
 
+use super::Exporter;
 use super::points::PointRunner;
 use super::run::available_engine;
-use super::{check_output_dests, emit};
 use crate::analysis::scale::{Stack, StepFigures, analyse};
 use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
@@ -217,7 +217,7 @@ fn together(
 
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let (engine, fallback) = available_engine(&args.workload);
     let w = args.workload.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
@@ -284,6 +284,6 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warnings,
     };
     let text = scale_table(&report);
-    emit(&args.output, Document::Scale(Box::new(report)), &text)?;
+    exporter.emit(Document::Scale(Box::new(report)), &text)?;
     Ok(status)
 }

@@ -4,7 +4,7 @@
 //! throttles to known IOPS and MB/s, checked against the kernel's own count too), and the
 //! statement their figures support (`analysis::selftest`).
 
-use super::{check_output_dests, emit, warn};
+use super::{Exporter, warn};
 use crate::access::Arrivals;
 use crate::analysis::selftest::{Measured, checks, statement};
 use crate::cli::SelftestArgs;
@@ -30,7 +30,7 @@ const CAP_BYTES: u64 = 40_000_000;
 
 /// Runs the self-test.
 pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     let start = Instant::now();
     let say = |what: &str| {
         if !args.output.quiet {
@@ -103,7 +103,7 @@ pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> 
     };
     let status = u8::from(!report.statement.held);
     let text = crate::render::text::selftest::selftest_text(&report);
-    emit(&args.output, Document::Selftest(Box::new(report)), &text)?;
+    exporter.emit(Document::Selftest(Box::new(report)), &text)?;
     Ok(status)
 }
 

@@ -4,7 +4,7 @@
 use super::path::PapChoice;
 use super::points::{PointRunner, distinct, steady_rule};
 use super::run::available_engine;
-use super::{check_dest, check_output_dests, emit, warn};
+use super::{Exporter, check_dest, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points_by;
 use crate::cli::SweepArgs;
@@ -63,7 +63,12 @@ fn colour() -> bool {
 
 /// Writes the report where the flags say; returns the exit status. The caveats of its
 /// conclusions become warnings first.
-fn finish(args: &SweepArgs, report: &mut SweepReport, status: u8) -> anyhow::Result<u8> {
+fn finish(
+    args: &SweepArgs,
+    exporter: &Exporter,
+    report: &mut SweepReport,
+    status: u8,
+) -> anyhow::Result<u8> {
     for a in &report.analysis {
         for c in caveats(a) {
             warn(&mut report.warnings, c);
@@ -75,11 +80,7 @@ fn finish(args: &SweepArgs, report: &mut SweepReport, status: u8) -> anyhow::Res
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let text = sweep_table(report, colour());
-    emit(
-        &args.output,
-        Document::Sweep(Box::new(report.clone())),
-        &text,
-    )?;
+    exporter.emit(Document::Sweep(Box::new(report.clone())), &text)?;
     Ok(status)
 }
 
@@ -95,7 +96,7 @@ fn analyse(report: &mut SweepReport, choice: &PapChoice) {
 
 /// Runs `halfpower sweep`.
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    check_output_dests(&args.output)?;
+    let exporter = Exporter::checked(&args.output)?;
     check_dest(&args.output, "--csv", args.csv.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {
@@ -120,7 +121,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         choice.announce(args.output.quiet);
         analyse(&mut report, &choice);
         report.header.date = utc_now();
-        return finish(&args, &mut report, 0);
+        return finish(&args, &exporter, &mut report, 0);
     }
     let steady = steady_rule(&args.point)?;
     let shapes = shapes(&args)?;
@@ -151,7 +152,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     analyse(&mut report, &choice);
     report.host = Some(host::read());
     report.header.date = utc_now();
-    finish(&args, &mut report, status)
+    finish(&args, &exporter, &mut report, status)
 }
 
 /// Refuses depths the engine standing in for io_uring cannot keep in flight (`why` io_uring is

@@ -12,7 +12,7 @@ use crate::{Error, Result};
 
 /// Runs `halfpower verify`.
 pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    super::check_output_dests(&args.output)?;
+    let exporter = super::Exporter::checked(&args.output)?;
     crate::signal::install();
     let verification = match (&args.verify_state, args.bs) {
         (Some(p), _) => against_state(p, &args.targets)?,
@@ -31,7 +31,7 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
         header: Header::new(Kind::Verify, command, utc_now()),
         verification,
     };
-    super::emit(&args.output, Document::Verify(Box::new(report)), &text)?;
+    exporter.emit(Document::Verify(Box::new(report)), &text)?;
     Ok(if crate::signal::interrupted() {
         crate::signal::exit_status()
     } else {
