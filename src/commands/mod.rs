@@ -165,14 +165,6 @@ fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<
     }
 }
 
-/// Checks before running that a `--json PATH` and an `--html PATH` can be written (not a
-/// directory, parent exists, not there already unless `--force`), so a long run does not end
-/// in an unwritable path.
-fn check_output_dests(out: &OutputArgs) -> crate::Result<()> {
-    check_dest(out, "--html", out.html.as_deref())?;
-    check_dest(out, "--json", out.json.as_ref().and_then(JsonDest::file))
-}
-
 /// A command's result document's destinations, checked before anything runs: the one way to
 /// emit the document, so no command writes to a path it did not check first.
 pub(crate) struct Exporter<'a> {
@@ -180,34 +172,33 @@ pub(crate) struct Exporter<'a> {
 }
 
 impl<'a> Exporter<'a> {
-    /// Checks `out`'s destinations ([`check_output_dests`]).
+    /// Checks that a `--json PATH` and an `--html PATH` can be written (not a directory, parent
+    /// exists, not there already unless `--force`), so a long run does not end in an
+    /// unwritable path.
     pub(crate) fn checked(out: &'a OutputArgs) -> crate::Result<Self> {
-        check_output_dests(out)?;
+        check_dest(out, "--html", out.html.as_deref())?;
+        check_dest(out, "--json", out.json.as_ref().and_then(JsonDest::file))?;
         Ok(Exporter { out })
     }
 
-    /// Emits `doc` with its `text` ([`emit`]).
+    /// The one output step of every command that measures or judges: the document's JSON
+    /// where `--json` says, its `text` on stdout unless the JSON went there, and its HTML
+    /// report when `--html` asks and it holds something to draw (else says why not).
     pub(crate) fn emit(&self, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
-        emit(self.out, doc, text)
-    }
-}
-
-/// The one output step of every command that measures or judges: the document's JSON where
-/// `--json` says, its `text` on stdout unless the JSON went there, and its HTML report when
-/// `--html` asks and it holds something to draw (else says why not).
-fn emit(out: &OutputArgs, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
-    if !write_json(out, &doc)? {
-        print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));
-    }
-    if out.html.is_none() {
-        return Ok(());
-    }
-    match doc.nothing_to_draw() {
-        Some(why) => {
-            eprintln!("halfpower: {why}, so no HTML report was written");
-            Ok(())
+        let out = self.out;
+        if !write_json(out, &doc)? {
+            print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));
         }
-        None => write_html(out, doc),
+        if out.html.is_none() {
+            return Ok(());
+        }
+        match doc.nothing_to_draw() {
+            Some(why) => {
+                eprintln!("halfpower: {why}, so no HTML report was written");
+                Ok(())
+            }
+            None => write_html(out, doc),
+        }
     }
 }
 

@@ -146,12 +146,13 @@ fn drive<E: Engine>(
         }
     }
     shared.barrier.wait(); // B1: warm-up drained everywhere
+    // Before the window opens: reading the helpers' counts walks the process's threads.
+    let waited0 = crate::oscounters::sched::run_delay_with_helpers_ns();
     shared.barrier.wait(); // B2: counters sampled, go
     // One start for every worker: the instant the watcher's window starts too, so a phase the
     // watcher stops after a time has lasted at least that time in the figures.
     let origin = shared.origin_ns.load(std::sync::atomic::Ordering::Acquire);
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
-    let waited0 = crate::oscounters::sched::run_delay_with_helpers_ns();
     if fatal.is_none() {
         let limit = match shared.budget_of(me) {
             // fio's jobs that end by size may also have a runtime: whichever comes first.
