@@ -14,7 +14,8 @@
 //!    into documents), [`fio`] (fio's job files into workloads)
 //! 6. output: [`render`] (text, CSV, HTML)
 //! 7. measuring: [`storage`], [`worker`], [`runner`], [`monitor`]
-//! 8. [`cli`] and [`commands`] on top.
+//! 8. one measuring session: [`measure`] (targets, points, repeats, verification)
+//! 9. [`cli`] and [`commands`] on top.
 
 #![warn(missing_docs)]
 
@@ -29,6 +30,7 @@ pub mod engine;
 pub mod error;
 pub mod fio;
 pub mod input;
+pub mod measure;
 pub mod model;
 pub mod monitor;
 pub mod offsets;

@@ -259,8 +259,8 @@ impl VerifyOpts {
     }
 
     /// The flags lowered into how the run verifies (None: it does not).
-    pub fn policy(&self) -> Option<crate::runner::verified::Policy> {
-        self.on().then(|| crate::runner::verified::Policy {
+    pub fn policy(&self) -> Option<crate::measure::verified::Policy> {
+        self.on().then(|| crate::measure::verified::Policy {
             state: self.verify_state.clone(),
             while_running: self.verify_while,
         })

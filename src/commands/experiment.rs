@@ -2,12 +2,12 @@
 //! target (each point a run record, opened afresh with its own flags), then its verdict
 //! (`analysis::experiments`). The plans, what each point varies, are here; the reading is not.
 
-use super::points::PointRunner;
-use super::run::available_engine;
 use super::{Exporter, warn};
 use crate::analysis::experiments::{cache_size, finding};
 use crate::cli::ExperimentArgs;
 use crate::clock::utc_now;
+use crate::measure::available_engine;
+use crate::measure::{Session, Settings};
 use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Variant};
 use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo};
 use crate::oscounters::{host, sysfs};
@@ -352,12 +352,10 @@ fn needs_buffered(
     engine: &EngineChoice,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<bool> {
-    let probe = PointRunner::open(
+    let probe = Session::open(
         std::slice::from_ref(&path.to_path_buf()),
         &[Workload::default().plan(engine.0, DepthOnEngine::Lower)?],
-        engine.clone(),
-        None,
-        true,
+        Settings::new(engine.clone(), true),
         warnings,
     )?;
     Ok(probe.targets()[0].offset_align > 512)
@@ -419,11 +417,15 @@ fn run_points(
                 ),
             );
         }
-        let mut runner = PointRunner::open_clean(
+        // Each point's cache is dropped before it runs: nothing carries over.
+        let settings = Settings {
+            cache_carries: false,
+            ..Settings::new(engine.clone(), args.output.quiet)
+        };
+        let mut runner = Session::open(
             std::slice::from_ref(&p.path),
             std::slice::from_ref(&w),
-            engine.clone(),
-            args.output.quiet,
+            settings,
             warnings,
         )?;
         runner.targets()[0].drop_cache();

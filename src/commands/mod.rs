@@ -5,9 +5,9 @@ mod compare;
 mod diagnose;
 mod experiment;
 mod fio;
+mod lower;
 mod monitor;
 mod path;
-mod points;
 mod profile;
 mod pts;
 mod quick;
@@ -229,15 +229,7 @@ fn check_dest(
     path.map_or(Ok(()), |p| crate::output::check_output(what, p, existing))
 }
 
-/// Prints a warning on stderr and keeps it for the JSON record, once: a warning already
-/// given (the same open-time warning of each point of a sweep or experiment) is not repeated.
-fn warn(list: &mut Vec<String>, msg: String) {
-    if list.contains(&msg) {
-        return;
-    }
-    eprintln!("halfpower: warning: {msg}");
-    list.push(msg);
-}
+use crate::measure::warn;
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,13 @@
 //! `halfpower profile`: Friedman's characterization matrix (004 Tables 2–4) on one target,
 //! turned into service-time expectations that `diagnose --profile` reads.
 
-use super::points::{PointRunner, steady_rule};
-use super::run::available_engine;
+use super::lower::steady_rule;
 use super::{Exporter, warn};
 use crate::analysis::profile::{cell, fits_of};
 use crate::cli::ProfileArgs;
 use crate::clock::utc_now;
+use crate::measure::available_engine;
+use crate::measure::{Session, Settings};
 use crate::model::profile::{PROFILE_SCHEMA_VERSION, Pattern, ProfileCell, ProfileReport};
 use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
@@ -93,12 +94,10 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let plans = plans(&args, engine)?;
     let shapes: Vec<RunPlan> = plans.iter().map(|p| p.workload.clone()).collect();
     let mut warnings = Vec::new();
-    let mut runner = PointRunner::open(
+    let mut runner = Session::open(
         std::slice::from_ref(&args.target),
         &shapes,
-        (engine, fallback),
-        steady,
-        args.output.quiet,
+        Settings::new((engine, fallback), args.output.quiet).steady(steady),
         &mut warnings,
     )?;
     let target_info = runner.infos().remove(0);

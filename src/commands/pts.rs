@@ -5,13 +5,14 @@
 //! tracking variable meets PTS's steady-state rule (`analysis::pts`) or 25 rounds have run;
 //! WSAT runs until four times the capacity has been written.
 
-use super::points::{PointRunner, distinct};
-use super::run::available_engine;
+use super::lower::distinct;
 use super::{Exporter, warn};
 use crate::analysis::pts::{MAX_ROUNDS, final_state, last_window, steady_state, window_matrix};
 use crate::cli::PtsArgs;
 use crate::clock::utc_now;
 use crate::error::Error;
+use crate::measure::available_engine;
+use crate::measure::{Session, Settings};
 use crate::model::pts::{
     Cell, Mix, Precondition, PtsReport, PtsTest, PurgeState, Round, Track, TrackFigure, Tracking,
 };
@@ -286,7 +287,7 @@ fn check_safety(args: &PtsArgs) -> crate::Result<()> {
 
 /// Everything a track needs while it runs.
 struct Bench<'a> {
-    runner: PointRunner,
+    runner: Session,
     base: Setup,
     oio: (u32, u32),
     engine: EngineKind,
@@ -488,12 +489,10 @@ pub fn pts(args: PtsArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }
     }
     let mut warnings = Vec::new();
-    let runner = PointRunner::open(
+    let runner = Session::open(
         std::slice::from_ref(&args.target),
         &shapes,
-        (engine, fallback),
-        None,
-        true,
+        Settings::new((engine, fallback), true),
         &mut warnings,
     )?;
     let target_info = runner.infos().remove(0);

@@ -1,18 +1,16 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
-use super::run::available_engine;
 use super::{Exporter, warn};
 use crate::cli::QuickArgs;
 use crate::clock::utc_now;
+use crate::measure::{Session, Settings, available_engine};
 use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text;
-use crate::runner::{self, Control, Layout};
 use crate::storage;
 use crate::units::ByteSize;
 use crate::{Error, signal};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// Name of the scratch file in the suite's directory.
@@ -71,9 +69,13 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
     let plan = suite(&base, engine)?;
-    let runs = run_suite(&args, &plan, &scratch, &engine_fallback)?;
+    let settings = Settings::new((engine, engine_fallback), args.output.quiet);
+    let mut session = Session::adopt(vec![scratch], settings, plan.len());
+    let shapes: Vec<RunPlan> = plan.iter().map(|(w, _)| w.clone()).collect();
+    let label = |i: usize, _| format!("{} {}", test_name(shapes[i].workload()), plan[i].1.name());
+    let runs = session.interleaved(&shapes, args.repeat.n, label, &mut warnings)?;
     let tests = tests_of(plan, runs);
-    let target_info = scratch.info();
+    let target_info = session.infos().remove(0);
     sanity_warnings(&target_info, &tests, &mut warnings);
     let finding = crate::analysis::quick::finding(&target_info, &tests);
     let seq = finding.seq_mb_s.map(|m| m * 1e6);
@@ -88,7 +90,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         pap,
         warnings,
     };
-    drop(scratch); // the scratch file goes, also after Ctrl-C
+    drop(session); // the scratch file goes, also after Ctrl-C
     // The worst status of any test; an interrupted suite is 130 even if no test was cut.
     let status = report
         .tests
@@ -159,44 +161,6 @@ fn suite(base: &Workload, engine: EngineKind) -> anyhow::Result<Vec<(RunPlan, Di
         }
     }
     Ok(plan)
-}
-
-/// Runs the suite on `scratch` (with `--repeat`, the whole suite again, interleaved): each
-/// test's results, one per repetition, until Ctrl-C.
-fn run_suite(
-    args: &QuickArgs,
-    plan: &[(RunPlan, Direction)],
-    scratch: &storage::Target,
-    engine_fallback: &Option<crate::model::cause::EngineFallback>,
-) -> anyhow::Result<Vec<Vec<crate::model::Results>>> {
-    let mut runs: Vec<Vec<crate::model::Results>> = vec![Vec::new(); plan.len()];
-    let targets = std::slice::from_ref(scratch);
-    for k in 0..args.repeat.n {
-        for (i, (w, direction)) in plan.iter().enumerate() {
-            if !args.output.quiet && std::io::stderr().is_terminal() {
-                eprintln!(
-                    "[{}/{}] {} {}",
-                    k as usize * plan.len() + i + 1,
-                    plan.len() * args.repeat.n as usize,
-                    test_name(w.workload()),
-                    direction.name()
-                );
-            }
-            let control = Control::progress(!args.output.quiet);
-            let m = match runner::execute(targets, Layout::Separate, w, control, None) {
-                Ok(m) => m,
-                Err(Error::Interrupted) => return Ok(runs),
-                Err(e) => return Err(e.into()),
-            };
-            let results = runner::results(&m, w.workload(), targets, engine_fallback.clone());
-            let stop = results.interrupted;
-            runs[i].push(results);
-            if stop {
-                return Ok(runs);
-            }
-        }
-    }
-    Ok(runs)
 }
 
 /// The tests that ran (at least once), each with its first run and its repetitions.

@@ -3,8 +3,6 @@
 //! with `--headroom`, the speeds at which the response time doubles, searched by
 //! `analysis::headroom`.
 
-use super::points::PointRunner;
-use super::run::available_engine;
 use super::{Exporter, warn};
 use crate::access::replay::{ReplayPlan, TracedRequest};
 use crate::access::{RequestSize, default_max_inflight};
@@ -14,6 +12,8 @@ use crate::clock::utc_now;
 use crate::engine::IoDir;
 use crate::error::Error;
 use crate::input::trace::{Trace, parse};
+use crate::measure::available_engine;
+use crate::measure::{Session, Settings};
 use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::host;
@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 /// Refuses speeds that are not positive and finite, or repeated.
 fn check_speeds(speeds: &[f64]) -> crate::Result<()> {
-    super::points::distinct("--speed", speeds)?;
+    super::lower::distinct("--speed", speeds)?;
     if let Some(s) = speeds
         .iter()
         .find(|s| !(s.is_finite() && **s > 0.0 && **s <= 1e6))
@@ -218,12 +218,10 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let w = workload(&args, &trace, args.target.exists());
     let (engine, fallback) = available_engine(&w);
     let base = w.plan(engine, DepthOnEngine::Lower)?;
-    let mut runner = PointRunner::open(
+    let mut runner = Session::open(
         std::slice::from_ref(&args.target),
         std::slice::from_ref(&base),
-        (engine, fallback),
-        None,
-        args.output.quiet,
+        Settings::new((engine, fallback), args.output.quiet),
         &mut warnings,
     )?;
     check_target(&args, &trace, &runner.targets()[0])?;
@@ -240,7 +238,7 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warnings: Vec::new(),
     };
     let requests = requests_from_zero(&trace);
-    let run = |speed: f64, runner: &mut PointRunner, warnings: &mut Vec<String>| {
+    let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<String>| {
         let plan: RunPlan = base.clone().replaying(ReplayPlan {
             requests: requests.clone(),
             speed,

@@ -5,82 +5,16 @@ use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
-use crate::engine::uring_available;
-use crate::model::cause::EngineFallback;
+use crate::measure::{self, Settings, effective_workload, open_targets, verified};
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport};
 use crate::oscounters::host;
-use crate::plan::{DepthOnEngine, EngineKind, RunPlan, Workload};
+use crate::plan::Workload;
 use crate::render::text;
-use crate::runner::{self, Control, verified};
-use crate::storage::{self, Target};
+use crate::runner::Control;
+use crate::storage::Target;
 use anyhow::Context;
-
-/// The engine that can run here: io_uring falls back to sync when the kernel refuses rings
-/// (compiled out, `kernel.io_uring_disabled`, a seccomp filter). Returns the engine and the
-/// reason for a fallback. The caller decides what the fallback means for its depths.
-pub(super) fn available_engine(w: &Workload) -> (EngineKind, Option<EngineFallback>) {
-    if w.setup.engine != EngineKind::Uring {
-        return (w.setup.engine, None);
-    }
-    match uring_available() {
-        Ok(()) => (EngineKind::Uring, None),
-        Err(e) => (
-            EngineKind::Sync,
-            Some(EngineFallback::UringUnavailable {
-                error: e.to_string(),
-            }),
-        ),
-    }
-}
-
-/// The plan of workload `w` as it will really run here, with a warning when io_uring is
-/// unavailable: the sync engine keeps one I/O in flight per thread, so a deeper `--qd` becomes
-/// 1 and the record says so. Returns the plan and the fallback's reason.
-pub(super) fn effective_workload(
-    w: &Workload,
-    warnings: &mut Vec<String>,
-) -> crate::Result<(RunPlan, Option<EngineFallback>)> {
-    let (engine, fallback) = available_engine(w);
-    if let Some(f) = &fallback {
-        let why = text::cause::engine_fallback(f);
-        warn(
-            warnings,
-            format!(
-                "{why}; running --engine sync with 1 I/O in flight per thread instead of QD {}. \
-                 Enable io_uring (sysctl kernel.io_uring_disabled=0) or use --threads for parallelism",
-                w.qd
-            ),
-        );
-    }
-    Ok((w.plan(engine, DepthOnEngine::Lower)?, fallback))
-}
-
-/// Opens every target; the first refusal stops (and removes files created so far), and so
-/// do Ctrl-C and SIGTERM. Linear in the number of targets (a job may have many thousands).
-pub(super) fn open_targets(
-    paths: &[std::path::PathBuf],
-    w: &Workload,
-    warnings: &mut Vec<String>,
-) -> crate::Result<Vec<Target>> {
-    let mut targets = Vec::with_capacity(paths.len());
-    let mut seen = std::collections::HashSet::with_capacity(paths.len());
-    for p in paths {
-        if crate::signal::interrupted() {
-            return Err(crate::Error::Interrupted);
-        }
-        if !seen.insert(p) {
-            return Err(crate::Error::invalid(
-                "TARGET",
-                p.display(),
-                "each target once",
-            ));
-        }
-        targets.push(storage::open(p, w, &mut |m| warn(warnings, m))?);
-    }
-    Ok(targets)
-}
 
 /// Refuses what a job of several ranks cannot do: repetitions (each would need its own
 /// gathering) and a steady-state rule (each rank would end its run at its own time).
@@ -117,7 +51,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     refuse_under_mpi(&args)?;
     let asked = args.workload.validated()?;
-    let steady = super::points::steady_rule_of(args.steady, asked.setup.bytes.is_some())?;
+    let steady = super::lower::steady_rule_of(args.steady, asked.setup.bytes.is_some())?;
     let exporter = Exporter::checked(&args.output)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
@@ -125,35 +59,17 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     // --shared: rank 0 creates a missing file for every rank's region first.
     let (asked, _creator) = shared_regions(&args, asked, &mut warnings)?;
     let (w, engine_fallback) = effective_workload(&asked, &mut warnings)?;
-    let mut runs = Vec::new();
-    let mut infos = Vec::new();
-    for k in 0..args.repeat.n {
-        if k > 0 && crate::signal::interrupted() {
-            break;
-        }
-        if args.repeat.n > 1 && !args.output.quiet {
-            eprintln!("halfpower: repetition {} of {}", k + 1, args.repeat.n);
-        }
-        // Each repetition opens (and a created file is filled) afresh: independent runs.
-        let targets = open_targets(&args.targets, w.workload(), &mut warnings)?;
-        let control = Control {
+    let settings = Settings {
+        control: Control {
             steady,
             ..Control::progress(!args.output.quiet && crate::cluster::rank() == 0)
-        };
-        let layout = runner::Layout::Separate;
-        let (m, record) = match verified::execute(policy.as_ref(), &targets, layout, &w, control) {
-            Ok(done) => done,
-            Err(crate::Error::Interrupted) if !runs.is_empty() => break,
-            Err(e) => return Err(e.into()),
-        };
-        infos = targets.iter().map(Target::info).collect();
-        let mut results = runner::results(&m, w.workload(), &targets, engine_fallback.clone());
-        if let (Some(r), Some(p)) = (&record, &policy) {
-            results.verify = Some(verified::finish(p, r, &targets)?);
-        }
-        runs.push(results);
-        drop(targets); // removes created files unless --keep
-    }
+        },
+        verify: policy,
+        announce: false,
+        ..Settings::new((w.setup().engine, engine_fallback), args.output.quiet)
+    };
+    let (runs, infos) =
+        measure::independent(&args.targets, &w, args.repeat.n, &settings, &mut warnings)?;
     let results = runs[0].clone();
     let run_warnings = text::cause::run_warnings(&results);
     for msg in sanity::check(w.workload(), &infos, &results)

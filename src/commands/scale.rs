@@ -2,11 +2,11 @@
 //! stops growing (`analysis::scale`).
 
 use super::Exporter;
-use super::points::PointRunner;
-use super::run::available_engine;
 use crate::analysis::scale::{Stack, StepFigures, analyse};
 use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
+use crate::measure::available_engine;
+use crate::measure::{Session, Settings};
 use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
@@ -19,7 +19,7 @@ use crate::units::ByteSize;
 
 /// What each target stands on: its disk, then every device beneath it, and the limits this
 /// process's cgroup sets on any of them.
-fn stacks(runner: &PointRunner) -> Vec<Stack> {
+fn stacks(runner: &Session) -> Vec<Stack> {
     runner
         .targets()
         .iter()
@@ -182,7 +182,7 @@ fn attach_stacks(steps: &mut [Step], stacks: &[Stack]) {
 /// Steps 1..n: the first target alone (its own run), then the first k together or striped,
 /// once every target has run alone.
 fn together(
-    runner: &mut PointRunner,
+    runner: &mut Session,
     layout: Layout,
     w: &RunPlan,
     alone: &[Alone],
@@ -222,12 +222,10 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let w = args.workload.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
     let layout = layout(&args, w.workload())?;
-    let mut runner = PointRunner::open(
+    let mut runner = Session::open(
         &args.targets,
         std::slice::from_ref(&w),
-        (engine, fallback),
-        None,
-        args.output.quiet,
+        Settings::new((engine, fallback), args.output.quiet),
         &mut warnings,
     )?;
     if let Layout::Stripe(chunk) = layout {

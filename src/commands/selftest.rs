@@ -14,7 +14,7 @@ use crate::model::selftest::{
 };
 use crate::model::{Document, Header, Kind, Results};
 use crate::plan::{DepthOnEngine, EngineKind, RwMode, Setup, Workload};
-use crate::runner::{self, Control, Layout};
+
 use crate::stats::Histogram;
 use crate::storage::known::{Caps, RamLoop, Throttled};
 use crate::units::{ByteSize, Dur};
@@ -206,15 +206,17 @@ fn null_workload(rate: Option<u64>) -> Workload {
 
 /// Runs `w` on `paths` once and returns its results.
 fn measure(w: &Workload, paths: &[PathBuf], warnings: &mut Vec<String>) -> anyhow::Result<Results> {
-    let (engine, fallback) = super::run::available_engine(w);
-    let plan = w.plan(engine, DepthOnEngine::Lower)?;
-    let targets = super::run::open_targets(paths, plan.workload(), warnings)?;
-    let control = Control {
-        progress: false,
-        ..Control::default()
+    let engine = crate::measure::available_engine(w);
+    let plan = w.plan(engine.0, DepthOnEngine::Lower)?;
+    let targets = crate::measure::open_targets(paths, plan.workload(), warnings)?;
+    let settings = crate::measure::Settings {
+        announce: false,
+        ..crate::measure::Settings::new(engine, true)
     };
-    let m = runner::execute(&targets, Layout::Separate, &plan, control, None)?;
-    Ok(runner::results(&m, plan.workload(), &targets, fallback))
+    let mut session = crate::measure::Session::adopt(targets, settings, 1);
+    session
+        .run(&plan, "", warnings)?
+        .ok_or_else(|| crate::Error::Interrupted.into())
 }
 
 /// The loop device capped at [`CAP_IOPS`], then at [`CAP_BYTES`]: (cap, halfpower's, the

@@ -1,15 +1,15 @@
 //! `halfpower sweep`: run the request size × queue depth × threads product per rw mode, or
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
+use super::lower::{distinct, steady_rule};
 use super::path::PapChoice;
-use super::points::{PointRunner, distinct, steady_rule};
-use super::run::available_engine;
 use super::{Exporter, check_dest, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points_by;
 use crate::cli::SweepArgs;
 use crate::clock::utc_now;
-use crate::model::Results;
+use crate::measure::available_engine;
+use crate::measure::{Session, Settings};
 use crate::model::run::{Repeat, RunFigure};
 use crate::model::sweep::{Point, SweepReport};
 use crate::model::{Document, Header, Kind};
@@ -133,12 +133,10 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .iter()
         .map(|w| w.plan(engine, DepthOnEngine::Lower))
         .collect::<crate::Result<Vec<_>>>()?;
-    let mut runner = PointRunner::open(
+    let mut runner = Session::open(
         &args.targets,
         &shapes,
-        (engine, fallback),
-        steady,
-        args.output.quiet,
+        Settings::new((engine, fallback), args.output.quiet).steady(steady),
         &mut report.warnings,
     )?;
     report.targets = runner.infos();
@@ -185,25 +183,20 @@ fn depths_on_the_fallback(
 /// again, so a drift over time spreads over all points instead of biasing the last ones), until
 /// the runner stops; each point with its repetitions' figures.
 fn measure(
-    runner: &mut PointRunner,
+    runner: &mut Session,
     shapes: &[RunPlan],
     n: u32,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Vec<Point>> {
-    let mut reps: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
-    'reps: for k in 0..n {
-        for (i, w) in shapes.iter().enumerate() {
-            let name = if n > 1 {
-                format!("{} (repetition {})", label(w.workload()), k + 1)
-            } else {
-                label(w.workload())
-            };
-            let Some(results) = runner.run(w, &name, warnings)? else {
-                break 'reps;
-            };
-            reps[i].push(results);
+    let label = |i: usize, k: u32| {
+        let name = label(shapes[i].workload());
+        if n > 1 {
+            format!("{name} (repetition {})", k + 1)
+        } else {
+            name
         }
-    }
+    };
+    let reps = runner.interleaved(shapes, n, label, warnings)?;
     let mut points = Vec::new();
     for (w, runs) in shapes.iter().zip(reps) {
         let Some(first) = runs.first().cloned() else {

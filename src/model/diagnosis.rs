@@ -9,67 +9,11 @@ use super::log::InputInfo;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use super::evidence::{Evidence, ExpectedService, Figure, Finding};
+pub use super::evidence::{Evidence, ExpectationSource, ExpectedService, Figure, Finding, Verdict};
 
 /// Version of the diagnose JSON layout. 2 (2026-11-25): findings and class facts became kinds
 /// with their numbers; version 1 files still read.
 pub const DIAGNOSE_SCHEMA_VERSION: u32 = 2;
-
-/// The one-word diagnosis of a device over an interval or a whole log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// Counters contradict each other.
-    Invalid,
-    /// Disk busy while the system pages hard: fix memory, not disks.
-    MemoryBound,
-    /// Queue time above service time, or busy and queued beyond the seed's thresholds.
-    Overloaded,
-    /// Interrupt or processor time saturated.
-    CpuBound,
-    /// Service time above expectation.
-    Slow,
-    /// Doing work within expectations.
-    Healthy,
-    /// Nothing to speak of.
-    Idle,
-}
-
-impl Verdict {
-    /// The name as written in JSON and tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Invalid => "invalid",
-            Verdict::MemoryBound => "memory-bound",
-            Verdict::Overloaded => "overloaded",
-            Verdict::CpuBound => "cpu-bound",
-            Verdict::Slow => "slow",
-            Verdict::Healthy => "healthy",
-            Verdict::Idle => "idle",
-        }
-    }
-}
-
-/// Where a device's expected service time comes from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ExpectationSource {
-    /// The typical figures of its class (`analysis::expect::typical`).
-    #[default]
-    Class,
-    /// The `--profile` measured on it (or named for it with `--profile-device`).
-    Profile,
-}
-
-impl ExpectationSource {
-    /// The name as written in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            ExpectationSource::Class => "class",
-            ExpectationSource::Profile => "profile",
-        }
-    }
-}
 
 /// How diagnose decided which device a `--profile` applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,8 +3,63 @@
 //! `analysis::diagnose`.
 
 use super::device::DeviceClass;
-use super::diagnosis::{ExpectationSource, Verdict};
 use serde::{Deserialize, Deserializer, Serialize};
+
+/// The one-word diagnosis of a device over an interval or a whole log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Counters contradict each other.
+    Invalid,
+    /// Disk busy while the system pages hard: fix memory, not disks.
+    MemoryBound,
+    /// Queue time above service time, or busy and queued beyond the seed's thresholds.
+    Overloaded,
+    /// Interrupt or processor time saturated.
+    CpuBound,
+    /// Service time above expectation.
+    Slow,
+    /// Doing work within expectations.
+    Healthy,
+    /// Nothing to speak of.
+    Idle,
+}
+
+impl Verdict {
+    /// The name as written in JSON and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Invalid => "invalid",
+            Verdict::MemoryBound => "memory-bound",
+            Verdict::Overloaded => "overloaded",
+            Verdict::CpuBound => "cpu-bound",
+            Verdict::Slow => "slow",
+            Verdict::Healthy => "healthy",
+            Verdict::Idle => "idle",
+        }
+    }
+}
+
+/// Where a device's expected service time comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpectationSource {
+    /// The typical figures of its class (`analysis::expect::typical`).
+    #[default]
+    Class,
+    /// The `--profile` measured on it (or named for it with `--profile-device`).
+    Profile,
+}
+
+impl ExpectationSource {
+    /// The name as written in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExpectationSource::Class => "class",
+            ExpectationSource::Profile => "profile",
+        }
+    }
+}
 
 /// The figure a finding is about, as the evidence table names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,6 +17,7 @@ pub mod log;
 pub mod monitor;
 pub mod open;
 pub mod path;
+pub mod places;
 pub mod profile;
 pub mod pts;
 pub mod quick;
@@ -25,7 +26,7 @@ pub mod replay;
 pub mod run;
 pub mod scale;
 pub mod selftest;
-mod stored;
+
 pub mod sweep;
 pub mod verify;
 

@@ -8,7 +8,6 @@ mod progress;
 pub mod results;
 mod sampler;
 mod thread;
-pub mod verified;
 mod watch;
 
 pub use results::results;

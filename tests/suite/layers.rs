@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The layers, lowest first, as docs/architecture.md and src/lib.rs draw them.
-const LAYERS: [&[&str]; 8] = [
+const LAYERS: [&[&str]; 9] = [
     &[
         "error", "units", "clock", "signal", "rng", "output", "cluster",
     ],
@@ -25,6 +25,7 @@ const LAYERS: [&[&str]; 8] = [
     &["analysis", "input", "fio"],
     &["render"],
     &["storage", "worker", "runner", "monitor"],
+    &["measure"],
     &["cli", "commands"],
 ];
 
@@ -112,4 +113,158 @@ fn every_module_uses_only_its_layer_and_those_below() {
     assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
     // The check can fail: a made-up upward use is caught.
     assert!(uses("use crate::commands::x;").contains("commands"));
+}
+
+/// The sibling files and folders of `dir` each `.rs` file there names through `super::NAME`
+/// (or `crate::…::NAME` with the folder's own path), keyed by file stem; `mod.rs` is left
+/// out, as a folder's own module is above its children.
+fn sibling_uses(dir: &Path, module_path: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut names = BTreeSet::new();
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        if p.is_dir() {
+            names.insert(stem);
+        } else if p.extension().is_some_and(|x| x == "rs") && stem != "mod" {
+            names.insert(stem.clone());
+            if stem != "tests" && !stem.ends_with("_tests") {
+                files.push((stem, p));
+            }
+        }
+    }
+    let mut graph = BTreeMap::new();
+    for (stem, p) in files {
+        let all = std::fs::read_to_string(&p).unwrap();
+        let text = all.split("#[cfg(test)]").next().unwrap_or("");
+        let mut used = BTreeSet::new();
+        for prefix in ["super::".to_string(), format!("crate::{module_path}::")] {
+            for (i, _) in text.match_indices(prefix.as_str()) {
+                let rest = &text[i + prefix.len()..];
+                let group: Vec<String> = if let Some(inner) = rest.strip_prefix('{') {
+                    let inner = &inner[..inner.find('}').unwrap_or(inner.len())];
+                    inner
+                        .split(',')
+                        .map(|s| s.trim().split("::").next().unwrap_or("").to_string())
+                        .collect()
+                } else {
+                    vec![
+                        rest.chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect(),
+                    ]
+                };
+                used.extend(
+                    group
+                        .into_iter()
+                        .filter(|n| names.contains(n) && *n != stem),
+                );
+            }
+        }
+        graph.insert(stem, used);
+    }
+    graph
+}
+
+/// The files of a cycle in `graph`, if it has one (depth-first search).
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == n) {
+            return Some(path[i..].to_vec());
+        }
+        if done.contains(n) {
+            return None;
+        }
+        path.push(n.to_string());
+        for m in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(n.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+/// Every folder under `dir` (itself included), with its module path.
+fn folders(dir: &Path, module_path: String, out: &mut Vec<(std::path::PathBuf, String)>) {
+    out.push((dir.to_path_buf(), module_path.clone()));
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let inner = if module_path.is_empty() {
+                name
+            } else {
+                format!("{module_path}::{name}")
+            };
+            folders(&p, inner, out);
+        }
+    }
+}
+
+#[test]
+fn no_two_files_of_one_folder_use_each_other() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut all = Vec::new();
+    folders(&src, String::new(), &mut all);
+    let mut circles = Vec::new();
+    for (dir, module_path) in all.iter().filter(|(_, m)| !m.is_empty()) {
+        if let Some(c) = cycle(&sibling_uses(dir, module_path)) {
+            circles.push(format!("{module_path}: {}", c.join(" -> ")));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files that use each other:\n{}",
+        circles.join("\n")
+    );
+    // The check can fail: a made-up circle is found.
+    let made: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["a".to_string()])),
+    ]
+    .into();
+    assert_eq!(cycle(&made), Some(vec!["a".to_string(), "b".to_string()]));
+}
+
+#[test]
+fn only_the_measuring_session_runs_the_engine() {
+    // The runner's entry point, its results, and the verified run around them.
+    let calls = ["runner::execute(", "runner::results(", "verified::execute("];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut outside = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        if rel.starts_with("measure/") {
+            continue;
+        }
+        let all = std::fs::read_to_string(f).unwrap();
+        let text = all.split("#[cfg(test)]").next().unwrap_or("");
+        for c in calls {
+            outside.extend(text.match_indices(c).map(|_| format!("{rel}: {c}")));
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "the engine run outside src/measure/ (go through measure::Session):\n{}",
+        outside.join("\n")
+    );
+    let inside = std::fs::read_to_string(src.join("measure/verified.rs")).unwrap();
+    assert!(
+        inside.contains("runner::execute("),
+        "the search names the runner's call"
+    );
 }

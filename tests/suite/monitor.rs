@@ -204,6 +204,8 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
         "count=16000",
         "iflag=direct",
     ]);
+    // Its tracefs instance is named by its process id (other tests' monitors may run beside it).
+    let instance = format!("halfpower-{}", mon.id());
     let out = mon.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -229,7 +231,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("halfpower-"))
+                .filter(|n| *n == instance)
                 .collect()
         })
         .unwrap_or_default();

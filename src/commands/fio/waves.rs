@@ -3,14 +3,14 @@
 //! every job set up (its files laid out, fio's `invalidate` applied) before any job's measured
 //! window starts, and the jobs of a wave measured at the same time.
 
-use super::super::run::{effective_workload, open_targets};
 use super::report::{Ran, below_min, samples};
 use super::{Args, plan_line};
 use crate::analysis::steady::SteadyRule;
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
+use crate::measure::{Session, Settings, effective_workload, open_targets, verified};
 use crate::plan::RunPlan;
-use crate::runner::{self, Control, Layout, verified};
+use crate::runner::{Control, Layout};
 use crate::stats::cpu::ProcessEvents;
 use crate::storage::Target;
 use crate::units::ByteSize;
@@ -212,29 +212,37 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
         steady: plan.steady.map(SteadyRule::fio),
         ..Control::progress(!a.quiet)
     };
-    let (m, record) = verified::execute(verify.as_ref(), &targets, layout, &w, control)?;
+    let settings = Settings {
+        engine: w.setup().engine,
+        engine_fallback: fallback,
+        control,
+        verify,
+        announce: false,
+        cache_carries: false,
+    };
+    let n = targets.len();
+    let mut session = Session::adopt(targets, settings, 1);
+    let Some(point) = session.point_on(0..n, layout, &w, &job.opts.name, warnings)? else {
+        return Err(crate::Error::Interrupted.into());
+    };
     let events = ProcessEvents::now().since(before);
-    let mut results = runner::results(&m, w.workload(), &targets, fallback);
-    if let (Some(r), Some(p)) = (&record, &verify) {
-        let v = verified::finish(p, r, &targets)?;
-        if !v.clean() {
-            super::super::warn(
-                warnings,
-                format!(
-                    "job '{}': verify found bad blocks: {}",
-                    job.opts.name,
-                    crate::render::text::verify::lines(&v).trim_end()
-                ),
-            );
-        }
-        results.verify = Some(v);
+    let results = point.results;
+    if let Some(v) = results.verify.as_ref().filter(|v| !v.clean()) {
+        super::super::warn(
+            warnings,
+            format!(
+                "job '{}': verify found bad blocks: {}",
+                job.opts.name,
+                crate::render::text::verify::lines(v).trim_end()
+            ),
+        );
     }
-    let target = targets[0].info();
+    let target = session.infos().remove(0);
     let plan = JobPlan {
         workload: w.workload().clone(),
         ..plan
     };
-    let below = below_min(&plan, &samples(&m.marks, 1.0));
+    let below = below_min(&plan, &samples(&point.marks, 1.0));
     if let Some(why) = &below {
         super::super::warn(warnings, format!("job '{}': {why}", job.opts.name));
     }
@@ -243,8 +251,8 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
         plan,
         results,
         target,
-        marks: m.marks,
-        depth: m.total.depth,
+        marks: point.marks,
+        depth: point.depth,
         events,
         ended_ms: unix_ms(),
         below_min: below,

@@ -2,7 +2,8 @@
 //! what it did (stalls, steal), from `results.host` (`analysis::host` sets the flags).
 
 use crate::model::Results;
-use crate::model::host::{HostCause, HostFigure, HostFlag, HostNoise, HostOf, Place};
+use crate::model::host::{HostCause, HostFigure, HostFlag, HostNoise};
+use crate::model::places::{HostOf, Place};
 use crate::units::{ByteSize, fmt_latency_ns};
 
 /// The document's host lines: nothing without a host record, else one sentence.

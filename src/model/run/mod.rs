@@ -2,6 +2,8 @@
 //! Field names are part of the interface: scripts read `results.total.iops`,
 //! `results.read.latency_us.p99` and so on, and docs/json-schema.md describes every key.
 
+mod stored;
+
 use super::cause::{DirectFallback, EngineFallback, Fatal, IoFailure};
 use super::{DeviceClass, Direction, Header};
 use crate::oscounters::diskstats::DeviceDelta;
@@ -374,7 +376,7 @@ pub struct Results {
 impl Serialize for Results {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut once = self.clone();
-        super::stored::keep_once(&mut once);
+        stored::keep_once(&mut once);
         Results::serialize(&once, s)
     }
 }
@@ -382,7 +384,7 @@ impl Serialize for Results {
 impl<'de> Deserialize<'de> for Results {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut r = Results::deserialize(d)?;
-        super::stored::fill_in(&mut r);
+        stored::fill_in(&mut r);
         Ok(r)
     }
 }

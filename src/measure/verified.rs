@@ -3,9 +3,9 @@
 //! written block read back. Any command that measures passes a [`Policy`] (the CLI's
 //! `--verify*` flags lower into one, a fio job builds its own).
 
-use super::{Control, Layout, Measurement};
 use crate::model::verify::{Verification, VerifyNote};
 use crate::plan::{EngineKind, RunPlan, Workload};
+use crate::runner::{Control, Layout, Measurement};
 use crate::storage::Target;
 use crate::verify::Record;
 use crate::verify::check::TargetCheck;
@@ -178,7 +178,7 @@ pub fn execute(
     control: Control,
 ) -> Result<(Measurement, Option<Record>)> {
     let record = prepare(policy, w.workload(), targets)?;
-    let m = super::execute(targets, layout, w, control, record.as_ref())?;
+    let m = crate::runner::execute(targets, layout, w, control, record.as_ref())?;
     Ok((m, record))
 }
 

@@ -2,7 +2,7 @@
 //! every one whole in memory. [`keep_once`] empties the repeats before writing, [`fill_in`]
 //! copies them back after reading.
 
-use super::run::{Results, TargetResult};
+use super::{Results, TargetResult};
 use crate::stats::summary::DirSummary;
 
 /// Whether the results have exactly one direction.
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn a_file_written_before_reads_whole() {
         // A one-direction run on one target written when files kept each histogram once.
-        let text = include_str!("../../tests/fixtures/report/run-loop.json");
+        let text = include_str!("../../../tests/fixtures/report/run-loop.json");
         let doc: crate::model::RunReport = serde_json::from_str(text).unwrap();
         let count = |d: &DirSummary| d.histogram.iter().map(|b| b.count).sum::<u64>();
         let r = &doc.results;

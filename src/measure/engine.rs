@@ -1,0 +1,48 @@
+//! Which engine really runs here, and a workload lowered onto it: the one place a fallback from
+//! io_uring to the sync engine is decided and said.
+
+use super::warn;
+use crate::engine::uring_available;
+use crate::model::cause::EngineFallback;
+use crate::plan::{DepthOnEngine, EngineKind, RunPlan, Workload};
+use crate::render::text;
+
+/// The engine that can run here: io_uring falls back to sync when the kernel refuses rings
+/// (compiled out, `kernel.io_uring_disabled`, a seccomp filter). Returns the engine and the
+/// reason for a fallback. The caller decides what the fallback means for its depths.
+pub fn available_engine(w: &Workload) -> (EngineKind, Option<EngineFallback>) {
+    if w.setup.engine != EngineKind::Uring {
+        return (w.setup.engine, None);
+    }
+    match uring_available() {
+        Ok(()) => (EngineKind::Uring, None),
+        Err(e) => (
+            EngineKind::Sync,
+            Some(EngineFallback::UringUnavailable {
+                error: e.to_string(),
+            }),
+        ),
+    }
+}
+
+/// The plan of workload `w` as it will really run here, with a warning when io_uring is
+/// unavailable: the sync engine keeps one I/O in flight per thread, so a deeper `--qd` becomes
+/// 1 and the record says so. Returns the plan and the fallback's reason.
+pub fn effective_workload(
+    w: &Workload,
+    warnings: &mut Vec<String>,
+) -> crate::Result<(RunPlan, Option<EngineFallback>)> {
+    let (engine, fallback) = available_engine(w);
+    if let Some(f) = &fallback {
+        let why = text::cause::engine_fallback(f);
+        warn(
+            warnings,
+            format!(
+                "{why}; running --engine sync with 1 I/O in flight per thread instead of QD {}. \
+                 Enable io_uring (sysctl kernel.io_uring_disabled=0) or use --threads for parallelism",
+                w.qd
+            ),
+        );
+    }
+    Ok((w.plan(engine, DepthOnEngine::Lower)?, fallback))
+}

@@ -1,0 +1,305 @@
+//! The one measuring session every command that measures goes through: it opens the targets
+//! (or adopts those a command opened), runs each point on the engine with its verification, the
+//! `[i/n]` lines and the steady rule, repeats points, and turns each run into its results. The
+//! engine runner is called from here and nowhere else (`tests/suite/layers.rs` counts).
+
+mod engine;
+mod open;
+pub mod verified;
+
+pub use engine::{available_engine, effective_workload};
+pub use open::open_targets;
+
+use crate::analysis::steady::SteadyRule;
+use crate::error::Error;
+use crate::model::cause::EngineFallback;
+use crate::model::{Results, TargetInfo};
+use crate::plan::{EngineKind, RunPlan};
+use crate::render::text::cause;
+use crate::runner::{self, Control, Layout};
+use crate::signal;
+use crate::stats::depth::DepthCounts;
+use crate::stats::window::Mark;
+use crate::storage::Target;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use verified::Policy;
+
+/// Prints a warning on stderr and keeps it for the JSON record, once: a warning already
+/// given (the same open-time warning of each point of a sweep or experiment) is not repeated.
+pub fn warn(list: &mut Vec<String>, msg: String) {
+    if list.contains(&msg) {
+        return;
+    }
+    eprintln!("halfpower: warning: {msg}");
+    list.push(msg);
+}
+
+/// How a session runs its points: the decisions its command's plan made.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The engine every point is planned for.
+    pub engine: EngineKind,
+    /// Why that engine is not io_uring, when it fell back.
+    pub engine_fallback: Option<EngineFallback>,
+    /// The progress line, the steady-state rule and fio's budget rules.
+    pub control: Control,
+    /// Seal, record and read back every write (`--verify`, fio's `verify=`).
+    pub verify: Option<Policy>,
+    /// A list of points: `[i/n] label` on a terminal before each, a warning for each with
+    /// failed I/Os.
+    pub announce: bool,
+    /// The page cache may carry one point's data into the next (warned when buffered).
+    pub cache_carries: bool,
+}
+
+impl Settings {
+    /// Points on `engine` (with its fallback's reason), the progress line and the `[i/n]`
+    /// lines unless `quiet`, no steady rule, no verification.
+    pub fn new(
+        (engine, engine_fallback): (EngineKind, Option<EngineFallback>),
+        quiet: bool,
+    ) -> Self {
+        Settings {
+            engine,
+            engine_fallback,
+            control: Control::progress(!quiet),
+            verify: None,
+            announce: !quiet,
+            cache_carries: true,
+        }
+    }
+
+    /// These settings with the steady-state rule `rule` (`--steady`): adaptive warm-up, and a
+    /// measured phase that ends once it holds.
+    pub fn steady(mut self, rule: Option<SteadyRule>) -> Self {
+        self.control.steady = rule;
+        self
+    }
+}
+
+/// What one point measured: its results, with the counts the window marks held and the
+/// depths it kept (fio's logs and reports read both).
+#[derive(Debug)]
+pub struct Point {
+    /// The point's results (with its verification, when verified).
+    pub results: Results,
+    /// The measured phase's counts at each window edge.
+    pub marks: Vec<Mark>,
+    /// Queue depths at submission, I/Os per submit and per reap, all targets together.
+    pub depth: DepthCounts,
+}
+
+/// Targets opened once and the way every point runs on them.
+pub struct Session {
+    /// The opened targets; dropping them removes files halfpower created.
+    targets: Vec<Target>,
+    settings: Settings,
+    total: usize,
+    done: usize,
+    status: u8,
+}
+
+impl Session {
+    /// Opens `paths` for every workload in `shapes` (each planned for the settings' engine):
+    /// for writing when any of them writes, with the largest request size as the smallest
+    /// region, and checks every request size against the targets' direct-I/O alignment before
+    /// anything runs. Warns once that buffered points share the page cache, and of a fallback.
+    pub fn open(
+        paths: &[PathBuf],
+        shapes: &[RunPlan],
+        settings: Settings,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Self> {
+        let opening = open::opening(shapes)?;
+        if opening.setup.buffered && settings.cache_carries {
+            warn(
+                warnings,
+                "points run buffered (--buffered): the page cache carries one point's data into \
+                 the next, so reads may be cache hits rather than device I/O. Leave out \
+                 --buffered for independent points"
+                    .into(),
+            );
+        }
+        if let Some(f) = &settings.engine_fallback {
+            warn(
+                warnings,
+                format!(
+                    "{}; every point runs on the sync engine, one I/O in flight per thread",
+                    cause::engine_fallback(f)
+                ),
+            );
+        }
+        let targets = open_targets(paths, &opening, warnings)?;
+        open::check_sizes(&targets, shapes)?;
+        Ok(Self::adopt(targets, settings, shapes.len()))
+    }
+
+    /// A session over targets its command opened itself ([`open_targets`]: quick's scratch
+    /// file, fio's laid-out files), for `total` points.
+    pub fn adopt(targets: Vec<Target>, settings: Settings, total: usize) -> Self {
+        Session {
+            targets,
+            settings,
+            total,
+            done: 0,
+            status: 0,
+        }
+    }
+
+    /// The targets as the JSON describes them.
+    pub fn infos(&self) -> Vec<TargetInfo> {
+        self.targets.iter().map(Target::info).collect()
+    }
+
+    /// The opened targets.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// Runs one point, `w` as planned for the session's engine. None once Ctrl-C has come
+    /// (before or during it, when it measured nothing); else its results (with how a steady
+    /// point ended in `steady`).
+    pub fn run(
+        &mut self,
+        w: &RunPlan,
+        label: &str,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Option<Results>> {
+        self.run_on(0..self.targets.len(), Layout::Separate, w, label, warnings)
+    }
+
+    /// [`Session::run`] on the targets `which` only, laid out as `layout` says (`scale`
+    /// runs subsets, and stripe sets).
+    pub fn run_on(
+        &mut self,
+        which: std::ops::Range<usize>,
+        layout: Layout,
+        w: &RunPlan,
+        label: &str,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Option<Results>> {
+        Ok(self
+            .point_on(which, layout, w, label, warnings)?
+            .map(|p| p.results))
+    }
+
+    /// [`Session::run_on`] with the point's window marks and depths. An announced point with
+    /// failed I/Os is warned about in `warnings`.
+    pub fn point_on(
+        &mut self,
+        which: std::ops::Range<usize>,
+        layout: Layout,
+        w: &RunPlan,
+        label: &str,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Option<Point>> {
+        let targets = &self.targets[which];
+        if signal::interrupted() {
+            return Ok(None);
+        }
+        self.done += 1;
+        if self.settings.announce && std::io::stderr().is_terminal() {
+            eprintln!("[{}/{}] {label}", self.done, self.total);
+        }
+        debug_assert_eq!(w.setup().engine, self.settings.engine);
+        let policy = self.settings.verify.as_ref();
+        let control = self.settings.control;
+        let (m, record) = match verified::execute(policy, targets, layout, w, control) {
+            Ok(done) => done,
+            Err(Error::Interrupted) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let fallback = self.settings.engine_fallback.clone();
+        let mut r = runner::results(&m, w.workload(), targets, fallback);
+        if let (Some(rec), Some(p)) = (&record, policy) {
+            r.verify = Some(verified::finish(p, rec, targets)?);
+        }
+        if self.settings.announce && (r.errors.count > 0 || r.fatal.is_some()) {
+            warn(
+                warnings,
+                format!(
+                    "{label}: {} I/O errors{}; its figures cover the I/Os that completed. Check \
+                     the device (dmesg) before trusting this point",
+                    r.errors.count,
+                    r.fatal
+                        .as_ref()
+                        .map_or(String::new(), |f| format!(", stopped: {}", cause::fatal(f)))
+                ),
+            );
+        }
+        self.status = self.status.max(r.exit_status());
+        Ok(Some(Point {
+            results: r,
+            marks: m.marks,
+            depth: m.total.depth,
+        }))
+    }
+
+    /// Measures every point of `shapes` `n` times, interleaved (every point once, then every
+    /// point again, so a drift over time spreads over all points instead of biasing the last
+    /// ones), until Ctrl-C: each point's runs, in order (a point cut short has fewer). `label`
+    /// names point `i` of `shapes` in its repetition `k` (both from 0).
+    pub fn interleaved(
+        &mut self,
+        shapes: &[RunPlan],
+        n: u32,
+        label: impl Fn(usize, u32) -> String,
+        warnings: &mut Vec<String>,
+    ) -> crate::Result<Vec<Vec<Results>>> {
+        self.total = shapes.len() * n as usize;
+        let mut runs: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
+        for k in 0..n {
+            for (i, w) in shapes.iter().enumerate() {
+                let Some(r) = self.run(w, &label(i, k), warnings)? else {
+                    return Ok(runs);
+                };
+                runs[i].push(r);
+            }
+        }
+        Ok(runs)
+    }
+
+    /// The exit status the points call for: 130 after Ctrl-C, 1 when any point failed I/Os,
+    /// else 0.
+    pub fn exit_status(&self) -> u8 {
+        if signal::interrupted() {
+            crate::signal::exit_status()
+        } else {
+            self.status
+        }
+    }
+}
+
+/// `n` independent runs of `w` on `paths` (`run --repeat`): each opens the targets afresh (a
+/// created file filled again) and removes what it created. Stops at Ctrl-C after the first.
+/// Returns every run's results and the targets of the last.
+pub fn independent(
+    paths: &[PathBuf],
+    w: &RunPlan,
+    n: u32,
+    settings: &Settings,
+    warnings: &mut Vec<String>,
+) -> crate::Result<(Vec<Results>, Vec<TargetInfo>)> {
+    let mut runs = Vec::new();
+    let mut infos = Vec::new();
+    for k in 0..n {
+        if k > 0 && signal::interrupted() {
+            break;
+        }
+        if n > 1 && settings.control.progress {
+            eprintln!("halfpower: repetition {} of {}", k + 1, n);
+        }
+        let targets = open_targets(paths, w.workload(), warnings)?;
+        let mut session = Session::adopt(targets, settings.clone(), 1);
+        let Some(r) = session.run(w, "", warnings)? else {
+            if runs.is_empty() {
+                return Err(Error::Interrupted);
+            }
+            break;
+        };
+        infos = session.infos();
+        runs.push(r);
+    }
+    Ok((runs, infos))
+}
