@@ -337,21 +337,62 @@ impl JsonDest {
     }
 }
 
+/// `--json PATH|-`: one definition for every command that writes JSON.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct JsonArg {
+    /// Write the results as JSON to PATH, or to stdout with `-` (then no table): one document
+    /// (`monitor`: one line per device per interval and one `_system` line).
+    #[arg(long = "json", id = "json", value_name = "PATH|-", value_parser = JsonDest::parse)]
+    pub dest: Option<JsonDest>,
+}
+
+/// A device's measured curves and service times, for `monitor` and `diagnose`.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct CurveArgs {
+    /// A `halfpower profile` (schema: docs/profile.md) or `sweep --json` of a device: its
+    /// curves place each interval of that device (diagnose: its busiest) on the curve of its
+    /// mix, with its headroom to the knee and the peak; diagnose also takes its service times
+    /// as that device's expectations (every other device is judged by its class).
+    #[arg(long, value_name = "PROFILE.json|SWEEP.json")]
+    pub profile: Option<PathBuf>,
+    /// The device the --profile describes (its kernel name, or its name in the log: sdb,
+    /// nvme0n1), instead of the disk the profile names.
+    #[arg(long, value_name = "NAME", requires = "profile")]
+    pub profile_device: Option<String>,
+}
+
+/// `--reads-only`: one definition for `profile` and `replay`.
+#[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReadsOnlyArg {
+    /// Issue no writes, so no --allow-write is needed: profile leaves out its write cells;
+    /// replay issues the trace's writes as reads of the same blocks (said in the result).
+    #[arg(long = "reads-only", id = "reads_only")]
+    pub on: bool,
+}
+
+/// `--force`: one definition for every command that writes files.
+#[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
+pub struct ForceArg {
+    /// Replace output files that exist (--json, --html, --csv, --log, --output); without it
+    /// an existing one is refused before anything runs.
+    #[arg(long = "force", id = "force")]
+    pub on: bool,
+}
+
 /// Where results go: the same flags with the same meaning in every command that writes a
 /// result document.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct OutputArgs {
-    /// Write the results as one JSON document to PATH, or to stdout with `-` (then no table).
-    #[arg(long, value_name = "PATH|-", value_parser = JsonDest::parse)]
-    pub json: Option<JsonDest>,
+    /// `--json`.
+    #[command(flatten)]
+    pub json: JsonArg,
     /// Also write a self-contained HTML report with charts to PATH (as `halfpower report`
     /// draws it).
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
-    /// Replace output files that exist (--json, --html, --csv, --log); without it an existing
-    /// one is refused before anything runs.
-    #[arg(long)]
-    pub force: bool,
+    /// `--force`.
+    #[command(flatten)]
+    pub force: ForceArg,
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
@@ -444,14 +485,12 @@ pub struct MonitorArgs {
     /// Also write every record to PATH: CSV for a .csv name, JSON lines for .jsonl/.ndjson/.json.
     #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
-    /// Write JSON lines (one object per device per interval and one `_system` object) to
-    /// PATH, or to stdout with `-` instead of tables.
-    #[arg(long, value_name = "PATH|-", value_parser = JsonDest::parse)]
-    pub json: Option<JsonDest>,
-    /// Replace a --log or --json file that exists; without it one is refused before anything
-    /// runs.
-    #[arg(long)]
-    pub force: bool,
+    /// `--json`: JSON lines.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// `--force`.
+    #[command(flatten)]
+    pub force: ForceArg,
     /// With no DEVICE, report partitions as well as whole disks.
     #[arg(long)]
     pub partitions: bool,
@@ -459,14 +498,9 @@ pub struct MonitorArgs {
     /// (root; mounts tracefs if needed and removes what it creates).
     #[arg(long)]
     pub trace: bool,
-    /// A sweep (or a profile, by its random cells) of a device: each interval of that device
-    /// is placed on the curve of its mix, with its headroom to the knee and the peak (a line
-    /// under the table).
-    #[arg(long, value_name = "SWEEP.json|PROFILE.json")]
-    pub profile: Option<PathBuf>,
-    /// The device the --profile describes (its kernel name), when the profile does not say.
-    #[arg(long, value_name = "NAME", requires = "profile")]
-    pub profile_device: Option<String>,
+    /// `--profile` and `--profile-device`.
+    #[command(flatten)]
+    pub curve: CurveArgs,
 }
 
 /// `halfpower diagnose`.
@@ -475,16 +509,9 @@ pub struct DiagnoseArgs {
     /// Log files: monitor CSV/JSONL, `iostat -x -t` text, perfmon CSV.
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
-    /// Service-time expectations from `halfpower profile` (schema: docs/profile.md), for the
-    /// device it was measured on; every other device is judged by its class. A profile's random
-    /// cells, or a `sweep --json` given here instead, are the device's curves: its busiest
-    /// interval is placed on the curve of its mix, with its headroom to the knee and the peak.
-    #[arg(long, value_name = "PROFILE.json|SWEEP.json")]
-    pub profile: Option<PathBuf>,
-    /// The device of the logs the --profile describes (its name in the log: sdb, nvme0n1),
-    /// instead of the disk the profile names.
-    #[arg(long, value_name = "NAME", requires = "profile")]
-    pub profile_device: Option<String>,
+    /// `--profile` and `--profile-device`.
+    #[command(flatten)]
+    pub curve: CurveArgs,
     /// Output: --json PATH|- (one JSON document; `-` prints it instead of text), --html PATH.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -618,9 +645,9 @@ pub struct ProfileArgs {
     /// Request sizes 4k, 16k, 64k only (else also 256k and 1m).
     #[arg(long)]
     pub quick: bool,
-    /// Reads only: profile a device without writing to it.
-    #[arg(long)]
-    pub reads_only: bool,
+    /// `--reads-only`.
+    #[command(flatten)]
+    pub reads_only: ReadsOnlyArg,
     /// How each point runs.
     #[command(flatten)]
     pub point: PointArgs,
@@ -656,9 +683,9 @@ pub struct ReportArgs {
     /// Where to write the report [default: halfpower-report.html next to the first RESULT].
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub output: Option<PathBuf>,
-    /// Replace the output file if it exists.
-    #[arg(long)]
-    pub force: bool,
+    /// `--force`.
+    #[command(flatten)]
+    pub force: ForceArg,
 }
 
 impl QuickArgs {
@@ -696,7 +723,7 @@ mod tests {
         let Command::Run(run) = command(&["halfpower", "run", "x", "--json", "-"]) else {
             panic!("not run");
         };
-        assert_eq!(run.output.json, Some(JsonDest::Stdout));
+        assert_eq!(run.output.json.dest, Some(JsonDest::Stdout));
     }
 
     /// Each default is defined once: the flags' defaults are the `Default` impls that library

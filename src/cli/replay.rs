@@ -22,10 +22,9 @@ pub struct ReplayArgs {
     /// against speed 1 (doubling, then bisection to 2 %), and name what limited them.
     #[arg(long)]
     pub headroom: bool,
-    /// Issue the trace's writes as reads of the same blocks (no --allow-write needed); said
-    /// in the result.
-    #[arg(long)]
-    pub reads_only: bool,
+    /// `--reads-only`.
+    #[command(flatten)]
+    pub reads_only: super::ReadsOnlyArg,
     /// Wrap offsets beyond the target around it (else a trace larger than the target is
     /// refused).
     #[arg(long)]

@@ -10,7 +10,7 @@ use std::path::Path;
 /// Runs `diagnose`; returns the exit status.
 pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     let exporter = super::Exporter::checked(&args.output)?;
-    let profile = match &args.profile {
+    let profile = match &args.curve.profile {
         None => None,
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| {
@@ -51,10 +51,14 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     let applied = match &profile {
         None => None,
         Some(p) => Some(
-            profile_for(p, args.profile_device.as_deref(), &logs).map_err(|several| {
+            profile_for(p, args.curve.profile_device.as_deref(), &logs).map_err(|several| {
                 crate::Error::invalid(
                     "--profile",
-                    args.profile.as_deref().unwrap_or(Path::new("")).display(),
+                    args.curve
+                        .profile
+                        .as_deref()
+                        .unwrap_or(Path::new(""))
+                        .display(),
                     format!(
                         "a profile that names the disk it was measured on, or \
                          --profile-device NAME for the device of the logs it describes (they \

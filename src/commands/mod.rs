@@ -147,7 +147,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 /// Writes a JSON document where `--json` says (`-` = stdout; a file atomically) and reports
 /// whether stdout got it.
 fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<bool> {
-    let Some(dest) = &out.json else {
+    let Some(dest) = &out.json.dest else {
         return Ok(false);
     };
     let text = serde_json::to_string_pretty(doc).context("encoding the JSON result")?;
@@ -177,7 +177,11 @@ impl<'a> Exporter<'a> {
     /// unwritable path.
     pub(crate) fn checked(out: &'a OutputArgs) -> crate::Result<Self> {
         check_dest(out, "--html", out.html.as_deref())?;
-        check_dest(out, "--json", out.json.as_ref().and_then(JsonDest::file))?;
+        check_dest(
+            out,
+            "--json",
+            out.json.dest.as_ref().and_then(JsonDest::file),
+        )?;
         Ok(Exporter { out })
     }
 
@@ -207,12 +211,12 @@ fn write_html(out: &OutputArgs, doc: crate::model::Document) -> anyhow::Result<(
     let Some(path) = &out.html else {
         return Ok(());
     };
-    let source = match out.json.as_ref().and_then(JsonDest::file) {
+    let source = match out.json.dest.as_ref().and_then(JsonDest::file) {
         Some(j) => j.display().to_string(),
         None => "(this run; its JSON was not saved)".to_string(),
     };
     let input = crate::model::Input { path: source, doc };
-    crate::render::html::write_inputs(std::slice::from_ref(&input), path, out.force)
+    crate::render::html::write_inputs(std::slice::from_ref(&input), path, out.force.on)
         .with_context(|| format!("writing the HTML report {}", path.display()))?;
     eprintln!("halfpower: report written to {}", path.display());
     Ok(())
@@ -225,7 +229,7 @@ fn check_dest(
     what: &'static str,
     path: Option<&std::path::Path>,
 ) -> crate::Result<()> {
-    let existing = crate::output::Existing::forced(out.force);
+    let existing = crate::output::Existing::forced(out.force.on);
     path.map_or(Ok(()), |p| crate::output::check_output(what, p, existing))
 }
 

@@ -57,9 +57,10 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         .iter()
         .map(|d| resolve_device(d, args.partitions))
         .collect::<crate::Result<Vec<_>>>()?;
-    let existing = crate::output::Existing::forced(args.force);
+    let existing = crate::output::Existing::forced(args.force.on);
     let json_file = args
         .json
+        .dest
         .as_ref()
         .and_then(JsonDest::file)
         .map(PathBuf::from);
@@ -78,7 +79,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         crate::output::check_output(flag, path, existing)?;
         logs.push(open_log(flag, path, format)?);
     }
-    let json_stdout = args.json == Some(JsonDest::Stdout);
+    let json_stdout = args.json.dest == Some(JsonDest::Stdout);
     let curves = curves(&args)?;
     let mut mon = Monitor::start(MonitorConfig {
         devices,
@@ -158,7 +159,7 @@ fn annotate(
 /// The curves of `--profile` and the device names they apply to (the profile's own, or
 /// `--profile-device`).
 fn curves(args: &MonitorArgs) -> anyhow::Result<Option<(Vec<String>, Vec<Curve>)>> {
-    let Some(p) = &args.profile else {
+    let Some(p) = &args.curve.profile else {
         return Ok(None);
     };
     let bad = |why: String| crate::Error::invalid("--profile", p.display(), why);
@@ -172,7 +173,7 @@ fn curves(args: &MonitorArgs) -> anyhow::Result<Option<(Vec<String>, Vec<Curve>)
         )
         .into());
     }
-    let names = match &args.profile_device {
+    let names = match &args.curve.profile_device {
         Some(n) => vec![n.clone()],
         None => profile.measured_on(),
     };

@@ -35,7 +35,7 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
     } else {
         &[4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20]
     };
-    let dirs: &[Direction] = if args.reads_only {
+    let dirs: &[Direction] = if args.reads_only.on {
         &[Direction::Read]
     } else {
         &[Direction::Read, Direction::Write]

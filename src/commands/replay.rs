@@ -78,8 +78,8 @@ fn summary(path: &str, trace: &Trace) -> TraceSummary {
 /// The workload that opens the target and sizes the replay: its direction (for the write
 /// permissions), its largest request, one budget of exactly the trace's requests.
 fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
-    let writes = !args.reads_only && trace.requests.iter().any(|r| r.dir == IoDir::Write);
-    let reads = args.reads_only || trace.requests.iter().any(|r| r.dir == IoDir::Read);
+    let writes = !args.reads_only.on && trace.requests.iter().any(|r| r.dir == IoDir::Write);
+    let reads = args.reads_only.on || trace.requests.iter().any(|r| r.dir == IoDir::Read);
     let max = trace.max_len();
     let rw = match (reads, writes) {
         (true, true) => RwMode::Randrw,
@@ -230,7 +230,7 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
         host: host::read(),
         trace: summary(&path, &trace),
         target: runner.infos().remove(0),
-        reads_only: args.reads_only,
+        reads_only: args.reads_only.on,
         wrapped: args.wrap,
         points: Vec::new(),
         headroom: None,
@@ -243,7 +243,7 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
             requests: requests.clone(),
             speed,
             wrap: args.wrap,
-            reads_only: args.reads_only,
+            reads_only: args.reads_only.on,
         });
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };

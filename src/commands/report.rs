@@ -15,7 +15,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
     let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
     let mut inputs = read_all(&args.results, &diagnose)?;
     rebuild_findings(&mut inputs);
-    let bytes = html::write_inputs(&inputs, &out, args.force)?;
+    let bytes = html::write_inputs(&inputs, &out, args.force.on)?;
     eprintln!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",
         args.results.len(),

@@ -20,7 +20,7 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
         (None, None) => unreachable!("clap requires --verify-state or --bs"),
     };
     let status = verification.exit_status();
-    if status == 2 && args.output.json == Some(crate::cli::JsonDest::Stdout) {
+    if status == 2 && args.output.json.dest == Some(crate::cli::JsonDest::Stdout) {
         // The JSON on stdout says it too; the reason for the status goes to stderr.
         for s in text::verify::other_sizes(&verification) {
             eprintln!("halfpower: {s}");

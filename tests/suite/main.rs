@@ -15,6 +15,7 @@ mod experiments;
 mod faults;
 mod figures;
 mod fio;
+mod flags;
 mod fuzz_parsers;
 mod fuzz_path;
 mod layers;

@@ -1,0 +1,124 @@
+//! Each flag is declared once: every subcommand's flags read from clap, grouped by name, and
+//! the declarations of one name told apart by their help text, value names and defaults.
+//! Reads the command-line definition; runs nothing.
+
+use clap::CommandFactory;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Flags still declared in more than one clap struct, with how many declarations each has
+/// (issue 35 folds each into one shared declaration). The test fails when a flag is declared
+/// once more, and when one of these is folded without the list following.
+const NOT_YET_ONE: &[(&str, usize)] = &[
+    ("bs", 5),
+    ("from", 2),
+    ("max-inflight", 2),
+    ("offset", 2),
+    ("output", 2),
+    ("qd", 3),
+    ("rw", 2),
+    ("size", 4),
+    ("steady", 2),
+    ("threads", 3),
+    ("time", 4),
+    ("verify-state", 2),
+    ("warmup", 3),
+];
+
+/// What tells one declaration of a flag from another: its help, value names and defaults.
+type Declaration = (String, Vec<String>, Vec<String>);
+
+/// Every long flag of every subcommand: its declarations and the subcommands that have each.
+fn declarations() -> BTreeMap<String, BTreeMap<Declaration, Vec<String>>> {
+    let cmd = halfpower::cli::Cli::command();
+    // clap's own checks first (two arguments of one id in a command, a group naming none).
+    cmd.clone().debug_assert();
+    let mut by: BTreeMap<String, BTreeMap<Declaration, Vec<String>>> = BTreeMap::new();
+    for sub in cmd.get_subcommands() {
+        for a in sub.get_arguments() {
+            let Some(long) = a.get_long() else {
+                continue;
+            };
+            let decl = (
+                a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                a.get_value_names()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect(),
+                a.get_default_values()
+                    .iter()
+                    .map(|v| v.to_string_lossy().into_owned())
+                    .collect(),
+            );
+            by.entry(long.to_string())
+                .or_default()
+                .entry(decl)
+                .or_default()
+                .push(sub.get_name().to_string());
+        }
+    }
+    by
+}
+
+#[test]
+fn each_flag_is_declared_once() {
+    let all = declarations();
+    let shared = all
+        .values()
+        .filter(|d| d.values().map(Vec::len).sum::<usize>() > 1);
+    assert!(
+        shared.count() >= 20,
+        "the flags of run, sweep, scale and profile's shared groups are found"
+    );
+    let mut wrong = Vec::new();
+    for (flag, decls) in &all {
+        let allowed = NOT_YET_ONE
+            .iter()
+            .find(|(f, _)| f == flag)
+            .map_or(1, |(_, n)| *n);
+        if decls.len() != allowed {
+            let each: Vec<String> = decls
+                .iter()
+                .map(|((help, _, _), cmds)| {
+                    let short: String = help.chars().take(60).collect();
+                    format!("    {}: {short}", cmds.join(","))
+                })
+                .collect();
+            wrong.push(format!(
+                "--{flag}: {} declarations (expected {allowed})\n{}",
+                decls.len(),
+                each.join("\n")
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Every flag of the list is still a flag.
+    for (flag, _) in NOT_YET_ONE {
+        assert!(
+            all.contains_key(*flag),
+            "--{flag} is gone: drop it from the list"
+        );
+    }
+}
+
+#[test]
+fn shared_output_flags_read_the_same_everywhere() {
+    let all = declarations();
+    for flag in [
+        "json",
+        "force",
+        "html",
+        "quiet",
+        "repeat",
+        "profile",
+        "profile-device",
+        "reads-only",
+    ] {
+        let decls = &all[flag];
+        assert_eq!(decls.len(), 1, "--{flag}: {decls:?}");
+        let cmds: BTreeSet<&String> = decls.values().flatten().collect();
+        assert!(cmds.len() >= 2, "--{flag} is shared: {cmds:?}");
+    }
+    assert!(all["force"].values().flatten().any(|c| c == "monitor"));
+    assert!(all["force"].values().flatten().any(|c| c == "report"));
+}
