@@ -373,8 +373,8 @@ pub struct ReadsOnlyArg {
 /// `--force`: one definition for every command that writes files.
 #[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
 pub struct ForceArg {
-    /// Replace output files that exist (--json, --html, --csv, --log, --output); without it
-    /// an existing one is refused before anything runs.
+    /// Replace output files that exist; without it an existing one is refused before anything
+    /// runs.
     #[arg(long = "force", id = "force")]
     pub on: bool,
 }

@@ -69,7 +69,10 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
     let plan = suite(&base, engine)?;
-    let settings = Settings::new((engine, engine_fallback), args.output.quiet);
+    let settings = Settings {
+        list: false,
+        ..Settings::new((engine, engine_fallback), args.output.quiet)
+    };
     let mut session = Session::adopt(vec![scratch], settings, plan.len());
     let shapes: Vec<RunPlan> = plan.iter().map(|(w, _)| w.clone()).collect();
     let label = |i: usize, _| format!("{} {}", test_name(shapes[i].workload()), plan[i].1.name());

@@ -66,6 +66,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         },
         verify: policy,
         announce: false,
+        list: false,
         ..Settings::new((w.setup().engine, engine_fallback), args.output.quiet)
     };
     let (runs, infos) =

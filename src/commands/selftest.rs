@@ -211,6 +211,7 @@ fn measure(w: &Workload, paths: &[PathBuf], warnings: &mut Vec<String>) -> anyho
     let targets = crate::measure::open_targets(paths, plan.workload(), warnings)?;
     let settings = crate::measure::Settings {
         announce: false,
+        list: false,
         ..crate::measure::Settings::new(engine, true)
     };
     let mut session = crate::measure::Session::adopt(targets, settings, 1);

@@ -18,6 +18,7 @@ use crate::plan::{EngineKind, RunPlan};
 use crate::render::text::cause;
 use crate::runner::{self, Control, Layout};
 use crate::signal;
+use crate::stats::cpu::ProcessEvents;
 use crate::stats::depth::DepthCounts;
 use crate::stats::window::Mark;
 use crate::storage::Target;
@@ -46,9 +47,12 @@ pub struct Settings {
     pub control: Control,
     /// Seal, record and read back every write (`--verify`, fio's `verify=`).
     pub verify: Option<Policy>,
-    /// A list of points: `[i/n] label` on a terminal before each, a warning for each with
-    /// failed I/Os.
+    /// `[i/n] label` on a terminal before each point.
     pub announce: bool,
+    /// A list of points: none starts once Ctrl-C has come, and each with failed I/Os is
+    /// warned about by its label. Else (a single run: `run`, `quick`'s tests, fio's jobs) a
+    /// point started after Ctrl-C still reports what it measured (nothing), marked interrupted.
+    pub list: bool,
     /// The page cache may carry one point's data into the next (warned when buffered).
     pub cache_carries: bool,
 }
@@ -66,6 +70,7 @@ impl Settings {
             control: Control::progress(!quiet),
             verify: None,
             announce: !quiet,
+            list: true,
             cache_carries: true,
         }
     }
@@ -78,8 +83,8 @@ impl Settings {
     }
 }
 
-/// What one point measured: its results, with the counts the window marks held and the
-/// depths it kept (fio's logs and reports read both).
+/// What one point measured: its results, with the counts the window marks held, the depths
+/// it kept and this process's events over its run (fio's logs and reports read them).
 #[derive(Debug)]
 pub struct Point {
     /// The point's results (with its verification, when verified).
@@ -88,6 +93,8 @@ pub struct Point {
     pub marks: Vec<Mark>,
     /// Queue depths at submission, I/Os per submit and per reap, all targets together.
     pub depth: DepthCounts,
+    /// Context switches and page faults over the run (not its verification's read-back).
+    pub events: ProcessEvents,
 }
 
 /// Targets opened once and the way every point runs on them.
@@ -195,7 +202,7 @@ impl Session {
         warnings: &mut Vec<String>,
     ) -> crate::Result<Option<Point>> {
         let targets = &self.targets[which];
-        if signal::interrupted() {
+        if self.settings.list && signal::interrupted() {
             return Ok(None);
         }
         self.done += 1;
@@ -205,17 +212,19 @@ impl Session {
         debug_assert_eq!(w.setup().engine, self.settings.engine);
         let policy = self.settings.verify.as_ref();
         let control = self.settings.control;
+        let before = ProcessEvents::now();
         let (m, record) = match verified::execute(policy, targets, layout, w, control) {
             Ok(done) => done,
             Err(Error::Interrupted) => return Ok(None),
             Err(e) => return Err(e),
         };
+        let events = ProcessEvents::now().since(before);
         let fallback = self.settings.engine_fallback.clone();
         let mut r = runner::results(&m, w.workload(), targets, fallback);
         if let (Some(rec), Some(p)) = (&record, policy) {
             r.verify = Some(verified::finish(p, rec, targets)?);
         }
-        if self.settings.announce && (r.errors.count > 0 || r.fatal.is_some()) {
+        if self.settings.list && (r.errors.count > 0 || r.fatal.is_some()) {
             warn(
                 warnings,
                 format!(
@@ -233,12 +242,13 @@ impl Session {
             results: r,
             marks: m.marks,
             depth: m.total.depth,
+            events,
         }))
     }
 
     /// Measures every point of `shapes` `n` times, interleaved (every point once, then every
     /// point again, so a drift over time spreads over all points instead of biasing the last
-    /// ones), until Ctrl-C: each point's runs, in order (a point cut short has fewer). `label`
+    /// ones), until Ctrl-C (the point it cut is the last): each point's runs, in order. `label`
     /// names point `i` of `shapes` in its repetition `k` (both from 0).
     pub fn interleaved(
         &mut self,
@@ -254,7 +264,11 @@ impl Session {
                 let Some(r) = self.run(w, &label(i, k), warnings)? else {
                     return Ok(runs);
                 };
+                let cut = r.interrupted;
                 runs[i].push(r);
+                if cut {
+                    return Ok(runs);
+                }
             }
         }
         Ok(runs)

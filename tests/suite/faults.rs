@@ -462,3 +462,31 @@ fn a_power_cut_loses_only_what_the_disk_never_promised() {
     assert_eq!(out.status.code(), Some(1));
     check(&serde_json::from_slice(&out.stdout).unwrap());
 }
+
+#[test]
+fn a_point_with_failed_ios_is_named_in_the_warnings_even_when_quiet() {
+    let bad = [65536u64, 1056768, 3 << 20];
+    let Some(fs) = mount(bad.iter().map(|&o| o..o + 1).collect()) else {
+        return;
+    };
+    let out = halfpower()
+        .args(["sweep", &fs.disk(), "--rw", "read", "--bs", "4k", "--qd", "1"])
+        .args(["--bytes", "4m", "--on-error", "continue", "--warmup", "0"])
+        .args(["--json", "-", "--quiet"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "failed I/Os exit 1");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    // The three bad blocks the file system failed, counted in the point and said by its label.
+    assert!(
+        warnings.iter().any(|w| w.contains(": 3 I/O errors")),
+        "{warnings:?}"
+    );
+}

@@ -11,7 +11,6 @@ use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
 use crate::measure::{Session, Settings, effective_workload, open_targets, verified};
 use crate::plan::RunPlan;
 use crate::runner::{Control, Layout};
-use crate::stats::cpu::ProcessEvents;
 use crate::storage::Target;
 use crate::units::ByteSize;
 use std::collections::HashSet;
@@ -201,7 +200,6 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
             t.drop_cache();
         }
     }
-    let before = ProcessEvents::now();
     let layout = plan.stripe.map_or(Layout::Separate, Layout::Stripe);
     let verify = policy(&plan);
     // fio counts ramp_time's I/O toward size: the warm-up spends the budget too; and each
@@ -218,6 +216,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
         control,
         verify,
         announce: false,
+        list: false,
         cache_carries: false,
     };
     let n = targets.len();
@@ -225,7 +224,6 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     let Some(point) = session.point_on(0..n, layout, &w, &job.opts.name, warnings)? else {
         return Err(crate::Error::Interrupted.into());
     };
-    let events = ProcessEvents::now().since(before);
     let results = point.results;
     if let Some(v) = results.verify.as_ref().filter(|v| !v.clean()) {
         super::super::warn(
@@ -253,7 +251,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
         target,
         marks: point.marks,
         depth: point.depth,
-        events,
+        events: point.events,
         ended_ms: unix_ms(),
         below_min: below,
     })
