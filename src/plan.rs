@@ -1,16 +1,16 @@
-//! The workload: every option of a run as one typed struct, shared by the CLI (clap derive),
-//! job files and the JSON `workload` object (serde), and its validation. No I/O happens here.
+//! The workload: every option of a run as one typed struct, lowered into from the CLI's flags
+//! (`cli::WorkloadArgs`), fio's job files and the JSON `workload` object (serde), and its
+//! validation. No I/O happens here, and no command-line crate is used.
 
 use crate::access::{Access, RequestSize};
 use crate::affinity::Affinity;
 use crate::error::{Error, Result};
 use crate::units::{ByteSize, Dur};
-use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Access pattern and direction, named as fio names them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RwMode {
     /// Sequential reads.
@@ -67,7 +67,7 @@ impl std::fmt::Display for RwMode {
 }
 
 /// How I/O is issued.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// io_uring: one ring per thread, `--qd` I/Os in flight, registered file and buffers.
@@ -130,7 +130,7 @@ impl EngineKind {
 }
 
 /// What a run does when I/Os fail (`--on-error`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnError {
     /// Go on for one second after the first failure (to see whether it is a burst), then stop.
@@ -140,11 +140,21 @@ pub enum OnError {
     Continue,
 }
 
+impl OnError {
+    /// The name as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnError::Stop => "stop",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
 /// How long `--on-error stop` lets errors go on before the run stops, ns.
 pub const ERROR_GRACE_NS: u64 = 1_000_000_000;
 
 /// How halfpower creates a missing file (`--create`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Create {
     /// Written with incompressible data before any I/O (every block is allocated and holds
@@ -192,108 +202,71 @@ pub const MAX_BS: u64 = 256 << 20;
 
 /// Every option of one workload: its shape (direction, request size, queue depth, threads)
 /// and its [`Setup`]. Sizes are powers of two (4k = 4096 bytes); durations take ms, s, m or h.
-#[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     /// Direction and pattern.
-    #[arg(long, value_enum, default_value = "read")]
     pub rw: RwMode,
     /// Share of reads in percent for `rw` and `randrw` [default: 50].
-    #[arg(long, value_name = "N")]
     pub read_pct: Option<u8>,
     /// Request size (k/m/g = KiB/MiB/GiB), or a mix drawn per request such as
     /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what
     /// is left, 4k/50:16k/:64k/).
-    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = RequestSize::from_percentages)]
     pub bs: RequestSize,
     /// I/Os in flight per thread.
-    #[arg(long, value_name = "N", default_value_t = 1)]
     pub qd: u32,
     /// Threads per target, each with its own io_uring ring.
-    #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: u32,
     /// How the run is timed, where it goes and what it may touch.
-    #[command(flatten)]
     #[serde(flatten)]
     pub setup: Setup,
 }
 
 /// The options of a run besides its shape: timing, region, engine, open flags and the write
 /// permissions. `run` takes them with one shape; `sweep` and `profile` with many shapes.
-#[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Setup {
     /// Measured time after the warm-up [default: 10s].
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        conflicts_with = "bytes"
-    )]
     pub time: Option<Dur>,
     /// Measure exactly this many bytes (split over all threads and targets) instead of a time.
-    #[arg(long, value_name = "SIZE")]
     pub bytes: Option<ByteSize>,
     /// Warm-up before measuring; its I/Os are not counted.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "1s"
-    )]
     pub warmup: Dur,
     /// Region size per target; a created file gets this size [default: 1g for a new file, else
     /// the file or device size minus --offset].
-    #[arg(long, value_name = "SIZE")]
     pub size: Option<ByteSize>,
     /// Start of the region on each target.
-    #[arg(long, value_name = "SIZE", default_value = "0")]
     pub offset: ByteSize,
     /// How I/O is issued.
-    #[arg(long, value_enum, default_value = "uring")]
     pub engine: EngineKind,
     /// Go through the page cache (default is direct I/O, O_DIRECT).
-    #[arg(long)]
     pub buffered: bool,
     /// Open with O_DSYNC: each write returns once it is on stable storage.
-    #[arg(long)]
     pub write_through: bool,
     /// Seed of the random offsets and data (same seed, same offsets).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// What it may write to.
-    #[command(flatten)]
     #[serde(flatten)]
     pub safety: Safety,
     /// Keep a file halfpower created instead of removing it at the end.
-    #[arg(long)]
     pub keep: bool,
     /// How a missing file is created: filled (written with incompressible data first), sparse
     /// (size set, blocks allocated as written) or empty (every write extends it); the last two
     /// only for workloads that only write.
-    #[arg(long, value_enum, value_name = "HOW", default_value = "filled")]
     #[serde(default)]
     pub create: Create,
     /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
     /// robin), none (the scheduler places them) or a CPU list such as 0-3,8.
-    #[arg(long, value_name = "spread|none|LIST", default_value = "spread")]
     #[serde(default = "unpinned")]
     pub affinity: Affinity,
     /// io_uring: after submitting, poll for completions for up to DUR before sleeping (e.g.
     /// 20us). Saves the wake-up on fast devices; the polling is CPU time and counts in CPU µs/IO.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "0"
-    )]
     #[serde(default)]
     pub spin: Dur,
     /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue
     /// to the end. Failures are counted per target and direction either way, and exit 1.
-    #[arg(long, value_enum, value_name = "HOW", default_value = "stop")]
     #[serde(default)]
     pub on_error: OnError,
     /// Offset distribution, random share, stride, rate cap and think time.
-    #[command(flatten)]
     #[serde(flatten)]
     pub access: Access,
 }
@@ -301,14 +274,12 @@ pub struct Setup {
 /// The write permissions, one definition for every command that writes: halfpower never
 /// writes to an existing file or device without `--allow-write`, nor to a mounted or signed
 /// device without `--destroy-data` too.
-#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Safety {
     /// Allow writes to existing files and block devices.
-    #[arg(long)]
     pub allow_write: bool,
     /// With --allow-write: also write to a block device that is mounted or carries a
     /// filesystem or partition table (destroys it).
-    #[arg(long, requires = "allow_write")]
     pub destroy_data: bool,
 }
 
@@ -663,6 +634,89 @@ impl Workload {
         match (self.setup.bytes, self.bs.single()) {
             (Some(b), Some(bs)) => Some(b.0 / bs),
             _ => None,
+        }
+    }
+}
+
+impl crate::units::Choice for RwMode {
+    const ALL: &'static [Self] = &[
+        RwMode::Read,
+        RwMode::Write,
+        RwMode::Randread,
+        RwMode::Randwrite,
+        RwMode::Rw,
+        RwMode::Randrw,
+    ];
+
+    fn name(self) -> &'static str {
+        RwMode::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            RwMode::Read => "Sequential reads",
+            RwMode::Write => "Sequential writes",
+            RwMode::Randread => "Uniform random reads",
+            RwMode::Randwrite => "Uniform random writes",
+            RwMode::Rw => "Sequential mix of reads and writes (`--read-pct`, default 50)",
+            RwMode::Randrw => "Random mix of reads and writes (`--read-pct`, default 50)",
+        }
+    }
+}
+
+impl crate::units::Choice for EngineKind {
+    const ALL: &'static [Self] = &[EngineKind::Uring, EngineKind::Sync, EngineKind::Null];
+
+    fn name(self) -> &'static str {
+        EngineKind::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            EngineKind::Uring => {
+                "io_uring: one ring per thread, `--qd` I/Os in flight, registered file and buffers"
+            }
+            EngineKind::Sync => "pread/pwrite: one I/O in flight per thread",
+            EngineKind::Null => "No I/O at all: measures halfpower's own cost per I/O",
+        }
+    }
+}
+
+impl crate::units::Choice for Create {
+    const ALL: &'static [Self] = &[Create::Filled, Create::Sparse, Create::Empty];
+
+    fn name(self) -> &'static str {
+        Create::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Create::Filled => {
+                "Written with incompressible data before any I/O (every block is allocated and holds data, so reads reach the device)"
+            }
+            Create::Sparse => {
+                "Its size set without writing (a sparse file: the filesystem allocates blocks as they are first written). Write-only workloads"
+            }
+            Create::Empty => {
+                "Zero length: every write extends it (appending). Write-only workloads"
+            }
+        }
+    }
+}
+
+impl crate::units::Choice for OnError {
+    const ALL: &'static [Self] = &[OnError::Stop, OnError::Continue];
+
+    fn name(self) -> &'static str {
+        OnError::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            OnError::Stop => {
+                "Go on for one second after the first failure (to see whether it is a burst), then stop"
+            }
+            OnError::Continue => "Run to the end whatever fails",
         }
     }
 }

@@ -223,6 +223,25 @@ pub fn fmt_latency_ns(ns: f64) -> String {
     }
 }
 
+/// An enum a user names on the command line (`--rw`, `--engine`, …): every value the user may
+/// name with its name and a line of help. The command line builds its parser from this, so the
+/// types below it need no command-line crate.
+pub trait Choice: Copy + Send + Sync + 'static {
+    /// Every value a user may name, in the order help lists them.
+    const ALL: &'static [Self];
+    /// The name as typed.
+    fn name(self) -> &'static str;
+    /// What it means, in one line for `--help`.
+    fn help(self) -> &'static str;
+    /// The value named `s` (ASCII case ignored), if any.
+    fn named_ignoring_case(s: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name().eq_ignore_ascii_case(s))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

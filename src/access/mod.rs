@@ -5,6 +5,7 @@
 mod dist;
 pub mod replay;
 pub mod sample;
+
 #[cfg(test)]
 mod tests;
 
@@ -12,7 +13,6 @@ pub use dist::{DIST_ACCEPTED, Distribution, Zone};
 
 use crate::error::Error;
 use crate::units::{ByteSize, Dur};
-use clap::Args;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
@@ -209,36 +209,30 @@ impl<'de> Deserialize<'de> for RequestSize {
 }
 
 /// How the offsets and the pace of a workload are drawn, beyond its direction and size.
-#[derive(Args, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Access {
     /// Random modes: where offsets fall, as fio's random_distribution: uniform,
     /// zipf[:THETA[:CENTRE]], pareto[:H[:CENTRE]], normal[:DEV%[:CENTRE]],
     /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... (docs/fio.md)
-    #[arg(long, value_name = "DIST", default_value = "uniform")]
     #[serde(default)]
     pub dist: Distribution,
     /// Random modes: percent of requests at a random offset; the others continue where the
     /// previous request ended (fio's percentage_random).
-    #[arg(long, value_name = "N", default_value_t = 100)]
     #[serde(default = "hundred")]
     pub random_pct: u8,
     /// Random modes: requests per random offset; each random request is followed by N − 1
     /// sequential ones (fio's rw=randread:N).
-    #[arg(long, value_name = "N", default_value_t = 1)]
     #[serde(default = "one")]
     pub random_run: u32,
     /// Sequential modes: distance from one request's start to the next (default: the request
     /// size; larger leaves gaps, fio's rw=read:GAP).
-    #[arg(long, value_name = "SIZE")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride: Option<ByteSize>,
     /// Cap the whole run's throughput at SIZE bytes per second (k/m/g = KiB/MiB/GiB per
     /// second: 40m is 41.9 MB/s), shared equally by all workers.
-    #[arg(long, value_name = "SIZE")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<ByteSize>,
     /// Cap the whole run at N I/Os per second, shared equally by all workers.
-    #[arg(long, value_name = "N")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
     /// When requests are issued: closed (each thread keeps --qd in flight; --rate-iops and
@@ -246,48 +240,40 @@ pub struct Access {
     /// request is issued at its own due time whether or not earlier ones have completed:
     /// poisson (random gaps, as many independent users) or uniform (even gaps). Open-loop
     /// latency runs from the due time, as the application waiting sees it (docs/figures.md).
-    #[arg(long, value_enum, value_name = "HOW", default_value = "closed")]
     #[serde(default, skip_serializing_if = "Arrivals::is_closed")]
     pub arrivals: Arrivals,
     /// Open loop (--arrivals): at most N requests in flight per thread; a request due while N
     /// are in flight waits for a completion and counts as late [default: 256, fewer for
     /// requests over 1m].
-    #[arg(long, value_name = "N")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_inflight: Option<u32>,
     /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
     /// completed (fio's thinktime).
-    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<Dur>,
     /// Requests issued between two pauses of --think.
-    #[arg(long, value_name = "N", default_value_t = 1)]
     #[serde(default = "one")]
     pub think_every: u32,
     /// After every N writes, let the requests in flight complete and fsync the target (fio's
     /// fsync); the syncs are counted and timed apart (`results.sync`).
-    #[arg(long, value_name = "N", conflicts_with = "fdatasync")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsync: Option<u32>,
     /// As --fsync with fdatasync (data only, not metadata that reads do not need).
-    #[arg(long, value_name = "N")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdatasync: Option<u32>,
     /// fsync once more when the measured phase has drained (fio's end_fsync).
-    #[arg(long)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub end_fsync: bool,
     /// With --buffered: drop the target from the page cache before the first request and
     /// after every pass over the region (each region's worth of bytes a thread issues, once
     /// the requests in flight have completed), so every pass reads from the device (fio's
     /// invalidate, applied before a job and each of its loops). Closed loop only.
-    #[arg(long)]
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub invalidate: bool,
 }
 
 /// When a workload's requests are issued (`--arrivals`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrivals {
     /// Each thread keeps its depth in flight; a rate cap delays the next request until the
@@ -299,7 +285,6 @@ pub enum Arrivals {
     /// Open loop with even gaps.
     Uniform,
     /// Open loop at a replayed trace's own times (`halfpower replay`; not an option).
-    #[value(skip)]
     Trace,
 }
 
@@ -543,5 +528,27 @@ impl Access {
             ));
         }
         Ok(())
+    }
+}
+
+impl crate::units::Choice for Arrivals {
+    const ALL: &'static [Self] = &[Arrivals::Closed, Arrivals::Poisson, Arrivals::Uniform];
+
+    fn name(self) -> &'static str {
+        Arrivals::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Arrivals::Closed => {
+                "Each thread keeps its depth in flight; a rate cap delays the next request until the earlier ones have completed (closed loop)"
+            }
+            Arrivals::Poisson => {
+                "Open loop with exponentially distributed gaps (a Poisson process)"
+            }
+            Arrivals::Uniform => "Open loop with even gaps",
+            // A replayed trace's own times: no option names it.
+            Arrivals::Trace => "",
+        }
     }
 }

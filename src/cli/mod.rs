@@ -1,18 +1,21 @@
-//! The command line: clap derive structs and nothing else. Workload options come from
-//! [`crate::plan::Workload`], so flags, job files and JSON share one definition.
+//! The command line: clap derive structs and nothing else, the only place clap is used below
+//! `main`. A workload's flags are declared once in [`workload`] and lowered into
+//! [`crate::plan::Workload`], which job files and the JSON share.
 
 mod capture;
 mod path;
 mod point;
 mod pts;
 mod replay;
+pub mod workload;
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use path::PathArgs;
 pub use point::{PointArgs, SteadyArg};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
+pub use workload::{AccessArgs, SafetyArgs, SetupArgs, WorkloadArgs, choice};
 
-use crate::plan::{RwMode, Workload};
+use crate::plan::RwMode;
 use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -407,7 +410,7 @@ pub struct RunArgs {
     pub targets: Vec<PathBuf>,
     /// The workload.
     #[command(flatten)]
-    pub workload: Workload,
+    pub workload: WorkloadArgs,
     /// Data verification.
     #[command(flatten)]
     pub verify: VerifyOpts,
@@ -530,7 +533,7 @@ pub struct SweepArgs {
     /// rw modes, comma-separated.
     #[arg(
         long,
-        value_enum,
+        value_parser = choice::<RwMode>(),
         value_delimiter = ',',
         value_name = "LIST",
         default_value = "read,randread,write,randwrite"
@@ -590,7 +593,7 @@ pub struct ScaleArgs {
     pub stripe: Option<ByteSize>,
     /// The workload each target runs.
     #[command(flatten)]
-    pub workload: Workload,
+    pub workload: WorkloadArgs,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -600,7 +603,7 @@ pub struct ScaleArgs {
 #[derive(Args, Debug)]
 pub struct ExperimentArgs {
     /// Which experiment.
-    #[arg(value_enum, value_name = "NAME")]
+    #[arg(value_parser = choice::<crate::model::experiment::ExperimentKind>(), value_name = "NAME")]
     pub name: crate::model::experiment::ExperimentKind,
     /// A directory (a scratch file is made there and removed at the end), a file or a block
     /// device.
@@ -630,7 +633,7 @@ pub struct ExperimentArgs {
     pub warmup: Dur,
     /// What it may write to.
     #[command(flatten)]
-    pub safety: crate::plan::Safety,
+    pub safety: SafetyArgs,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -733,11 +736,14 @@ mod tests {
         let Command::Run(run) = command(&["halfpower", "run", "x"]) else {
             panic!("not run");
         };
-        assert_eq!(run.workload, Workload::default());
+        assert_eq!(
+            crate::plan::Workload::from(run.workload),
+            crate::plan::Workload::default()
+        );
         let Command::Sweep(sweep) = command(&["halfpower", "sweep", "x"]) else {
             panic!("not sweep");
         };
-        assert_eq!(sweep.point.setup, Setup::default());
+        assert_eq!(Setup::from(sweep.point.setup), Setup::default());
         let q = QuickArgs::default_for_main();
         assert_eq!(q.size.0, 1 << 30);
         assert_eq!(q.time.0, std::time::Duration::from_secs(5));

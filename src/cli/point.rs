@@ -1,7 +1,6 @@
 //! How a point (of `sweep` and `profile`) runs and stops, and `--steady[=PCT|pts]`, which
 //! `run` takes too.
 
-use crate::plan::Setup;
 use clap::Args;
 
 /// `--steady[=PCT|pts]`: which steady-state rule ends a point.
@@ -46,5 +45,5 @@ pub struct PointArgs {
     pub steady: Option<SteadyArg>,
     /// Timing, region, engine, open flags and write permissions of every point.
     #[command(flatten)]
-    pub setup: Setup,
+    pub setup: super::SetupArgs,
 }

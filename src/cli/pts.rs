@@ -32,7 +32,7 @@ pub struct PtsArgs {
     /// throughput (sequential 128k and 1m, 100/0 and 0/100, tracks write MB/s per size),
     /// latency (0.5k 4k 8k x 100/0 65/35 0/100 at 1 thread QD1, tracks 4k 0/100 mean latency)
     /// or wsat (random 4k writes from the purged state until 4 x the capacity is written).
-    #[arg(long, value_enum, value_name = "TEST")]
+    #[arg(long, value_parser = super::choice::<PtsTest>(), value_name = "TEST")]
     pub test: PtsTest,
     /// Request sizes of the matrix, comma-separated, instead of the test's (k/m = KiB/MiB;
     /// the IOPS and latency tests need 4k, their tracking size).
@@ -68,11 +68,11 @@ pub struct PtsArgs {
     #[arg(long, value_name = "SIZE")]
     pub size: Option<ByteSize>,
     /// How I/O is issued.
-    #[arg(long, value_enum, default_value = "uring")]
+    #[arg(long, value_parser = super::choice::<EngineKind>(), default_value = "uring")]
     pub engine: EngineKind,
     /// What it may write to.
     #[command(flatten)]
-    pub safety: crate::plan::Safety,
+    pub safety: super::SafetyArgs,
     /// Where the results go.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -41,11 +41,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "SIZE", default_value = "0")]
     pub offset: ByteSize,
     /// How I/O is issued.
-    #[arg(long, value_enum, default_value = "uring")]
+    #[arg(long, value_parser = super::choice::<EngineKind>(), default_value = "uring")]
     pub engine: EngineKind,
     /// What the trace's writes may go to.
     #[command(flatten)]
-    pub safety: crate::plan::Safety,
+    pub safety: super::SafetyArgs,
     /// Where the results go.
     #[command(flatten)]
     pub output: OutputArgs,

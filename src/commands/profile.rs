@@ -57,10 +57,10 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
                     let setup = if pattern == Pattern::CacheHit {
                         Setup {
                             size: Some(ByteSize(CACHE_HIT_BYTES.max(bs))),
-                            ..args.point.setup.clone()
+                            ..args.point.setup.clone().into()
                         }
                     } else {
-                        args.point.setup.clone()
+                        args.point.setup.clone().into()
                     };
                     let workload = Workload {
                         rw: mode,
@@ -88,7 +88,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
     let steady = steady_rule(&args.point)?;
     let (engine, fallback) = available_engine(&Workload {
-        setup: args.point.setup.clone(),
+        setup: args.point.setup.clone().into(),
         ..Workload::default()
     });
     let plans = plans(&args, engine)?;

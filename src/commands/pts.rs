@@ -219,7 +219,7 @@ fn setup(args: &PtsArgs) -> Setup {
         warmup: Dur(Duration::ZERO),
         size: args.size,
         engine: args.engine,
-        safety: args.safety,
+        safety: args.safety.into(),
         ..Setup::default()
     }
 }

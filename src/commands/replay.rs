@@ -100,7 +100,7 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
             size: (!target_exists).then(|| ByteSize(trace.end().div_ceil(1 << 20) << 20)),
             offset: args.offset,
             engine: args.engine,
-            safety: args.safety,
+            safety: args.safety.into(),
             // Unpinned: a pacer pinned to one CPU waits whenever anything else runs there (the
             // loop device's worker, an interrupt, another program), where the scheduler would
             // wake it on a free one.

@@ -218,8 +218,9 @@ fn together(
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    let (engine, fallback) = available_engine(&args.workload);
-    let w = args.workload.plan(engine, DepthOnEngine::Lower)?;
+    let asked = crate::plan::Workload::from(args.workload.clone());
+    let (engine, fallback) = available_engine(&asked);
+    let w = asked.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
     let layout = layout(&args, w.workload())?;
     let mut runner = Session::open(

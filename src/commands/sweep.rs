@@ -42,7 +42,7 @@ fn shapes(args: &SweepArgs) -> crate::Result<Vec<Workload>> {
                             bs: bs.into(),
                             qd,
                             threads,
-                            setup: args.point.setup.clone(),
+                            setup: args.point.setup.clone().into(),
                         }
                         .validated()?,
                     );

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::model::sweep::{LatencyBrief, Point};
 use crate::plan::RwMode;
 use crate::units::ByteSize;
-use clap::ValueEnum;
+use crate::units::Choice;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -120,7 +120,7 @@ fn whole(path: &Path, n: usize, what: &str, text: &str) -> crate::Result<u32> {
 
 /// The `rw` of line `n` (`text` as written).
 fn rw_of(path: &Path, n: usize, text: &str) -> crate::Result<RwMode> {
-    RwMode::from_str(text, true).map_err(|_| {
+    RwMode::named_ignoring_case(text).ok_or(()).map_err(|_| {
         bad_file(
             path,
             at_line(

@@ -5,11 +5,10 @@
 use super::run::{Results, TargetInfo};
 use super::{Direction, Header};
 use crate::oscounters::host::Host;
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// Which experiment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExperimentKind {
     /// Direct against buffered reads and writes by request size: MB/s and CPU per MB
@@ -422,4 +421,38 @@ pub enum ExperimentFinding {
         /// What they say of the write cache.
         outcome: WriteCacheOutcome,
     },
+}
+
+impl crate::units::Choice for ExperimentKind {
+    const ALL: &'static [Self] = &[
+        ExperimentKind::Buffering,
+        ExperimentKind::Allocation,
+        ExperimentKind::Alignment,
+        ExperimentKind::Cache,
+        ExperimentKind::Writecache,
+    ];
+
+    fn name(self) -> &'static str {
+        ExperimentKind::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            ExperimentKind::Buffering => {
+                r#"Direct against buffered reads and writes by request size: MB/s and CPU per MB (000 Figures 2–4, "avoid file-system buffering above 16 KB")"#
+            }
+            ExperimentKind::Allocation => {
+                r#"Sequential writes into a written file, a file extended as it is written, and a sparse (truncated) file, at QD1 and QD8 (000 §5.3, "extending a file forces synchronous writes")"#
+            }
+            ExperimentKind::Alignment => {
+                r#"The same random reads at aligned offsets and shifted by 512 B, 4 KiB and half the request size (000 §5.4, "misaligned stripes cost 20 %")"#
+            }
+            ExperimentKind::Cache => {
+                "Re-reads of one small region, reads just behind the last one and random reads by request size, and random reads over growing regions to find the cache's size (000 Table 3)"
+            }
+            ExperimentKind::Writecache => {
+                r#"Write-through (O_DSYNC) against write-back at QD1 and QD8 by request size (000's WCE discussion: "3-deep writes approximate WCE")"#
+            }
+        }
+    }
 }

@@ -5,11 +5,10 @@
 
 use super::{Header, TargetInfo};
 use crate::stats::summary::LatencySummary;
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// Which PTS test ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PtsTest {
     /// Random I/O over block sizes × read/write mixes; tracks 4 KiB 100 % write IOPS.
@@ -276,4 +275,34 @@ pub struct PtsReport {
     pub interrupted: bool,
     /// What the user should know.
     pub warnings: Vec<String>,
+}
+
+impl crate::units::Choice for PtsTest {
+    const ALL: &'static [Self] = &[
+        PtsTest::Iops,
+        PtsTest::Throughput,
+        PtsTest::Latency,
+        PtsTest::Wsat,
+    ];
+
+    fn name(self) -> &'static str {
+        PtsTest::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            PtsTest::Iops => {
+                "Random I/O over block sizes × read/write mixes; tracks 4 KiB 100 % write IOPS"
+            }
+            PtsTest::Throughput => {
+                "Sequential 128 KiB and 1 MiB reads and writes; tracks write throughput per size"
+            }
+            PtsTest::Latency => {
+                "Random 0.5, 4 and 8 KiB at one thread and QD1; tracks 4 KiB 100 % write mean latency"
+            }
+            PtsTest::Wsat => {
+                "Write saturation: random 4 KiB writes from the purged state over time"
+            }
+        }
+    }
 }

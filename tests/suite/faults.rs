@@ -470,7 +470,16 @@ fn a_point_with_failed_ios_is_named_in_the_warnings_even_when_quiet() {
         return;
     };
     let out = halfpower()
-        .args(["sweep", &fs.disk(), "--rw", "read", "--bs", "4k", "--qd", "1"])
+        .args([
+            "sweep",
+            &fs.disk(),
+            "--rw",
+            "read",
+            "--bs",
+            "4k",
+            "--qd",
+            "1",
+        ])
         .args(["--bytes", "4m", "--on-error", "continue", "--warmup", "0"])
         .args(["--json", "-", "--quiet"])
         .timeout(Duration::from_secs(60))

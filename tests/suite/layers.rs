@@ -268,3 +268,32 @@ fn only_the_measuring_session_runs_the_engine() {
         "the search names the runner's call"
     );
 }
+
+#[test]
+fn no_clap_below_the_commands() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        let top = rel.split(['/', '.']).next().unwrap_or("");
+        if matches!(top, "cli" | "commands" | "main" | "lib") {
+            continue;
+        }
+        let all = std::fs::read_to_string(f).unwrap();
+        let text = all.split("#[cfg(test)]").next().unwrap_or("");
+        if text.contains("clap::") || text.contains("use clap") {
+            found.push(rel);
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "clap below cli/ and commands/ (declare the flag in src/cli and lower it there): {found:?}"
+    );
+    let cli = std::fs::read_to_string(src.join("cli/workload.rs")).unwrap();
+    assert!(
+        cli.contains("use clap"),
+        "the search finds clap where it is"
+    );
+}

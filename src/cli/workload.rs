@@ -1,0 +1,296 @@
+//! The workload's flags: clap's side of [`Workload`], [`Setup`], [`Safety`] and [`Access`],
+//! one declaration each, lowered into those plain types by `From` (nothing below the commands
+//! sees clap), and the parser of every enum a flag names ([`choice`]).
+
+use crate::access::{Access, Arrivals, Distribution, RequestSize};
+use crate::affinity::Affinity;
+use crate::plan::{Create, DEFAULT_SEED, EngineKind, OnError, RwMode, Safety, Setup, Workload};
+use crate::units::{ByteSize, Choice, Dur};
+use clap::Args;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use std::marker::PhantomData;
+
+/// The parser of an enum a flag names: its values and their help from [`Choice`].
+#[derive(Clone, Copy, Debug)]
+pub struct ChoiceParser<T>(PhantomData<T>);
+
+/// The parser of flag values naming a `T`.
+pub fn choice<T: Choice>() -> ChoiceParser<T> {
+    ChoiceParser(PhantomData)
+}
+
+impl<T: Choice> ChoiceParser<T> {
+    fn values() -> impl Iterator<Item = PossibleValue> {
+        T::ALL
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.help()))
+    }
+}
+
+impl<T: Choice> TypedValueParser for ChoiceParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        // clap's own refusal (the value, the flag and the values it takes) for a wrong name.
+        let name = PossibleValuesParser::new(Self::values()).parse_ref(cmd, arg, value)?;
+        T::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == name)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Self::values()))
+    }
+}
+
+/// Every option of one workload: its shape (direction, request size, queue depth, threads)
+/// and its [`Setup`]. Sizes are powers of two (4k = 4096 bytes); durations take ms, s, m or h.
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct WorkloadArgs {
+    /// Direction and pattern.
+    #[arg(long, value_parser = choice::<RwMode>(), default_value = "read")]
+    pub rw: RwMode,
+    /// Share of reads in percent for `rw` and `randrw` [default: 50].
+    #[arg(long, value_name = "N")]
+    pub read_pct: Option<u8>,
+    /// Request size (k/m/g = KiB/MiB/GiB), or a mix drawn per request such as
+    /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what
+    /// is left, 4k/50:16k/:64k/).
+    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = RequestSize::from_percentages)]
+    pub bs: RequestSize,
+    /// I/Os in flight per thread.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub qd: u32,
+    /// Threads per target, each with its own io_uring ring.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: u32,
+    /// How the run is timed, where it goes and what it may touch.
+    #[command(flatten)]
+    pub setup: SetupArgs,
+}
+
+/// The options of a run besides its shape: timing, region, engine, open flags and the write
+/// permissions. `run` takes them with one shape; `sweep` and `profile` with many shapes.
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct SetupArgs {
+    /// Measured time after the warm-up [default: 10s].
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        conflicts_with = "bytes"
+    )]
+    pub time: Option<Dur>,
+    /// Measure exactly this many bytes (split over all threads and targets) instead of a time.
+    #[arg(long, value_name = "SIZE")]
+    pub bytes: Option<ByteSize>,
+    /// Warm-up before measuring; its I/Os are not counted.
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "1s"
+    )]
+    pub warmup: Dur,
+    /// Region size per target; a created file gets this size [default: 1g for a new file, else
+    /// the file or device size minus --offset].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<ByteSize>,
+    /// Start of the region on each target.
+    #[arg(long, value_name = "SIZE", default_value = "0")]
+    pub offset: ByteSize,
+    /// How I/O is issued.
+    #[arg(long, value_parser = choice::<EngineKind>(), default_value = "uring")]
+    pub engine: EngineKind,
+    /// Go through the page cache (default is direct I/O, O_DIRECT).
+    #[arg(long)]
+    pub buffered: bool,
+    /// Open with O_DSYNC: each write returns once it is on stable storage.
+    #[arg(long)]
+    pub write_through: bool,
+    /// Seed of the random offsets and data (same seed, same offsets).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// What it may write to.
+    #[command(flatten)]
+    pub safety: SafetyArgs,
+    /// Keep a file halfpower created instead of removing it at the end.
+    #[arg(long)]
+    pub keep: bool,
+    /// How a missing file is created: filled (written with incompressible data first), sparse
+    /// (size set, blocks allocated as written) or empty (every write extends it); the last two
+    /// only for workloads that only write.
+    #[arg(long, value_parser = choice::<Create>(), value_name = "HOW", default_value = "filled")]
+    pub create: Create,
+    /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
+    /// robin), none (the scheduler places them) or a CPU list such as 0-3,8.
+    #[arg(long, value_name = "spread|none|LIST", default_value = "spread")]
+    pub affinity: Affinity,
+    /// io_uring: after submitting, poll for completions for up to DUR before sleeping (e.g.
+    /// 20us). Saves the wake-up on fast devices; the polling is CPU time and counts in CPU µs/IO.
+    #[arg(
+        long,
+        value_name = "DUR",
+        allow_hyphen_values = true,
+        default_value = "0"
+    )]
+    pub spin: Dur,
+    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue
+    /// to the end. Failures are counted per target and direction either way, and exit 1.
+    #[arg(long, value_parser = choice::<OnError>(), value_name = "HOW", default_value = "stop")]
+    pub on_error: OnError,
+    /// Offset distribution, random share, stride, rate cap and think time.
+    #[command(flatten)]
+    pub access: AccessArgs,
+}
+
+/// The write permissions, one definition for every command that writes: halfpower never
+/// writes to an existing file or device without `--allow-write`, nor to a mounted or signed
+/// device without `--destroy-data` too.
+#[derive(Args, Clone, Copy, Debug, PartialEq)]
+pub struct SafetyArgs {
+    /// Allow writes to existing files and block devices.
+    #[arg(long)]
+    pub allow_write: bool,
+    /// With --allow-write: also write to a block device that is mounted or carries a
+    /// filesystem or partition table (destroys it).
+    #[arg(long, requires = "allow_write")]
+    pub destroy_data: bool,
+}
+
+/// How the offsets and the pace of a workload are drawn, beyond its direction and size.
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct AccessArgs {
+    /// Random modes: where offsets fall, as fio's random_distribution: uniform,
+    /// zipf[:THETA[:CENTRE]], pareto[:H[:CENTRE]], normal[:DEV%[:CENTRE]],
+    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... (docs/fio.md)
+    #[arg(long, value_name = "DIST", default_value = "uniform")]
+    pub dist: Distribution,
+    /// Random modes: percent of requests at a random offset; the others continue where the
+    /// previous request ended (fio's percentage_random).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub random_pct: u8,
+    /// Random modes: requests per random offset; each random request is followed by N − 1
+    /// sequential ones (fio's rw=randread:N).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub random_run: u32,
+    /// Sequential modes: distance from one request's start to the next (default: the request
+    /// size; larger leaves gaps, fio's rw=read:GAP).
+    #[arg(long, value_name = "SIZE")]
+    pub stride: Option<ByteSize>,
+    /// Cap the whole run's throughput at SIZE bytes per second (k/m/g = KiB/MiB/GiB per
+    /// second: 40m is 41.9 MB/s), shared equally by all workers.
+    #[arg(long, value_name = "SIZE")]
+    pub rate: Option<ByteSize>,
+    /// Cap the whole run at N I/Os per second, shared equally by all workers.
+    #[arg(long, value_name = "N")]
+    pub rate_iops: Option<u64>,
+    /// When requests are issued: closed (each thread keeps --qd in flight; --rate-iops and
+    /// --rate pace it, as fio's rate_iops) or an open loop at --rate-iops or --rate, where each
+    /// request is issued at its own due time whether or not earlier ones have completed:
+    /// poisson (random gaps, as many independent users) or uniform (even gaps). Open-loop
+    /// latency runs from the due time, as the application waiting sees it (docs/figures.md).
+    #[arg(long, value_parser = choice::<Arrivals>(), value_name = "HOW", default_value = "closed")]
+    pub arrivals: Arrivals,
+    /// Open loop (--arrivals): at most N requests in flight per thread; a request due while N
+    /// are in flight waits for a completion and counts as late [default: 256, fewer for
+    /// requests over 1m].
+    #[arg(long, value_name = "N")]
+    pub max_inflight: Option<u32>,
+    /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
+    /// completed (fio's thinktime).
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    pub think: Option<Dur>,
+    /// Requests issued between two pauses of --think.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub think_every: u32,
+    /// After every N writes, let the requests in flight complete and fsync the target (fio's
+    /// fsync); the syncs are counted and timed apart (`results.sync`).
+    #[arg(long, value_name = "N", conflicts_with = "fdatasync")]
+    pub fsync: Option<u32>,
+    /// As --fsync with fdatasync (data only, not metadata that reads do not need).
+    #[arg(long, value_name = "N")]
+    pub fdatasync: Option<u32>,
+    /// fsync once more when the measured phase has drained (fio's end_fsync).
+    #[arg(long)]
+    pub end_fsync: bool,
+    /// With --buffered: drop the target from the page cache before the first request and
+    /// after every pass over the region (each region's worth of bytes a thread issues, once
+    /// the requests in flight have completed), so every pass reads from the device (fio's
+    /// invalidate, applied before a job and each of its loops). Closed loop only.
+    #[arg(long)]
+    pub invalidate: bool,
+}
+
+impl From<WorkloadArgs> for Workload {
+    fn from(a: WorkloadArgs) -> Self {
+        Workload {
+            rw: a.rw,
+            read_pct: a.read_pct,
+            bs: a.bs,
+            qd: a.qd,
+            threads: a.threads,
+            setup: a.setup.into(),
+        }
+    }
+}
+
+impl From<SetupArgs> for Setup {
+    fn from(a: SetupArgs) -> Self {
+        Setup {
+            time: a.time,
+            bytes: a.bytes,
+            warmup: a.warmup,
+            size: a.size,
+            offset: a.offset,
+            engine: a.engine,
+            buffered: a.buffered,
+            write_through: a.write_through,
+            seed: a.seed,
+            safety: a.safety.into(),
+            keep: a.keep,
+            create: a.create,
+            affinity: a.affinity,
+            spin: a.spin,
+            on_error: a.on_error,
+            access: a.access.into(),
+        }
+    }
+}
+
+impl From<SafetyArgs> for Safety {
+    fn from(a: SafetyArgs) -> Self {
+        Safety {
+            allow_write: a.allow_write,
+            destroy_data: a.destroy_data,
+        }
+    }
+}
+
+impl From<AccessArgs> for Access {
+    fn from(a: AccessArgs) -> Self {
+        Access {
+            dist: a.dist,
+            random_pct: a.random_pct,
+            random_run: a.random_run,
+            stride: a.stride,
+            rate: a.rate,
+            rate_iops: a.rate_iops,
+            arrivals: a.arrivals,
+            max_inflight: a.max_inflight,
+            think: a.think,
+            think_every: a.think_every,
+            fsync: a.fsync,
+            fdatasync: a.fdatasync,
+            end_fsync: a.end_fsync,
+            invalidate: a.invalidate,
+        }
+    }
+}
