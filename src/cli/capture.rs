@@ -1,7 +1,6 @@
 //! The options of `halfpower capture`.
 
 use super::OutputArgs;
-use crate::units::Dur;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -20,14 +19,9 @@ pub struct CaptureArgs {
     /// The block device: a name such as loop0 or nvme0n1, or its /dev path (a whole disk).
     #[arg(value_name = "DEVICE")]
     pub device: String,
-    /// How long to capture (Ctrl-C ends it early and keeps what was captured).
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "10s"
-    )]
-    pub time: Dur,
+    /// `--time` to record.
+    #[command(flatten)]
+    pub time: super::TimeArg,
     /// Write the trace to PATH.
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub output_file: Option<PathBuf>,

@@ -10,10 +10,12 @@ mod replay;
 pub mod workload;
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use path::PathArgs;
-pub use point::{PointArgs, SteadyArg};
+pub use point::{PointArgs, SteadyArg, SteadyArgs};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
-pub use workload::{AccessArgs, SafetyArgs, SetupArgs, WorkloadArgs, choice};
+pub use workload::{
+    AccessArgs, SafetyArgs, SetupArgs, SizeArg, TimeArg, WarmupArg, WorkloadArgs, choice,
+};
 
 use crate::plan::RwMode;
 use crate::units::{ByteSize, Dur, Rate};
@@ -418,14 +420,9 @@ pub struct RunArgs {
     /// at --offset + rank × --size (a missing file is created by rank 0, N regions long).
     #[arg(long, requires = "size")]
     pub shared: bool,
-    /// Steady state: warm up until the transient is over (MSER on 100-ms windows) instead of
-    /// for --warmup, and end the run once the 95 % interval of its mean throughput is within
-    /// +-PCT % (default 2), after at least 1 s, or at --time. =pts: once its last five 1-s
-    /// rounds meet SNIA PTS's steady state (max - min <= 20 % of their mean, fitted line moving
-    /// <= 10 %).
-    #[arg(long, value_name = "PCT|pts", num_args = 0..=1, default_missing_value = "2",
-          require_equals = true, value_parser = point::parse_steady)]
-    pub steady: Option<SteadyArg>,
+    /// `--steady`.
+    #[command(flatten)]
+    pub steady: point::SteadyArgs,
     /// Repetitions.
     #[command(flatten)]
     pub repeat: RepeatArg,
@@ -440,25 +437,15 @@ pub struct QuickArgs {
     /// Directory for the scratch file `halfpower.tst` [default: .]
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Size of the scratch file.
-    #[arg(long, value_name = "SIZE", default_value = "1g")]
-    pub size: ByteSize,
-    /// Measured time per test.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "5s"
-    )]
-    pub time: Dur,
-    /// Warm-up before each test; its I/Os are not counted.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "1s"
-    )]
-    pub warmup: Dur,
+    /// `--size` of the scratch file.
+    #[command(flatten)]
+    pub size: SizeArg,
+    /// `--time` of each test.
+    #[command(flatten)]
+    pub time: TimeArg,
+    /// `--warmup` before each test.
+    #[command(flatten)]
+    pub warmup: WarmupArg,
     /// Repetitions.
     #[command(flatten)]
     pub repeat: RepeatArg,
@@ -609,28 +596,18 @@ pub struct ExperimentArgs {
     /// device.
     #[arg(value_name = "TARGET")]
     pub target: PathBuf,
-    /// Size of the scratch file (and of the region a file or device is used over).
-    #[arg(long, value_name = "SIZE", default_value = "256m")]
-    pub size: ByteSize,
+    /// `--size` of the scratch file (and of the region a file or device is used over).
+    #[command(flatten)]
+    pub size: SizeArg,
     /// Request size of `alignment` and `allocation`.
     #[arg(long, value_name = "SIZE", default_value = "64k")]
     pub bs: ByteSize,
-    /// Measured time per point.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "2s"
-    )]
-    pub time: Dur,
-    /// Warm-up before each point; its I/Os are not counted.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "500ms"
-    )]
-    pub warmup: Dur,
+    /// `--time` of each point.
+    #[command(flatten)]
+    pub time: TimeArg,
+    /// `--warmup` before each point.
+    #[command(flatten)]
+    pub warmup: WarmupArg,
     /// What it may write to.
     #[command(flatten)]
     pub safety: SafetyArgs,
@@ -745,8 +722,9 @@ mod tests {
         };
         assert_eq!(Setup::from(sweep.point.setup), Setup::default());
         let q = QuickArgs::default_for_main();
-        assert_eq!(q.size.0, 1 << 30);
-        assert_eq!(q.time.0, std::time::Duration::from_secs(5));
-        assert_eq!(q.warmup, Setup::default().warmup);
+        assert_eq!(
+            (q.size.given, q.time.given, q.warmup.given),
+            (None, None, None)
+        );
     }
 }

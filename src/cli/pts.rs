@@ -63,10 +63,9 @@ pub struct PtsArgs {
     /// I/Os in flight per thread [default: 32; latency: 1].
     #[arg(long, value_name = "N")]
     pub qd: Option<u32>,
-    /// The region tested (PTS's capacity) [default: the whole file or device; a missing file
-    /// is created this large, 1g without it].
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<ByteSize>,
+    /// `--size`: the region tested (PTS's capacity).
+    #[command(flatten)]
+    pub size: super::SizeArg,
     /// How I/O is issued.
     #[arg(long, value_parser = super::choice::<EngineKind>(), default_value = "uring")]
     pub engine: EngineKind,

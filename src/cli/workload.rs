@@ -9,6 +9,59 @@ use crate::units::{ByteSize, Choice, Dur};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use std::marker::PhantomData;
+use std::time::Duration;
+
+/// `--time DUR`: one declaration for every command that measures or records for a time.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeArg {
+    /// How long to measure after the warm-up (capture: to record); Ctrl-C ends it early and
+    /// keeps what was measured [default: 10s; quick 5s per test; experiment 2s per point].
+    #[arg(
+        long = "time",
+        id = "time",
+        value_name = "DUR",
+        allow_hyphen_values = true
+    )]
+    pub given: Option<Dur>,
+}
+
+impl TimeArg {
+    /// The time given, else the command's `default`.
+    pub fn or(self, default: Duration) -> Dur {
+        self.given.unwrap_or(Dur(default))
+    }
+}
+
+/// `--warmup DUR`: one declaration for every command that warms up.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct WarmupArg {
+    /// Warm-up before measuring (quick: each test; experiment: each point); its I/Os are not
+    /// counted [default: 1s; experiment 500ms].
+    #[arg(
+        long = "warmup",
+        id = "warmup",
+        value_name = "DUR",
+        allow_hyphen_values = true
+    )]
+    pub given: Option<Dur>,
+}
+
+impl WarmupArg {
+    /// The warm-up given, else the command's `default`.
+    pub fn or(self, default: Duration) -> Dur {
+        self.given.unwrap_or(Dur(default))
+    }
+}
+
+/// `--size SIZE`: one declaration for every command that uses a region or makes a file.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct SizeArg {
+    /// Region size per target (k/m/g = KiB/MiB/GiB; pts: PTS's capacity); a file halfpower
+    /// creates gets this size [default: the file or device size minus --offset, 1g for a new
+    /// file; quick: its scratch file, 1g; experiment: 256m].
+    #[arg(long = "size", id = "size", value_name = "SIZE")]
+    pub given: Option<ByteSize>,
+}
 
 /// The parser of an enum a flag names: its values and their help from [`Choice`].
 #[derive(Clone, Copy, Debug)]
@@ -80,29 +133,18 @@ pub struct WorkloadArgs {
 /// permissions. `run` takes them with one shape; `sweep` and `profile` with many shapes.
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct SetupArgs {
-    /// Measured time after the warm-up [default: 10s].
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        conflicts_with = "bytes"
-    )]
-    pub time: Option<Dur>,
+    /// `--time`.
+    #[command(flatten)]
+    pub time: TimeArg,
     /// Measure exactly this many bytes (split over all threads and targets) instead of a time.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", conflicts_with = "time")]
     pub bytes: Option<ByteSize>,
-    /// Warm-up before measuring; its I/Os are not counted.
-    #[arg(
-        long,
-        value_name = "DUR",
-        allow_hyphen_values = true,
-        default_value = "1s"
-    )]
-    pub warmup: Dur,
-    /// Region size per target; a created file gets this size [default: 1g for a new file, else
-    /// the file or device size minus --offset].
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<ByteSize>,
+    /// `--warmup`.
+    #[command(flatten)]
+    pub warmup: WarmupArg,
+    /// `--size`.
+    #[command(flatten)]
+    pub size: SizeArg,
     /// Start of the region on each target.
     #[arg(long, value_name = "SIZE", default_value = "0")]
     pub offset: ByteSize,
@@ -245,10 +287,10 @@ impl From<WorkloadArgs> for Workload {
 impl From<SetupArgs> for Setup {
     fn from(a: SetupArgs) -> Self {
         Setup {
-            time: a.time,
+            time: a.time.given,
             bytes: a.bytes,
-            warmup: a.warmup,
-            size: a.size,
+            warmup: a.warmup.or(Setup::default().warmup.0),
+            size: a.size.given,
             offset: a.offset,
             engine: a.engine,
             buffered: a.buffered,

@@ -44,13 +44,17 @@ fn device(name: &str) -> crate::Result<(PathBuf, (u32, u32))> {
     Ok((path, dev))
 }
 
+/// How long a capture records without `--time`.
+const TIME: Duration = Duration::from_secs(10);
+
 /// Runs `halfpower capture`.
 pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
     check_dest(&args.output, "--output", args.output_file.as_deref())?;
     let (path, dev) = device(&args.device)?;
-    if args.time.0.is_zero() {
-        return Err(Error::invalid("--time", args.time, "a duration above zero, e.g. 10s").into());
+    let time = args.time.or(TIME);
+    if time.0.is_zero() {
+        return Err(Error::invalid("--time", time, "a duration above zero, e.g. 10s").into());
     }
     let cpu0 = ProcessCpu::now();
     let t0 = Instant::now();
@@ -59,10 +63,10 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         eprintln!(
             "halfpower: capturing {} for {} (Ctrl-C ends it early)",
             path.display(),
-            args.time
+            time
         );
     }
-    while t0.elapsed() < args.time.0 && !crate::signal::interrupted() {
+    while t0.elapsed() < time.0 && !crate::signal::interrupted() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let seconds = t0.elapsed().as_secs_f64();

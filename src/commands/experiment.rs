@@ -197,12 +197,22 @@ impl Planner<'_> {
     }
 }
 
+/// Each point's measured time, warm-up and scratch size without `--time`, `--warmup`, `--size`.
+const TIME: std::time::Duration = std::time::Duration::from_secs(2);
+const WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
+const SIZE: u64 = 256 << 20;
+
+/// The scratch file's size (and the region a file or device is used over), bytes.
+fn size(args: &ExperimentArgs) -> u64 {
+    args.size.given.map_or(SIZE, |s| s.0)
+}
+
 /// The experiment's points on `path` (for allocation, the target directory), validated.
 fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<Point>> {
     let p = Planner {
         path,
         base,
-        size: args.size.0,
+        size: size(args),
         bs: args.bs.0,
     };
     let points = match args.name {
@@ -286,8 +296,8 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
     }
     let mut warnings = Vec::new();
     let mut base = Setup {
-        time: Some(args.time),
-        warmup: args.warmup,
+        time: Some(args.time.or(TIME)),
+        warmup: args.warmup.or(WARMUP),
         // A file halfpower made is its own to write; a given file or device needs the flags.
         safety: crate::plan::Safety {
             allow_write: args.safety.allow_write || dir,
@@ -382,7 +392,7 @@ fn scratch_in(
     if args.name == ExperimentKind::Allocation {
         return Ok((args.target.clone(), None));
     }
-    let s = storage::create_filled(&p, args.size.0, base.seed, false)?;
+    let s = storage::create_filled(&p, size(args), base.seed, false)?;
     if args.name == ExperimentKind::Alignment {
         base.buffered = needs_buffered(&p, engine, warnings)?;
     }

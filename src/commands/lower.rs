@@ -7,7 +7,7 @@ use crate::error::Error;
 
 /// The steady-state rule of a point's `--steady[=PCT|pts]`, checked against its other options.
 pub(super) fn steady_rule(p: &PointArgs) -> crate::Result<Option<SteadyRule>> {
-    steady_rule_of(p.steady, p.setup.bytes.is_some())
+    steady_rule_of(p.steady.rule, p.setup.bytes.is_some())
 }
 
 /// The steady-state rule of `--steady[=PCT|pts]` (`run`'s, or a point's); refuses a percentage

@@ -217,7 +217,7 @@ fn check_lists(args: &PtsArgs, tracks: &[TrackPlan]) -> crate::Result<()> {
 fn setup(args: &PtsArgs) -> Setup {
     Setup {
         warmup: Dur(Duration::ZERO),
-        size: args.size,
+        size: args.size.given,
         engine: args.engine,
         safety: args.safety.into(),
         ..Setup::default()

@@ -16,6 +16,11 @@ use std::path::PathBuf;
 /// Name of the scratch file in the suite's directory.
 pub const SCRATCH_NAME: &str = "halfpower.tst";
 
+/// The scratch file's size and each test's measured time without `--size` and `--time` (the
+/// warm-up is every command's).
+const SIZE: u64 = 1 << 30;
+const TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The suite: (sequential?, request size, queue depth), each run as read then write.
 const TESTS: [(bool, u64, u32); 4] = [
     (true, 1 << 20, 8),
@@ -36,13 +41,14 @@ pub fn test_name(w: &Workload) -> String {
 pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let path = scratch_path(&args)?;
     let exporter = Exporter::checked(&args.output)?;
+    let size = args.size.given.unwrap_or(ByteSize(SIZE));
     let base = Workload {
         rw: RwMode::Randrw,
         bs: ByteSize(4096).into(),
         setup: Setup {
-            size: Some(args.size),
-            time: Some(args.time),
-            warmup: args.warmup,
+            size: Some(size),
+            time: Some(args.time.or(TIME)),
+            warmup: args.warmup.or(Setup::default().warmup.0),
             ..Setup::default()
         },
         ..Workload::default()
@@ -64,7 +70,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         eprintln!(
             "halfpower: filling {} ({} MB) …",
             path.display(),
-            args.size.0 / 1_000_000
+            size.0 / 1_000_000
         );
     }
     let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;

@@ -29,7 +29,7 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
             "1 under MPI (each repetition would need its own gathering)",
         ));
     }
-    if let Some(steady) = args.steady {
+    if let Some(steady) = args.steady.rule {
         let shown = steady.pct().map_or("pts".to_string(), |p| p.to_string());
         return Err(crate::Error::invalid(
             "--steady",
@@ -51,7 +51,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     refuse_under_mpi(&args)?;
     let asked = crate::plan::Workload::from(args.workload.clone()).validated()?;
-    let steady = super::lower::steady_rule_of(args.steady, asked.setup.bytes.is_some())?;
+    let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
     let exporter = Exporter::checked(&args.output)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
