@@ -247,10 +247,9 @@ pub struct VerifyOpts {
     /// status 1.
     #[arg(long)]
     pub verify: bool,
-    /// Implies --verify: keep the generation of every block's last acknowledged write in PATH
-    /// (4 bytes per block), for `halfpower verify` later; an existing state is continued.
-    #[arg(long, value_name = "PATH")]
-    pub verify_state: Option<PathBuf>,
+    /// `--verify-state`: keep the record (implies --verify).
+    #[command(flatten)]
+    pub verify_state: StateArg,
     /// Implies --verify: also judge every block the run reads while it runs, when no write of
     /// it was in flight or completed while the read was (results.verify.during_run).
     #[arg(long)]
@@ -260,30 +259,31 @@ pub struct VerifyOpts {
 impl VerifyOpts {
     /// Whether the run verifies.
     pub fn on(&self) -> bool {
-        self.verify || self.verify_state.is_some() || self.verify_while
+        self.verify || self.verify_state.path.is_some() || self.verify_while
     }
 
     /// The flags lowered into how the run verifies (None: it does not).
     pub fn policy(&self) -> Option<crate::measure::verified::Policy> {
         self.on().then(|| crate::measure::verified::Policy {
-            state: self.verify_state.clone(),
+            state: self.verify_state.path.clone(),
             while_running: self.verify_while,
         })
     }
 }
 
-/// `halfpower verify`.
+/// `halfpower verify`: a state or a block size, one of the two.
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").args(["verify_state", "bs"]).required(true)))]
 pub struct VerifyArgs {
     /// Files or block devices to read back [default: every target of the state].
     #[arg(value_name = "TARGET")]
     pub targets: Vec<PathBuf>,
-    /// The record a `run --verify-state PATH` kept: every block it names is judged.
-    #[arg(long, value_name = "PATH", required_unless_present = "bs")]
-    pub verify_state: Option<PathBuf>,
+    /// `--verify-state`: the record to judge by.
+    #[command(flatten)]
+    pub verify_state: StateArg,
     /// Without a state: read each whole target in blocks of SIZE (the run's smallest request
     /// size; k/m = KiB/MiB) and judge every block that holds one of halfpower's.
-    #[arg(long, value_name = "SIZE", conflicts_with = "verify_state")]
+    #[arg(long, value_name = "SIZE")]
     pub bs: Option<ByteSize>,
     /// Output (verify writes no HTML report: --html is refused).
     #[command(flatten)]
@@ -340,6 +340,17 @@ impl JsonDest {
             JsonDest::File(p) => Some(p),
         }
     }
+}
+
+/// `--verify-state PATH`: one definition for `run`, which keeps the record, and `verify`,
+/// which judges by it.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct StateArg {
+    /// The record of every block's last acknowledged write, 4 bytes per block: `run` keeps it
+    /// in PATH (implies --verify; an existing state is continued) for `verify`, which judges
+    /// every block it names.
+    #[arg(long = "verify-state", id = "verify_state", value_name = "PATH")]
+    pub path: Option<PathBuf>,
 }
 
 /// `--json PATH|-`: one definition for every command that writes JSON.

@@ -46,7 +46,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     for t in &mut args.targets {
         *t = crate::cluster::place(t);
     }
-    if let Some(s) = &mut args.verify.verify_state {
+    if let Some(s) = &mut args.verify.verify_state.path {
         *s = crate::cluster::place(s);
     }
     refuse_under_mpi(&args)?;

@@ -17,7 +17,6 @@ const NOT_YET_ONE: &[(&str, usize)] = &[
     ("qd", 3),
     ("rw", 2),
     ("threads", 3),
-    ("verify-state", 2),
 ];
 
 /// What tells one declaration of a flag from another: its help, value names and defaults.
