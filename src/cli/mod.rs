@@ -14,7 +14,8 @@ pub use point::{PointArgs, SteadyArg, SteadyArgs};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 pub use workload::{
-    AccessArgs, SafetyArgs, SetupArgs, SizeArg, TimeArg, WarmupArg, WorkloadArgs, choice,
+    AccessArgs, MaxInflightArg, OffsetArg, SafetyArgs, SetupArgs, SizeArg, TimeArg, WarmupArg,
+    WorkloadArgs, choice,
 };
 
 use crate::plan::RwMode;

@@ -2,7 +2,6 @@
 
 use super::OutputArgs;
 use crate::plan::EngineKind;
-use crate::units::ByteSize;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -29,17 +28,16 @@ pub struct ReplayArgs {
     /// refused).
     #[arg(long)]
     pub wrap: bool,
-    /// At most N requests in flight; a request due while N are in flight waits and counts as
-    /// late [default: 256].
-    #[arg(long, value_name = "N")]
-    pub max_inflight: Option<u32>,
+    /// `--max-inflight`.
+    #[command(flatten)]
+    pub max_inflight: super::MaxInflightArg,
     /// A trace without times (a fio iolog v2 without `wait`) is issued as fast as N requests
     /// in flight allow.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub depth: u32,
-    /// Where the trace's offset 0 lands on the target.
-    #[arg(long, value_name = "SIZE", default_value = "0")]
-    pub offset: ByteSize,
+    /// `--offset` where the trace's offset 0 lands.
+    #[command(flatten)]
+    pub offset: super::OffsetArg,
     /// How I/O is issued.
     #[arg(long, value_parser = super::choice::<EngineKind>(), default_value = "uring")]
     pub engine: EngineKind,

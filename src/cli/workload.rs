@@ -63,6 +63,29 @@ pub struct SizeArg {
     pub given: Option<ByteSize>,
 }
 
+/// `--offset SIZE`: one declaration for every command that places I/O on a target.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct OffsetArg {
+    /// Start of the region on each target (replay: where the trace's offset 0 lands).
+    #[arg(
+        long = "offset",
+        id = "offset",
+        value_name = "SIZE",
+        default_value = "0"
+    )]
+    pub at: ByteSize,
+}
+
+/// `--max-inflight N`: one declaration for the open loop of `run` & co. and `replay`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
+pub struct MaxInflightArg {
+    /// Open loop (--arrivals, replay): at most N requests in flight per thread; a request due
+    /// while N are in flight waits for a completion and counts as late [default: 256, fewer
+    /// for requests over 1m; replay 256].
+    #[arg(long = "max-inflight", id = "max_inflight", value_name = "N")]
+    pub n: Option<u32>,
+}
+
 /// The parser of an enum a flag names: its values and their help from [`Choice`].
 #[derive(Clone, Copy, Debug)]
 pub struct ChoiceParser<T>(PhantomData<T>);
@@ -145,9 +168,9 @@ pub struct SetupArgs {
     /// `--size`.
     #[command(flatten)]
     pub size: SizeArg,
-    /// Start of the region on each target.
-    #[arg(long, value_name = "SIZE", default_value = "0")]
-    pub offset: ByteSize,
+    /// `--offset`.
+    #[command(flatten)]
+    pub offset: OffsetArg,
     /// How I/O is issued.
     #[arg(long, value_parser = choice::<EngineKind>(), default_value = "uring")]
     pub engine: EngineKind,
@@ -241,11 +264,9 @@ pub struct AccessArgs {
     /// latency runs from the due time, as the application waiting sees it (docs/figures.md).
     #[arg(long, value_parser = choice::<Arrivals>(), value_name = "HOW", default_value = "closed")]
     pub arrivals: Arrivals,
-    /// Open loop (--arrivals): at most N requests in flight per thread; a request due while N
-    /// are in flight waits for a completion and counts as late [default: 256, fewer for
-    /// requests over 1m].
-    #[arg(long, value_name = "N")]
-    pub max_inflight: Option<u32>,
+    /// `--max-inflight`.
+    #[command(flatten)]
+    pub max_inflight: MaxInflightArg,
     /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
     /// completed (fio's thinktime).
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
@@ -291,7 +312,7 @@ impl From<SetupArgs> for Setup {
             bytes: a.bytes,
             warmup: a.warmup.or(Setup::default().warmup.0),
             size: a.size.given,
-            offset: a.offset,
+            offset: a.offset.at,
             engine: a.engine,
             buffered: a.buffered,
             write_through: a.write_through,
@@ -326,7 +347,7 @@ impl From<AccessArgs> for Access {
             rate: a.rate,
             rate_iops: a.rate_iops,
             arrivals: a.arrivals,
-            max_inflight: a.max_inflight,
+            max_inflight: a.max_inflight.n,
             think: a.think,
             think_every: a.think_every,
             fsync: a.fsync,

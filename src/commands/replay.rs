@@ -98,7 +98,7 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
             warmup: Dur(std::time::Duration::ZERO),
             // A missing file is created as large as the trace reaches (whole MiB).
             size: (!target_exists).then(|| ByteSize(trace.end().div_ceil(1 << 20) << 20)),
-            offset: args.offset,
+            offset: args.offset.at,
             engine: args.engine,
             safety: args.safety.into(),
             // Unpinned: a pacer pinned to one CPU waits whenever anything else runs there (the
@@ -116,6 +116,7 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
         a.rate_iops = Some(1);
         a.max_inflight = Some(
             args.max_inflight
+                .n
                 .unwrap_or_else(|| default_max_inflight(max)),
         );
     }

@@ -11,8 +11,6 @@ use std::collections::{BTreeMap, BTreeSet};
 const NOT_YET_ONE: &[(&str, usize)] = &[
     ("bs", 5),
     ("from", 2),
-    ("max-inflight", 2),
-    ("offset", 2),
     ("output", 2),
     ("qd", 3),
     ("rw", 2),
