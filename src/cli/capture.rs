@@ -2,7 +2,6 @@
 
 use super::OutputArgs;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
 
 /// The file format `capture` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -22,9 +21,9 @@ pub struct CaptureArgs {
     /// `--time` to record.
     #[command(flatten)]
     pub time: super::TimeArg,
-    /// Write the trace to PATH.
-    #[arg(short = 'o', long = "output", value_name = "PATH")]
-    pub output_file: Option<PathBuf>,
+    /// `-o`/`--output`: the trace's file.
+    #[command(flatten)]
+    pub output_file: super::OutputFileArg,
     /// The trace's format.
     #[arg(long, value_enum, default_value = "halfpower")]
     pub format: TraceFileFormat,

@@ -354,6 +354,28 @@ pub struct StateArg {
     pub path: Option<PathBuf>,
 }
 
+/// `-o`/`--output PATH`: one definition for `report` and `capture`.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct OutputFileArg {
+    /// Write to PATH: report's HTML [default: halfpower-report.html next to the first RESULT],
+    /// capture's trace.
+    #[arg(short = 'o', long = "output", id = "output_file", value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
+/// `--from FILE`: one definition for `sweep` and `path`, which read a document instead of
+/// measuring.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct FromArg {
+    /// Read FILE instead of measuring. sweep: a sweep JSON, or a CSV with the columns
+    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional), re-analysed.
+    /// path: a `run --json` document whose figures stand beside the limits (the rate through
+    /// each component, and the CPU as a component where the CPUs given to halfpower saturate
+    /// at the run's CPU time per I/O and request size).
+    #[arg(long = "from", id = "from", value_name = "FILE")]
+    pub path: Option<PathBuf>,
+}
+
 /// `--json PATH|-`: one definition for every command that writes JSON.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct JsonArg {
@@ -521,14 +543,14 @@ pub struct DiagnoseArgs {
 
 /// `halfpower sweep`.
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("sweep_source").args(["from", "targets"]).multiple(false)))]
 pub struct SweepArgs {
     /// Files or block devices (a missing file is created and filled once for all points).
     #[arg(value_name = "TARGET", required_unless_present = "from")]
     pub targets: Vec<PathBuf>,
-    /// Re-analyse a sweep instead of running one: a sweep JSON, or a CSV with the columns
-    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional).
-    #[arg(long, value_name = "FILE", conflicts_with = "targets")]
-    pub from: Option<PathBuf>,
+    /// `--from` a sweep's JSON or CSV, re-analysed instead of measured.
+    #[command(flatten)]
+    pub from: FromArg,
     /// rw modes, comma-separated.
     #[arg(
         long,
@@ -672,9 +694,9 @@ pub struct ReportArgs {
     /// monitor log (JSON lines or CSV), `iostat -x -t` text or perfmon CSV.
     #[arg(value_name = "RESULT", required = true)]
     pub results: Vec<PathBuf>,
-    /// Where to write the report [default: halfpower-report.html next to the first RESULT].
-    #[arg(short = 'o', long = "output", value_name = "PATH")]
-    pub output: Option<PathBuf>,
+    /// `-o`/`--output`: the report's file.
+    #[command(flatten)]
+    pub output: OutputFileArg,
     /// `--force`.
     #[command(flatten)]
     pub force: ForceArg,

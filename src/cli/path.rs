@@ -11,11 +11,9 @@ pub struct PathArgs {
     /// (/dev/sda, /dev/mapper/NAME) or kernel names (nvme0n1) [default: .].
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// A `run --json` document whose figures stand beside the limits: the rate through each
-    /// component and the CPU as a component (where the CPUs given to halfpower saturate at
-    /// the run's CPU time per I/O and request size).
-    #[arg(long, value_name = "RUN.json")]
-    pub from: Option<PathBuf>,
+    /// `--from` a `run --json` document.
+    #[command(flatten)]
+    pub from: super::FromArg,
     /// Also write the sysfs files the path was read from (and the mount table's lines it
     /// used) to OUT as a gzip'd tar, for `HALFPOWER_SYSFS=DIR halfpower path …` elsewhere.
     #[arg(long, value_name = "OUT.tar.gz")]

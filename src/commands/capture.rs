@@ -50,7 +50,7 @@ const TIME: Duration = Duration::from_secs(10);
 /// Runs `halfpower capture`.
 pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    check_dest(&args.output, "--output", args.output_file.as_deref())?;
+    check_dest(&args.output, "--output", args.output_file.path.as_deref())?;
     let (path, dev) = device(&args.device)?;
     let time = args.time.or(TIME);
     if time.0.is_zero() {
@@ -87,7 +87,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         TraceFileFormat::Halfpower => TraceFormat::Halfpower,
         TraceFileFormat::Fio => TraceFormat::FioV3,
     };
-    if let Some(out) = &args.output_file {
+    if let Some(out) = &args.output_file.path {
         let text = match args.format {
             TraceFileFormat::Halfpower => crate::render::trace::halfpower(&requests),
             TraceFileFormat::Fio => {
@@ -102,7 +102,11 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         host: host::read(),
         device: path.display().to_string(),
         seconds,
-        trace: args.output_file.as_ref().map(|p| p.display().to_string()),
+        trace: args
+            .output_file
+            .path
+            .as_ref()
+            .map(|p| p.display().to_string()),
         format,
         summary: crate::analysis::capture::summarize(&requests, seconds),
         overhead: CaptureOverhead {

@@ -243,7 +243,7 @@ fn attach(c: &mut [Component], tops: &[usize], m: &Measured, r: &RunReport) {
 pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
     check_dest(&args.output, "--capture", args.capture.as_deref())?;
-    let run = args.from.as_deref().map(read_run).transpose()?;
+    let run = args.from.path.as_deref().map(read_run).transpose()?;
     let targets = if args.targets.is_empty() {
         vec![".".to_string()]
     } else {
@@ -255,7 +255,7 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
     let mut cpu = None;
     let mut meas = None;
-    if let (Some(r), Some(src)) = (&run, &args.from) {
+    if let (Some(r), Some(src)) = (&run, &args.from.path) {
         let (m, c) = measured(src, r);
         attach(&mut comps, &tops, &m, r);
         comps.push(c);

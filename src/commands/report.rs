@@ -10,6 +10,7 @@ use crate::render::html;
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
     let out = args
         .output
+        .path
         .clone()
         .unwrap_or_else(|| html::default_output(&args.results[0]));
     let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);

@@ -113,7 +113,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         interrupted: false,
         warnings: Vec::new(),
     };
-    if let Some(from) = &args.from {
+    if let Some(from) = &args.from.path {
         report.points = crate::input::sweep::read_points(from)?;
         report.source = Some(from.display().to_string());
         report.steady_pct = None;
