@@ -14,11 +14,10 @@ pub use point::{PointArgs, SteadyArg, SteadyArgs};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 pub use workload::{
-    AccessArgs, MaxInflightArg, OffsetArg, SafetyArgs, SetupArgs, SizeArg, TimeArg, WarmupArg,
-    WorkloadArgs, choice,
+    AccessArgs, MaxInflightArg, OffsetArg, QdArg, RwArg, SafetyArgs, SetupArgs, SizeArg,
+    ThreadsArg, TimeArg, WarmupArg, WorkloadArgs, choice, list, one,
 };
 
-use crate::plan::RwMode;
 use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -551,15 +550,9 @@ pub struct SweepArgs {
     /// `--from` a sweep's JSON or CSV, re-analysed instead of measured.
     #[command(flatten)]
     pub from: FromArg,
-    /// rw modes, comma-separated.
-    #[arg(
-        long,
-        value_parser = choice::<RwMode>(),
-        value_delimiter = ',',
-        value_name = "LIST",
-        default_value = "read,randread,write,randwrite"
-    )]
-    pub rw: Vec<RwMode>,
+    /// `--rw`: a list.
+    #[command(flatten)]
+    pub rw: RwArg,
     /// Request sizes, comma-separated (k/m = KiB/MiB).
     #[arg(
         long,
@@ -568,17 +561,12 @@ pub struct SweepArgs {
         default_value = "4k,16k,64k,256k,1m"
     )]
     pub bs: Vec<ByteSize>,
-    /// Queue depths (I/Os in flight per thread), comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "LIST",
-        default_value = "1,4,16,64"
-    )]
-    pub qd: Vec<u32>,
-    /// Threads per target, comma-separated.
-    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "1")]
-    pub threads: Vec<u32>,
+    /// `--qd`: a list.
+    #[command(flatten)]
+    pub qd: QdArg,
+    /// `--threads`: a list.
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// Peak advertised performance: half-power is half of this instead of the measured
     /// plateau, and real/advertised is reported (e.g. 550MB/s; a bare number is MB/s).
     /// Without it, the PAP of the targets' path (`halfpower path`), when it has one.
@@ -748,7 +736,7 @@ mod tests {
             panic!("not run");
         };
         assert_eq!(
-            crate::plan::Workload::from(run.workload),
+            crate::plan::Workload::try_from(run.workload).unwrap(),
             crate::plan::Workload::default()
         );
         let Command::Sweep(sweep) = command(&["halfpower", "sweep", "x"]) else {

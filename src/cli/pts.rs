@@ -57,12 +57,12 @@ pub struct PtsArgs {
     /// WSAT: stop once this many bytes have been written [default: 4 x the capacity].
     #[arg(long, value_name = "SIZE")]
     pub wsat_bytes: Option<ByteSize>,
-    /// Threads (PTS leaves the outstanding I/O to the operator) [default: 4; latency: 1].
-    #[arg(long, value_name = "N")]
-    pub threads: Option<u32>,
-    /// I/Os in flight per thread [default: 32; latency: 1].
-    #[arg(long, value_name = "N")]
-    pub qd: Option<u32>,
+    /// `--threads` (PTS leaves the outstanding I/O to the operator).
+    #[command(flatten)]
+    pub threads: super::ThreadsArg,
+    /// `--qd`.
+    #[command(flatten)]
+    pub qd: super::QdArg,
     /// `--size`: the region tested (PTS's capacity).
     #[command(flatten)]
     pub size: super::SizeArg,

@@ -86,6 +86,68 @@ pub struct MaxInflightArg {
     pub n: Option<u32>,
 }
 
+/// `--rw MODE[,MODE…]`: one declaration for `run`, `scale` and `sweep`.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct RwArg {
+    /// Direction and pattern (sweep: a comma-separated list, a point each) [default: read;
+    /// sweep read,randread,write,randwrite].
+    #[arg(long = "rw", id = "rw", value_name = "MODE", value_delimiter = ',',
+          value_parser = choice::<RwMode>())]
+    pub given: Vec<RwMode>,
+}
+
+/// `--qd N[,N…]`: one declaration for `run`, `scale`, `sweep` and `pts`.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct QdArg {
+    /// I/Os in flight per thread (sweep: a comma-separated list, a point each) [default: 1;
+    /// sweep 1,4,16,64; pts 32, latency 1].
+    #[arg(long = "qd", id = "qd", value_name = "N", value_delimiter = ',')]
+    pub given: Vec<u32>,
+}
+
+/// `--threads N[,N…]`: one declaration for `run`, `scale`, `sweep` and `pts`.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct ThreadsArg {
+    /// Threads per target, each with its own io_uring ring (sweep: a comma-separated list, a
+    /// point each) [default: 1; pts 4, latency 1].
+    #[arg(
+        long = "threads",
+        id = "threads",
+        value_name = "N",
+        value_delimiter = ','
+    )]
+    pub given: Vec<u32>,
+}
+
+/// The one value of a flag that takes a list only in `sweep`: `None` when not given, refused
+/// (naming the flag and what was given) when more than one.
+pub fn one<T: Copy + std::fmt::Display>(
+    flag: &'static str,
+    given: &[T],
+) -> crate::Result<Option<T>> {
+    match given {
+        [] => Ok(None),
+        [v] => Ok(Some(*v)),
+        many => Err(crate::Error::invalid(
+            flag,
+            many.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            "one value here (a comma-separated list is sweep's)",
+        )),
+    }
+}
+
+/// The values given, else `default`.
+pub fn list<T: Copy>(given: &[T], default: &[T]) -> Vec<T> {
+    if given.is_empty() {
+        default.to_vec()
+    } else {
+        given.to_vec()
+    }
+}
+
 /// The parser of an enum a flag names: its values and their help from [`Choice`].
 #[derive(Clone, Copy, Debug)]
 pub struct ChoiceParser<T>(PhantomData<T>);
@@ -130,9 +192,9 @@ impl<T: Choice> TypedValueParser for ChoiceParser<T> {
 /// and its [`Setup`]. Sizes are powers of two (4k = 4096 bytes); durations take ms, s, m or h.
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct WorkloadArgs {
-    /// Direction and pattern.
-    #[arg(long, value_parser = choice::<RwMode>(), default_value = "read")]
-    pub rw: RwMode,
+    /// `--rw`.
+    #[command(flatten)]
+    pub rw: RwArg,
     /// Share of reads in percent for `rw` and `randrw` [default: 50].
     #[arg(long, value_name = "N")]
     pub read_pct: Option<u8>,
@@ -141,12 +203,12 @@ pub struct WorkloadArgs {
     /// is left, 4k/50:16k/:64k/).
     #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = RequestSize::from_percentages)]
     pub bs: RequestSize,
-    /// I/Os in flight per thread.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub qd: u32,
-    /// Threads per target, each with its own io_uring ring.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub threads: u32,
+    /// `--qd`.
+    #[command(flatten)]
+    pub qd: QdArg,
+    /// `--threads`.
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     /// How the run is timed, where it goes and what it may touch.
     #[command(flatten)]
     pub setup: SetupArgs,
@@ -292,16 +354,20 @@ pub struct AccessArgs {
     pub invalidate: bool,
 }
 
-impl From<WorkloadArgs> for Workload {
-    fn from(a: WorkloadArgs) -> Self {
-        Workload {
-            rw: a.rw,
+impl TryFrom<WorkloadArgs> for Workload {
+    type Error = crate::Error;
+
+    /// The workload the flags ask for; refuses a list where one value is taken.
+    fn try_from(a: WorkloadArgs) -> crate::Result<Self> {
+        let d = Workload::default();
+        Ok(Workload {
+            rw: one("--rw", &a.rw.given)?.unwrap_or(d.rw),
             read_pct: a.read_pct,
             bs: a.bs,
-            qd: a.qd,
-            threads: a.threads,
+            qd: one("--qd", &a.qd.given)?.unwrap_or(d.qd),
+            threads: one("--threads", &a.threads.given)?.unwrap_or(d.threads),
             setup: a.setup.into(),
-        }
+        })
     }
 }
 

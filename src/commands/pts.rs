@@ -154,8 +154,8 @@ fn test_plan(args: &PtsArgs) -> crate::Result<TestPlan> {
         }
     };
     check_lists(args, &tracks)?;
-    let threads = args.threads.unwrap_or(oio.0);
-    let qd = args.qd.unwrap_or(oio.1);
+    let threads = crate::cli::one("--threads", &args.threads.given)?.unwrap_or(oio.0);
+    let qd = crate::cli::one("--qd", &args.qd.given)?.unwrap_or(oio.1);
     if args.test == PtsTest::Latency && (threads, qd) != (1, 1) {
         let (what, v) = if threads != 1 {
             ("--threads", threads)

@@ -50,7 +50,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         *s = crate::cluster::place(s);
     }
     refuse_under_mpi(&args)?;
-    let asked = crate::plan::Workload::from(args.workload.clone()).validated()?;
+    let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
     let exporter = Exporter::checked(&args.output)?;
     let policy = args.verify.policy();

@@ -218,7 +218,7 @@ fn together(
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    let asked = crate::plan::Workload::from(args.workload.clone());
+    let asked = crate::plan::Workload::try_from(args.workload.clone())?;
     let (engine, fallback) = available_engine(&asked);
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();

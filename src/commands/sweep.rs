@@ -6,7 +6,7 @@ use super::path::PapChoice;
 use super::{Exporter, check_dest, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points_by;
-use crate::cli::SweepArgs;
+use crate::cli::{SweepArgs, list};
 use crate::clock::utc_now;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
@@ -21,20 +21,33 @@ use crate::signal;
 use anyhow::Context;
 use std::io::IsTerminal;
 
+/// The rw modes and depths a sweep runs without `--rw` and `--qd`.
+const RWS: [RwMode; 4] = [
+    RwMode::Read,
+    RwMode::Randread,
+    RwMode::Write,
+    RwMode::Randwrite,
+];
+const DEPTHS: [u32; 4] = [1, 4, 16, 64];
+
+/// The depths the sweep runs.
+fn depths(args: &SweepArgs) -> Vec<u32> {
+    list(&args.qd.given, &DEPTHS)
+}
+
 /// The workloads of the sweep in the order they run: rw, threads, request size, queue depth.
 fn shapes(args: &SweepArgs) -> crate::Result<Vec<Workload>> {
-    distinct(
-        "--rw",
-        &args.rw.iter().map(|r| r.name()).collect::<Vec<_>>(),
-    )?;
+    let rws = list(&args.rw.given, &RWS);
+    let (depths, threads_list) = (depths(args), list(&args.threads.given, &[1]));
+    distinct("--rw", &rws.iter().map(|r| r.name()).collect::<Vec<_>>())?;
     distinct("--bs", &args.bs)?;
-    distinct("--qd", &args.qd)?;
-    distinct("--threads", &args.threads)?;
+    distinct("--qd", &depths)?;
+    distinct("--threads", &threads_list)?;
     let mut out = Vec::new();
-    for &rw in &args.rw {
-        for &threads in &args.threads {
+    for &rw in &rws {
+        for &threads in &threads_list {
             for &bs in &args.bs {
-                for &qd in &args.qd {
+                for &qd in &depths {
                     out.push(
                         Workload {
                             rw,
@@ -127,7 +140,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let shapes = shapes(&args)?;
     let (engine, fallback) = available_engine(&shapes[0]);
     if let Some(f) = &fallback {
-        depths_on_the_fallback(&args.qd, engine, f)?;
+        depths_on_the_fallback(&depths(&args), engine, f)?;
     }
     let shapes = shapes
         .iter()

@@ -303,6 +303,32 @@ fn bad_invocations_exit_2_with_one_line() {
             vec!["run".into(), new.clone(), "--qd".into(), "0".into()],
             "--qd '0'",
         ),
+        // A list is sweep's; one value elsewhere, and the refusal names what was given.
+        (
+            vec!["run".into(), new.clone(), "--qd".into(), "4,8".into()],
+            "--qd '4,8': one value here",
+        ),
+        (
+            vec![
+                "scale".into(),
+                new.clone(),
+                format!("{d}/new2"),
+                "--rw".into(),
+                "read,write".into(),
+            ],
+            "--rw 'read,write': one value here",
+        ),
+        (
+            vec![
+                "pts".into(),
+                new.clone(),
+                "--test".into(),
+                "iops".into(),
+                "--threads".into(),
+                "2,4".into(),
+            ],
+            "--threads '2,4': one value here",
+        ),
         (
             vec!["quick".into(), d.clone(), "--repeat".into(), "0".into()],
             "'0' for '--repeat <N>': 0 is not in 1..=1000",
