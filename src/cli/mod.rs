@@ -14,7 +14,7 @@ pub use point::{PointArgs, SteadyArg, SteadyArgs};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 pub use workload::{
-    AccessArgs, MaxInflightArg, OffsetArg, QdArg, RwArg, SafetyArgs, SetupArgs, SizeArg,
+    AccessArgs, BsArg, MaxInflightArg, OffsetArg, QdArg, RwArg, SafetyArgs, SetupArgs, SizeArg,
     ThreadsArg, TimeArg, WarmupArg, WorkloadArgs, choice, list, one,
 };
 
@@ -281,10 +281,10 @@ pub struct VerifyArgs {
     /// `--verify-state`: the record to judge by.
     #[command(flatten)]
     pub verify_state: StateArg,
-    /// Without a state: read each whole target in blocks of SIZE (the run's smallest request
-    /// size; k/m = KiB/MiB) and judge every block that holds one of halfpower's.
-    #[arg(long, value_name = "SIZE")]
-    pub bs: Option<ByteSize>,
+    /// `--bs`: without a state, read each whole target in blocks of this size and judge every
+    /// block that holds one of halfpower's.
+    #[command(flatten)]
+    pub bs: BsArg,
     /// Output (verify writes no HTML report: --html is refused).
     #[command(flatten)]
     pub output: OutputArgs,
@@ -553,14 +553,9 @@ pub struct SweepArgs {
     /// `--rw`: a list.
     #[command(flatten)]
     pub rw: RwArg,
-    /// Request sizes, comma-separated (k/m = KiB/MiB).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "LIST",
-        default_value = "4k,16k,64k,256k,1m"
-    )]
-    pub bs: Vec<ByteSize>,
+    /// `--bs`: a list.
+    #[command(flatten)]
+    pub bs: BsArg,
     /// `--qd`: a list.
     #[command(flatten)]
     pub qd: QdArg,
@@ -621,9 +616,9 @@ pub struct ExperimentArgs {
     /// `--size` of the scratch file (and of the region a file or device is used over).
     #[command(flatten)]
     pub size: SizeArg,
-    /// Request size of `alignment` and `allocation`.
-    #[arg(long, value_name = "SIZE", default_value = "64k")]
-    pub bs: ByteSize,
+    /// `--bs` of `alignment` and `allocation`.
+    #[command(flatten)]
+    pub bs: BsArg,
     /// `--time` of each point.
     #[command(flatten)]
     pub time: TimeArg,

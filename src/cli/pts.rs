@@ -34,10 +34,10 @@ pub struct PtsArgs {
     /// or wsat (random 4k writes from the purged state until 4 x the capacity is written).
     #[arg(long, value_parser = super::choice::<PtsTest>(), value_name = "TEST")]
     pub test: PtsTest,
-    /// Request sizes of the matrix, comma-separated, instead of the test's (k/m = KiB/MiB;
-    /// the IOPS and latency tests need 4k, their tracking size).
-    #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub bs: Vec<ByteSize>,
+    /// `--bs`: the matrix's sizes instead of the test's (the IOPS and latency tests need 4k,
+    /// their tracking size).
+    #[command(flatten)]
+    pub bs: super::BsArg,
     /// Read/write mixes of the matrix, comma-separated R/W percentages, instead of the test's
     /// (e.g. 65/35,0/100; every test but wsat needs 0/100, its tracking mix).
     #[arg(long, value_delimiter = ',', value_name = "LIST", value_parser = parse_mix)]

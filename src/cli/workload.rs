@@ -119,15 +119,52 @@ pub struct ThreadsArg {
     pub given: Vec<u32>,
 }
 
+/// `--bs SIZE[,SIZE…]`: one declaration for `run`, `scale`, `sweep`, `pts`, `experiment` and
+/// `verify`.
+#[derive(Args, Clone, Debug, Default, PartialEq)]
+pub struct BsArg {
+    /// Request size (k/m/g = KiB/MiB/GiB), or in run and scale a mix drawn per request such as
+    /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what is
+    /// left, 4k/50:16k/:64k/); sweep and pts: a comma-separated list, a point each; experiment:
+    /// alignment's and allocation's size; verify: the block size read back without a state (the
+    /// run's smallest request size) [default: 4k; sweep 4k,16k,64k,256k,1m; pts the test's;
+    /// experiment 64k].
+    #[arg(long = "bs", id = "bs", value_name = "SIZE", value_delimiter = ',',
+          value_parser = RequestSize::from_percentages)]
+    pub given: Vec<RequestSize>,
+}
+
+impl BsArg {
+    /// The sizes given, each a single size (a mix is refused by name: it is run's and scale's).
+    pub fn sizes(&self) -> crate::Result<Vec<ByteSize>> {
+        self.given
+            .iter()
+            .map(|r| match r.parts() {
+                [(bytes, _)] => Ok(ByteSize(*bytes)),
+                _ => Err(crate::Error::invalid(
+                    "--bs",
+                    r,
+                    "one request size here (a mix is run's and scale's)",
+                )),
+            })
+            .collect()
+    }
+
+    /// The one size given, if any (a list or a mix is refused by name).
+    pub fn size(&self) -> crate::Result<Option<ByteSize>> {
+        one("--bs", &self.sizes()?)
+    }
+}
+
 /// The one value of a flag that takes a list only in `sweep`: `None` when not given, refused
 /// (naming the flag and what was given) when more than one.
-pub fn one<T: Copy + std::fmt::Display>(
+pub fn one<T: Clone + std::fmt::Display>(
     flag: &'static str,
     given: &[T],
 ) -> crate::Result<Option<T>> {
     match given {
         [] => Ok(None),
-        [v] => Ok(Some(*v)),
+        [v] => Ok(Some(v.clone())),
         many => Err(crate::Error::invalid(
             flag,
             many.iter()
@@ -198,11 +235,9 @@ pub struct WorkloadArgs {
     /// Share of reads in percent for `rw` and `randrw` [default: 50].
     #[arg(long, value_name = "N")]
     pub read_pct: Option<u8>,
-    /// Request size (k/m/g = KiB/MiB/GiB), or a mix drawn per request such as
-    /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what
-    /// is left, 4k/50:16k/:64k/).
-    #[arg(long, value_name = "SIZE", default_value = "4k", value_parser = RequestSize::from_percentages)]
-    pub bs: RequestSize,
+    /// `--bs`.
+    #[command(flatten)]
+    pub bs: BsArg,
     /// `--qd`.
     #[command(flatten)]
     pub qd: QdArg,
@@ -363,7 +398,7 @@ impl TryFrom<WorkloadArgs> for Workload {
         Ok(Workload {
             rw: one("--rw", &a.rw.given)?.unwrap_or(d.rw),
             read_pct: a.read_pct,
-            bs: a.bs,
+            bs: one("--bs", &a.bs.given)?.unwrap_or(d.bs.clone()),
             qd: one("--qd", &a.qd.given)?.unwrap_or(d.qd),
             threads: one("--threads", &a.threads.given)?.unwrap_or(d.threads),
             setup: a.setup.into(),

@@ -201,6 +201,7 @@ impl Planner<'_> {
 const TIME: std::time::Duration = std::time::Duration::from_secs(2);
 const WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
 const SIZE: u64 = 256 << 20;
+const BS: u64 = 64 << 10;
 
 /// The scratch file's size (and the region a file or device is used over), bytes.
 fn size(args: &ExperimentArgs) -> u64 {
@@ -213,7 +214,7 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
         path,
         base,
         size: size(args),
-        bs: args.bs.0,
+        bs: args.bs.size()?.map_or(BS, |b| b.0),
     };
     let points = match args.name {
         ExperimentKind::Buffering => p.buffering(),

@@ -88,7 +88,7 @@ fn needs<T: PartialEq + std::fmt::Display>(
 /// The test's tracks from its defaults and `--bs`/`--mix`, and its outstanding I/O; refuses
 /// lists that repeat a value or leave out the tracking cell, and an outstanding I/O PTS fixes.
 fn test_plan(args: &PtsArgs) -> crate::Result<TestPlan> {
-    let bs_given: Vec<u64> = args.bs.iter().map(|b| b.0).collect();
+    let bs_given: Vec<u64> = args.bs.sizes()?.iter().map(|b| b.0).collect();
     let or = |given: &[u64], default: &[u64]| {
         if given.is_empty() {
             default.to_vec()
@@ -178,17 +178,18 @@ fn test_plan(args: &PtsArgs) -> crate::Result<TestPlan> {
 /// Refuses repeated values, a matrix without its tracking cell, and WSAT lists of more than
 /// one value.
 fn check_lists(args: &PtsArgs, tracks: &[TrackPlan]) -> crate::Result<()> {
-    if !args.bs.is_empty() {
-        distinct("--bs", &args.bs)?;
+    let bs = args.bs.sizes()?;
+    if !bs.is_empty() {
+        distinct("--bs", &bs)?;
     }
     if !args.mix.is_empty() {
         distinct("--mix", &args.mix)?;
     }
     if args.test == PtsTest::Wsat {
-        if args.bs.len() > 1 {
+        if bs.len() > 1 {
             return Err(Error::invalid(
                 "--bs",
-                args.bs.len(),
+                bs.len(),
                 "one request size for wsat (it writes one workload over time)",
             ));
         }

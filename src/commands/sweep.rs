@@ -18,6 +18,7 @@ use crate::plan::{DepthOnEngine, RunPlan, RwMode, Workload};
 use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
+use crate::units::ByteSize;
 use anyhow::Context;
 use std::io::IsTerminal;
 
@@ -29,6 +30,13 @@ const RWS: [RwMode; 4] = [
     RwMode::Randwrite,
 ];
 const DEPTHS: [u32; 4] = [1, 4, 16, 64];
+const SIZES: [ByteSize; 5] = [
+    ByteSize(4 << 10),
+    ByteSize(16 << 10),
+    ByteSize(64 << 10),
+    ByteSize(256 << 10),
+    ByteSize(1 << 20),
+];
 
 /// The depths the sweep runs.
 fn depths(args: &SweepArgs) -> Vec<u32> {
@@ -40,13 +48,14 @@ fn shapes(args: &SweepArgs) -> crate::Result<Vec<Workload>> {
     let rws = list(&args.rw.given, &RWS);
     let (depths, threads_list) = (depths(args), list(&args.threads.given, &[1]));
     distinct("--rw", &rws.iter().map(|r| r.name()).collect::<Vec<_>>())?;
-    distinct("--bs", &args.bs)?;
+    let sizes = list(&args.bs.sizes()?, &SIZES);
+    distinct("--bs", &sizes)?;
     distinct("--qd", &depths)?;
     distinct("--threads", &threads_list)?;
     let mut out = Vec::new();
     for &rw in &rws {
         for &threads in &threads_list {
-            for &bs in &args.bs {
+            for &bs in &sizes {
                 for &qd in &depths {
                     out.push(
                         Workload {

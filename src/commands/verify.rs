@@ -14,7 +14,7 @@ use crate::{Error, Result};
 pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = super::Exporter::checked(&args.output)?;
     crate::signal::install();
-    let verification = match (&args.verify_state.path, args.bs) {
+    let verification = match (&args.verify_state.path, args.bs.size()?) {
         (Some(p), _) => against_state(p, &args.targets)?,
         (None, Some(bs)) => whole(&args.targets, bs.0)?,
         (None, None) => unreachable!("clap requires --verify-state or --bs"),

@@ -310,6 +310,15 @@ fn bad_invocations_exit_2_with_one_line() {
         ),
         (
             vec![
+                "sweep".into(),
+                new.clone(),
+                "--bs".into(),
+                "4k/50:64k/50".into(),
+            ],
+            "--bs '4k/50:64k/50': one request size here",
+        ),
+        (
+            vec![
                 "scale".into(),
                 new.clone(),
                 format!("{d}/new2"),
