@@ -498,13 +498,16 @@ impl Access {
             return Ok(());
         }
         if a.arrivals == Arrivals::Trace {
-            return Err(Error::invalid(
-                "--arrivals",
-                "trace",
-                "closed, poisson or uniform (a trace's own times come with `halfpower replay`)",
-            ));
-        }
-        if a.rate.is_none() && a.rate_iops.is_none() {
+            // `replay`'s own (`Workload::plan_replay`): the trace's times are its rate.
+            if a.rate.is_some() || a.rate_iops.is_some() {
+                return Err(Error::invalid(
+                    "--arrivals",
+                    "trace",
+                    "no --rate-iops or --rate with a trace's own times (replay's --speed scales \
+                     them)",
+                ));
+            }
+        } else if a.rate.is_none() && a.rate_iops.is_none() {
             return Err(Error::invalid(
                 "--arrivals",
                 a.arrivals.name(),

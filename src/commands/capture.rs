@@ -1,7 +1,8 @@
 //! `halfpower capture DEVICE`: every request the block layer sees on one device for a while,
 //! written as a trace (halfpower's or fio's iolog v3) and summarised.
 
-use super::{Exporter, check_dest, warn};
+use super::export::{Output, write_whole};
+use super::{Exporter, warn};
 use crate::access::replay::TraceFormat;
 use crate::cli::{CaptureArgs, TraceFileFormat};
 use crate::clock::utc_now;
@@ -50,7 +51,7 @@ const TIME: Duration = Duration::from_secs(10);
 /// Runs `halfpower capture`.
 pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    check_dest(&args.output, "--output", args.output_file.path.as_deref())?;
+    exporter.side("--output", args.output_file.path.as_deref())?;
     let (path, dev) = device(&args.device)?;
     let time = args.time.or(TIME);
     if time.0.is_zero() {
@@ -94,7 +95,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 crate::render::trace::fio_v3(&requests, &path.display().to_string())
             }
         };
-        crate::output::write_atomic(out, text.as_bytes())
+        write_whole(Output::Side, out, text.as_bytes())
             .with_context(|| format!("writing the trace {}", out.display()))?;
     }
     let report = CaptureReport {

@@ -4,6 +4,7 @@ mod capture;
 mod compare;
 mod diagnose;
 mod experiment;
+mod export;
 mod fio;
 mod lower;
 mod monitor;
@@ -19,11 +20,9 @@ mod selftest;
 mod sweep;
 mod verify;
 
-use crate::cli::{Cli, Command, JsonDest, OutputArgs, QuickArgs};
-use anyhow::Context;
+use crate::cli::{Cli, Command, QuickArgs};
 use clap::Parser;
 use std::ffi::OsString;
-use std::io::Write;
 
 /// The launcher's variable and world size when this process is one of several that mpirun
 /// (Open MPI) or an MPI process manager (MPICH, Slurm's PMI) started.
@@ -144,96 +143,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         .map_or(1, crate::Error::exit_code)
 }
 
-/// Writes a JSON document where `--json` says (`-` = stdout; a file atomically) and reports
-/// whether stdout got it.
-fn write_json<T: serde::Serialize>(out: &OutputArgs, doc: &T) -> anyhow::Result<bool> {
-    let Some(dest) = &out.json.dest else {
-        return Ok(false);
-    };
-    let text = serde_json::to_string_pretty(doc).context("encoding the JSON result")?;
-    match dest {
-        JsonDest::Stdout => {
-            let mut so = std::io::stdout().lock();
-            writeln!(so, "{text}").context("writing JSON to stdout")?;
-            Ok(true)
-        }
-        JsonDest::File(path) => {
-            crate::output::write_atomic(path, (text + "\n").as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-            Ok(false)
-        }
-    }
-}
-
-/// A command's result document's destinations, checked before anything runs: the one way to
-/// emit the document, so no command writes to a path it did not check first.
-pub(crate) struct Exporter<'a> {
-    out: &'a OutputArgs,
-}
-
-impl<'a> Exporter<'a> {
-    /// Checks that a `--json PATH` and an `--html PATH` can be written (not a directory, parent
-    /// exists, not there already unless `--force`), so a long run does not end in an
-    /// unwritable path.
-    pub(crate) fn checked(out: &'a OutputArgs) -> crate::Result<Self> {
-        check_dest(out, "--html", out.html.as_deref())?;
-        check_dest(
-            out,
-            "--json",
-            out.json.dest.as_ref().and_then(JsonDest::file),
-        )?;
-        Ok(Exporter { out })
-    }
-
-    /// The one output step of every command that measures or judges: the document's JSON
-    /// where `--json` says, its `text` on stdout unless the JSON went there, and its HTML
-    /// report when `--html` asks and it holds something to draw (else says why not).
-    pub(crate) fn emit(&self, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
-        let out = self.out;
-        if !write_json(out, &doc)? {
-            print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));
-        }
-        if out.html.is_none() {
-            return Ok(());
-        }
-        match doc.nothing_to_draw() {
-            Some(why) => {
-                eprintln!("halfpower: {why}, so no HTML report was written");
-                Ok(())
-            }
-            None => write_html(out, doc),
-        }
-    }
-}
-
-/// Writes the `--html` report of a document just measured, when one was asked for.
-fn write_html(out: &OutputArgs, doc: crate::model::Document) -> anyhow::Result<()> {
-    let Some(path) = &out.html else {
-        return Ok(());
-    };
-    let source = match out.json.dest.as_ref().and_then(JsonDest::file) {
-        Some(j) => j.display().to_string(),
-        None => "(this run; its JSON was not saved)".to_string(),
-    };
-    let input = crate::model::Input { path: source, doc };
-    crate::render::html::write_inputs(std::slice::from_ref(&input), path, out.force.on)
-        .with_context(|| format!("writing the HTML report {}", path.display()))?;
-    eprintln!("halfpower: report written to {}", path.display());
-    Ok(())
-}
-
-/// [`crate::output::check_output`] for an optional output file of a command with `out`'s
-/// `--force`.
-fn check_dest(
-    out: &OutputArgs,
-    what: &'static str,
-    path: Option<&std::path::Path>,
-) -> crate::Result<()> {
-    let existing = crate::output::Existing::forced(out.force.on);
-    path.map_or(Ok(()), |p| crate::output::check_output(what, p, existing))
-}
-
 use crate::measure::warn;
+use export::Exporter;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
 //! `halfpower monitor`: the sampling loop's output to the terminal, JSON lines and the log.
 
+use super::export::{self, Output};
 use crate::analysis::watch::Watch;
 use crate::cli::{JsonDest, MonitorArgs};
 use crate::input::profile::read_device_profile;
@@ -57,7 +58,6 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         .iter()
         .map(|d| resolve_device(d, args.partitions))
         .collect::<crate::Result<Vec<_>>>()?;
-    let existing = crate::output::Existing::forced(args.force.on);
     let json_file = args
         .json
         .dest
@@ -76,7 +76,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         let (Some(path), Some(format)) = (path, format) else {
             continue;
         };
-        crate::output::check_output(flag, path, existing)?;
+        export::check(Output::Stream, flag, path, args.force.on)?;
         logs.push(open_log(flag, path, format)?);
     }
     let json_stdout = args.json.dest == Some(JsonDest::Stdout);
@@ -188,10 +188,7 @@ type Log = (std::io::BufWriter<std::fs::File>, LogFormat, PathBuf);
 
 /// Creates the file `flag` names (checked already) and writes the CSV header when it has one.
 fn open_log(flag: &'static str, path: &Path, format: LogFormat) -> anyhow::Result<Log> {
-    let file = std::fs::File::create(path).map_err(|e| {
-        crate::Error::invalid(flag, path.display(), format!("a writable file path ({e})"))
-    })?;
-    let mut w = std::io::BufWriter::new(file);
+    let mut w = export::open_stream(flag, path)?;
     if format == LogFormat::Csv {
         writeln!(w, "{}", monitor_header()).context("writing the log")?;
     }

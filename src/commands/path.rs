@@ -3,7 +3,8 @@
 //! beside them with `--from`, write the files read with `--capture`. Also the PAP `sweep`,
 //! `quick` and `scale` take when `--pap` is not given ([`path_pap`]).
 
-use super::{Exporter, check_dest};
+use super::Exporter;
+use super::export::{Output, write_whole};
 use crate::analysis::pap::{for_mix, target_paps, together_paps};
 use crate::analysis::path::{components, cpu_component};
 use crate::cli::PathArgs;
@@ -242,7 +243,7 @@ fn attach(c: &mut [Component], tops: &[usize], m: &Measured, r: &RunReport) {
 /// Runs `halfpower path`.
 pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    check_dest(&args.output, "--capture", args.capture.as_deref())?;
+    exporter.side("--capture", args.capture.as_deref())?;
     let run = args.from.path.as_deref().map(read_run).transpose()?;
     let targets = if args.targets.is_empty() {
         vec![".".to_string()]
@@ -288,8 +289,7 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 tree.root().display()
             )
         })?;
-        crate::output::write_atomic(out, &bytes)
-            .with_context(|| format!("writing {}", out.display()))?;
+        write_whole(Output::Side, out, &bytes)?;
         if !args.output.quiet {
             eprintln!(
                 "halfpower: {} sysfs entries captured to {} (unpack it into DIR and run \

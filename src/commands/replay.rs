@@ -109,11 +109,9 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
         },
     };
     if trace.timed() {
-        // Validated as an open loop (its slots, its engine); the trace's times replace the
-        // rate (`RunPlan::replaying`).
+        // An open loop at the trace's own times, with its bound on requests in flight.
         let a = &mut w.setup.access;
-        a.arrivals = crate::access::Arrivals::Uniform;
-        a.rate_iops = Some(1);
+        a.arrivals = crate::access::Arrivals::Trace;
         a.max_inflight = Some(
             args.max_inflight
                 .n
@@ -218,7 +216,7 @@ pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut warnings = Vec::new();
     let w = workload(&args, &trace, args.target.exists());
     let (engine, fallback) = available_engine(&w);
-    let base = w.plan(engine, DepthOnEngine::Lower)?;
+    let base = w.plan_replay(engine, DepthOnEngine::Lower)?;
     let mut runner = Session::open(
         std::slice::from_ref(&args.target),
         std::slice::from_ref(&base),

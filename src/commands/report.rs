@@ -1,10 +1,12 @@
 //! `halfpower report`: read result files of one kind and write their HTML report.
 
+use super::export::{self, Output};
 use crate::cli::ReportArgs;
 use crate::input::document::read_all;
 use crate::model::log::Log;
 use crate::model::{Document, Input};
 use crate::render::html;
+use anyhow::Context;
 
 /// Runs `halfpower report`.
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
@@ -13,10 +15,15 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
         .path
         .clone()
         .unwrap_or_else(|| html::default_output(&args.results[0]));
+    // Checked before the inputs are read, as every output is.
+    export::check(Output::Report, "-o", &out, args.force.on)?;
     let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
     let mut inputs = read_all(&args.results, &diagnose)?;
     rebuild_findings(&mut inputs);
-    let bytes = html::write_inputs(&inputs, &out, args.force.on)?;
+    let html = html::render(&inputs);
+    export::write_whole(Output::Report, &out, html.as_bytes())
+        .with_context(|| format!("writing the report {}", out.display()))?;
+    let bytes = html.len();
     eprintln!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",
         args.results.len(),

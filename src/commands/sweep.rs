@@ -1,9 +1,10 @@
 //! `halfpower sweep`: run the request size × queue depth × threads product per rw mode, or
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
+use super::export::{Output, write_whole};
 use super::lower::{distinct, steady_rule};
 use super::path::PapChoice;
-use super::{Exporter, check_dest, warn};
+use super::{Exporter, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points_by;
 use crate::cli::{SweepArgs, list};
@@ -19,7 +20,6 @@ use crate::render::csv::sweep_csv;
 use crate::render::text::sweep::{caveats, sweep_table};
 use crate::signal;
 use crate::units::ByteSize;
-use anyhow::Context;
 use std::io::IsTerminal;
 
 /// The rw modes and depths a sweep runs without `--rw` and `--qd`.
@@ -98,8 +98,7 @@ fn finish(
     }
     let report = &*report;
     if let Some(path) = &args.csv {
-        crate::output::write_atomic(path, sweep_csv(&report.points).as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_whole(Output::Side, path, sweep_csv(&report.points).as_bytes())?;
     }
     let text = sweep_table(report, colour());
     exporter.emit(Document::Sweep(Box::new(report.clone())), &text)?;
@@ -119,7 +118,7 @@ fn analyse(report: &mut SweepReport, choice: &PapChoice) {
 /// Runs `halfpower sweep`.
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    check_dest(&args.output, "--csv", args.csv.as_deref())?;
+    exporter.side("--csv", args.csv.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {
         header: Header::new(Kind::Sweep, command, String::new()),

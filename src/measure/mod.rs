@@ -213,14 +213,16 @@ impl Session {
         let policy = self.settings.verify.as_ref();
         let control = self.settings.control;
         let before = ProcessEvents::now();
-        let (m, record) = match verified::execute(policy, targets, layout, w, control) {
-            Ok(done) => done,
+        // With a verify policy, every write is sealed for the record and acknowledged in it.
+        let record = verified::prepare(policy, w.workload(), targets)?;
+        let m = match runner::execute(targets, layout, w, control, record.as_ref()) {
+            Ok(m) => m,
             Err(Error::Interrupted) => return Ok(None),
             Err(e) => return Err(e),
         };
         let events = ProcessEvents::now().since(before);
         let fallback = self.settings.engine_fallback.clone();
-        let mut r = runner::results(&m, w.workload(), targets, fallback);
+        let mut r = runner::results(&m, w, targets, fallback);
         if let (Some(rec), Some(p)) = (&record, policy) {
             r.verify = Some(verified::finish(p, rec, targets)?);
         }

@@ -1,11 +1,11 @@
 //! A verified run (`run --verify`, fio's `verify=`): the record every write is sealed and
-//! acknowledged in, the run itself, and at its end the flush, the state saved and every
-//! written block read back. Any command that measures passes a [`Policy`] (the CLI's
-//! `--verify*` flags lower into one, a fio job builds its own).
+//! acknowledged in ([`prepare`]; the measuring session runs the point), and at its end the
+//! flush, the state saved and every written block read back ([`finish`]). Any command that
+//! measures passes a [`Policy`] (the CLI's `--verify*` flags lower into one, a fio job builds
+//! its own).
 
 use crate::model::verify::{Verification, VerifyNote};
-use crate::plan::{EngineKind, RunPlan, Workload};
-use crate::runner::{Control, Layout, Measurement};
+use crate::plan::{EngineKind, Workload};
 use crate::storage::Target;
 use crate::verify::Record;
 use crate::verify::check::TargetCheck;
@@ -80,7 +80,11 @@ pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Res
 
 /// The record a verified run writes under: the state file's (continued) or a new one, with a
 /// table for every target. `None` without `--verify`.
-fn prepare(policy: Option<&Policy>, w: &Workload, targets: &[Target]) -> Result<Option<Record>> {
+pub fn prepare(
+    policy: Option<&Policy>,
+    w: &Workload,
+    targets: &[Target],
+) -> Result<Option<Record>> {
     let Some(policy) = policy else {
         return Ok(None);
     };
@@ -166,20 +170,6 @@ fn removed_after(policy: &Policy, w: &Workload, targets: &[Target]) -> Vec<Strin
         );
     }
     removed
-}
-
-/// Runs `w` on `targets` laid out as `layout` says, every write sealed and recorded when
-/// `policy` asks for verification: the measurement, and the record for [`finish`].
-pub fn execute(
-    policy: Option<&Policy>,
-    targets: &[Target],
-    layout: Layout,
-    w: &RunPlan,
-    control: Control,
-) -> Result<(Measurement, Option<Record>)> {
-    let record = prepare(policy, w.workload(), targets)?;
-    let m = crate::runner::execute(targets, layout, w, control, record.as_ref())?;
-    Ok((m, record))
 }
 
 /// Flushes every target (fdatasync: a block device sends its disk a cache flush) now that no

@@ -6,7 +6,7 @@ use crate::analysis::uncertainty::{quantile_ranks, windows};
 use crate::model::cause::{EngineFallback, IoFailure};
 use crate::model::run::Steady;
 use crate::model::{ErrorSummary, Results, TargetResult};
-use crate::plan::Workload;
+use crate::plan::{RunPlan, Workload};
 use crate::stats::recorder::DirStats;
 use crate::stats::summary::Ci95;
 use crate::stats::summary::DirSummary;
@@ -120,13 +120,14 @@ fn intervals(all: &mut TargetResult, m: &Measurement) {
     }
 }
 
-/// The results of measurement `m` of workload `w` over `targets`.
+/// The results of measurement `m` of plan `plan` over `targets`.
 pub fn results(
     m: &Measurement,
-    w: &Workload,
+    plan: &RunPlan,
     targets: &[Target],
     engine_fallback: Option<EngineFallback>,
 ) -> Results {
+    let (w, slots) = (plan.workload(), plan.schedule().slots());
     let mut all = target_result("*".into(), &m.total, w, m.seconds);
     intervals(&mut all, m);
     let mut r = Results {
@@ -152,9 +153,9 @@ pub fn results(
         open_loop: m.total.open.as_ref().map(|o| {
             crate::model::open::OpenLoop::of(
                 o,
-                w.setup.access.arrivals,
+                plan.schedule().arrivals(),
                 w.setup.access.rate_iops.map(|r| r as f64),
-                w.qd,
+                slots,
             )
         }),
         job: None,
@@ -189,15 +190,15 @@ pub fn results(
         changes: changes(m, targets),
         host: None,
     };
-    r.host = m.host.as_ref().map(|h| host(h, &r, w));
+    r.host = m.host.as_ref().map(|h| host(h, &r, slots));
     r
 }
 
-/// `results.host`: the probe's record and the workers' waits, with the figures of `r` the
+/// `results.host`: the probe's record and the workers' waits (each with `slots` in flight), with the figures of `r` the
 /// host could have moved.
-fn host(h: &super::HostMeasurement, r: &Results, w: &Workload) -> crate::model::host::HostNoise {
+fn host(h: &super::HostMeasurement, r: &Results, slots: u32) -> crate::model::host::HostNoise {
     let shape = crate::analysis::host::RunShape {
-        depth: u64::from(w.qd) * u64::from(h.workers),
+        depth: u64::from(slots) * u64::from(h.workers),
         open_loop: r.open_loop.is_some(),
         read: r.read.as_ref(),
         write: r.write.as_ref(),

@@ -15,7 +15,9 @@ use crate::signal;
 use crate::stats::Recorder;
 use crate::stats::series::SeriesSink;
 use crate::storage::Target;
-use crate::worker::{Pace, PhaseEnd, Progress, Replay, Requests, Synthetic, Worker, WorkerPlan};
+use crate::worker::{
+    Flushes, PhaseEnd, Progress, Replay, Requests, Stagger, Synthetic, Worker, WorkerPlan,
+};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Barrier, Condvar, Mutex};
 
@@ -273,7 +275,6 @@ fn worker_plan(
     stripe: Option<u64>,
     id: WorkerId,
     w: &RunPlan,
-    qd: u32,
     shared: &Shared,
 ) -> (WorkerPlan<Requests>, Option<String>) {
     let WorkerId {
@@ -316,7 +317,6 @@ fn worker_plan(
             a.stride.map(|s| s.0),
         ))
     };
-    let workers = shared.workers as f64;
     let (offsets, offsets_error) = match offsets {
         Ok(o) => (o, None),
         Err(e) => (OffsetGen::random(region), Some(e)),
@@ -335,12 +335,14 @@ fn worker_plan(
                 sizes: SizePicker::new(w.bs()),
             }),
         },
-        qd,
-        pace: Pace {
-            ns_per_io: a.rate_iops.map_or(0.0, |r| 1e9 * workers / r as f64),
-            ns_per_byte: a.rate.map_or(0.0, |r| 1e9 * workers / r.0 as f64),
-            think_ns: a.think.map_or(0, |t| t.0.as_nanos() as u64),
-            think_every: a.think_every,
+        // The run's schedule in final units; each worker takes an equal share of its rate.
+        schedule: w.schedule().shared(shared.workers as u32),
+        stagger: Stagger {
+            // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
+            first_due_ns: w.schedule().offset_ns(me),
+            seed: w.setup().seed ^ stream.rotate_left(17),
+        },
+        flushes: Flushes {
             sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
             data_only: a.fdatasync.is_some(),
             end_sync: a.end_fsync,
@@ -349,10 +351,6 @@ fn worker_plan(
             } else {
                 0
             },
-            arrivals: a.arrivals,
-            // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
-            first_due_ns: a.rate_iops.map_or(0.0, |r| 1e9 * me as f64 / r as f64),
-            arrival_seed: w.setup().seed ^ stream.rotate_left(17),
         },
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
         write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
@@ -388,8 +386,8 @@ pub(super) fn worker_thread(
     shared: &Shared,
 ) -> WorkerOutput {
     // The plan was fitted to its engine: no deeper than it queues.
-    let (engine, qd) = (w.setup().engine, w.qd());
-    let (plan, offsets_error) = worker_plan(group, stripe, id, w, qd, shared);
+    let (engine, qd) = (w.setup().engine, w.schedule().slots());
+    let (plan, offsets_error) = worker_plan(group, stripe, id, w, shared);
     let pinned = match id.cpu {
         Some(c) => crate::affinity::pin_current_thread(c)
             .map_err(|e| format!("pinning worker {} to CPU {c} (--affinity): {e}", id.index)),

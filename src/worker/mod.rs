@@ -2,8 +2,9 @@
 //! warm-up phase and a measured phase, stamping every I/O at submission and at completion.
 //!
 //! The loop keeps only issuing, reaping and recording. What to issue comes from a request
-//! [`Source`] (the synthetic generators; `source.rs`), when from the [`Pacer`] and the
-//! [`Syncs`] (`pace.rs`), and whether at all from the phase's [`Gate`] (`gate.rs`).
+//! [`Source`] (the synthetic generators; `source.rs`); when, from the plan's one [`Schedule`]:
+//! a closed loop's [`Pacer`] and [`Syncs`] (`pace.rs`), or an open loop's due times (`open.rs`);
+//! whether at all, from the phase's [`Gate`] (`gate.rs`).
 //!
 //! Each phase ends by draining: no new I/O is issued and every outstanding one is reaped. So at
 //! the barrier between warm-up and measurement nothing is in flight, and the OS disk counters
@@ -15,13 +16,15 @@ mod pace;
 mod source;
 
 pub use gate::PhaseEnd;
-pub use pace::Pace;
+pub use open::Stagger;
+pub use pace::Flushes;
 pub use source::{Replay, Request, Requests, Source, Synthetic, Timing};
 
 use crate::clock::now_ns;
 use crate::engine::payload::{stamp, zero_sectors};
 use crate::engine::{Engine, IoDir, IoRequest};
 use crate::offsets::Stripe;
+use crate::plan::Schedule;
 use crate::signal;
 use crate::stats::Recorder;
 use crate::verify::Writer;
@@ -42,10 +45,13 @@ pub const ZERO_SAMPLE_EVERY: u64 = 16;
 pub struct WorkerPlan<S = Synthetic> {
     /// Where its requests come from.
     pub source: S,
-    /// I/Os in flight.
-    pub qd: u32,
-    /// Rate cap, think time and syncs.
-    pub pace: Pace,
+    /// When its requests are issued: its share of the run's schedule (a closed loop's depth,
+    /// rate cap and think time, or an open loop's arrivals and bound on requests in flight).
+    pub schedule: Schedule,
+    /// An open loop's first due time and the seed of its random gaps.
+    pub stagger: Stagger,
+    /// Syncs every N writes and the page cache dropped every pass.
+    pub flushes: Flushes,
     /// Where this worker's write numbers start: each write is stamped with this plus its
     /// count, so no two writes of a run carry the same data (`engine::payload`).
     pub write_tag: u64,
@@ -135,9 +141,9 @@ impl<'a> Phase<'a> {
         let now = now_ns();
         Phase {
             gate,
-            pacer: Pacer::new(plan.pace, now),
-            syncs: Syncs::new(&plan.pace),
-            free: (0..plan.qd).rev().collect(),
+            pacer: Pacer::new(&plan.schedule, now),
+            syncs: Syncs::new(&plan.flushes),
+            free: (0..plan.schedule.slots()).rev().collect(),
             inflight: 0,
             batch: 0,
             held: 0,
@@ -173,8 +179,8 @@ pub struct Worker<S = Synthetic> {
 impl<S: Source> Worker<S> {
     /// A worker for `plan`.
     pub fn new(plan: WorkerPlan<S>) -> Self {
-        let qd = plan.qd as usize;
-        let passes = Passes::new(plan.pace.pass_bytes);
+        let qd = plan.schedule.slots() as usize;
+        let passes = Passes::new(plan.flushes.pass_bytes);
         Worker {
             plan,
             start_ns: vec![0; qd],
@@ -195,7 +201,7 @@ impl<S: Source> Worker<S> {
     fn sync<E: Engine>(&self, eng: &mut E, rec: Option<&mut Recorder>) -> io::Result<()> {
         let t = now_ns();
         let mark = self.plan.verify.as_ref().map(Writer::flush_begin);
-        eng.sync_files(self.plan.pace.data_only)?;
+        eng.sync_files(self.plan.flushes.data_only)?;
         if let (Some(v), Some(m)) = (&self.plan.verify, mark) {
             v.flush_done(m);
         }
@@ -217,10 +223,10 @@ impl<S: Source> Worker<S> {
         progress: &Progress,
         stop: &AtomicBool,
     ) -> io::Result<()> {
-        if !self.plan.pace.arrivals.is_closed() || self.plan.source.timing() != Timing::Untimed {
+        if !matches!(self.plan.schedule, Schedule::Closed { .. }) {
             return self.phase_open(eng, limit, rec, progress, stop);
         }
-        let mut p = Phase::new(Gate::new(limit, self.plan.qd), &self.plan);
+        let mut p = Phase::new(Gate::new(limit, self.plan.schedule.slots()), &self.plan);
         progress.publish(&p.counts);
         loop {
             self.stop_after_grace(&p, rec.as_deref_mut(), stop);
@@ -501,8 +507,13 @@ mod tests {
                 read_pct,
                 sizes: SizePicker::new(&crate::access::RequestSize::fixed(4096)),
             },
-            qd,
-            pace: Pace::default(),
+            schedule: Schedule::Closed {
+                depth: qd,
+                cap: crate::plan::schedule::Gap::default(),
+                think: None,
+            },
+            stagger: Stagger::default(),
+            flushes: Flushes::default(),
             write_tag: 0,
             stripe: None,
             verify: None,
@@ -538,7 +549,7 @@ mod tests {
         // The null engine completes every request at once, so each pass finds all 8 slots
         // free: the sync must still come after every 3rd write, not after 3 to 10.
         let mut p = plan(8, 0);
-        p.pace.sync_every = 3;
+        p.flushes.sync_every = 3;
         let mut w = Worker::new(p);
         let mut eng = NullEngine::new(BufferArena::new(8, 4096, 4096).unwrap(), 4096);
         let budget = AtomicU64::new(300);

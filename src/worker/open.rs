@@ -10,43 +10,53 @@
 //! Between due times the worker waits in the engine with a timeout ([`Engine::
 //! submit_and_reap_until`]), so completions are stamped as they come.
 
-use super::pace::{Pace, idle_until};
+use super::pace::idle_until;
 use super::source::{Source, Timing, claim_write};
 use super::{Gate, Phase, PhaseEnd, Progress, Wait, Worker};
-use crate::access::Arrivals;
 use crate::clock::now_ns;
 use crate::engine::{Engine, IoDir};
+use crate::plan::schedule::{Gap, Process, Schedule};
 use crate::rng::Rng;
 use crate::stats::Recorder;
 use crate::stats::recorder::OpenStats;
 use std::io;
 use std::sync::atomic::AtomicBool;
 
-/// The due times of an open loop's requests, ns after the phase's start: gaps of the pace's
-/// rate (the larger of its I/O and byte rates for each request's size), even or exponentially
+/// The due times of an open loop's requests, ns after the phase's start: gaps of its rate
+/// (the larger of its I/O and byte rates for each request's size), even or exponentially
 /// distributed.
 #[derive(Clone, Debug)]
 pub(super) struct Arrival {
-    kind: Arrivals,
-    ns_per_io: f64,
-    ns_per_byte: f64,
+    process: Process,
+    gap: Gap,
     next: f64,
     rng: Rng,
 }
 
+/// Where a worker's open loop starts: the first request's due time, ns after the phase's start
+/// (the workers of a run start staggered over one gap, so their uniform arrivals interleave
+/// evenly), and the seed of its random gaps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stagger {
+    /// The first request's due time, ns after the phase's start.
+    pub first_due_ns: u64,
+    /// The seed of the random gaps.
+    pub seed: u64,
+}
+
 impl Arrival {
-    /// The arrivals of `pace`; the first request is due at its `first_due_ns` (plus one random
-    /// gap for Poisson arrivals, which start as a process that was already running).
-    pub(super) fn new(pace: &Pace) -> Self {
+    /// Arrivals of `process` at `gap` (a worker's share of the rate), from `stagger`'s first
+    /// due time (plus one random gap for Poisson arrivals, which start as a process that was
+    /// already running).
+    pub(super) fn new(process: Process, gap: Gap, stagger: Stagger) -> Self {
         let mut a = Arrival {
-            kind: pace.arrivals,
-            ns_per_io: pace.ns_per_io,
-            ns_per_byte: pace.ns_per_byte,
-            next: pace.first_due_ns,
-            rng: Rng::new(pace.arrival_seed, 0x6172_7269_7661_6c73),
+            process,
+            gap,
+            next: stagger.first_due_ns as f64,
+            rng: Rng::new(stagger.seed, 0x6172_7269_7661_6c73),
         };
-        if a.kind == Arrivals::Poisson {
-            a.next += a.ns_per_io * a.exponential();
+        if a.process == Process::Poisson {
+            a.next += a.gap.ns_per_io * a.exponential();
         }
         a
     }
@@ -65,10 +75,10 @@ impl Arrival {
 
     /// The request due now was `len` bytes: the next one is due one gap later.
     pub(super) fn advance(&mut self, len: u64) {
-        let gap = self.ns_per_io.max(len as f64 * self.ns_per_byte);
-        self.next += match self.kind {
-            Arrivals::Poisson => gap * self.exponential(),
-            Arrivals::Uniform | Arrivals::Closed | Arrivals::Trace => gap,
+        let gap = self.gap.after(len);
+        self.next += match self.process {
+            Process::Poisson => gap * self.exponential(),
+            Process::Uniform => gap,
         };
     }
 }
@@ -90,16 +100,24 @@ impl<S: Source> Worker<S> {
         if let Some(r) = rec.as_deref_mut() {
             r.open = Some(Box::<OpenStats>::default());
         }
-        let mut arrival = Arrival::new(&self.plan.pace);
-        let mut p = Phase::new(Gate::new(limit, self.plan.qd), &self.plan);
+        // Due times from the arrival process, or (a trace) from the source.
+        let mut arrival = match self.plan.schedule {
+            Schedule::Open { process, gap, .. } => {
+                Some(Arrival::new(process, gap, self.plan.stagger))
+            }
+            Schedule::Closed { .. } | Schedule::Trace { .. } => None,
+        };
+        let mut p = Phase::new(Gate::new(limit, self.plan.schedule.slots()), &self.plan);
         progress.publish(&p.counts);
         loop {
             self.stop_after_grace(&p, rec.as_deref_mut(), stop);
             let due = start
-                + match self.plan.source.timing() {
-                    Timing::Untimed => arrival.due(),
-                    Timing::At(t) => t,
-                    Timing::End => break,
+                + match (&arrival, self.plan.source.timing()) {
+                    (Some(a), _) => a.due(),
+                    (None, Timing::At(t)) => t,
+                    // A trace's request without a time is due at once.
+                    (None, Timing::Untimed) => 0,
+                    (None, Timing::End) => break,
                 };
             if !p.gate.open(due, stop) {
                 break;
@@ -136,7 +154,9 @@ impl<S: Source> Worker<S> {
             };
             p.gate.took();
             p.free.pop();
-            arrival.advance(r.len);
+            if let Some(a) = arrival.as_mut() {
+                a.advance(r.len);
+            }
             self.issue(eng, slot, r, Some(due), p.judge_reads);
             p.inflight += 1;
             p.batch += 1;
@@ -158,18 +178,24 @@ impl<S: Source> Worker<S> {
 mod tests {
     use super::*;
 
-    fn pace(kind: Arrivals, ns_per_io: f64) -> Pace {
-        Pace {
+    fn arrival(process: Process, ns_per_io: f64) -> Arrival {
+        let gap = Gap {
             ns_per_io,
-            arrivals: kind,
-            arrival_seed: 7,
-            ..Pace::default()
-        }
+            ns_per_byte: 0.0,
+        };
+        Arrival::new(
+            process,
+            gap,
+            Stagger {
+                first_due_ns: 0,
+                seed: 7,
+            },
+        )
     }
 
     #[test]
     fn uniform_arrivals_are_even() {
-        let mut a = Arrival::new(&pace(Arrivals::Uniform, 4_000_000.0));
+        let mut a = arrival(Process::Uniform, 4_000_000.0);
         let dues: Vec<u64> = (0..4)
             .map(|_| {
                 let d = a.due();
@@ -184,7 +210,7 @@ mod tests {
     fn poisson_gaps_have_the_rate_mean_and_an_exponential_spread() {
         // 100 000 gaps of mean 1 ms: the mean within 1 % (5 standard errors), the standard
         // deviation equal to the mean (exponential) within 2 %, and P(gap > mean) = 1/e.
-        let mut a = Arrival::new(&pace(Arrivals::Poisson, 1e6));
+        let mut a = arrival(Process::Poisson, 1e6);
         let n = 100_000;
         let mut prev = a.due() as f64;
         let (mut sum, mut sq, mut over) = (0.0, 0.0, 0u32);
@@ -207,11 +233,11 @@ mod tests {
     #[test]
     fn a_byte_rate_spaces_requests_by_their_size() {
         // 1 ns per byte: a 4 KiB request is followed 4096 ns later, a 64 KiB one 65536 ns.
-        let mut a = Arrival::new(&Pace {
+        let gap = Gap {
+            ns_per_io: 0.0,
             ns_per_byte: 1.0,
-            arrivals: Arrivals::Uniform,
-            ..Pace::default()
-        });
+        };
+        let mut a = Arrival::new(Process::Uniform, gap, Stagger::default());
         a.advance(4096);
         assert_eq!(a.due(), 4096);
         a.advance(65536);

@@ -1,25 +1,19 @@
-//! When a worker may issue its next request: the rate cap's due times and the think time
-//! ([`Pacer`]), the syncs every N writes ([`Syncs`]), and sleeping until then.
+//! When a closed-loop worker may issue its next request: the rate cap's due times and the
+//! think time of its [`Schedule`] ([`Pacer`]), the syncs every N writes ([`Syncs`]), the
+//! passes of `--invalidate` ([`Passes`]), and sleeping until then.
 //!
 //! A paced worker waits as fio does: when the next request is not yet due, it lets every
 //! request in flight complete, then sleeps until it is.
 
-use crate::access::Arrivals;
 use crate::clock::now_ns;
+use crate::plan::schedule::{Gap, Schedule};
 use crate::signal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The pace of one worker: its share of a rate cap, its think time and its syncs.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Pace {
-    /// Nanoseconds per request at the I/O rate cap (0: no cap).
-    pub ns_per_io: f64,
-    /// Nanoseconds per byte at the byte rate cap (0: no cap).
-    pub ns_per_byte: f64,
-    /// Pause after every `think_every` requests, ns (0: none).
-    pub think_ns: u64,
-    /// Requests between two pauses.
-    pub think_every: u32,
+/// What a worker flushes, and when: syncs every N writes and at the end, and the page cache
+/// dropped after every pass over its region.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flushes {
     /// fsync (or fdatasync) after every this many writes (0: never).
     pub sync_every: u32,
     /// fdatasync instead of fsync.
@@ -29,33 +23,14 @@ pub struct Pace {
     /// Drop the files from the page cache after every this many bytes issued, once those in
     /// flight have completed (`--invalidate`; 0: never).
     pub pass_bytes: u64,
-    /// When requests are issued: the closed loop, or an open loop's arrival process
-    /// (`open.rs`), whose rate is `ns_per_io` and `ns_per_byte`.
-    pub arrivals: Arrivals,
-    /// Open loop: the first request's due time, ns after the phase's start (the workers of a
-    /// run start staggered over one gap, so their uniform arrivals interleave evenly).
-    pub first_due_ns: f64,
-    /// Open loop: the seed of the random gaps.
-    pub arrival_seed: u64,
-}
-
-impl Pace {
-    /// When the next request is due, ns after the phase's start, once `ios` requests of
-    /// `bytes` in all have been issued.
-    #[inline]
-    pub(super) fn due(&self, ios: u64, bytes: u64) -> u64 {
-        (ios as f64 * self.ns_per_io).max(bytes as f64 * self.ns_per_byte) as u64
-    }
-
-    fn rated(&self) -> bool {
-        self.ns_per_io > 0.0 || self.ns_per_byte > 0.0
-    }
 }
 
 /// One phase's pacing: the requests issued so far and the think time's count.
 #[derive(Clone, Copy, Debug)]
 pub struct Pacer {
-    pace: Pace,
+    cap: Gap,
+    think_ns: u64,
+    think_every: u32,
     rated: bool,
     thinks: bool,
     /// The phase's start, monotonic ns.
@@ -66,12 +41,19 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    /// The pacing of a phase that starts at `start` (monotonic ns).
-    pub fn new(pace: Pace, start: u64) -> Self {
+    /// The pacing of a closed-loop phase of `schedule` (a worker's share) that starts at
+    /// `start` (monotonic ns); none in an open loop, which keeps its own due times.
+    pub fn new(schedule: &Schedule, start: u64) -> Self {
+        let (cap, think) = match *schedule {
+            Schedule::Closed { cap, think, .. } => (cap, think),
+            Schedule::Open { .. } | Schedule::Trace { .. } => (Gap::default(), None),
+        };
         Pacer {
-            pace,
-            rated: pace.rated(),
-            thinks: pace.think_ns > 0,
+            cap,
+            think_ns: think.map_or(0, |t| t.ns),
+            think_every: think.map_or(1, |t| t.every),
+            rated: cap.is_rated(),
+            thinks: think.is_some_and(|t| t.ns > 0),
             start,
             issued: 0,
             issued_bytes: 0,
@@ -83,12 +65,12 @@ impl Pacer {
     /// cap). Reads the clock into `now` only when the pace is rated.
     #[inline]
     pub fn holds(&self, now: &mut u64) -> bool {
-        if self.thinks && self.since_think >= self.pace.think_every {
+        if self.thinks && self.since_think >= self.think_every {
             return true;
         }
         if self.rated {
             *now = now_ns();
-            return *now < self.start + self.pace.due(self.issued, self.issued_bytes);
+            return *now < self.start + self.cap.due(self.issued, self.issued_bytes);
         }
         false
     }
@@ -104,11 +86,11 @@ impl Pacer {
     /// With nothing in flight and the next request held: the instant to idle until (the end
     /// of a think pause, which starts now, or the next request's due time).
     pub fn resume_at(&mut self) -> u64 {
-        if self.thinks && self.since_think >= self.pace.think_every {
+        if self.thinks && self.since_think >= self.think_every {
             self.since_think = 0;
-            now_ns() + self.pace.think_ns
+            now_ns() + self.think_ns
         } else {
-            self.start + self.pace.due(self.issued, self.issued_bytes)
+            self.start + self.cap.due(self.issued, self.issued_bytes)
         }
     }
 }
@@ -123,12 +105,12 @@ pub struct Syncs {
 }
 
 impl Syncs {
-    /// The syncs `pace` asks for.
-    pub fn new(pace: &Pace) -> Self {
+    /// The syncs `flushes` asks for.
+    pub fn new(flushes: &Flushes) -> Self {
         Syncs {
-            every: pace.sync_every,
+            every: flushes.sync_every,
             since: 0,
-            at_end: pace.end_sync,
+            at_end: flushes.end_sync,
         }
     }
 

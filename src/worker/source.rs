@@ -25,8 +25,7 @@ pub struct Request {
 /// When a source's next request is due.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timing {
-    /// The source has no times of its own: the loop decides (closed loop, or the arrival
-    /// process of an open loop).
+    /// The source has no times of its own: the plan's schedule decides.
     Untimed,
     /// Due this many ns after the phase's start (a trace's own time).
     At(u64),
@@ -39,8 +38,9 @@ pub trait Source {
     /// The next request.
     fn next(&mut self) -> Request;
 
-    /// When the request [`Source::next`] returns next is due. A source with its own times
-    /// runs in the open loop; the synthetic generators have none.
+    /// When the request [`Source::next`] returns next is due: a trace's own time, read by the
+    /// open loop of a [`Schedule::Trace`](crate::plan::Schedule::Trace) plan, or the end of
+    /// the source's requests (any loop); the synthetic generators have none.
     fn timing(&self) -> Timing {
         Timing::Untimed
     }

@@ -6,6 +6,7 @@
 //! files hold it and `_slat` holds 0, as `slat_ns` does in its JSON.
 
 use super::report::{Ran, samples};
+use crate::commands::export::{self, Output};
 use crate::fio::logs::LogKind;
 use anyhow::Context;
 use std::fmt::Write;
@@ -18,7 +19,8 @@ pub(super) fn write(r: &Ran, n: usize) -> anyhow::Result<()> {
     }
     for (kind, name) in o.logs.files(n, &o.name) {
         let text = rows(r, kind);
-        crate::output::write_atomic(std::path::Path::new(&name), text.as_bytes())
+        let path = std::path::Path::new(&name);
+        export::write_whole(Output::Fio, path, text.as_bytes())
             .with_context(|| format!("writing fio's log {name}"))?;
     }
     Ok(())

@@ -7,6 +7,7 @@ mod waves;
 
 use crate::analysis::fio as figures;
 use crate::clock::{ctime_utc, unix_ms};
+use crate::commands::export::{self, Output};
 use crate::fio::{self, FioError, FioJob, JobPlan, jobfile};
 use crate::model::fio::FioDocument;
 use crate::render::text::fio as normal;
@@ -214,7 +215,7 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     };
     if let Some(out) = &a.output {
         // fio replaces its --output file; so does halfpower fio.
-        crate::output::check_output("--output", out, crate::output::Existing::Replace)?;
+        export::check(Output::Fio, "--output", out, false)?;
     }
     let set = job_set(&a).map_err(crate::Error::from)?;
     let mut warnings = Vec::new();
@@ -280,8 +281,7 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         Format::Normal => normal::render(&doc),
     };
     match &a.output {
-        Some(p) => crate::output::write_atomic(p, text.as_bytes())
-            .with_context(|| format!("writing {}", p.display()))?,
+        Some(p) => export::write_whole(Output::Fio, p, text.as_bytes())?,
         None => print!("{text}"),
     }
     let failed = ran

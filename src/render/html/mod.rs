@@ -352,15 +352,6 @@ pub fn render(inputs: &[Input]) -> String {
     out
 }
 
-/// Renders already parsed inputs to `out` (what `--html` uses); returns the bytes written.
-pub fn write_inputs(inputs: &[Input], out: &std::path::Path, force: bool) -> crate::Result<usize> {
-    crate::output::check_output("-o", out, crate::output::Existing::forced(force))?;
-    let html = render(inputs);
-    crate::output::write_atomic(out, html.as_bytes())
-        .map_err(|e| crate::Error::io(format!("writing the report {}", out.display()), e))?;
-    Ok(html.len())
-}
-
 /// The default output: `halfpower-report.html` next to the first input.
 pub fn default_output(first: &std::path::Path) -> std::path::PathBuf {
     first

@@ -1,6 +1,13 @@
 //! The workload: every option of a run as one typed struct, lowered into from the CLI's flags
 //! (`cli::WorkloadArgs`), fio's job files and the JSON `workload` object (serde), and its
-//! validation. No I/O happens here, and no command-line crate is used.
+//! validation; and the plan made of it ([`RunPlan`], with its [`Schedule`]), which is all the
+//! layers below the commands take. No I/O happens here, and no command-line crate is used.
+
+mod run_plan;
+pub mod schedule;
+
+pub use run_plan::RunPlan;
+pub use schedule::Schedule;
 
 use crate::access::{Access, RequestSize};
 use crate::affinity::Affinity;
@@ -324,100 +331,7 @@ impl Default for Workload {
     }
 }
 
-/// A workload as it runs: checked, every default filled ([`Workload::validated`]) and fitted to
-/// the engine that runs it (its depth no deeper than [`EngineKind::caps`] allows). Only [`Workload::plan`] makes one, so the
-/// runner, which takes nothing else, never gets a workload that skipped a step or took them in
-/// another order. Its fields are private: each value is read through an accessor, resolved
-/// ([`RunPlan::read_pct`] is the share in force, never the option as given).
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunPlan {
-    w: Workload,
-    read_pct: u8,
-    replay: Option<crate::access::replay::ReplayPlan>,
-}
-
-impl RunPlan {
-    /// The workload as it runs.
-    pub fn workload(&self) -> &Workload {
-        &self.w
-    }
-
-    /// The access pattern.
-    pub fn rw(&self) -> RwMode {
-        self.w.rw
-    }
-
-    /// The request sizes.
-    pub fn bs(&self) -> &RequestSize {
-        &self.w.bs
-    }
-
-    /// Requests in flight per thread, fitted to the engine.
-    pub fn qd(&self) -> u32 {
-        self.w.qd
-    }
-
-    /// Worker threads per target.
-    pub fn threads(&self) -> u32 {
-        self.w.threads
-    }
-
-    /// Everything else the run needs, each default filled.
-    pub fn setup(&self) -> &Setup {
-        &self.w.setup
-    }
-
-    /// Whether the plan writes.
-    pub fn writes(&self) -> bool {
-        self.w.writes()
-    }
-
-    /// The share of reads in percent, resolved from `--read-pct` or the mode.
-    pub fn read_pct(&self) -> u8 {
-        self.read_pct
-    }
-
-    /// This plan issuing a trace's requests (`replay`) instead of drawing them: its workload
-    /// then only sizes the buffers and bounds the requests in flight, and it runs on one thread.
-    pub fn replaying(mut self, replay: crate::access::replay::ReplayPlan) -> RunPlan {
-        self.w.threads = 1;
-        if replay.requests.first().is_some_and(|r| r.at_ns.is_some()) {
-            let a = &mut self.w.setup.access;
-            a.arrivals = crate::access::Arrivals::Trace;
-            a.rate_iops = None;
-            a.rate = None;
-        }
-        self.replay = Some(replay);
-        self
-    }
-
-    /// The trace this plan replays, if it replays one.
-    pub fn replay(&self) -> Option<&crate::access::replay::ReplayPlan> {
-        self.replay.as_ref()
-    }
-
-    /// Another plan on the same engine from this one's workload changed by `change`, checked
-    /// again (`scale` runs a stripe set with its members' threads together).
-    pub fn replan(&self, change: impl FnOnce(&mut Workload)) -> Result<RunPlan> {
-        let mut w = self.w.clone();
-        change(&mut w);
-        w.plan(self.w.setup.engine, DepthOnEngine::Lower)
-    }
-}
-
 impl Workload {
-    /// The plan of this workload on `engine`: validated, then fitted to the engine, its depth
-    /// kept as `depth` says where the engine cannot queue it.
-    pub fn plan(&self, engine: EngineKind, depth: DepthOnEngine) -> Result<RunPlan> {
-        let w = self.validated()?.lowered(engine, depth);
-        let read_pct = w.read_pct.unwrap_or_else(|| w.rw.default_read_pct());
-        Ok(RunPlan {
-            w,
-            read_pct,
-            replay: None,
-        })
-    }
-
     /// Checks the options that do not depend on a target and fills in the defaults that
     /// depend on other options (`read_pct`, `time`), so the result states every effective value.
     pub fn validated(&self) -> Result<Workload> {
@@ -602,33 +516,6 @@ impl Workload {
         self.read_pct.unwrap_or_else(|| self.rw.default_read_pct()) > 0
     }
 
-    /// This workload on `engine`, its depth kept as `depth` says where the engine cannot queue
-    /// it.
-    fn lowered(&self, engine: EngineKind, depth: DepthOnEngine) -> Workload {
-        let caps = engine.caps();
-        let mut w = self.clone();
-        w.setup.engine = engine;
-        if !w.setup.access.arrivals.is_closed() {
-            // An open loop's slots: the most requests it may have in flight.
-            w.qd = w
-                .setup
-                .access
-                .max_inflight
-                .unwrap_or_else(|| crate::access::default_max_inflight(w.bs.max()));
-        }
-        if w.qd > caps.max_qd {
-            // An open loop's slots are a bound, not a depth to keep: never threads.
-            if depth == DepthOnEngine::AsThreads && w.setup.access.arrivals.is_closed() {
-                w.threads = w.threads.saturating_mul(w.qd.div_ceil(caps.max_qd));
-            }
-            w.qd = caps.max_qd;
-        }
-        if !caps.spin {
-            w.setup.spin = Dur(Duration::ZERO);
-        }
-        w
-    }
-
     /// The number of measured I/Os in `--bytes` mode.
     pub fn io_budget(&self) -> Option<u64> {
         match (self.setup.bytes, self.bs.single()) {
@@ -722,166 +609,4 @@ impl crate::units::Choice for OnError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_engine_that_cannot_queue_lowers_the_depth_or_adds_threads() {
-        let deep = Workload {
-            qd: 32,
-            threads: 2,
-            setup: Setup {
-                spin: Dur(Duration::from_micros(20)),
-                ..Setup::default()
-            },
-            ..Workload::default()
-        };
-        let low = deep.lowered(EngineKind::Sync, DepthOnEngine::Lower);
-        assert_eq!(
-            (low.qd, low.threads, low.setup.spin.0),
-            (1, 2, Duration::ZERO)
-        );
-        // The same 64 I/Os in flight as 64 threads of one.
-        let wide = deep.lowered(EngineKind::Sync, DepthOnEngine::AsThreads);
-        assert_eq!((wide.qd, wide.threads), (1, 64));
-        let same = deep.lowered(EngineKind::Uring, DepthOnEngine::Lower);
-        assert_eq!(
-            (same.qd, same.threads, same.setup.spin),
-            (32, 2, deep.setup.spin)
-        );
-        let null = deep.lowered(EngineKind::Null, DepthOnEngine::Lower);
-        assert_eq!((null.qd, null.setup.spin.0), (32, Duration::ZERO));
-        let refused = Workload {
-            setup: Setup {
-                engine: EngineKind::Sync,
-                ..Setup::default()
-            },
-            ..deep
-        };
-        let e = refused.validated().unwrap_err().to_string();
-        assert!(e.contains("at most 1 with --engine sync"), "{e}");
-    }
-
-    #[test]
-    fn defaults_are_filled() {
-        let w = Workload::default().validated().unwrap();
-        assert_eq!(w.read_pct, Some(100));
-        assert_eq!(w.setup.time, Some(Dur(DEFAULT_TIME)));
-        let mixed = Workload {
-            rw: RwMode::Randrw,
-            ..Workload::default()
-        };
-        assert_eq!(mixed.validated().unwrap().read_pct, Some(50));
-    }
-
-    #[test]
-    fn bytes_mode_has_no_default_time_and_counts_ios() {
-        let w = Workload {
-            setup: Setup {
-                bytes: Some(ByteSize(64 << 20)),
-                ..Setup::default()
-            },
-            ..Workload::default()
-        }
-        .validated()
-        .unwrap();
-        assert_eq!(w.setup.time, None);
-        assert_eq!(w.io_budget(), Some(16384));
-    }
-
-    #[test]
-    fn refusals_name_the_value() {
-        let cases: Vec<(Workload, &str)> = vec![
-            (
-                Workload {
-                    qd: 0,
-                    ..Default::default()
-                },
-                "--qd '0'",
-            ),
-            (
-                Workload {
-                    threads: 0,
-                    ..Default::default()
-                },
-                "--threads '0'",
-            ),
-            (
-                Workload {
-                    bs: ByteSize(0).into(),
-                    ..Default::default()
-                },
-                "--bs '0'",
-            ),
-            (
-                Workload {
-                    setup: Setup {
-                        engine: EngineKind::Sync,
-                        ..Setup::default()
-                    },
-                    qd: 4,
-                    ..Default::default()
-                },
-                "--qd '4'",
-            ),
-            (
-                Workload {
-                    read_pct: Some(101),
-                    rw: RwMode::Rw,
-                    ..Default::default()
-                },
-                "--read-pct '101'",
-            ),
-            (
-                Workload {
-                    read_pct: Some(30),
-                    ..Default::default()
-                },
-                "--read-pct '30'",
-            ),
-            (
-                Workload {
-                    setup: Setup {
-                        bytes: Some(ByteSize(6000)),
-                        ..Setup::default()
-                    },
-                    ..Default::default()
-                },
-                "--bytes '6000'",
-            ),
-            (
-                Workload {
-                    setup: Setup {
-                        size: Some(ByteSize(512)),
-                        ..Setup::default()
-                    },
-                    ..Default::default()
-                },
-                "--size '512'",
-            ),
-            (
-                Workload {
-                    setup: Setup {
-                        time: Some(Dur(Duration::ZERO)),
-                        ..Setup::default()
-                    },
-                    ..Default::default()
-                },
-                "--time '0s'",
-            ),
-        ];
-        for (w, want) in cases {
-            let err = w.validated().unwrap_err();
-            assert_eq!(err.exit_code(), 2);
-            assert!(err.to_string().contains(want), "{err} lacks {want}");
-        }
-    }
-
-    #[test]
-    fn json_round_trip() {
-        let w = Workload::default().validated().unwrap();
-        let text = serde_json::to_string(&w).unwrap();
-        let back: Workload = serde_json::from_str(&text).unwrap();
-        assert_eq!(w, back);
-    }
-}
+mod tests;
