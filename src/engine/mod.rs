@@ -1,4 +1,6 @@
-//! The I/O engines behind one trait: io_uring, pread/pwrite and null.
+//! The I/O engines behind one trait: io_uring, pread/pwrite and null; which one a worker
+//! runs ([`AnyEngine`], opened from its [`EngineKind`]), and how the worker's loop is run on it
+//! compiled for each ([`Drive`]).
 //!
 //! A worker prepares requests into numbered slots (one aligned buffer per slot), then asks the
 //! engine to submit them and reap completions. The worker, not the engine, stamps each I/O at
@@ -6,12 +8,14 @@
 //! of halfpower lives below this module.
 
 mod buffer;
+mod kind;
 mod null;
 pub mod payload;
 mod sync;
 mod uring;
 
 pub use buffer::BufferArena;
+pub use kind::{EngineCaps, EngineKind, MAX_DEPTH};
 pub use null::NullEngine;
 pub use sync::SyncEngine;
 pub use uring::{UringEngine, uring_available};
@@ -106,6 +110,69 @@ pub trait Engine {
     /// stay until written back), so the next buffered reads reach the device; called with
     /// nothing in flight. The null engine has no cache.
     fn drop_cache(&mut self) {}
+}
+
+/// Something a worker does with its engine, whichever it is (the runner's phases): called with
+/// each engine's own type, so the worker's loop is compiled for each.
+pub trait Drive {
+    /// What it returns.
+    type Out;
+
+    /// Does it on `eng`.
+    fn drive<E: Engine>(self, eng: &mut E) -> Self::Out;
+}
+
+/// The engine of one worker, whichever kind.
+pub enum AnyEngine {
+    /// io_uring.
+    Uring(Box<UringEngine>),
+    /// pread/pwrite.
+    Sync(SyncEngine),
+    /// No I/O.
+    Null(NullEngine),
+}
+
+impl AnyEngine {
+    /// Opens engine `kind` on `fds` with the buffers of `arena`, requests of at most `len`
+    /// bytes, polling for `spin` before sleeping where the engine can; `punt` sends every
+    /// request to io_uring's worker threads (an open loop on a file system, which must never
+    /// wait in its submission).
+    pub fn open(
+        kind: EngineKind,
+        fds: &[std::os::fd::RawFd],
+        arena: BufferArena,
+        len: u32,
+        spin: std::time::Duration,
+        punt: bool,
+    ) -> io::Result<AnyEngine> {
+        Ok(match kind {
+            EngineKind::Uring => {
+                let mut e = UringEngine::new(fds, arena, len, spin)?;
+                e.always_async(punt);
+                AnyEngine::Uring(Box::new(e))
+            }
+            EngineKind::Sync => AnyEngine::Sync(SyncEngine::new(fds, arena, len)),
+            EngineKind::Null => AnyEngine::Null(NullEngine::new(arena, len)),
+        })
+    }
+
+    /// Whether the file descriptor and the buffers are registered (io_uring's, for the
+    /// record); `None` for an engine that registers nothing.
+    pub fn registered(&self) -> Option<(bool, bool)> {
+        match self {
+            AnyEngine::Uring(e) => Some(e.registered()),
+            AnyEngine::Sync(_) | AnyEngine::Null(_) => None,
+        }
+    }
+
+    /// Does `d` on this engine, with its own type.
+    pub fn drive<D: Drive>(&mut self, d: D) -> D::Out {
+        match self {
+            AnyEngine::Uring(e) => d.drive(e.as_mut()),
+            AnyEngine::Sync(e) => d.drive(e),
+            AnyEngine::Null(e) => d.drive(e),
+        }
+    }
 }
 
 /// Drops each of `fds` from the page cache (posix_fadvise DONTNEED over the whole file).

@@ -6,6 +6,7 @@
 mod run_plan;
 pub mod schedule;
 
+pub use crate::engine::{EngineCaps, EngineKind};
 pub use run_plan::RunPlan;
 pub use schedule::Schedule;
 
@@ -73,28 +74,6 @@ impl std::fmt::Display for RwMode {
     }
 }
 
-/// How I/O is issued.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// io_uring: one ring per thread, `--qd` I/Os in flight, registered file and buffers.
-    #[default]
-    Uring,
-    /// pread/pwrite: one I/O in flight per thread.
-    Sync,
-    /// No I/O at all: measures halfpower's own cost per I/O.
-    Null,
-}
-
-/// What an engine can do: the one place the runner, the commands and validation learn it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EngineCaps {
-    /// The most I/Os one thread keeps in flight.
-    pub max_qd: u32,
-    /// Whether it can poll for completions before sleeping (`--spin`).
-    pub spin: bool,
-}
-
 /// How a workload deeper than its engine can queue runs on that engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DepthOnEngine {
@@ -103,37 +82,6 @@ pub enum DepthOnEngine {
     /// The same I/Os in flight as more threads (`quick`, `profile`: QD 32 becomes 32 threads
     /// of one I/O each on the sync engine).
     AsThreads,
-}
-
-impl EngineKind {
-    /// What this engine can do.
-    pub fn caps(self) -> EngineCaps {
-        match self {
-            EngineKind::Uring => EngineCaps {
-                max_qd: MAX_QD,
-                spin: true,
-            },
-            // pread/pwrite block: one I/O in flight per thread, nothing to poll.
-            EngineKind::Sync => EngineCaps {
-                max_qd: 1,
-                spin: false,
-            },
-            // Completes every I/O at once: any depth, never waits.
-            EngineKind::Null => EngineCaps {
-                max_qd: MAX_QD,
-                spin: false,
-            },
-        }
-    }
-
-    /// The name as typed on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Uring => "uring",
-            EngineKind::Sync => "sync",
-            EngineKind::Null => "null",
-        }
-    }
 }
 
 /// What a run does when I/Os fail (`--on-error`).
@@ -186,12 +134,6 @@ impl Create {
     }
 }
 
-impl std::fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// Default size of a file halfpower creates, and of the null engine's pretend target.
 pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
 /// Default seed of the random offsets (`--seed`): "half" in ASCII.
@@ -199,7 +141,7 @@ pub const DEFAULT_SEED: u64 = 0x6861_6c66;
 /// Default measured time when neither `--time` nor `--bytes` is given.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(10);
 /// Largest queue depth accepted (io_uring's ring limit).
-pub const MAX_QD: u32 = 32_768;
+pub const MAX_QD: u32 = crate::engine::MAX_DEPTH;
 /// Largest thread count per target accepted.
 pub const MAX_THREADS: u32 = 1024;
 /// Longest `--spin` accepted.
@@ -547,24 +489,6 @@ impl crate::units::Choice for RwMode {
             RwMode::Randwrite => "Uniform random writes",
             RwMode::Rw => "Sequential mix of reads and writes (`--read-pct`, default 50)",
             RwMode::Randrw => "Random mix of reads and writes (`--read-pct`, default 50)",
-        }
-    }
-}
-
-impl crate::units::Choice for EngineKind {
-    const ALL: &'static [Self] = &[EngineKind::Uring, EngineKind::Sync, EngineKind::Null];
-
-    fn name(self) -> &'static str {
-        EngineKind::name(self)
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            EngineKind::Uring => {
-                "io_uring: one ring per thread, `--qd` I/Os in flight, registered file and buffers"
-            }
-            EngineKind::Sync => "pread/pwrite: one I/O in flight per thread",
-            EngineKind::Null => "No I/O at all: measures halfpower's own cost per I/O",
         }
     }
 }

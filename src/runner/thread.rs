@@ -5,7 +5,7 @@
 use super::Control;
 use crate::access::sample::{Draw, SizePicker};
 use crate::clock::now_ns;
-use crate::engine::{BufferArena, Engine, NullEngine, SyncEngine, UringEngine};
+use crate::engine::{AnyEngine, BufferArena, Drive, Engine};
 use crate::model::cause::{Fatal, Stage};
 use crate::model::run::TargetKind;
 use crate::offsets::{OffsetGen, Region, Stripe};
@@ -220,13 +220,6 @@ pub(super) fn split_budget(ios: Option<u64>, workers: Option<usize>) -> Vec<Atom
     }
 }
 
-/// The engine of one worker, whichever kind.
-enum AnyEngine {
-    Uring(Box<UringEngine>),
-    Sync(SyncEngine),
-    Null(NullEngine),
-}
-
 /// Sets up engine `kind` on `group`'s files with `qd` buffers of incompressible data.
 fn setup_engine(
     group: &[Target],
@@ -241,20 +234,27 @@ fn setup_engine(
     let mut arena = BufferArena::new(qd as usize, bs as usize, align as usize)?;
     // Incompressible write data, different per worker.
     Rng::new(seed, 0xb0f).fill(arena.all_mut());
-    Ok(match kind {
-        EngineKind::Uring => {
-            // An open loop must never wait in its submission: a file system that does not
-            // honour io_uring's non-blocking attempt (FUSE, seen on 6.18: each submit took the
-            // whole 2-ms service) would hold every later request back. Block devices honour it.
-            let open_loop = !w.setup.access.arrivals.is_closed();
-            let punt = open_loop && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
-            let mut e = UringEngine::new(&fds, arena, bs, w.setup.spin.0)?;
-            e.always_async(punt);
-            AnyEngine::Uring(Box::new(e))
-        }
-        EngineKind::Sync => AnyEngine::Sync(SyncEngine::new(&fds, arena, bs)),
-        EngineKind::Null => AnyEngine::Null(NullEngine::new(arena, bs)),
-    })
+    // An open loop must never wait in its submission: a file system that does not honour
+    // io_uring's non-blocking attempt (FUSE: each submit took the whole 2-ms service) would
+    // hold every later request back. Block devices honour it.
+    let open_loop = !w.setup.access.arrivals.is_closed();
+    let punt = open_loop && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
+    AnyEngine::open(kind, &fds, arena, bs, w.setup.spin.0, punt)
+}
+
+/// A worker's phases on its engine ([`drive`]), for [`AnyEngine::drive`].
+struct Phases<'a> {
+    worker: Worker<Requests>,
+    shared: &'a Shared,
+    me: usize,
+}
+
+impl Drive for Phases<'_> {
+    type Out = (Recorder, Option<Fatal>);
+
+    fn drive<E: Engine>(self, eng: &mut E) -> Self::Out {
+        drive(eng, self.worker, self.shared, self.me)
+    }
 }
 
 /// Which worker a thread is: its target, its thread number there, its index over all
@@ -430,15 +430,11 @@ pub(super) fn worker_thread(
     shared.barrier.wait(); // B0b: every rank of an MPI job set up too
     let worker = Worker::new(plan);
     let me = id.index;
-    let (rec, fatal) = match eng.as_mut() {
-        Some(AnyEngine::Uring(e)) => {
-            out.registered = Some(e.registered());
-            drive(e.as_mut(), worker, shared, me)
-        }
-        Some(AnyEngine::Sync(e)) => drive(e, worker, shared, me),
-        Some(AnyEngine::Null(e)) => drive(e, worker, shared, me),
-        None => unreachable!("setup errors return above"),
+    let Some(eng) = eng.as_mut() else {
+        unreachable!("setup errors return above")
     };
+    out.registered = eng.registered();
+    let (rec, fatal) = eng.drive(Phases { worker, shared, me });
     out.rec = rec;
     out.fatal = fatal;
     out

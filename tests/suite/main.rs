@@ -25,6 +25,7 @@ mod monitor_checks;
 mod path;
 mod pts;
 mod pts_known;
+mod recipes;
 mod report;
 mod scale;
 mod sweep;

@@ -7,7 +7,6 @@ use crate::model::fio::{
     DirReport, FioDocument, FioJobReport, FioNote, FioNoteKind, JobEnding, LatNs, Ordered,
     SsMetric, SsReport, SsTest,
 };
-use crate::plan::EngineKind;
 use std::fmt::Write;
 
 /// A number in at most four characters with a 1000- or 1024-step unit, as fio's num2str.
@@ -251,11 +250,7 @@ pub fn render(doc: &FioDocument) -> String {
             j.jobname,
             j.groupid,
             w.rw.name(),
-            match j.halfpower.engine {
-                EngineKind::Uring => "io_uring",
-                EngineKind::Sync => "psync",
-                EngineKind::Null => "null",
-            },
+            j.halfpower.engine.fio_name(),
             w.qd
         );
     }
