@@ -169,6 +169,40 @@ pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
     Some(vec![bytes.to_vec()])
 }
 
+/// Every rank's `bytes` on every rank, in rank order (one rank: its own). A measuring session
+/// joins each point's results so (`measure::job`), so that every rank holds the job's figures
+/// and decides the next point as every other does.
+pub fn all_gather(bytes: &[u8]) -> Vec<Vec<u8>> {
+    #[cfg(feature = "mpi")]
+    if many() {
+        use mpi::datatype::PartitionMut;
+        use mpi::traits::CommunicatorCollectives;
+        let world = mpi::topology::SimpleCommunicator::world();
+        let len = bytes.len() as mpi::Count;
+        let mut lens = vec![0 as mpi::Count; size() as usize];
+        world.all_gather_into(&len, &mut lens[..]);
+        let displs: Vec<mpi::Count> = lens
+            .iter()
+            .scan(0, |acc, &l| {
+                let at = *acc;
+                *acc += l;
+                Some(at)
+            })
+            .collect();
+        let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+        {
+            let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+            world.all_gather_varcount_into(bytes, &mut part);
+        }
+        return lens
+            .iter()
+            .zip(&displs)
+            .map(|(&l, &d)| all[d as usize..(d + l) as usize].to_vec())
+            .collect();
+    }
+    vec![bytes.to_vec()]
+}
+
 /// Ends the whole job with `code` (MPI_Abort): no rank is left waiting in a barrier. A
 /// singleton just exits.
 pub fn abort(code: i32) -> ! {

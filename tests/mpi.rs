@@ -294,3 +294,169 @@ fn shared_ranks_write_their_own_regions_of_one_file() {
         3
     );
 }
+
+/// The ranks' own results of a point against the job's: the job's I/O and byte counts are the
+/// ranks' summed exactly, and there are three ranks, in order.
+fn totals_are_the_ranks_sums(results: &serde_json::Value, what: &str) {
+    let ranks = results["ranks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: {results}"));
+    assert_eq!(ranks.len(), 3, "{what}");
+    for key in ["ios", "bytes"] {
+        let sum: u64 = ranks
+            .iter()
+            .map(|r| r["results"]["total"][key].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            results["total"][key].as_u64().unwrap(),
+            sum,
+            "{what}: {key}"
+        );
+    }
+    for (i, r) in ranks.iter().enumerate() {
+        assert_eq!(r["rank"], i as u64, "{what}");
+    }
+    assert_eq!(results["job"]["ranks"], 3, "{what}");
+}
+
+/// Every rank capped at `per_rank` I/Os per second: the job's rate is three times it. Each
+/// rank's pacer issues at due times counted from the point's start, catching up after a
+/// stall, so only a stall in the point's last moments costs I/Os: 5 % of a 2-s point is
+/// 100 ms.
+fn at_three_caps(results: &serde_json::Value, per_rank: f64, what: &str) {
+    let iops = results["total"]["iops"].as_f64().unwrap();
+    let want = 3.0 * per_rank;
+    assert!(
+        (iops / want - 1.0).abs() <= 0.05,
+        "{what}: {iops:.0} IOPS against 3 × {per_rank}"
+    );
+}
+
+/// `sweep` under MPI: every point is one job of the three ranks.
+#[test]
+fn sweep_points_are_jobs_of_every_rank() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "sweep",
+            target.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--bs",
+            "4k,8k",
+            "--qd",
+            "1,2",
+            "--time",
+            "2s",
+            "--warmup",
+            "0",
+            "--rate-iops",
+            "500",
+        ],
+    );
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    for p in points {
+        let what = format!("{} QD{}", p["bs_bytes"], p["qd"]);
+        totals_are_the_ranks_sums(&p["results"], &what);
+        at_three_caps(&p["results"], 500.0, &what);
+    }
+    assert_eq!(
+        v["targets"].as_array().unwrap().len(),
+        3,
+        "every rank's target"
+    );
+}
+
+/// `scale` under MPI: each step is one job; k targets per rank, each capped, make 3 × k caps.
+#[test]
+fn scale_steps_are_jobs_of_every_rank() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.{rank}");
+    let b = dir.path().join("b.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "scale",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--time",
+            "2s",
+            "--warmup",
+            "0",
+            "--rate-iops",
+            "400",
+        ],
+    );
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for s in steps {
+        let k = s["targets"].as_u64().unwrap();
+        let what = format!("{k} target(s)");
+        totals_are_the_ranks_sums(&s["results"], &what);
+        // The cap is the run's, shared by its workers: 400 per rank at every step.
+        at_three_caps(&s["results"], 400.0, &what);
+    }
+}
+
+/// `quick` under MPI: each rank its own scratch file, every test one job.
+#[test]
+fn quick_tests_are_jobs_of_every_rank() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "quick",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "8m",
+            "--time",
+            "300ms",
+            "--warmup",
+            "0",
+        ],
+    );
+    let tests = v["tests"].as_array().unwrap();
+    assert!(tests.len() >= 8, "{}", tests.len());
+    for t in tests {
+        totals_are_the_ranks_sums(&t["results"], t["name"].as_str().unwrap());
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with("halfpower.tst"))
+        .collect();
+    assert!(left.is_empty(), "scratch files left: {left:?}");
+}
+
+/// `pts` stays on one host (SNIA's tests are of one device) and says so.
+#[test]
+fn pts_under_mpi_is_refused_by_name() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let out = mpirun(3, &hp, &["pts", "--test", "iops", "/dev/null"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pts stays on one host"), "{err}");
+}

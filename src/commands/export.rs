@@ -10,7 +10,8 @@
 //! | `Fio` | `fio --output`, fio's `write_*_log` files | replaced, as fio replaces them | whole, atomically |
 //!
 //! Every path is checked before anything runs (not a directory, in an existing directory, and
-//! the rule for an existing file), so a long run never ends in an unwritable path.
+//! the rule for an existing file), so a long run never ends in an unwritable path. Under MPI
+//! rank 0 writes every output for the job.
 
 use crate::cli::{JsonDest, OutputArgs};
 use crate::output::Existing;
@@ -57,12 +58,21 @@ pub(crate) fn check(
     crate::output::check_output(flag, path, output.existing(force))
 }
 
+/// Whether this process writes the outputs: one process, or rank 0 of an MPI job (every rank
+/// holds the job's figures; one writes them).
+fn speaks_for_the_job() -> bool {
+    crate::cluster::rank() == 0
+}
+
 /// Writes a whole output file (any kind but a stream) atomically: complete or not at all.
 pub(crate) fn write_whole(output: Output, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     debug_assert!(
         output != Output::Stream,
         "a stream is written record by record"
     );
+    if !speaks_for_the_job() {
+        return Ok(());
+    }
     crate::output::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
@@ -108,6 +118,9 @@ impl<'a> Exporter<'a> {
     /// where `--json` says, its `text` on stdout unless the JSON went there, and its HTML
     /// report when `--html` asks and it holds something to draw (else says why not).
     pub(crate) fn emit(&self, doc: crate::model::Document, text: &str) -> anyhow::Result<()> {
+        if !speaks_for_the_job() {
+            return Ok(());
+        }
         let out = self.out;
         if !write_json(out, &doc)? {
             print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));

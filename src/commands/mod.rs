@@ -68,11 +68,13 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
     }
     // MPI (with the `mpi` feature, under mpirun or srun) lives until this function returns.
     let _mpi = crate::cluster::init();
-    if crate::cluster::many() && !matches!(cli.command, Some(Command::Run(_))) {
+    if crate::cluster::many() && !runs_as_one_job(&cli.command) {
         if crate::cluster::rank() == 0 {
             eprintln!(
-                "halfpower: under MPI ({} ranks) `run` is the command that runs as one job; \
-                 run the others without mpirun",
+                "halfpower: under MPI ({} ranks) the measuring commands run as one job (run, \
+                 quick, sweep, profile, scale, experiment, replay, fio); pts stays on one host \
+                 (SNIA's tests are of one device), and the others read or judge files: run \
+                 them without mpirun",
                 crate::cluster::size()
             );
         }
@@ -97,6 +99,24 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         }
     }
     result
+}
+
+/// Whether `command` runs as one job of every rank under MPI: the measuring commands, each
+/// point of which the measuring session joins across the ranks (`measure::job`).
+fn runs_as_one_job(command: &Option<Command>) -> bool {
+    matches!(
+        command,
+        Some(
+            Command::Run(_)
+                | Command::Quick(_)
+                | Command::Sweep(_)
+                | Command::Profile(_)
+                | Command::Scale(_)
+                | Command::Experiment(_)
+                | Command::Replay(_)
+                | Command::Fio(_)
+        ) | None
+    )
 }
 
 fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {

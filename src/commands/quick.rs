@@ -125,7 +125,11 @@ fn scratch_path(args: &QuickArgs) -> anyhow::Result<PathBuf> {
         )
         .into());
     }
-    let path = dir.join(SCRATCH_NAME);
+    // Under MPI each rank has its own scratch file.
+    let path = match crate::cluster::many() {
+        true => dir.join(format!("{SCRATCH_NAME}.{}", crate::cluster::rank())),
+        false => dir.join(SCRATCH_NAME),
+    };
     if path.exists() {
         return Err(Error::refused(
             &path,

@@ -14,7 +14,6 @@ use crate::plan::Workload;
 use crate::render::text;
 use crate::runner::Control;
 use crate::storage::Target;
-use anyhow::Context;
 
 /// Refuses what a job of several ranks cannot do: repetitions (each would need its own
 /// gathering) and a steady-state rule (each rank would end its run at its own time).
@@ -71,7 +70,16 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     };
     let (runs, infos) =
         measure::independent(&args.targets, &w, args.repeat.n, &settings, &mut warnings)?;
-    let results = runs[0].clone();
+    // Under MPI the job's (every rank's merged), with each rank's own in `ranks`.
+    let mut results = runs[0].clone();
+    let ranks = match std::mem::take(&mut results.ranks) {
+        ranks if ranks.is_empty() => vec![RankRun {
+            rank: 0,
+            host: crate::cluster::host(),
+            results: results.clone(),
+        }],
+        ranks => ranks,
+    };
     let run_warnings = text::cause::run_warnings(&results);
     for msg in sanity::check(w.workload(), &infos, &results)
         .into_iter()
@@ -79,36 +87,29 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     {
         warn(&mut warnings, msg);
     }
+    // Every rank's warnings, each marked with its rank when there are several.
+    let warnings = measure::job::every_rank(warnings, |rank, w| {
+        if crate::cluster::many() {
+            format!("rank {rank}: {w}")
+        } else {
+            w
+        }
+    })?;
     let repeat = (args.repeat.n > 1).then(|| Repeat {
         figures: summarize(&runs),
         runs,
     });
     let host = host::read();
-    let mut report = RunReport {
+    let report = RunReport {
         header: Header::new(Kind::Run, command, utc_now()),
         workload: w.workload().clone(),
-        ranks: Vec::new(),
+        ranks,
         host,
         targets: infos,
         results,
         repeat,
         warnings,
     };
-    if crate::cluster::many() {
-        match gather_ranks(report)? {
-            Some(whole) => report = whole,
-            // Rank 0 speaks for the job; the others only say how they ended.
-            None => return Ok(0),
-        }
-    } else {
-        // A single process is a job of one rank (set after any gathering, which sends only
-        // each rank's results).
-        report.ranks = vec![RankRun {
-            rank: 0,
-            host: report.host.hostname.clone(),
-            results: report.results.clone(),
-        }];
-    }
     let status = report
         .repeat
         .as_ref()
@@ -149,36 +150,4 @@ fn shared_regions(
         w.setup.keep = true; // rank 0's creating target removes the file
     }
     Ok((w, created))
-}
-
-/// Under MPI: every rank's report to rank 0, which returns the job's (its own host and
-/// workload, every rank's targets, results and warnings, and the merged results); `None` on
-/// the other ranks.
-fn gather_ranks(report: RunReport) -> anyhow::Result<Option<RunReport>> {
-    let barrier_us = crate::cluster::barrier_waits();
-    let bytes = serde_json::to_vec(&report).context("encoding this rank's report")?;
-    let t = std::time::Instant::now();
-    let Some(all) = crate::cluster::gather(&bytes) else {
-        return Ok(None);
-    };
-    let gather_us = t.elapsed().as_secs_f64() * 1e6;
-    let mut whole = report;
-    let mut ranks = Vec::with_capacity(all.len());
-    let (mut targets, mut warnings) = (Vec::new(), Vec::new());
-    for (i, b) in all.iter().enumerate() {
-        let r: RunReport =
-            serde_json::from_slice(b).with_context(|| format!("reading rank {i}'s report"))?;
-        targets.extend(r.targets);
-        warnings.extend(r.warnings.into_iter().map(|w| format!("rank {i}: {w}")));
-        ranks.push(RankRun {
-            rank: i as u32,
-            host: r.host.hostname,
-            results: r.results,
-        });
-    }
-    whole.results = crate::analysis::ranks::merge(&ranks, barrier_us, gather_us);
-    whole.ranks = ranks;
-    whole.targets = targets;
-    whole.warnings = warnings;
-    Ok(Some(whole))
 }

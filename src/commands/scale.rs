@@ -255,7 +255,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let stacks = stacks(&runner);
     attach_stacks(&mut steps, &stacks);
     let status = runner.exit_status();
-    let targets = runner.infos();
+    let targets = runner.job_infos()?;
     // The path's PAP, while the files the run created are still there.
     let wl = w.workload();
     let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;

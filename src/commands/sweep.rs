@@ -160,7 +160,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         Settings::new((engine, fallback), args.output.quiet).steady(steady),
         &mut report.warnings,
     )?;
-    report.targets = runner.infos();
+    report.targets = runner.job_infos()?;
     let names: Vec<String> = (args.targets.iter().map(|t| t.display().to_string())).collect();
     let choice = PapChoice::new(pap, &names);
     choice.announce(args.output.quiet);

@@ -4,6 +4,7 @@
 //! engine runner is called from here and nowhere else (`tests/suite/layers.rs` counts).
 
 mod engine;
+pub mod job;
 mod open;
 pub mod verified;
 
@@ -64,12 +65,14 @@ impl Settings {
         (engine, engine_fallback): (EngineKind, Option<EngineFallback>),
         quiet: bool,
     ) -> Self {
+        // Under MPI rank 0 speaks for the job.
+        let speaks = !quiet && crate::cluster::rank() == 0;
         Settings {
             engine,
             engine_fallback,
-            control: Control::progress(!quiet),
+            control: Control::progress(speaks),
             verify: None,
-            announce: !quiet,
+            announce: speaks,
             list: true,
             cache_carries: true,
         }
@@ -154,9 +157,15 @@ impl Session {
         }
     }
 
-    /// The targets as the JSON describes them.
+    /// This process's targets as the JSON describes them.
     pub fn infos(&self) -> Vec<TargetInfo> {
         self.targets.iter().map(Target::info).collect()
+    }
+
+    /// Every rank's targets under MPI, in rank order (every rank calls this at the same step);
+    /// [`Session::infos`] for one process.
+    pub fn job_infos(&self) -> crate::Result<Vec<TargetInfo>> {
+        job::every_rank(self.infos(), |_, t| t)
     }
 
     /// The opened targets.
@@ -205,6 +214,13 @@ impl Session {
         if self.settings.list && signal::interrupted() {
             return Ok(None);
         }
+        if let (true, Some(_)) = (crate::cluster::many(), self.settings.control.steady) {
+            return Err(Error::invalid(
+                "--steady",
+                "on",
+                "no --steady under MPI (each rank would end its point at its own time)",
+            ));
+        }
         self.done += 1;
         if self.settings.announce && std::io::stderr().is_terminal() {
             eprintln!("[{}/{}] {label}", self.done, self.total);
@@ -226,6 +242,8 @@ impl Session {
         if let (Some(rec), Some(p)) = (&record, policy) {
             r.verify = Some(verified::finish(p, rec, targets)?);
         }
+        // Under MPI, the job's point: every rank's results merged, on every rank.
+        let r = job::join(r)?;
         if self.settings.list && (r.errors.count > 0 || r.fatal.is_some()) {
             warn(
                 warnings,
@@ -314,7 +332,7 @@ pub fn independent(
             }
             break;
         };
-        infos = session.infos();
+        infos = session.job_infos()?;
         runs.push(r);
     }
     Ok((runs, infos))

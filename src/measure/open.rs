@@ -7,8 +7,9 @@ use crate::storage::{self, Target};
 use crate::units::ByteSize;
 use std::path::PathBuf;
 
-/// Opens every target; the first refusal stops (and removes files created so far), and so
-/// do Ctrl-C and SIGTERM. Linear in the number of targets (a job may have many thousands).
+/// Opens every target (under MPI, each rank its own: `{rank}` and `{host}` in a path name
+/// them); the first refusal stops (and removes files created so far), and so do Ctrl-C and
+/// SIGTERM. Linear in the number of targets (a job may have many thousands).
 pub fn open_targets(
     paths: &[PathBuf],
     w: &Workload,
@@ -17,17 +18,18 @@ pub fn open_targets(
     let mut targets = Vec::with_capacity(paths.len());
     let mut seen = std::collections::HashSet::with_capacity(paths.len());
     for p in paths {
+        let p = crate::cluster::place(p);
         if crate::signal::interrupted() {
             return Err(crate::Error::Interrupted);
         }
-        if !seen.insert(p) {
+        if !seen.insert(p.clone()) {
             return Err(crate::Error::invalid(
                 "TARGET",
                 p.display(),
                 "each target once",
             ));
         }
-        targets.push(storage::open(p, w, &mut |m| warn(warnings, m))?);
+        targets.push(storage::open(&p, w, &mut |m| warn(warnings, m))?);
     }
     Ok(targets)
 }

@@ -159,6 +159,7 @@ pub fn results(
             )
         }),
         job: None,
+        ranks: Vec::new(),
         sync: (m.total.syncs.ios > 0).then(|| crate::model::SyncSummary {
             count: m.total.syncs.ios,
             latency_us: crate::stats::summary::LatencySummary::of(&m.total.syncs.hist),

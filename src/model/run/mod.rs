@@ -349,6 +349,10 @@ pub struct Results {
     /// Under MPI with several ranks: the figures of the whole job (absent for one process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<super::ranks::Job>,
+    /// Under MPI with several ranks: each rank's own results of this point, rank by rank (a
+    /// `run` document holds them in its `ranks` instead; absent for one process).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankRun>,
     /// With `--verify`: what reading the written blocks back found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<super::verify::Verification>,
