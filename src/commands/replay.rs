@@ -208,7 +208,10 @@ fn same_file(named: &str, target: &std::path::Path) -> bool {
 }
 
 /// Runs `halfpower replay`.
-pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    // Under MPI each rank may replay its own trace: `{rank}` and `{host}` name it.
+    args.trace = crate::cluster::place(&args.trace);
+    args.target = crate::cluster::place(&args.target);
     let exporter = Exporter::checked(&args.output)?;
     check_speeds(&args.speed)?;
     let path = args.trace.display().to_string();
