@@ -460,3 +460,92 @@ fn pts_under_mpi_is_refused_by_name() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pts stays on one host"), "{err}");
 }
+
+/// `replay` under MPI: each rank replays its own trace (`{rank}`) on its own file, from a
+/// common start; the job issues every rank's requests at the traces' own rate, three times
+/// one trace's.
+#[test]
+fn replay_is_one_job_of_every_ranks_trace() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 400 reads of 4 KiB evenly over 2 s per rank: 200 IOPS each.
+    for r in 0..3 {
+        let mut s = String::from("# halfpower trace v1\n");
+        for i in 0..400u64 {
+            s.push_str(&format!(
+                "{} R {} 4096\n",
+                i * 5000,
+                (i * 7919 % 2048) * 4096
+            ));
+        }
+        std::fs::write(dir.path().join(format!("t.{r}")), s).unwrap();
+    }
+    let trace = dir.path().join("t.{rank}");
+    let target = dir.path().join("f.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &["replay", trace.to_str().unwrap(), target.to_str().unwrap()],
+    );
+    let p = &v["points"][0];
+    let iops = p["achieved_iops"].as_f64().unwrap();
+    // The last request is due at 1.995 s: the job's window is about 2 s (its last rank's), and
+    // a request issued late still completes within it (one 4-KiB read of a file).
+    assert!(
+        (iops / 600.0 - 1.0).abs() <= 0.05,
+        "{iops:.0} IOPS against 3 × 200"
+    );
+}
+
+/// `fio` under MPI: a job file's job runs on every rank at once, each rank at its own
+/// `rate_iops`; fio's report is the job's.
+#[test]
+fn a_fio_job_runs_on_every_rank() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    let file = dir.path().join("f.{rank}");
+    std::fs::write(
+        &job,
+        format!(
+            "[j]\nfilename={}\nsize=8m\nrw=randread\nbs=4k\nioengine=io_uring\ndirect=1\n\
+             rate_iops=300\ntime_based=1\nruntime=2\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let out_json = dir.path().join("fio.json");
+    let out = mpirun(
+        3,
+        &hp,
+        &[
+            "fio",
+            job.to_str().unwrap(),
+            "--output-format=json",
+            &format!("--output={}", out_json.display()),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_json).unwrap()).unwrap();
+    let read = &v["jobs"][0]["read"];
+    let iops = read["iops"].as_f64().unwrap();
+    assert!(
+        (iops / 900.0 - 1.0).abs() <= 0.05,
+        "{iops:.0} IOPS against 3 × 300: {read}"
+    );
+    // Each rank laid out its own file and removed it, as a single halfpower fio does.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with("f."))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

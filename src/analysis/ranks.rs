@@ -84,6 +84,7 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.steady = None;
     r.sync = None;
     r.verify = merge_verify(all.iter().filter_map(|x| x.verify.as_ref()));
+    r.open_loop = merge_open(all.iter().filter_map(|x| x.open_loop.as_ref()));
     // CPU: every rank's process time; system-wide figures once per host.
     let ios = r.total.ios as f64;
     let mb = r.total.bytes as f64 / 1e6;
@@ -132,6 +133,26 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));
     r.host = worst_host(&all);
     r
+}
+
+/// The job's open-loop record: the counts of every rank added (requests asked for, issued and
+/// late), the most in flight in any thread, and the lateness and service times of the rank
+/// whose service p99 was highest (each rank keeps only their summaries, which do not add up).
+fn merge_open<'a>(
+    mut open: impl Iterator<Item = &'a crate::model::open::OpenLoop>,
+) -> Option<crate::model::open::OpenLoop> {
+    let first = open.next()?.clone();
+    Some(open.fold(first, |mut job, o| {
+        job.asked_iops = job.asked_iops.zip(o.asked_iops).map(|(a, b)| a + b);
+        job.issued += o.issued;
+        job.late += o.late;
+        job.max_inflight = job.max_inflight.max(o.max_inflight);
+        if o.service_us.p99 > job.service_us.p99 {
+            job.late_us = o.late_us.clone();
+            job.service_us = o.service_us.clone();
+        }
+        job
+    }))
 }
 
 /// The job's host record: the most disturbed rank's (its stalls and steal), with every flag
@@ -348,6 +369,38 @@ mod tests {
             host: host.into(),
             results,
         }
+    }
+
+    #[test]
+    fn open_loop_counts_add_up_and_the_slowest_rank_gives_the_times() {
+        use crate::model::open::OpenLoop;
+        let open = |issued: u64, late: u64, p99: f64, max_inflight: u32| OpenLoop {
+            asked_iops: Some(100.0),
+            issued,
+            late,
+            max_inflight,
+            service_us: crate::stats::summary::LatencySummary {
+                p99,
+                ..Default::default()
+            },
+            ..OpenLoop::default()
+        };
+        let mut ranks = [
+            rank(0, "a", 10, 1.0, &[1_000]),
+            rank(1, "a", 10, 1.0, &[1_000]),
+            rank(2, "b", 10, 1.0, &[1_000]),
+        ];
+        for (r, o) in ranks.iter_mut().zip([
+            open(100, 1, 50.0, 3),
+            open(99, 0, 900.0, 2),
+            open(98, 2, 70.0, 9),
+        ]) {
+            r.results.open_loop = Some(o);
+        }
+        let job = merge(&ranks, Vec::new(), 0.0).open_loop.unwrap();
+        assert_eq!((job.issued, job.late, job.max_inflight), (297, 3, 9));
+        assert_eq!(job.asked_iops, Some(300.0));
+        assert_eq!(job.service_us.p99, 900.0);
     }
 
     #[test]
