@@ -33,7 +33,12 @@ pub fn warn(list: &mut Vec<String>, msg: String) {
     if list.contains(&msg) {
         return;
     }
-    eprintln!("halfpower: warning: {msg}");
+    if crate::cluster::many() {
+        // Each rank warns of its own targets and points: named, as the job's stderr mixes them.
+        eprintln!("halfpower: rank {}: warning: {msg}", crate::cluster::rank());
+    } else {
+        eprintln!("halfpower: warning: {msg}");
+    }
     list.push(msg);
 }
 
