@@ -26,3 +26,19 @@ b = "  ".join(f"{x:8.0f}" for x in j["barrier_us"])
 print(f"{sys.argv[2]:>3}  {b}  {j['gather_us']:8.0f}  {j['spread']['ratio']:.3f}")
 PY
 done
+# Each point of a command other than run is joined the same way (measure::job): a sweep of four
+# 1-s points, each point's barrier waits and gathering as a share of its 1 s.
+echo "sweep point  barriers (µs)  gather (µs)  share of the 1-s point"
+for r in $(seq "$RUNS"); do
+  rm -f "$OUT/s.json"
+  mpirun --oversubscribe -np "$RANKS" "$HP" sweep "$OUT/f.{rank}" --size 16m --rw randread \
+    --bs 4k,8k --qd 1,4 --time 1s --warmup 200ms --json "$OUT/s.json" --quiet >/dev/null
+  python3 - "$OUT/s.json" "$r" <<'PY'
+import json, sys
+for i, p in enumerate(json.load(open(sys.argv[1]))["points"]):
+    j = p["results"]["job"]
+    b = sum(j["barrier_us"])
+    share = (b + j["gather_us"]) / 1e6 * 100
+    print(f"{sys.argv[2]:>3}.{i}  {b:12.0f}  {j['gather_us']:10.0f}  {share:6.3f} %")
+PY
+done
