@@ -134,7 +134,6 @@ pub fn place(path: &std::path::Path) -> std::path::PathBuf {
 pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
     #[cfg(feature = "mpi")]
     if many() {
-        use mpi::datatype::PartitionMut;
         use mpi::traits::{Communicator, Root};
         let world = mpi::topology::SimpleCommunicator::world();
         let root = world.process_at_rank(0);
@@ -146,25 +145,9 @@ pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
         }
         let mut lens = vec![0 as mpi::Count; size() as usize];
         root.gather_into_root(&len, &mut lens[..]);
-        let displs: Vec<mpi::Count> = lens
-            .iter()
-            .scan(0, |acc, &l| {
-                let at = *acc;
-                *acc += l;
-                Some(at)
-            })
-            .collect();
-        let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
-        {
-            let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
-            root.gather_varcount_into_root(bytes, &mut part);
-        }
-        return Some(
-            lens.iter()
-                .zip(&displs)
-                .map(|(&l, &d)| all[d as usize..(d + l) as usize].to_vec())
-                .collect(),
-        );
+        return Some(receive(&lens, |part| {
+            root.gather_varcount_into_root(bytes, part)
+        }));
     }
     Some(vec![bytes.to_vec()])
 }
@@ -175,32 +158,40 @@ pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
 pub fn all_gather(bytes: &[u8]) -> Vec<Vec<u8>> {
     #[cfg(feature = "mpi")]
     if many() {
-        use mpi::datatype::PartitionMut;
         use mpi::traits::CommunicatorCollectives;
         let world = mpi::topology::SimpleCommunicator::world();
         let len = bytes.len() as mpi::Count;
         let mut lens = vec![0 as mpi::Count; size() as usize];
         world.all_gather_into(&len, &mut lens[..]);
-        let displs: Vec<mpi::Count> = lens
-            .iter()
-            .scan(0, |acc, &l| {
-                let at = *acc;
-                *acc += l;
-                Some(at)
-            })
-            .collect();
-        let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
-        {
-            let mut part = PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
-            world.all_gather_varcount_into(bytes, &mut part);
-        }
-        return lens
-            .iter()
-            .zip(&displs)
-            .map(|(&l, &d)| all[d as usize..(d + l) as usize].to_vec())
-            .collect();
+        return receive(&lens, |part| world.all_gather_varcount_into(bytes, part));
     }
     vec![bytes.to_vec()]
+}
+
+/// Receives every rank's bytes, `lens[r]` of them from rank `r`, through `collect` (a gather
+/// into one buffer partitioned by rank), and splits them by rank.
+#[cfg(feature = "mpi")]
+fn receive(
+    lens: &[mpi::Count],
+    collect: impl FnOnce(&mut mpi::datatype::PartitionMut<[u8], &[mpi::Count], Vec<mpi::Count>>),
+) -> Vec<Vec<u8>> {
+    let displs: Vec<mpi::Count> = lens
+        .iter()
+        .scan(0, |acc, &l| {
+            let at = *acc;
+            *acc += l;
+            Some(at)
+        })
+        .collect();
+    let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+    {
+        let mut part = mpi::datatype::PartitionMut::new(&mut all[..], lens, displs.clone());
+        collect(&mut part);
+    }
+    lens.iter()
+        .zip(&displs)
+        .map(|(&l, &d)| all[d as usize..(d + l) as usize].to_vec())
+        .collect()
 }
 
 /// Ends the whole job with `code` (MPI_Abort): no rank is left waiting in a barrier. A
