@@ -88,7 +88,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
 const MAX_LOG_WARNINGS: usize = 10;
 
 /// Prints a log's warnings, the first [`MAX_LOG_WARNINGS`] of them and how many more.
-fn print_capped(warnings: &[String]) {
+fn print_capped(warnings: &[crate::model::Warning]) {
     for w in warnings.iter().take(MAX_LOG_WARNINGS) {
         eprintln!("halfpower: warning: {w}");
     }

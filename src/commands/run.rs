@@ -8,7 +8,7 @@ use crate::clock::utc_now;
 use crate::measure::{self, Settings, effective_workload, open_targets, verified};
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
-use crate::model::{Document, Header, Kind, Results, RunReport};
+use crate::model::{Document, Header, Kind, Results, RunReport, Warning};
 use crate::oscounters::host;
 use crate::plan::Workload;
 use crate::render::text;
@@ -72,12 +72,11 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let (runs, infos) =
         measure::independent(&args.targets, &w, args.repeat.n, &settings, &mut warnings)?;
     let results = runs[0].clone();
-    let run_warnings = text::cause::run_warnings(&results);
-    for msg in sanity::check(w.workload(), &infos, &results)
+    for said in sanity::check(w.workload(), &infos, &results)
         .into_iter()
-        .chain(run_warnings)
+        .chain(sanity::run_end(&results))
     {
-        warn(&mut warnings, msg);
+        warn(&mut warnings, said);
     }
     let repeat = (args.repeat.n > 1).then(|| Repeat {
         figures: summarize(&runs),
@@ -127,7 +126,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
 fn shared_regions(
     args: &RunArgs,
     mut w: Workload,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<(Workload, Vec<Target>)> {
     if !args.shared || !crate::cluster::many() {
         return Ok((w, Vec::new()));
@@ -169,7 +168,10 @@ fn gather_ranks(report: RunReport) -> anyhow::Result<Option<RunReport>> {
         let r: RunReport =
             serde_json::from_slice(b).with_context(|| format!("reading rank {i}'s report"))?;
         targets.extend(r.targets);
-        warnings.extend(r.warnings.into_iter().map(|w| format!("rank {i}: {w}")));
+        warnings.extend(r.warnings.into_iter().map(|w| Warning::OfRank {
+            rank: i as u32,
+            warning: Box::new(w),
+        }));
         ranks.push(RankRun {
             rank: i as u32,
             host: r.host.hostname,
