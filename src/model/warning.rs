@@ -273,6 +273,13 @@ pub enum Warning {
         /// The log.
         path: String,
     },
+    /// More warnings of one log than are printed one by one: how many more.
+    MoreLines(usize),
+    /// `diagnose --profile` for devices no log holds.
+    ProfileUnmatched {
+        /// The profile's devices.
+        devices: Vec<String>,
+    },
     /// A perfmon disk without a counter the rules need.
     NoCounter {
         /// The log.

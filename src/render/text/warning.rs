@@ -65,6 +65,13 @@ impl fmt::Display for Warning {
             | Warning::FioRateMin { .. }
             | Warning::FirstReport { .. }
             | Warning::NoCounter { .. } => f.write_str(&replay_fio_log(self)),
+            Warning::MoreLines(n) => write!(f, "… and {n} more lines like these"),
+            Warning::ProfileUnmatched { devices } => write!(
+                f,
+                "the profile is for {}, which no log holds; every device is judged by its class \
+                 (name the device with --profile-device)",
+                devices.join(" or ")
+            ),
         }
     }
 }
@@ -356,3 +363,7 @@ fn line_problem(p: &LineProblem) -> String {
         LineProblem::NoRecordRates(device) => format!("{device}: no r_s/w_s; line skipped"),
     }
 }
+
+#[cfg(test)]
+#[path = "warning_tests.rs"]
+mod tests;
