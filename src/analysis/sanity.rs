@@ -1,6 +1,8 @@
-//! Warnings about results that cannot be what the user meant to measure, each with what to do.
+//! Warnings about results that cannot be what the user meant to measure, as kinds with their
+//! figures (`render::text::warning` words each, with what to do).
 
-use crate::model::{DeviceClass, Results, TargetInfo, TargetKind};
+use crate::model::warning::Shortfall;
+use crate::model::{DeviceClass, Results, TargetInfo, TargetKind, Warning};
 use crate::plan::Workload;
 
 /// Median latency below which random reads cannot have come from a rotating disk's platters
@@ -35,20 +37,11 @@ fn app_bytes(disk: &str, targets: &[TargetInfo], r: &Results) -> Option<(u64, u6
     }
 }
 
-fn gb(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else {
-        format!("{:.1} MB", b / 1e6)
-    }
-}
-
 /// Where the bytes the application moved and the disk's own counters over the same window
 /// disagree: reads the disk did not serve (a cache answered), writes it did not receive
 /// (still in the page cache, or compressed or deduplicated on the way). Each warning gives
 /// both figures.
-pub fn device_bytes(targets: &[TargetInfo], r: &Results) -> Vec<String> {
+pub fn device_bytes(targets: &[TargetInfo], r: &Results) -> Vec<Warning> {
     let mut disks: Vec<&str> = targets.iter().filter_map(|t| t.device.as_deref()).collect();
     disks.sort_unstable();
     disks.dedup();
@@ -70,23 +63,22 @@ pub fn device_bytes(targets: &[TargetInfo], r: &Results) -> Vec<String> {
             (app >= MIN_COMPARED_BYTES && (seen as f64) < app as f64 * (1.0 - DEVICE_SHORTFALL))
                 .then(|| 100.0 * (1.0 - seen as f64 / app as f64))
         };
+        let shortfall = |app: u64, device: u64, pct: f64| Shortfall {
+            paths: paths.clone(),
+            disk: disk.to_string(),
+            app,
+            device,
+            pct,
+        };
         if let Some(pct) = short(read, dev.read_bytes) {
-            out.push(format!(
-                "{paths}: read {}, the device ({disk}) read {}: {pct:.0} % came from a cache (the page \
-                 cache, for buffered reads) or a file system that compresses or deduplicates, \
-                 so the read figures are not the device's",
-                gb(read),
-                gb(dev.read_bytes)
-            ));
+            out.push(Warning::ReadFromCache(shortfall(read, dev.read_bytes, pct)));
         }
         if let Some(pct) = short(written, dev.write_bytes) {
-            out.push(format!(
-                "{paths}: wrote {}, the device ({disk}) wrote {} in the window: {pct:.0} % did not reach \
-                 it (still in the page cache, or compressed or deduplicated on the way), so the \
-                 write figures are not the device's",
-                gb(written),
-                gb(dev.write_bytes)
-            ));
+            out.push(Warning::WriteShortfall(shortfall(
+                written,
+                dev.write_bytes,
+                pct,
+            )));
         }
     }
     out
@@ -97,7 +89,7 @@ pub fn device_bytes(targets: &[TargetInfo], r: &Results) -> Vec<String> {
 pub const ZERO_SHARE: f64 = 0.01;
 
 /// Reads that returned zeroed blocks, per target, with the share the sample found.
-pub fn zeroed_reads(r: &Results) -> Vec<String> {
+pub fn zeroed_reads(r: &Results) -> Vec<Warning> {
     let mut out = Vec::new();
     for t in &r.targets {
         let Some(z) = t.read.as_ref().and_then(|d| d.zero_sample) else {
@@ -106,24 +98,37 @@ pub fn zeroed_reads(r: &Results) -> Vec<String> {
         let Some(share) = z.share().filter(|s| *s >= ZERO_SHARE) else {
             continue;
         };
-        out.push(format!(
-            "{}: {:.1} % of the read data sampled came back zero ({} of {} sectors in {} reads \
-             checked): blocks halfpower did not write, which a TRIMmed SSD or a thin volume \
-             answers without touching its media, so the read figures may not be the media's; \
-             write the region first (run --rw write) to measure the media",
-            t.path,
-            share * 100.0,
-            z.zero_sectors,
-            z.sectors,
-            z.reads
-        ));
+        out.push(Warning::ZeroedReads {
+            path: t.path.clone(),
+            share,
+            zero_sectors: z.zero_sectors,
+            sectors: z.sectors,
+            reads: z.reads,
+        });
+    }
+    out
+}
+
+/// The warnings the end of a run calls for: its failed I/Os (the first one's error and
+/// offset), and Ctrl-C cutting it short.
+pub fn run_end(r: &Results) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if r.errors.count > 0 {
+        out.push(Warning::IoFailed {
+            count: r.errors.count,
+            first: r.errors.first_error,
+            offset: r.errors.first_offset.unwrap_or(0),
+        });
+    }
+    if r.interrupted {
+        out.push(Warning::Interrupted);
     }
     out
 }
 
 /// The warnings that the figures of one run call for (those its failed I/Os and Ctrl-C call for
-/// are render's: `render::text::cause::run_warnings`).
-pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
+/// are [`run_end`]'s).
+pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<Warning> {
     let mut out = device_bytes(targets, r);
     out.extend(zeroed_reads(r));
     let counted = |t: &TargetInfo| {
@@ -141,29 +146,24 @@ pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<String> {
             if counted(t) {
                 continue;
             }
-            out.push(format!(
-                "{}: buffered reads (median {p50:.1} µs) may come from the page cache and then \
-                 measure memory, not the device; drop --buffered to measure the device",
-                t.path
-            ));
+            out.push(Warning::BufferedReads {
+                path: t.path.clone(),
+                p50_us: p50,
+            });
         } else if t.class == Some(DeviceClass::Hdd)
             && w.rw.is_random()
             && p50 < ROTATIONAL_MIN_RANDOM_READ_US
         {
-            out.push(format!(
-                "{}: median random-read latency {p50:.1} µs is too low for a rotating disk ({}); \
-                 the reads hit a cache (drive or controller) or a tiny region, or the disk is not \
-                 really rotational. Use a larger --size than the cache",
-                t.path,
-                t.device.as_deref().unwrap_or("?")
-            ));
+            out.push(Warning::TooFastForRotating {
+                path: t.path.clone(),
+                p50_us: p50,
+                device: t.device.clone(),
+            });
         } else if t.kind != TargetKind::Null && t.direct && p50 < DEVICE_MIN_READ_US {
-            out.push(format!(
-                "{}: median read latency {p50:.2} µs is below what any block device does; the \
-                 target is memory-backed (tmpfs, a loop device over RAM) or a cache answers. \
-                 Measure the real device to learn what it does",
-                t.path
-            ));
+            out.push(Warning::MemoryBacked {
+                path: t.path.clone(),
+                p50_us: p50,
+            });
         }
     }
     out

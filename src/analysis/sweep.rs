@@ -5,7 +5,28 @@
 
 use crate::model::sweep::Point;
 pub use crate::model::sweep::{Analysis, Cell, DepthCell, Support};
+use crate::model::warning::{Conclusion, Warning};
 use crate::plan::RwMode;
+
+/// The caveats of `a`: each conclusion (peak, half-power points, knees) that rests on points
+/// and does not stand as stated ([`Support::firm`]), as a warning; render words them.
+pub fn caveats(a: &Analysis) -> Vec<Warning> {
+    [
+        (Conclusion::Peak, a.rap_pap, &a.peak_support),
+        (Conclusion::HalfPower, None, &a.half_power_support),
+        (Conclusion::Knee, None, &a.knee_support),
+    ]
+    .into_iter()
+    .filter(|(_, _, s)| s.points > 0 && !s.firm())
+    .map(|(conclusion, rap_pap, s)| Warning::Caveat {
+        rw: a.rw,
+        threads: a.threads,
+        conclusion,
+        rap_pap,
+        support: s.clone(),
+    })
+    .collect()
+}
 
 /// Points within this share of the best one form the plateau.
 pub const PLATEAU_SHARE: f64 = 0.05;

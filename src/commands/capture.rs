@@ -76,13 +76,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let cpu_s = (cpu1.user_s + cpu1.sys_s) - (cpu0.user_s + cpu0.sys_s);
     let mut warnings = Vec::new();
     if lost > 0 {
-        warn(
-            &mut warnings,
-            format!(
-                "the tracer lost {lost} events: requests are missing from the trace and the \
-                 summary (a busier device than its buffers hold)"
-            ),
-        );
+        warn(&mut warnings, crate::model::Warning::TracerLost(lost));
     }
     let format = match args.format {
         TraceFileFormat::Halfpower => TraceFormat::Halfpower,

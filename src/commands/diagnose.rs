@@ -4,6 +4,7 @@ use crate::analysis::diagnose::{diagnose as run_rules, log_devices, profile_for}
 use crate::cli::DiagnoseArgs;
 use crate::input::parse_log;
 use crate::input::profile::read_device_profile;
+use crate::model::Warning;
 use crate::render::text::diagnosis::diagnosis_text;
 use std::path::Path;
 
@@ -71,11 +72,10 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     };
     if let Some(a) = &applied {
         if !log_devices(&logs).iter().any(|n| a.devices.contains(n)) {
-            eprintln!(
-                "halfpower: warning: the profile is for {}, which no log holds; every device is \
-                 judged by its class (name the device with --profile-device)",
-                a.devices.join(" or ")
-            );
+            let unmatched = Warning::ProfileUnmatched {
+                devices: a.devices.clone(),
+            };
+            eprintln!("halfpower: warning: {unmatched}");
         }
     }
     let d = run_rules(&logs, applied.as_ref());
@@ -88,14 +88,12 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
 const MAX_LOG_WARNINGS: usize = 10;
 
 /// Prints a log's warnings, the first [`MAX_LOG_WARNINGS`] of them and how many more.
-fn print_capped(warnings: &[String]) {
+fn print_capped(warnings: &[Warning]) {
     for w in warnings.iter().take(MAX_LOG_WARNINGS) {
         eprintln!("halfpower: warning: {w}");
     }
     if warnings.len() > MAX_LOG_WARNINGS {
-        eprintln!(
-            "halfpower: warning: … and {} more lines like these",
-            warnings.len() - MAX_LOG_WARNINGS
-        );
+        let more = Warning::MoreLines(warnings.len() - MAX_LOG_WARNINGS);
+        eprintln!("halfpower: warning: {more}");
     }
 }

@@ -9,7 +9,7 @@ use crate::clock::utc_now;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
 use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Variant};
-use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo};
+use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo, Warning};
 use crate::oscounters::{host, sysfs};
 use crate::plan::{Create, DepthOnEngine, EngineKind, RwMode, Setup, Workload};
 use crate::render::text::experiment::experiment_table;
@@ -323,14 +323,8 @@ pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<
     };
     let facts = facts(args.name, &target, &rows);
     if !target.direct && args.name != ExperimentKind::Buffering {
-        warn(
-            &mut warnings,
-            format!(
-                "{} ran buffered (direct I/O unavailable): the page cache takes part in every \
-                 point",
-                target.path
-            ),
-        );
+        let path = target.path.clone();
+        warn(&mut warnings, Warning::ExperimentBuffered { path });
     }
     let report = ExperimentReport {
         header: Header::new(Kind::Experiment, command, utc_now()),
@@ -361,7 +355,7 @@ type EngineChoice = (EngineKind, Option<crate::model::cause::EngineFallback>);
 fn needs_buffered(
     path: &Path,
     engine: &EngineChoice,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<bool> {
     let probe = Session::open(
         std::slice::from_ref(&path.to_path_buf()),
@@ -379,7 +373,7 @@ fn scratch_in(
     args: &ExperimentArgs,
     base: &mut Setup,
     engine: &EngineChoice,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<(PathBuf, Option<Scratch>)> {
     let p = args.target.join(SCRATCH);
     if p.exists() {
@@ -408,7 +402,7 @@ fn run_points(
     args: &ExperimentArgs,
     points: &[Point],
     engine: &EngineChoice,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<(Vec<Row>, Option<TargetInfo>, u8)> {
     let mut rows = Vec::new();
     let mut info = None;
@@ -419,14 +413,8 @@ fn run_points(
         }
         let w = p.workload.plan(engine.0, DepthOnEngine::Lower)?;
         if w.qd() < p.workload.qd {
-            warn(
-                warnings,
-                format!(
-                    "io_uring unavailable: points run at QD{} on the {} engine",
-                    w.qd(),
-                    engine.0
-                ),
-            );
+            let (qd, engine) = (w.qd(), engine.0);
+            warn(warnings, Warning::ExperimentShallow { qd, engine });
         }
         // Each point's cache is dropped before it runs: nothing carries over.
         let settings = Settings {

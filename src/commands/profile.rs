@@ -8,11 +8,12 @@ use crate::cli::ProfileArgs;
 use crate::clock::utc_now;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
+use crate::model::Warning;
 use crate::model::profile::{PROFILE_SCHEMA_VERSION, Pattern, ProfileCell, ProfileReport};
 use crate::model::{Direction, Document, Header, Kind};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
-use crate::render::text::profile::{profile_table, slope_note};
+use crate::render::text::profile::profile_table;
 use crate::signal;
 use crate::units::ByteSize;
 
@@ -127,8 +128,17 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     drop(runner); // removes a file the profile created, also after Ctrl-C
     busy_warning(&cells, &mut warnings);
     let fits = fits_of(&cells);
-    for note in fits.iter().filter_map(slope_note) {
-        warn(&mut warnings, note);
+    for f in &fits {
+        if let Some(why) = f.negative_slope {
+            let (rw, pattern, ms_per_kib) = (f.rw, f.pattern, f.ms_per_kib);
+            let slope = Warning::NegativeSlope {
+                rw,
+                pattern,
+                ms_per_kib,
+                why,
+            };
+            warn(&mut warnings, slope);
+        }
     }
     let report = ProfileReport {
         header: Header {
@@ -151,7 +161,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
 
 /// S = 1/IOPS assumes the device is busy all the time at QD1. When the disk's %util says
 /// otherwise, part of each S is host time between I/Os; say how much.
-fn busy_warning(cells: &[ProfileCell], warnings: &mut Vec<String>) {
+fn busy_warning(cells: &[ProfileCell], warnings: &mut Vec<Warning>) {
     let idle: Vec<&ProfileCell> = cells
         .iter()
         .filter(|c| c.qd == 1 && c.threads == 1 && c.device_util_pct.is_some_and(|u| u < 90.0))
@@ -161,19 +171,13 @@ fn busy_warning(cells: &[ProfileCell], warnings: &mut Vec<String>) {
             .unwrap_or(0.0)
             .total_cmp(&b.device_util_pct.unwrap_or(0.0))
     }) {
-        warn(
-            warnings,
-            format!(
-                "{} of the QD1 cells kept the disk less than 90 % busy (lowest: {} {} {} at {:.0} %), \
-                 so their S = 1/IOPS includes host time between I/Os; the disk's own U/X is in the \
-                 dev S column (JSON device_service_ms). A virtual or stacked device may not report \
-                 %util faithfully",
-                idle.len(),
-                worst.rw.name(),
-                worst.pattern.name(),
-                ByteSize(worst.bs_bytes),
-                worst.device_util_pct.unwrap_or(0.0)
-            ),
-        );
+        let idle_disk = Warning::IdleDisk {
+            cells: idle.len(),
+            rw: worst.rw,
+            pattern: worst.pattern,
+            bs_bytes: worst.bs_bytes,
+            util_pct: worst.device_util_pct.unwrap_or(0.0),
+        };
+        warn(warnings, idle_disk);
     }
 }

@@ -13,13 +13,14 @@ use crate::clock::utc_now;
 use crate::error::Error;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
+use crate::model::Warning;
 use crate::model::pts::{
     Cell, Mix, Precondition, PtsReport, PtsTest, PurgeState, Round, Track, TrackFigure, Tracking,
 };
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::host;
 use crate::plan::{DEFAULT_SEED, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
-use crate::render::text::pts::{pts_text, purge_warning, round_line, short_precondition};
+use crate::render::text::pts::{pts_text, round_line};
 use crate::units::{ByteSize, Dur};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -293,7 +294,7 @@ struct Bench<'a> {
     oio: (u32, u32),
     engine: EngineKind,
     args: &'a PtsArgs,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     progress: bool,
 }
 
@@ -309,7 +310,10 @@ impl Bench<'_> {
         let asked = self.args.precondition.map_or(2 * capacity, |b| b.0);
         let bytes = asked.div_ceil(PRECONDITION_BS) * PRECONDITION_BS;
         if bytes < 2 * capacity {
-            warn(&mut self.warnings, short_precondition(bytes, capacity));
+            warn(
+                &mut self.warnings,
+                Warning::ShortPrecondition { bytes, capacity },
+            );
         }
         if bytes == 0 {
             return Ok(Some(Precondition {
@@ -398,7 +402,13 @@ fn run_track(
 ) -> crate::Result<(Track, bool)> {
     let purge = crate::storage::purge::purge(&b.runner.targets()[0])?;
     if purge.state == PurgeState::NotSupported {
-        warn(&mut b.warnings, purge_warning(&purge, &b.args.target));
+        warn(
+            &mut b.warnings,
+            Warning::NotPurged {
+                target: b.args.target.display().to_string(),
+                purge: purge.clone(),
+            },
+        );
     }
     let mut track = Track {
         tracking: t.tracking,

@@ -4,7 +4,7 @@ use super::{Exporter, warn};
 use crate::cli::QuickArgs;
 use crate::clock::utc_now;
 use crate::measure::{Session, Settings, available_engine};
-use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest};
+use crate::model::{Direction, Document, Header, Kind, QuickReport, QuickTest, Warning};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text;
@@ -57,14 +57,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut warnings = Vec::new();
     let (engine, engine_fallback) = available_engine(&base);
     if let Some(f) = &engine_fallback {
-        warn(
-            &mut warnings,
-            format!(
-                "{}; the deep-queue tests run on the sync engine as one I/O in flight on \
-                 each of as many threads (Q32T1 becomes Q1T32), named as they ran",
-                crate::render::text::cause::engine_fallback(f)
-            ),
-        );
+        warn(&mut warnings, Warning::QuickOnSync(f.clone()));
     }
     if !args.output.quiet {
         eprintln!(
@@ -205,19 +198,23 @@ fn tests_of(
 fn sanity_warnings(
     target: &crate::model::TargetInfo,
     tests: &[QuickTest],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) {
     let infos = std::slice::from_ref(target);
     for t in tests {
         let r = &t.results;
         let sanity = crate::analysis::sanity::device_bytes(infos, r);
-        for msg in sanity
+        for said in sanity
             .into_iter()
             .chain(crate::analysis::sanity::zeroed_reads(r))
         {
             warn(
                 warnings,
-                format!("{} {}: {msg}", t.name, t.direction.name()),
+                Warning::OfTest {
+                    test: t.name.clone(),
+                    direction: t.direction,
+                    warning: Box::new(said),
+                },
             );
         }
     }

@@ -15,7 +15,7 @@ use crate::input::trace::{Trace, parse};
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
 use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
-use crate::model::{Document, Header, Kind, Results};
+use crate::model::{Document, Header, Kind, Results, Warning};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::replay::replay_table;
@@ -240,7 +240,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         warnings: Vec::new(),
     };
     let requests = requests_from_zero(&trace);
-    let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<String>| {
+    let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<Warning>| {
         let plan: RunPlan = base.clone().replaying(ReplayPlan {
             requests: requests.clone(),
             speed,
@@ -269,22 +269,15 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         .as_deref()
         .filter(|f| !same_file(f, &args.target))
     {
-        warn(
-            &mut warnings,
-            format!(
-                "the trace addresses {f}; its requests went to {} at the offsets it recorded",
-                args.target.display()
-            ),
-        );
+        let other = Warning::OtherFile {
+            file: f.to_string(),
+            target: args.target.display().to_string(),
+        };
+        warn(&mut warnings, other);
     }
     if report.trace.syncs + report.trace.trims > 0 {
-        warn(
-            &mut warnings,
-            format!(
-                "the trace's {} syncs/flushes and {} trims/discards were not replayed",
-                report.trace.syncs, report.trace.trims
-            ),
-        );
+        let (syncs, trims) = (report.trace.syncs, report.trace.trims);
+        warn(&mut warnings, Warning::NotReplayed { syncs, trims });
     }
     let status = runner.exit_status();
     drop(runner);
@@ -299,7 +292,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
 }
 
 /// Runs the replay at a speed: its results, or None after Ctrl-C.
-type RunAt<'a> = dyn FnMut(f64, &mut Vec<String>) -> crate::Result<Option<Results>> + 'a;
+type RunAt<'a> = dyn FnMut(f64, &mut Vec<Warning>) -> crate::Result<Option<Results>> + 'a;
 
 /// The headroom search: speed 1 first (run now if `--speed` left it out), then the speeds
 /// `analysis::headroom` asks for until it answers; `limit` is the bound on requests in flight.
@@ -307,7 +300,7 @@ fn headroom_search(
     report: &mut ReplayReport,
     limit: u32,
     run: &mut RunAt<'_>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> crate::Result<()> {
     let trace = (report.trace.requests, report.trace.span_s);
     if !report.points.iter().any(|p| p.speed == 1.0) {
@@ -354,7 +347,7 @@ fn measure(
     speed: f64,
     limit: u32,
     run: &mut RunAt<'_>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> crate::Result<Option<ReplayPoint>> {
     let mut tries = 0;
     loop {
@@ -366,18 +359,15 @@ fn measure(
             return Ok(Some(p));
         }
         tries += 1;
-        warn(
-            warnings,
-            format!(
-                "speed {speed}: requests were issued {:.0} µs late on average, over {:.0} % of \
-                 the mean response time ({:.0} µs), with slots free: the CPU was not the \
-                 replayer's; replaying it again ({tries} of {})",
-                p.late_us.mean,
-                100.0 * headroom::BEHIND_MEAN_SHARE,
-                p.latency_us.mean,
-                headroom::LATE_RETRIES
-            ),
-        );
+        let late = Warning::IssuedLate {
+            speed,
+            late_us: p.late_us.mean,
+            share: headroom::BEHIND_MEAN_SHARE,
+            mean_us: p.latency_us.mean,
+            attempt: tries,
+            of: headroom::LATE_RETRIES,
+        };
+        warn(warnings, late);
     }
 }
 
@@ -411,7 +401,7 @@ mod tests {
     fn a_point_late_for_want_of_cpu_is_replayed_again() {
         let mut lates = vec![200.0, 10.0].into_iter();
         let mut calls = 0;
-        let mut run = |_s: f64, _w: &mut Vec<String>| -> crate::Result<Option<Results>> {
+        let mut run = |_s: f64, _w: &mut Vec<Warning>| -> crate::Result<Option<Results>> {
             calls += 1;
             Ok(Some(late_by(lates.next().unwrap())))
         };
@@ -420,10 +410,13 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((calls, p.late_us.mean, warnings.len()), (2, 10.0, 1));
-        assert!(warnings[0].contains("speed 2: "), "{warnings:?}");
+        assert!(
+            warnings[0].to_string().contains("speed 2: "),
+            "{warnings:?}"
+        );
 
         let mut calls = 0;
-        let mut run = |_s: f64, _w: &mut Vec<String>| -> crate::Result<Option<Results>> {
+        let mut run = |_s: f64, _w: &mut Vec<Warning>| -> crate::Result<Option<Results>> {
             calls += 1;
             Ok(Some(late_by(300.0)))
         };
@@ -440,7 +433,7 @@ mod tests {
     #[test]
     fn a_point_late_with_its_slots_full_is_kept() {
         let mut calls = 0;
-        let mut run = |_s: f64, _w: &mut Vec<String>| -> crate::Result<Option<Results>> {
+        let mut run = |_s: f64, _w: &mut Vec<Warning>| -> crate::Result<Option<Results>> {
             calls += 1;
             let mut r = late_by(500.0);
             r.open_loop.as_mut().unwrap().max_inflight = 4;

@@ -8,7 +8,7 @@ use crate::clock::utc_now;
 use crate::measure::{self, Settings, effective_workload, open_targets, verified};
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
-use crate::model::{Document, Header, Kind, Results, RunReport};
+use crate::model::{Document, Header, Kind, Results, RunReport, Warning};
 use crate::oscounters::host;
 use crate::plan::Workload;
 use crate::render::text;
@@ -80,17 +80,19 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }],
         ranks => ranks,
     };
-    let run_warnings = text::cause::run_warnings(&results);
-    for msg in sanity::check(w.workload(), &infos, &results)
+    for said in sanity::check(w.workload(), &infos, &results)
         .into_iter()
-        .chain(run_warnings)
+        .chain(sanity::run_end(&results))
     {
-        warn(&mut warnings, msg);
+        warn(&mut warnings, said);
     }
     // Every rank's warnings, each marked with its rank when there are several.
     let warnings = measure::job::every_rank(warnings, |rank, w| {
         if crate::cluster::many() {
-            format!("rank {rank}: {w}")
+            Warning::OfRank {
+                rank,
+                warning: Box::new(w),
+            }
         } else {
             w
         }
@@ -128,7 +130,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
 fn shared_regions(
     args: &RunArgs,
     mut w: Workload,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<(Workload, Vec<Target>)> {
     if !args.shared || !crate::cluster::many() {
         return Ok((w, Vec::new()));

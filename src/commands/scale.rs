@@ -187,7 +187,7 @@ fn together(
     w: &RunPlan,
     alone: &[Alone],
     n: usize,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<Vec<Step>> {
     let mut steps = Vec::new();
     if let Some(first) = alone.first() {

@@ -205,7 +205,11 @@ fn null_workload(rate: Option<u64>) -> Workload {
 }
 
 /// Runs `w` on `paths` once and returns its results.
-fn measure(w: &Workload, paths: &[PathBuf], warnings: &mut Vec<String>) -> anyhow::Result<Results> {
+fn measure(
+    w: &Workload,
+    paths: &[PathBuf],
+    warnings: &mut Vec<crate::model::Warning>,
+) -> anyhow::Result<Results> {
     let engine = crate::measure::available_engine(w);
     let plan = w.plan(engine.0, DepthOnEngine::Lower)?;
     let targets = crate::measure::open_targets(paths, plan.workload(), warnings)?;
@@ -225,7 +229,7 @@ fn measure(w: &Workload, paths: &[PathBuf], warnings: &mut Vec<String>) -> anyho
 #[allow(clippy::type_complexity)]
 fn throttled(
     hosts: &mut Vec<PhaseHost>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::model::Warning>,
 ) -> Result<([f64; 3], [f64; 3]), Skipped> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
@@ -282,10 +286,7 @@ fn throttled(
     };
     let (_, bps, (_, k_bps)) = one(caps, RwMode::Read, 1 << 20, 2, Phase::ThrottledBandwidth)?;
     if k_iops.is_nan() {
-        warn(
-            warnings,
-            "the loop device's own counters were not found: no comparison with the kernel".into(),
-        );
+        warn(warnings, crate::model::Warning::NoLoopCounters);
     }
     Ok((
         [CAP_IOPS as f64, iops, k_iops],

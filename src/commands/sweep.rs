@@ -17,7 +17,7 @@ use crate::model::{Document, Header, Kind};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, RunPlan, RwMode, Workload};
 use crate::render::csv::sweep_csv;
-use crate::render::text::sweep::{caveats, sweep_table};
+use crate::render::text::sweep::sweep_table;
 use crate::signal;
 use crate::units::ByteSize;
 use std::io::IsTerminal;
@@ -92,7 +92,7 @@ fn finish(
     status: u8,
 ) -> anyhow::Result<u8> {
     for a in &report.analysis {
-        for c in caveats(a) {
+        for c in crate::analysis::sweep::caveats(a) {
             warn(&mut report.warnings, c);
         }
     }
@@ -207,7 +207,7 @@ fn measure(
     runner: &mut Session,
     shapes: &[RunPlan],
     n: u32,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::model::Warning>,
 ) -> anyhow::Result<Vec<Point>> {
     let label = |i: usize, k: u32| {
         let name = label(shapes[i].workload());

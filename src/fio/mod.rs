@@ -160,15 +160,15 @@ pub struct JobSet {
     pub global: Vec<(String, String)>,
     /// The jobs in order.
     pub jobs: Vec<FioJob>,
-    /// Options ignored under `--ignore-unknown`, one line each.
-    pub warnings: Vec<String>,
+    /// Options ignored under `--ignore-unknown`, one each.
+    pub warnings: Vec<crate::model::Warning>,
 }
 
 fn apply_all(
     opts: &mut JobOptions,
     section: &Section,
     ignore_unknown: bool,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::model::Warning>,
 ) -> Result<Vec<(String, String)>, FioError> {
     // fio reads kb_base before any size, wherever it is written.
     let (base, rest): (Vec<_>, Vec<_>) = section.options.iter().partition(|o| o.key == "kb_base");
@@ -179,10 +179,10 @@ fn apply_all(
             Err(FioError::Unsupported(name) | FioError::NotFio { option: name, .. })
                 if ignore_unknown =>
             {
-                warnings.push(format!(
-                    "{}: option '{name}' is not supported by halfpower fio; ignored (--ignore-unknown)",
-                    o.origin
-                ));
+                warnings.push(crate::model::Warning::FioIgnored {
+                    origin: o.origin.to_string(),
+                    option: name,
+                });
             }
             Err(e) => {
                 let e = if o.unset.is_empty() {

@@ -205,4 +205,26 @@ mod tests {
             assert_eq!(e.lines().count(), 1, "{e}");
         }
     }
+
+    /// A document written before warnings were kinds (and in older words: "virtual disks often
+    /// claim to be") still reads: each warning as the sentence the file holds, written back
+    /// unchanged.
+    #[test]
+    fn older_warnings_read_back_as_their_sentences() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/report/run-file.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let none = |_: &Log| -> Diagnosis { unreachable!("no log is diagnosed here") };
+        let Document::Run(r) = parse("run-file.json", &text, &none).unwrap().doc else {
+            panic!("not a run");
+        };
+        let file: Value = serde_json::from_str(&text).unwrap();
+        let crate::model::Warning::Written(said) = &r.warnings[0] else {
+            panic!("{:?}", r.warnings);
+        };
+        assert!(said.contains("(virtual disks often claim to be)"), "{said}");
+        assert_eq!(serde_json::to_value(&r.warnings).unwrap(), file["warnings"]);
+    }
 }

@@ -2,6 +2,7 @@
 
 use super::timefmt::parse_seconds;
 use crate::model::log::{DiskInterval, Log, LogFormat, SystemInterval};
+use crate::model::warning::{LineProblem, Warning};
 
 /// Parses iostat's extended report. The first report (averages since boot) is dropped when
 /// later ones follow.
@@ -82,7 +83,7 @@ impl Reader {
             return;
         }
         if self.columns.is_empty() {
-            self.log.warn(n, "line outside a report; skipped");
+            self.log.warn(n, LineProblem::OutsideReport);
             return;
         }
         self.device_row(n, line);
@@ -114,7 +115,7 @@ impl Reader {
                 });
             }
         } else {
-            self.log.warn(n, "avg-cpu line without 6 values; skipped");
+            self.log.warn(n, LineProblem::AvgCpu);
         }
     }
 
@@ -124,11 +125,10 @@ impl Reader {
         if cells.len() != self.columns.len() {
             self.log.warn(
                 n,
-                format!(
-                    "{} fields where the header has {}; line skipped",
-                    cells.len(),
-                    self.columns.len()
-                ),
+                LineProblem::Fields {
+                    fields: cells.len(),
+                    header: self.columns.len(),
+                },
             );
             return;
         }
@@ -137,14 +137,14 @@ impl Reader {
             cells: &cells,
         };
         let (Some(r_s), Some(w_s)) = (row.get(&["r/s"]), row.get(&["w/s"])) else {
-            self.log.warn(n, "no numeric r/s and w/s; line skipped");
+            self.log.warn(n, LineProblem::NoRates);
             return;
         };
         // Discards (sysstat 12) are in %util and aqu-sz, so they are I/Os of the interval too.
         let d_s = row.get(&["d/s"]).unwrap_or(0.0);
         let response = row.response_ms(r_s, w_s, d_s);
         if self.interval.is_some_and(|s| s <= 0.0) {
-            self.log.warn(n, "zero-length interval; skipped");
+            self.log.warn(n, LineProblem::ZeroInterval);
             return;
         }
         let interval = DiskInterval {
@@ -176,9 +176,9 @@ impl Reader {
         let mut log = self.log;
         let skip_first = self.report > 1;
         if skip_first {
-            log.warnings.push(format!(
-                "{path}: first report (averages since boot) left out"
-            ));
+            log.warnings.push(Warning::FirstReport {
+                path: path.to_string(),
+            });
         }
         let skip = usize::from(skip_first);
         log.disks = self.disks.into_iter().skip(skip).flatten().collect();
@@ -274,7 +274,9 @@ vda              0.00      0.00
         assert_eq!(log.system.len(), 1);
         assert!((log.system[0].cpu_pct.unwrap() - 32.57).abs() < 1e-9);
         assert!(
-            log.warnings.iter().any(|w| w.starts_with("io.txt:17:")),
+            log.warnings
+                .iter()
+                .any(|w| w.to_string().starts_with("io.txt:17:")),
             "{:?}",
             log.warnings
         );

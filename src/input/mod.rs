@@ -13,6 +13,7 @@ pub mod timefmt;
 pub mod trace;
 
 use crate::model::log::Log;
+use crate::model::warning::LineProblem;
 
 /// The data rows of a log's CSV records after its header: blank rows are left out; a row that
 /// cannot be read, or whose field count is not the header's `width`, is warned about in `log`
@@ -28,13 +29,13 @@ pub fn data_rows(
             Ok(c) if c.iter().all(|x| x.trim().is_empty()) => {}
             Ok(c) if c.len() != width => log.warn(
                 line,
-                format!(
-                    "{} fields where the header has {width} (truncated line?); line skipped",
-                    c.len()
-                ),
+                LineProblem::CsvFields {
+                    fields: c.len(),
+                    header: width,
+                },
             ),
             Ok(c) => out.push((line, c)),
-            Err(e) => log.warn(line, format!("unreadable CSV ({e}); line skipped")),
+            Err(e) => log.warn(line, LineProblem::UnreadableCsv(e)),
         }
     }
     out

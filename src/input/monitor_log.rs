@@ -3,6 +3,7 @@
 use super::{csv_records, data_rows};
 use crate::model::log::{DiskInterval, Log, LogFormat, SystemInterval};
 use crate::model::monitor::{MONITOR_SCHEMA_VERSION, SYSTEM_DEVICE};
+use crate::model::warning::LineProblem;
 use crate::model::{DeviceClass, ServiceMethod, Serving};
 use serde_json::{Map, Value};
 
@@ -19,8 +20,8 @@ pub fn parse_jsonl(path: &str, text: &str) -> Log {
         }
         match serde_json::from_str::<Value>(line) {
             Ok(Value::Object(m)) => add_record(&mut log, i + 1, &m),
-            Ok(_) => log.warn(i + 1, "not a JSON object; line skipped"),
-            Err(e) => log.warn(i + 1, format!("malformed JSON ({e}); line skipped")),
+            Ok(_) => log.warn(i + 1, LineProblem::NotAnObject),
+            Err(e) => log.warn(i + 1, LineProblem::MalformedJson(e.to_string())),
         }
     }
     log
@@ -67,21 +68,25 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
     match num("schema_version") {
         Some(v) if v as u32 <= MONITOR_SCHEMA_VERSION && v >= 1.0 => {}
         Some(v) => {
-            log.warn(line, format!("schema_version {v} is newer than this halfpower reads ({MONITOR_SCHEMA_VERSION}); line skipped"));
+            let newer = LineProblem::NewerSchema {
+                version: v,
+                supported: MONITOR_SCHEMA_VERSION,
+            };
+            log.warn(line, newer);
             return;
         }
         None => {
-            log.warn(line, "no schema_version; line skipped");
+            log.warn(line, LineProblem::NoSchemaVersion);
             return;
         }
     }
     let (Some(device), Some(time)) = (text("device"), text("time")) else {
-        log.warn(line, "no device or time; line skipped");
+        log.warn(line, LineProblem::NoDeviceOrTime);
         return;
     };
     let interval = num("interval_s");
     if interval.is_none_or(|s| s <= 0.0) {
-        log.warn(line, "zero-length or missing interval_s; interval skipped");
+        log.warn(line, LineProblem::NoInterval);
         return;
     }
     if device == SYSTEM_DEVICE {
@@ -100,7 +105,7 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         return;
     }
     let (Some(r_s), Some(w_s)) = (num("r_s"), num("w_s")) else {
-        log.warn(line, format!("{device}: no r_s/w_s; line skipped"));
+        log.warn(line, LineProblem::NoRecordRates(device));
         return;
     };
     fn parse<T: serde::de::DeserializeOwned>(m: &Map<String, Value>, k: &str) -> Option<T> {
@@ -210,13 +215,17 @@ mod tests {
         let log = parse_jsonl("x.jsonl", text);
         assert_eq!(log.disks.len(), 1);
         assert_eq!(log.warnings.len(), 4, "{:?}", log.warnings);
-        assert!(log.warnings[0].starts_with("x.jsonl:2: malformed JSON"));
-        assert!(log.warnings[2].contains("zero-length"));
-        assert!(log.warnings[3].contains("newer"));
+        assert!(
+            log.warnings[0]
+                .to_string()
+                .starts_with("x.jsonl:2: malformed JSON")
+        );
+        assert!(log.warnings[2].to_string().contains("zero-length"));
+        assert!(log.warnings[3].to_string().contains("newer"));
         let csv = format!("{}\nshort,row\n", csv_header());
         let log = parse_csv("x.csv", &csv);
         assert!(
-            log.warnings[0].starts_with("x.csv:2:"),
+            log.warnings[0].to_string().starts_with("x.csv:2:"),
             "{:?}",
             log.warnings
         );

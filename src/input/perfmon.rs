@@ -4,6 +4,7 @@
 use super::timefmt::parse_seconds;
 use super::{csv_records, data_rows};
 use crate::model::log::{DiskInterval, Log, LogFormat, SystemInterval};
+use crate::model::warning::{LineProblem, Warning};
 use std::collections::BTreeMap;
 
 /// A column's parts.
@@ -63,7 +64,7 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
     for (n, cells) in data_rows(&mut log, records, header.len()) {
         let time = cells[0].trim().to_string();
         let Some(secs) = parse_seconds(&time) else {
-            log.warn(n, format!("unreadable time '{time}'; line skipped"));
+            log.warn(n, LineProblem::UnreadableTime(time));
             continue;
         };
         let interval = prev.map(|p| secs - p);
@@ -72,7 +73,7 @@ pub fn parse(path: &str, text: &str) -> Result<Log, String> {
             continue; // the first sample of a typeperf log is blank: rates need two samples
         };
         if interval <= 0.0 {
-            log.warn(n, "zero-length interval; skipped");
+            log.warn(n, LineProblem::ZeroInterval);
             continue;
         }
         layout.disk_samples(&mut log, n, &time, interval, &cells);
@@ -151,9 +152,11 @@ impl Layout {
                 "Avg. Disk sec/Transfer",
             ] {
                 if !counters.contains_key(needed) {
-                    log.warnings.push(format!(
-                        "{path}: {object}({inst}) has no '{needed}' counter; the rules that need it are skipped"
-                    ));
+                    log.warnings.push(Warning::NoCounter {
+                        path: path.to_string(),
+                        disk: format!("{object}({inst})"),
+                        counter: needed.to_string(),
+                    });
                 }
             }
         }
@@ -170,10 +173,7 @@ impl Layout {
                 (Some(r), Some(w), _) => (r, w),
                 (_, _, Some(t)) => (t, 0.0),
                 _ => {
-                    log.warn(
-                        n,
-                        format!("{object}({inst}): no transfer rate; sample skipped"),
-                    );
+                    log.warn(n, LineProblem::NoTransferRate(format!("{object}({inst})")));
                     continue;
                 }
             };
@@ -268,7 +268,9 @@ mod tests {
         assert_eq!(log.system[0].paging_s, Some(1.5));
         assert_eq!(log.system[0].interrupt_pct, Some(3.0));
         assert!(
-            log.warnings.iter().any(|w| w.starts_with("perf.csv:4:")),
+            log.warnings
+                .iter()
+                .any(|w| w.to_string().starts_with("perf.csv:4:")),
             "{:?}",
             log.warnings
         );

@@ -3,9 +3,9 @@
 
 use super::warn;
 use crate::engine::uring_available;
+use crate::model::Warning;
 use crate::model::cause::EngineFallback;
 use crate::plan::{DepthOnEngine, EngineKind, RunPlan, Workload};
-use crate::render::text;
 
 /// The engine that can run here: io_uring falls back to sync when the kernel refuses rings
 /// (compiled out, `kernel.io_uring_disabled`, a seccomp filter). Returns the engine and the
@@ -30,18 +30,16 @@ pub fn available_engine(w: &Workload) -> (EngineKind, Option<EngineFallback>) {
 /// 1 and the record says so. Returns the plan and the fallback's reason.
 pub fn effective_workload(
     w: &Workload,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> crate::Result<(RunPlan, Option<EngineFallback>)> {
     let (engine, fallback) = available_engine(w);
     if let Some(f) = &fallback {
-        let why = text::cause::engine_fallback(f);
         warn(
             warnings,
-            format!(
-                "{why}; running --engine sync with 1 I/O in flight per thread instead of QD {}. \
-                 Enable io_uring (sysctl kernel.io_uring_disabled=0) or use --threads for parallelism",
-                w.qd
-            ),
+            Warning::RunOnSync {
+                fallback: f.clone(),
+                qd: w.qd,
+            },
         );
     }
     Ok((w.plan(engine, DepthOnEngine::Lower)?, fallback))

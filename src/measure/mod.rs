@@ -14,9 +14,8 @@ pub use open::open_targets;
 use crate::analysis::steady::SteadyRule;
 use crate::error::Error;
 use crate::model::cause::EngineFallback;
-use crate::model::{Results, TargetInfo};
+use crate::model::{Results, TargetInfo, Warning};
 use crate::plan::{EngineKind, RunPlan};
-use crate::render::text::cause;
 use crate::runner::{self, Control, Layout};
 use crate::signal;
 use crate::stats::cpu::ProcessEvents;
@@ -27,19 +26,24 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use verified::Policy;
 
-/// Prints a warning on stderr and keeps it for the JSON record, once: a warning already
-/// given (the same open-time warning of each point of a sweep or experiment) is not repeated.
-pub fn warn(list: &mut Vec<String>, msg: String) {
-    if list.contains(&msg) {
+/// Prints a warning on stderr (in render's words) and keeps it for the JSON record, once: a
+/// warning already given (the same open-time warning of each point of a sweep or experiment,
+/// the same sentence) is not repeated.
+pub fn warn(list: &mut Vec<Warning>, w: Warning) {
+    let said = w.to_string();
+    if list.iter().any(|x| x.to_string() == said) {
         return;
     }
     if crate::cluster::many() {
         // Each rank warns of its own targets and points: named, as the job's stderr mixes them.
-        eprintln!("halfpower: rank {}: warning: {msg}", crate::cluster::rank());
+        eprintln!(
+            "halfpower: rank {}: warning: {said}",
+            crate::cluster::rank()
+        );
     } else {
-        eprintln!("halfpower: warning: {msg}");
+        eprintln!("halfpower: warning: {said}");
     }
-    list.push(msg);
+    list.push(w);
 }
 
 /// How a session runs its points: the decisions its command's plan made.
@@ -124,26 +128,14 @@ impl Session {
         paths: &[PathBuf],
         shapes: &[RunPlan],
         settings: Settings,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> crate::Result<Self> {
         let opening = open::opening(shapes)?;
         if opening.setup.buffered && settings.cache_carries {
-            warn(
-                warnings,
-                "points run buffered (--buffered): the page cache carries one point's data into \
-                 the next, so reads may be cache hits rather than device I/O. Leave out \
-                 --buffered for independent points"
-                    .into(),
-            );
+            warn(warnings, Warning::BufferedPoints);
         }
         if let Some(f) = &settings.engine_fallback {
-            warn(
-                warnings,
-                format!(
-                    "{}; every point runs on the sync engine, one I/O in flight per thread",
-                    cause::engine_fallback(f)
-                ),
-            );
+            warn(warnings, Warning::PointsOnSync(f.clone()));
         }
         let targets = open_targets(paths, &opening, warnings)?;
         open::check_sizes(&targets, shapes)?;
@@ -185,7 +177,7 @@ impl Session {
         &mut self,
         w: &RunPlan,
         label: &str,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> crate::Result<Option<Results>> {
         self.run_on(0..self.targets.len(), Layout::Separate, w, label, warnings)
     }
@@ -198,7 +190,7 @@ impl Session {
         layout: Layout,
         w: &RunPlan,
         label: &str,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> crate::Result<Option<Results>> {
         Ok(self
             .point_on(which, layout, w, label, warnings)?
@@ -213,7 +205,7 @@ impl Session {
         layout: Layout,
         w: &RunPlan,
         label: &str,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> crate::Result<Option<Point>> {
         let targets = &self.targets[which];
         if self.settings.list && signal::interrupted() {
@@ -252,14 +244,11 @@ impl Session {
         if self.settings.list && (r.errors.count > 0 || r.fatal.is_some()) {
             warn(
                 warnings,
-                format!(
-                    "{label}: {} I/O errors{}; its figures cover the I/Os that completed. Check \
-                     the device (dmesg) before trusting this point",
-                    r.errors.count,
-                    r.fatal
-                        .as_ref()
-                        .map_or(String::new(), |f| format!(", stopped: {}", cause::fatal(f)))
-                ),
+                Warning::PointFailed {
+                    label: label.to_string(),
+                    errors: r.errors.count,
+                    fatal: r.fatal.clone(),
+                },
             );
         }
         self.status = self.status.max(r.exit_status());
@@ -280,7 +269,7 @@ impl Session {
         shapes: &[RunPlan],
         n: u32,
         label: impl Fn(usize, u32) -> String,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> crate::Result<Vec<Vec<Results>>> {
         self.total = shapes.len() * n as usize;
         let mut runs: Vec<Vec<Results>> = vec![Vec::new(); shapes.len()];
@@ -318,7 +307,7 @@ pub fn independent(
     w: &RunPlan,
     n: u32,
     settings: &Settings,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> crate::Result<(Vec<Results>, Vec<TargetInfo>)> {
     let mut runs = Vec::new();
     let mut infos = Vec::new();

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 pub fn open_targets(
     paths: &[PathBuf],
     w: &Workload,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<Vec<Target>> {
     let mut targets = Vec::with_capacity(paths.len());
     let mut seen = std::collections::HashSet::with_capacity(paths.len());

@@ -135,5 +135,5 @@ pub struct CaptureReport {
     /// Whether Ctrl-C ended it early.
     pub interrupted: bool,
     /// What the user should know.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }

@@ -250,7 +250,7 @@ pub struct ExperimentReport {
     /// Whether Ctrl-C cut it short.
     pub interrupted: bool,
     /// Warnings printed on the way.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 /// Why an experiment had nothing to compare: the rows it lacked.

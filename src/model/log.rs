@@ -157,8 +157,8 @@ pub struct Log {
     pub disks: Vec<DiskInterval>,
     /// System intervals in file order.
     pub system: Vec<SystemInterval>,
-    /// Lines or intervals skipped, counters missing: `FILE:LINE: what`.
-    pub warnings: Vec<String>,
+    /// Lines or intervals skipped, counters missing.
+    pub warnings: Vec<super::Warning>,
 }
 
 /// The input summary recorded in diagnose's JSON.
@@ -173,7 +173,7 @@ pub struct InputInfo {
     /// System intervals read.
     pub system_intervals: usize,
     /// Warnings raised while reading.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 impl Log {
@@ -188,9 +188,13 @@ impl Log {
         }
     }
 
-    /// Records a warning `PATH:LINE: msg`.
-    pub fn warn(&mut self, line: usize, msg: impl std::fmt::Display) {
-        self.warnings.push(format!("{}:{line}: {msg}", self.path));
+    /// Records that line `line` was skipped, and why.
+    pub fn warn(&mut self, line: usize, problem: super::warning::LineProblem) {
+        self.warnings.push(super::Warning::LogLine {
+            path: self.path.clone(),
+            line,
+            problem,
+        });
     }
 }
 

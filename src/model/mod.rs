@@ -29,12 +29,14 @@ pub mod selftest;
 
 pub mod sweep;
 pub mod verify;
+pub mod warning;
 
 pub use device::{ClassEvidence, DeviceClass, ServiceMethod, Serving};
 pub use quick::{QuickReport, QuickTest};
 pub use run::{
     ErrorSummary, Results, RunReport, SyncSummary, TargetInfo, TargetKind, TargetResult,
 };
+pub use warning::Warning;
 
 use serde::{Deserialize, Serialize};
 

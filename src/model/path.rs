@@ -275,7 +275,7 @@ pub struct PathReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<usize>,
     /// Warnings.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 /// Where a PAP came from.

@@ -255,7 +255,7 @@ pub struct ProfileReport {
     /// Whether Ctrl-C cut the profile short.
     pub interrupted: bool,
     /// Warnings printed during the profile.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 impl ProfileReport {

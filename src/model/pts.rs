@@ -274,7 +274,7 @@ pub struct PtsReport {
     /// Whether Ctrl-C cut the test short.
     pub interrupted: bool,
     /// What the user should know.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 impl crate::units::Choice for PtsTest {

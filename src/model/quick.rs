@@ -45,7 +45,7 @@ pub struct QuickReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pap: Option<super::path::PapReached>,
     /// Warnings printed during the suite.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 /// How a measured figure stands against the typical one of its device class.

@@ -123,5 +123,5 @@ pub struct ReplayReport {
     /// Whether Ctrl-C cut the replay short.
     pub interrupted: bool,
     /// What the user should know (trace notes, failed I/Os).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }

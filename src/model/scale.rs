@@ -207,5 +207,5 @@ pub struct ScaleReport {
     /// Whether Ctrl-C cut it short.
     pub interrupted: bool,
     /// Warnings printed on the way.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }

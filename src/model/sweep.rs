@@ -147,7 +147,7 @@ pub struct SweepReport {
     /// Whether Ctrl-C cut the sweep short.
     pub interrupted: bool,
     /// Warnings printed during the sweep.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 /// A point on the request size × queue depth grid.

@@ -4,6 +4,7 @@
 
 use super::{Scratch, Target, TargetKind, create_as, safety};
 use crate::error::{Error, Result};
+use crate::model::Warning;
 use crate::model::cause::DirectFallback;
 use crate::oscounters::sysfs::{self, BlockDevice};
 use crate::plan::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
@@ -75,7 +76,7 @@ fn check_dist(w: &Workload, size: u64, path: &Path) -> Result<()> {
 
 /// Resolves, creates if needed, checks and opens one target for workload `w` (already
 /// validated). Warnings go to `warn`, each with what to do about it.
-pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<Target> {
+pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<Target> {
     if w.setup.engine == EngineKind::Null {
         return open_null(path, w);
     }
@@ -123,13 +124,10 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(String)) -> Result<T
             .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
     }
     if let Some(f) = &fallback {
-        warn(format!(
-            "{}: direct I/O unavailable ({}); running buffered, so reads may come from the \
-             page cache. Put the target on a filesystem that supports O_DIRECT (ext4, xfs) or use \
-             a block device.",
-            path.display(),
-            crate::render::text::cause::direct_fallback(f)
-        ));
+        warn(Warning::DirectUnavailable {
+            path: path.display().to_string(),
+            fallback: f.clone(),
+        });
     }
     let direct = !w.setup.buffered && fallback.is_none();
     let (mem_align, offset_align) = if direct {
@@ -293,23 +291,20 @@ fn warn_as_it_is(
     kind: TargetKind,
     md: &std::fs::Metadata,
     created: bool,
-    warn: &mut dyn FnMut(String),
+    warn: &mut dyn FnMut(Warning),
 ) {
     if w.setup.create != Create::Filled && !created {
-        warn(format!(
-            "{}: exists, so --create {} does not apply: the workload writes over it as it is",
-            path.display(),
-            w.setup.create.name()
-        ));
+        warn(Warning::CreateDoesNotApply {
+            path: path.display().to_string(),
+            create: w.setup.create,
+        });
     }
     if kind == TargetKind::File && !created && md.blocks() * 512 < md.len() {
-        warn(format!(
-            "{}: the file is sparse ({} of {} bytes allocated); reads of holes never reach the \
-             disk. Fill it first (e.g. let halfpower create it) or give a block device.",
-            path.display(),
-            md.blocks() * 512,
-            md.len()
-        ));
+        warn(Warning::Sparse {
+            path: path.display().to_string(),
+            allocated: md.blocks() * 512,
+            len: md.len(),
+        });
     }
 }
 

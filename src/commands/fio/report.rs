@@ -5,8 +5,8 @@ use super::Format;
 use crate::analysis::fio::{self as figures, Samples};
 use crate::fio::options::Unified;
 use crate::fio::{FioJob, JobPlan};
-use crate::model::Results;
 use crate::model::fio::{FioJobReport, HalfpowerExtras, Ordered, SsData, SsReport, SyncReport};
+use crate::model::{Direction, Results, Warning};
 use crate::stats::cpu::ProcessEvents;
 use crate::stats::depth::DepthCounts;
 use crate::stats::window::{Mark, Rates, at_edges};
@@ -30,21 +30,21 @@ pub(super) struct Ran {
     /// Wall-clock ms when the job ended.
     pub(super) ended_ms: u64,
     /// Why the job failed its `rate_min`, if it did.
-    pub(super) below_min: Option<String>,
+    pub(super) below_min: Option<Warning>,
 }
 
 /// fio's `rate_min` and `rate_iops_min` check on a finished job: the first whole second after
 /// the first (fio skips its first rate cycle) whose bytes/s or IOPS in a direction fell below
 /// that direction's minimum.
-pub(super) fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String> {
-    for (d, name) in [(0, "read"), (1, "write")] {
+pub(super) fn below_min(job: &str, plan: &JobPlan, samples: &[Samples; 2]) -> Option<Warning> {
+    for (d, direction) in [(0, Direction::Read), (1, Direction::Write)] {
         let bytes: fn(&(f64, f64)) -> f64 = |s| s.1;
         let iops: fn(&(f64, f64)) -> f64 = |s| s.0;
         let checks = [
-            (plan.rate_min[d], "rate_min", "B/s", bytes),
-            (plan.rate_iops_min[d], "rate_iops_min", "IOPS", iops),
+            (plan.rate_min[d], false, bytes),
+            (plan.rate_iops_min[d], true, iops),
         ];
-        for (min, option, unit, value) in checks {
+        for (min, is_iops, value) in checks {
             if min == 0 {
                 continue;
             }
@@ -54,11 +54,14 @@ pub(super) fn below_min(plan: &JobPlan, samples: &[Samples; 2]) -> Option<String
                 .skip(1)
                 .find(|(_, s)| value(s) < min as f64)
             {
-                return Some(format!(
-                    "{name} {option} {min} {unit} not met: {:.0} {unit} in second {}",
-                    value(s),
-                    i + 1
-                ));
+                return Some(Warning::FioRateMin {
+                    job: job.to_string(),
+                    direction,
+                    iops: is_iops,
+                    min,
+                    value: value(s),
+                    second: i + 1,
+                });
             }
         }
     }

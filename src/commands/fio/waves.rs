@@ -9,6 +9,7 @@ use crate::analysis::steady::SteadyRule;
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
 use crate::measure::{Session, Settings, effective_workload, open_targets, verified};
+use crate::model::Warning;
 use crate::plan::RunPlan;
 use crate::runner::{Control, Layout};
 use crate::storage::Target;
@@ -131,10 +132,10 @@ struct Ready<'a> {
 
 /// Plans `job` and opens its files, creating and filling those that do not exist: all of a
 /// job's setup, none of its measured window.
-fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ready<'a>> {
+fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ready<'a>> {
     let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
     for n in &plan.notes {
-        super::super::warn(warnings, crate::render::text::fio::note(n));
+        super::super::warn(warnings, Warning::Fio(n.clone()));
     }
     let mut w = plan.workload.clone();
     if let Some(pct) = plan.size_pct {
@@ -184,7 +185,7 @@ fn policy(plan: &JobPlan) -> Option<verified::Policy> {
 
 /// Runs a job that is set up: its start delay, fio's `invalidate` (a buffered job's files
 /// dropped from the page cache, as fio does before a job), the measured run, its figures.
-fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran> {
+fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ran> {
     let Ready {
         job,
         plan,
@@ -226,23 +227,20 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
     };
     let results = point.results;
     if let Some(v) = results.verify.as_ref().filter(|v| !v.clean()) {
-        super::super::warn(
-            warnings,
-            format!(
-                "job '{}': verify found bad blocks: {}",
-                job.opts.name,
-                crate::render::text::verify::lines(v).trim_end()
-            ),
-        );
+        let bad = Warning::FioBadBlocks {
+            job: job.opts.name.clone(),
+            verification: Box::new(v.clone()),
+        };
+        super::super::warn(warnings, bad);
     }
     let target = session.infos().remove(0);
     let plan = JobPlan {
         workload: w.workload().clone(),
         ..plan
     };
-    let below = below_min(&plan, &samples(&point.marks, 1.0));
+    let below = below_min(&job.opts.name, &plan, &samples(&point.marks, 1.0));
     if let Some(why) = &below {
-        super::super::warn(warnings, format!("job '{}': {why}", job.opts.name));
+        super::super::warn(warnings, why.clone());
     }
     Ok(Ran {
         job: job.clone(),
@@ -263,7 +261,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<String>) -> anyhow::Result<Ran
 pub(super) fn run_wave(
     wave: &[FioJob],
     a: &Args,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<Vec<Ran>> {
     let mut ready = Vec::with_capacity(wave.len());
     for job in wave {
@@ -279,7 +277,7 @@ pub(super) fn run_wave(
         quiet: true,
         ..a.clone()
     };
-    let outcomes: Vec<(anyhow::Result<Ran>, Vec<String>)> = std::thread::scope(|s| {
+    let outcomes: Vec<(anyhow::Result<Ran>, Vec<Warning>)> = std::thread::scope(|s| {
         let handles: Vec<_> = ready
             .into_iter()
             .map(|r| {

@@ -428,7 +428,7 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
     /// Warnings printed during the run.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::model::Warning>,
     /// Each rank's own results (one for a single process; under MPI, rank by rank, and
     /// `results` is then the whole job's).
     #[serde(default)]

@@ -101,7 +101,11 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         );
         out.push_str(&table4(r, &cols));
         for w in &r.warnings {
-            let _ = writeln!(out, "<p class=\"note\">warning: {}</p>", esc(w));
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">warning: {}</p>",
+                esc(&w.to_string())
+            );
         }
     }
     out.push_str(

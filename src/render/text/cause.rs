@@ -1,8 +1,7 @@
 //! Why a run did not go as asked, in words: direct I/O that fell back, the engine that stood
-//! in for io_uring, the failure that stopped a worker, what a failed I/O returned, and the
-//! warnings a run's failed I/Os and Ctrl-C call for.
+//! in for io_uring, the failure that stopped a worker and what a failed I/O returned (the
+//! warnings that say them are `render::text::warning`'s).
 
-use crate::model::Results;
 use crate::model::cause::{DirectFallback, EngineFallback, Fatal, IoFailure, Stage};
 
 /// Why direct I/O fell back (`the filesystem refused O_DIRECT at open (…)`).
@@ -58,28 +57,6 @@ pub fn io_failure(f: &IoFailure) -> String {
     } else {
         format!("{name} ({msg})")
     }
-}
-
-/// The warnings the end of a run calls for: its failed I/Os (the first one's error and
-/// offset), and Ctrl-C cutting it short.
-pub fn run_warnings(r: &Results) -> Vec<String> {
-    let mut out = Vec::new();
-    if r.errors.count > 0 {
-        out.push(format!(
-            "{} I/Os failed (first: {} at offset {}); the figures count only the successful ones. \
-             Check the device's kernel log (dmesg) and free space",
-            r.errors.count,
-            r.errors
-                .first_error
-                .as_ref()
-                .map_or("?".to_string(), io_failure),
-            r.errors.first_offset.unwrap_or(0)
-        ));
-    }
-    if r.interrupted {
-        out.push("interrupted: the figures cover only the time measured before Ctrl-C".into());
-    }
-    out
 }
 
 #[cfg(test)]

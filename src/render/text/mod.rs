@@ -18,3 +18,4 @@ pub mod scale;
 pub mod selftest;
 pub mod sweep;
 pub mod verify;
+pub mod warning;

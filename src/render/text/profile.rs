@@ -142,7 +142,22 @@ pub fn profile_table(r: &ProfileReport) -> String {
 
 /// What a line with a negative slope means, in words (None for any other line).
 pub fn slope_note(f: &Fit) -> Option<String> {
-    let why = match f.negative_slope? {
+    Some(negative_slope(
+        f.rw,
+        f.pattern,
+        f.ms_per_kib,
+        f.negative_slope?,
+    ))
+}
+
+/// The sentence of a line of `rw` and `pattern` whose slope `ms_per_kib` is negative, and why.
+pub fn negative_slope(
+    rw: Direction,
+    pattern: Pattern,
+    ms_per_kib: f64,
+    why: NegativeSlope,
+) -> String {
+    let why = match why {
         NegativeSlope::TooFewPoints => {
             "it runs through two sizes only, and the noise of two cells is enough to tilt it: \
              measure more sizes (--bs) or longer (--steady)"
@@ -158,13 +173,13 @@ pub fn slope_note(f: &Fit) -> Option<String> {
              profile a region larger than the cache"
         }
     };
-    Some(format!(
-        "{} {}: the fitted line has a negative slope ({:.6} ms/KiB), but a transfer cannot take \
-         less time for more bytes; {why}. diagnose takes no expectation from this line",
-        f.rw.name(),
-        f.pattern.name(),
-        f.ms_per_kib
-    ))
+    format!(
+        "{} {}: the fitted line has a negative slope ({ms_per_kib:.6} ms/KiB), but a transfer \
+         cannot take less time for more bytes; {why}. diagnose takes no expectation from this \
+         line",
+        rw.name(),
+        pattern.name(),
+    )
 }
 
 #[cfg(test)]

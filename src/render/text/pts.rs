@@ -73,26 +73,6 @@ pub fn purge_sentence(p: &Purge) -> String {
     }
 }
 
-/// The warning for preconditioning of `bytes`, short of twice `capacity`.
-pub fn short_precondition(bytes: u64, capacity: u64) -> String {
-    format!(
-        "preconditioning wrote {} where PTS asks twice the capacity ({}): the rounds may start \
-         from a state PTS would not measure",
-        ByteSize(bytes),
-        ByteSize(2 * capacity)
-    )
-}
-
-/// The warning for a purge that did not happen.
-pub fn purge_warning(p: &Purge, target: &std::path::Path) -> String {
-    format!(
-        "{}: {}; the test runs from whatever state earlier writes left, which PTS does not \
-         allow: its rounds may differ from those of a purged target",
-        target.display(),
-        purge_sentence(p)
-    )
-}
-
 /// A window's two excursions against their bounds.
 pub fn window_sentence(f: TrackFigure, w: &Window) -> String {
     format!(

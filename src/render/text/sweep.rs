@@ -3,8 +3,10 @@
 //! half-power and knee cells marked, then the verdict in words.
 
 use crate::analysis::sweep::HALF_POWER_SHARE;
-use crate::model::sweep::Analysis;
+use crate::model::sweep::{Analysis, Support};
 use crate::model::sweep::{Point, SweepReport};
+use crate::model::warning::Conclusion;
+use crate::plan::RwMode;
 use crate::units::{ByteSize, fmt_latency_ns};
 use std::fmt::Write;
 
@@ -145,63 +147,70 @@ fn matrix(out: &mut String, a: &Analysis, points: &[&Point], colour: bool) {
 }
 
 /// What the conclusions of `a` are worth, one sentence per conclusion that does not stand as
-/// stated: resting on points that never reached steady state, or on intervals too wide to
-/// decide it. Empty when every conclusion is firm.
+/// stated (`analysis::sweep::caveats`). Empty when every conclusion is firm.
 pub fn caveats(a: &Analysis) -> Vec<String> {
-    let peak = match a.rap_pap {
-        Some(r) => format!("the peak and real/advertised = {r:.2}"),
-        None => "the peak".to_string(),
-    };
-    let group = if a.threads > 1 {
-        format!("{} with {} threads", a.rw, a.threads)
+    crate::analysis::sweep::caveats(a)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// One conclusion's caveat: resting on points that never reached steady state, or on
+/// intervals too wide to decide it (`rap_pap`, with the peak only, is said with it).
+pub fn caveat(
+    rw: RwMode,
+    threads: u32,
+    conclusion: Conclusion,
+    rap_pap: Option<f64>,
+    s: &Support,
+) -> String {
+    let group = if threads > 1 {
+        format!("{rw} with {threads} threads")
     } else {
-        a.rw.to_string()
+        rw.to_string()
     };
     // The verb agrees with its subject: "the peak rests", "the knees rest".
-    let rests = if a.rap_pap.is_some() { "rest" } else { "rests" };
-    [
-        (peak, rests, &a.peak_support, "the plateau's 5 %"),
-        (
+    let (what, rest, decides) = match (conclusion, rap_pap) {
+        (Conclusion::Peak, Some(r)) => (
+            format!("the peak and real/advertised = {r:.2}"),
+            "rest",
+            "the plateau's 5 %",
+        ),
+        (Conclusion::Peak, None) => ("the peak".to_string(), "rests", "the plateau's 5 %"),
+        (Conclusion::HalfPower, _) => (
             "the half-power points".to_string(),
             "rest",
-            &a.half_power_support,
             "which point first reaches half",
         ),
-        (
+        (Conclusion::Knee, _) => (
             "the knees".to_string(),
             "rest",
-            &a.knee_support,
             "whether a doubling adds 10 %",
         ),
-    ]
-    .into_iter()
-    .filter(|(_, _, s, _)| s.points > 0 && !s.firm())
-    .map(|(what, rest, s, decides)| {
-        let ci = s.ci95_pct_max.map_or(String::new(), |c| {
-            format!(" (95 % intervals up to ±{c:.0} %)")
-        });
-        let on = match s.points {
-            1 => "1 point".to_string(),
-            n => format!("{n} points"),
-        };
-        let never = match (s.points, s.unsteady) {
-            (1, _) => "it never reached steady state".to_string(),
-            (n, u) if n == u => "none of them reached steady state".to_string(),
-            (_, u) => format!("{u} of them never reached steady state"),
-        };
-        if s.unsteady > 0 {
-            format!(
-                "{group}: {what} {rest} on {on}, and {never}{ci}; read them as rough, not \
-                 measured: run the points longer (--time) or with a looser --steady"
-            )
-        } else {
-            format!(
-                "{group}: {what} {rest} on {on} whose intervals{ci} cannot decide {decides}; \
-                 measure longer or repeat (--repeat)"
-            )
-        }
-    })
-    .collect()
+    };
+    let ci = s.ci95_pct_max.map_or(String::new(), |c| {
+        format!(" (95 % intervals up to ±{c:.0} %)")
+    });
+    let on = match s.points {
+        1 => "1 point".to_string(),
+        n => format!("{n} points"),
+    };
+    let never = match (s.points, s.unsteady) {
+        (1, _) => "it never reached steady state".to_string(),
+        (n, u) if n == u => "none of them reached steady state".to_string(),
+        (_, u) => format!("{u} of them never reached steady state"),
+    };
+    if s.unsteady > 0 {
+        format!(
+            "{group}: {what} {rest} on {on}, and {never}{ci}; read them as rough, not \
+             measured: run the points longer (--time) or with a looser --steady"
+        )
+    } else {
+        format!(
+            "{group}: {what} {rest} on {on} whose intervals{ci} cannot decide {decides}; \
+             measure longer or repeat (--repeat)"
+        )
+    }
 }
 
 fn mb(bytes_per_s: f64) -> String {
