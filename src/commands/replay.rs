@@ -249,7 +249,11 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         });
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };
-    let (n, span, depth) = (report.trace.requests, report.trace.span_s, base.qd());
+    let (n, span, depth) = (
+        report.trace.requests,
+        report.trace.span_s,
+        base.schedule().slots(),
+    );
     for &speed in &args.speed {
         let Some(r) = run(speed, &mut runner, &mut warnings)? else {
             break;

@@ -263,6 +263,15 @@ pub(super) fn run_wave(
     a: &Args,
     warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<Vec<Ran>> {
+    if wave.len() > 1 && crate::cluster::many() {
+        // Jobs of one wave run on threads of their own, and MPI is called from one thread only.
+        return Err(crate::Error::invalid(
+            "job file",
+            format!("{} jobs running at once", wave.len()),
+            "under MPI one job at a time (`stonewall` between jobs, or one job per file)",
+        )
+        .into());
+    }
     let mut ready = Vec::with_capacity(wave.len());
     for job in wave {
         stop_if_interrupted()?;
