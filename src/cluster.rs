@@ -1,6 +1,6 @@
 //! The processes of one measurement: with the `mpi` feature and started by mpirun or srun, the
 //! ranks of MPI's world communicator; otherwise one process, rank 0 of 1. Barriers between
-//! phases, gathering documents on rank 0, and aborting the whole job. MPI is called from the
+//! phases, every rank's results shared with every rank, and aborting the whole job. MPI is called from the
 //! main thread only (MPI_THREAD_FUNNELED); the worker threads never call it.
 
 use std::sync::OnceLock;
@@ -128,28 +128,6 @@ pub fn place(path: &std::path::Path) -> std::path::PathBuf {
     s.replace("{rank}", &rank().to_string())
         .replace("{host}", &host())
         .into()
-}
-
-/// Gathers every rank's `bytes` on rank 0, in rank order; `None` on the other ranks.
-pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
-    #[cfg(feature = "mpi")]
-    if many() {
-        use mpi::traits::{Communicator, Root};
-        let world = mpi::topology::SimpleCommunicator::world();
-        let root = world.process_at_rank(0);
-        let len = bytes.len() as mpi::Count;
-        if rank() != 0 {
-            root.gather_into(&len);
-            root.gather_varcount_into(bytes);
-            return None;
-        }
-        let mut lens = vec![0 as mpi::Count; size() as usize];
-        root.gather_into_root(&len, &mut lens[..]);
-        return Some(receive(&lens, |part| {
-            root.gather_varcount_into_root(bytes, part)
-        }));
-    }
-    Some(vec![bytes.to_vec()])
 }
 
 /// Every rank's `bytes` on every rank, in rank order (one rank: its own). A measuring session

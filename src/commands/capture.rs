@@ -13,7 +13,6 @@ use crate::monitor::capture::Capture;
 use crate::oscounters::host;
 use crate::render::text::capture::capture_text;
 use crate::stats::cpu::ProcessCpu;
-use anyhow::Context;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
@@ -89,8 +88,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 crate::render::trace::fio_v3(&requests, &path.display().to_string())
             }
         };
-        write_whole(Output::Side, out, text.as_bytes())
-            .with_context(|| format!("writing the trace {}", out.display()))?;
+        write_whole(Output::Side, out, text.as_bytes())?;
     }
     let report = CaptureReport {
         header: Header::new(Kind::Capture, command, utc_now()),

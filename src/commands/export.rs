@@ -138,8 +138,7 @@ impl<'a> Exporter<'a> {
         };
         let input = crate::model::Input { path: source, doc };
         let html = crate::render::html::render(std::slice::from_ref(&input));
-        write_whole(Output::Document, path, html.as_bytes())
-            .with_context(|| format!("writing the HTML report {}", path.display()))?;
+        write_whole(Output::Document, path, html.as_bytes())?;
         eprintln!("halfpower: report written to {}", path.display());
         Ok(())
     }

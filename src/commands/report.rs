@@ -6,7 +6,6 @@ use crate::input::document::read_all;
 use crate::model::log::Log;
 use crate::model::{Document, Input};
 use crate::render::html;
-use anyhow::Context;
 
 /// Runs `halfpower report`.
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
@@ -21,8 +20,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
     let mut inputs = read_all(&args.results, &diagnose)?;
     rebuild_findings(&mut inputs);
     let html = html::render(&inputs);
-    export::write_whole(Output::Report, &out, html.as_bytes())
-        .with_context(|| format!("writing the report {}", out.display()))?;
+    export::write_whole(Output::Report, &out, html.as_bytes())?;
     let bytes = html.len();
     eprintln!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",

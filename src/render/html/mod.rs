@@ -74,11 +74,11 @@ fn describe(i: &Input) -> String {
             let w = &r.workload;
             let targets: Vec<&str> = r.targets.iter().map(|t| t.path.as_str()).collect();
             let mut s = format!(
-                "{} {} {} QD{} T{}",
+                "{} {} {} {} T{}",
                 targets.join(", "),
                 w.rw.name(),
                 w.bs,
-                w.qd,
+                crate::render::text::run::depth(w),
                 w.threads
             );
             if w.setup.buffered {

@@ -230,11 +230,11 @@ fn summary_line(out: &mut String, i: &Input, l: &str) {
         let w = &r.workload;
         let _ = writeln!(
             out,
-            "<p class=\"note\">{}: {} {} QD{} × {} thread(s) per target, {} engine, {:.2} s measured{}{}.</p>",
+            "<p class=\"note\">{}: {} {} {} × {} thread(s) per target, {} engine, {:.2} s measured{}{}.</p>",
             esc(l),
             esc(w.rw.name()),
             w.bs,
-            w.qd,
+            crate::render::text::run::depth(w),
             w.threads,
             r.results.engine,
             r.results.seconds,

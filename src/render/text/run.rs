@@ -287,14 +287,20 @@ pub fn open_loop_lines(o: &crate::model::open::OpenLoop, achieved_iops: f64) -> 
     )
 }
 
-/// Renders a `run` report.
-pub fn run_table(r: &RunReport) -> String {
-    let w = &r.workload;
-    let depth = if w.setup.access.arrivals.is_closed() {
+/// A workload's depth as the reports name it: `QD8` for a closed loop, `open` for an open
+/// loop, whose `qd` is no depth (its bound is `max_inflight`).
+pub fn depth(w: &crate::plan::Workload) -> String {
+    if w.setup.access.arrivals.is_closed() {
         format!("QD{}", w.qd)
     } else {
         "open".to_string()
-    };
+    }
+}
+
+/// Renders a `run` report.
+pub fn run_table(r: &RunReport) -> String {
+    let w = &r.workload;
+    let depth = depth(w);
     let mut head = format!(
         "{} {} {depth} T{} {}{}",
         w.rw.name(),

@@ -235,10 +235,8 @@ fn commands_warnings_say_what_they_said_before() {
     );
 }
 
-/// One of every kind: each has words of its own (none falls through to an empty sentence),
-/// and a document writes it as those words.
-#[test]
-fn every_kind_has_a_sentence() {
+/// One of every kind (bar those whose data is a whole document's).
+fn one_of_every_kind() -> Vec<Warning> {
     let support = Support {
         points: 2,
         unsteady: 1,
@@ -262,7 +260,7 @@ fn every_kind_has_a_sentence() {
         job: "j".into(),
         kind: FioNoteKind::Libaio,
     };
-    let all = [
+    vec![
         Warning::Written("as written".into()),
         Warning::CreateDoesNotApply {
             path: "f".into(),
@@ -318,12 +316,23 @@ fn every_kind_has_a_sentence() {
         },
         Warning::FirstReport { path: "io".into() },
         Warning::MoreLines(3),
-    ];
-    for w in all {
+    ]
+}
+
+/// One of every kind: each has words of its own (none falls through to an empty sentence),
+/// and a document writes it as those words.
+#[test]
+fn every_kind_has_a_sentence() {
+    for w in one_of_every_kind() {
         let s = said(w.clone());
         assert!(s.len() > 1, "{w:?}");
         assert_eq!(serde_json::to_value(&w).unwrap(), s);
     }
+}
+
+/// Every reason a log line is skipped says that it is.
+#[test]
+fn every_line_problem_says_the_line_is_skipped() {
     for p in [
         LineProblem::UnreadableCsv("e".into()),
         LineProblem::Fields {
