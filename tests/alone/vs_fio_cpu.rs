@@ -159,13 +159,24 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
                 "QD{qd}: IOPS ratio {iops:.3} (host {lost:.3})"
             );
             if qd == 1 {
+                // Slower than fio is the regression this catches. Faster is no defect of
+                // halfpower's when its own IOPS say so (fio's p50 was 1.48 times halfpower's on
+                // one CI host, fio spending 3 µs more CPU per I/O, with IOPS 0.82 of
+                // halfpower's): a latency measured short (a stamp after the submit call, or
+                // before the reap) shows instead in Little's law on halfpower's own figures,
+                // one I/O always in flight, less only the gap between a completion and the
+                // next submission.
                 assert!(
-                    (0.75 * lo..1.25 * hi).contains(&p50),
+                    p50 < 1.25 * hi,
                     "QD1: p50 ratio {p50:.3} (host {lost:.3})"
                 );
                 assert!(
-                    (0.75 * lo..1.25 * hi).contains(&mean),
+                    mean < 1.25 * hi,
                     "QD1: mean latency ratio {mean:.3} (host {lost:.3})"
+                );
+                assert!(
+                    (0.9 * lo..=1.02).contains(&inflight),
+                    "QD1: mean in flight {inflight:.3} (p50 ratio {p50:.3}, mean {mean:.3})"
                 );
             } else {
                 // At depth the two tools keep different shares of the depth in flight (fio all
