@@ -103,15 +103,48 @@ pub fn barrier() {
     }
 }
 
-/// A [`barrier`] between a run's phases: its wait is kept for [`barrier_waits`] (the job's
-/// `barrier_us`), which other barriers (e.g. `--shared`'s setup) do not touch.
-pub fn phase_barrier() {
-    let t = std::time::Instant::now();
-    barrier();
-    if many() {
-        let us = t.elapsed().as_secs_f64() * 1e6;
-        WAITS.lock().unwrap_or_else(|p| p.into_inner()).push(us);
+/// A non-blocking barrier (MPI_Ibarrier) tested until every rank has come, `pause` between
+/// tests; its wait kept for [`barrier_waits`]. Every phase barrier is one, so that a rank that
+/// waits asleep ([`idle_barrier`]) matches the ranks that wait awake (MPI matches blocking
+/// and non-blocking collectives with their own kind only).
+fn tested_barrier(pause: Option<std::time::Duration>) {
+    if !many() {
+        return;
     }
+    let t = std::time::Instant::now();
+    #[cfg(feature = "mpi")]
+    {
+        use mpi::traits::CommunicatorCollectives;
+        let mut req = mpi::topology::SimpleCommunicator::world().immediate_barrier();
+        loop {
+            match req.test() {
+                Ok(_) => break,
+                Err(r) => req = r,
+            }
+            match pause {
+                Some(p) => std::thread::sleep(p),
+                None => std::hint::spin_loop(),
+            }
+        }
+    }
+    #[cfg(not(feature = "mpi"))]
+    let _ = pause;
+    let us = t.elapsed().as_secs_f64() * 1e6;
+    WAITS.lock().unwrap_or_else(|p| p.into_inner()).push(us);
+}
+
+/// A [`barrier`] between a run's phases: a rank leaves it as soon as every rank has come (it
+/// tests flat out, as MPI's blocking barrier does); its wait is kept for [`barrier_waits`]
+/// (the job's `barrier_us`), which other barriers (e.g. `--shared`'s setup) do not touch.
+pub fn phase_barrier() {
+    tested_barrier(None);
+}
+
+/// A [`phase_barrier`] that sleeps a millisecond between tests: a rank that sits a point out
+/// (`scale --ranks`) waits through the whole measured phase, and leaves the CPUs to the ranks
+/// that measure.
+pub fn idle_barrier() {
+    tested_barrier(Some(std::time::Duration::from_millis(1)));
 }
 
 /// The waits of the phase barriers since the last call, µs, in order.

@@ -37,6 +37,20 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
+/// The signal that stopped this process (SIGINT or SIGTERM), None while none has come.
+pub fn raised() -> Option<i32> {
+    interrupted().then(|| SIGNAL.load(Ordering::SeqCst))
+}
+
+/// Takes `sig` as if it had come to this process (another rank of the job was stopped by it),
+/// unless a signal came here already: every rank then stops at the same point, with the same
+/// exit status.
+pub fn adopt(sig: i32) {
+    if !INTERRUPTED.swap(true, Ordering::SeqCst) {
+        SIGNAL.store(sig, Ordering::SeqCst);
+    }
+}
+
 /// The exit status of a run the user stopped: 128 + the signal (130 for SIGINT, 143 for
 /// SIGTERM), as shells report a process killed by it.
 pub fn exit_status() -> u8 {

@@ -9,6 +9,8 @@
 //! binary stays the one without MPI.
 
 mod common;
+#[path = "mpi/scale_ranks.rs"]
+mod scale_ranks;
 
 use common::unavailable;
 use std::path::PathBuf;

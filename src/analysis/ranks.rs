@@ -11,7 +11,7 @@ use crate::model::verify::Verification;
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::stats::recorder::DirStats;
 use crate::stats::series::TimePoint;
-use crate::stats::summary::{DeviceSecond, DirSummary};
+use crate::stats::summary::{Ci95, DeviceSecond, DirSummary};
 use crate::verify::check::TargetCheck;
 
 /// The summary of one direction over the job: `parts` are the ranks' (those that have it),
@@ -26,7 +26,20 @@ fn merge_dir(parts: &[&DirSummary], seconds: f64) -> DirSummary {
             d.zeros.merge(z);
         }
     }
-    DirSummary::of(&d, seconds)
+    let mut out = DirSummary::of(&d, seconds);
+    // The ranks measure independently: their intervals add in quadrature (none when any
+    // rank has none).
+    let sum = |half: &dyn Fn(&DirSummary) -> Option<f64>, figure: f64| {
+        let halves: Option<Vec<f64>> = parts.iter().map(|p| half(p)).collect();
+        let h = halves?.iter().map(|h| h * h).sum::<f64>().sqrt();
+        (figure > 0.0).then(|| Ci95 {
+            half: h,
+            pct: h / figure * 100.0,
+        })
+    };
+    out.iops_ci95 = sum(&|p| p.iops_ci95.map(|c| c.half), out.iops);
+    out.bytes_per_s_ci95 = sum(&|p| p.bytes_per_s_ci95.map(|c| c.half), out.bytes_per_s);
+    out
 }
 
 /// I/Os and bytes of a rank's series up to `t` s: whole seconds, then the share of the second
@@ -106,28 +119,35 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
         / hosts.len().max(1) as f64;
     r.cpu.system_us_per_io = per(busy, ios);
     r.cpu.system_us_per_mb = per(busy, mb);
-    // Each host's disks once, named `host:disk` when the job spans several hosts.
+    // Each host's disks once (every rank's on that host, a disk two ranks share counted by
+    // the first), named `host:disk` when the job spans several hosts.
     let several_hosts = hosts.len() > 1;
     r.devices.clear();
     r.device_timeseries.clear();
-    for h in &hosts {
-        let tag = |n: &str| {
-            if several_hosts {
-                format!("{}:{n}", h.host)
-            } else {
-                n.to_string()
-            }
-        };
-        r.devices
-            .extend(h.results.devices.iter().map(|d| DeviceDelta {
-                name: tag(&d.name),
-                ..d.clone()
-            }));
-        r.device_timeseries
-            .extend(h.results.device_timeseries.iter().map(|d| DeviceSecond {
-                device: tag(&d.device),
-                ..d.clone()
-            }));
+    let tag = |host: &str, n: &str| {
+        if several_hosts {
+            format!("{host}:{n}")
+        } else {
+            n.to_string()
+        }
+    };
+    for x in ranks {
+        let fresh: Vec<&DeviceDelta> = (x.results.devices.iter())
+            .filter(|d| !r.devices.iter().any(|e| e.name == tag(&x.host, &d.name)))
+            .collect();
+        let names: Vec<&str> = fresh.iter().map(|d| d.name.as_str()).collect();
+        r.devices.extend(fresh.iter().map(|d| DeviceDelta {
+            name: tag(&x.host, &d.name),
+            ..(*d).clone()
+        }));
+        r.device_timeseries.extend(
+            (x.results.device_timeseries.iter())
+                .filter(|d| names.contains(&d.device.as_str()))
+                .map(|d| DeviceSecond {
+                    device: tag(&x.host, &d.device),
+                    ..d.clone()
+                }),
+        );
     }
     r.timeseries = merge_series(&all);
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));

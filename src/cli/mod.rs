@@ -588,9 +588,14 @@ pub struct SweepArgs {
 /// `halfpower scale`.
 #[derive(Args, Debug)]
 pub struct ScaleArgs {
-    /// Two or more files or block devices, in the order they are added.
-    #[arg(value_name = "TARGET", required = true, num_args = 2..)]
+    /// Two or more files or block devices, in the order they are added (one or more with
+    /// --ranks: each rank runs all of them; '{rank}' in a path gives each rank its own).
+    #[arg(value_name = "TARGET", required = true, num_args = 1..)]
     pub targets: Vec<PathBuf>,
+    /// Scale across the ranks of an MPI job (under mpirun or srun) instead of across targets:
+    /// each rank alone, then the first 2, 3, … ranks together while the others wait.
+    #[arg(long, conflicts_with = "stripe")]
+    pub ranks: bool,
     /// Run each step as one logical target striped across its targets in chunks of SIZE (000's
     /// stripe sets, RAID 0), instead of the targets side by side; a multiple of --bs.
     #[arg(long, value_name = "SIZE")]

@@ -408,7 +408,7 @@ fn run_points(
     let mut info = None;
     let mut status = 0;
     for p in points {
-        if signal::interrupted() {
+        if crate::measure::job::stopped()? {
             break;
         }
         let w = p.workload.plan(engine.0, DepthOnEngine::Lower)?;

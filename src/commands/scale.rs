@@ -7,7 +7,7 @@ use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
-use crate::model::scale::{Alone, PerTarget, ScaleReport, Step};
+use crate::model::scale::{Across, Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
 use crate::plan::{DepthOnEngine, RunPlan, Workload};
@@ -215,9 +215,152 @@ fn together(
     Ok(steps)
 }
 
+/// A rank's name in a scaling experiment across ranks.
+fn rank_name(rank: u32) -> String {
+    format!("rank {rank}")
+}
+
+/// What each rank stands on, one stack per rank in rank order (every rank calls this at the
+/// same step): the devices under all its targets and their cgroup limits, named `host:disk`
+/// when the job spans several hosts, as the job's merged counters name them.
+fn rank_stacks(runner: &Session) -> crate::Result<Vec<Stack>> {
+    let mut devices: Vec<String> = Vec::new();
+    let mut throttles = Vec::new();
+    for st in stacks(runner) {
+        for d in st.devices {
+            if !devices.contains(&d) {
+                devices.push(d);
+            }
+        }
+        throttles.extend(st.throttles);
+    }
+    let mine = vec![(crate::cluster::host(), devices, throttles)];
+    let all = crate::measure::job::every_rank(mine, |_, x| x)?;
+    let mut hosts: Vec<&str> = all.iter().map(|x| x.0.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let several = hosts.len() > 1;
+    let tag = |host: &str, d: String| if several { format!("{host}:{d}") } else { d };
+    Ok(all
+        .iter()
+        .enumerate()
+        .map(|(rank, (host, devices, throttles))| Stack {
+            target: rank_name(rank as u32),
+            devices: devices.iter().map(|d| tag(host, d.clone())).collect(),
+            throttles: (throttles.iter())
+                .map(|(d, l)| (tag(host, d.clone()), *l))
+                .collect(),
+        })
+        .collect())
+}
+
+/// A step across ranks: each rank's share is its own results of the point.
+fn rank_step(k: usize, threads: u32, r: Results) -> Step {
+    let mut s = step(k, threads, r, None);
+    s.per_target = (s.results.ranks.iter())
+        .map(|x| PerTarget {
+            target: rank_name(x.rank),
+            bytes_per_s: x.results.total.bytes_per_s,
+            iops: x.results.total.iops,
+            devices: Vec::new(),
+        })
+        .collect();
+    s
+}
+
+/// `--ranks`: each rank alone on all its targets, then the first k ranks together for k = 2
+/// up to the job's size, the others sitting each point out. Every rank returns the same
+/// (the job's) figures.
+fn across_ranks(
+    runner: &mut Session,
+    w: &RunPlan,
+    warnings: &mut Vec<crate::model::Warning>,
+) -> crate::Result<(Vec<Alone>, Vec<Step>)> {
+    let (me, size) = (crate::cluster::rank(), crate::cluster::size());
+    let all = 0..runner.targets().len();
+    let mut alone = Vec::new();
+    for i in 0..size {
+        runner.take_part(me == i);
+        let label = format!("{} alone", rank_name(i));
+        let Some(r) = runner.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
+            break;
+        };
+        alone.push(Alone {
+            target: rank_name(i),
+            bytes_per_s: r.total.bytes_per_s,
+            iops: r.total.iops,
+            results: r,
+        });
+    }
+    let mut steps = Vec::new();
+    if alone.len() == size as usize {
+        steps.push(rank_step(1, w.threads(), alone[0].results.clone()));
+        for k in 2..=size {
+            runner.take_part(me < k);
+            let label = format!("ranks 0-{} together", k - 1);
+            let Some(r) = runner.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
+                break;
+            };
+            steps.push(rank_step(k as usize, w.threads(), r));
+        }
+    }
+    runner.take_part(true);
+    Ok((alone, steps))
+}
+
+/// Refuses what `--ranks` (or its absence) cannot scale: across ranks, a job of one process;
+/// across targets, fewer than two.
+fn check_across(args: &ScaleArgs) -> crate::Result<Across> {
+    if args.ranks {
+        if !crate::cluster::many() {
+            return Err(crate::Error::invalid(
+                "--ranks",
+                "on",
+                "an MPI job of two or more ranks (halfpower under mpirun or srun, built with \
+                 the mpi feature)",
+            ));
+        }
+        return Ok(Across::Ranks);
+    }
+    if args.targets.len() < 2 {
+        return Err(crate::Error::invalid(
+            "TARGET",
+            args.targets.len(),
+            "two or more targets (or --ranks under MPI, one or more)",
+        ));
+    }
+    Ok(Across::Targets)
+}
+
+/// Each target alone, then the first k together (or striped) for k = 2..n.
+fn across_targets(
+    runner: &mut Session,
+    layout: Layout,
+    w: &RunPlan,
+    names: &[String],
+    warnings: &mut Vec<crate::model::Warning>,
+) -> crate::Result<(Vec<Alone>, Vec<Step>)> {
+    let mut alone = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let label = format!("{name} alone");
+        let Some(r) = runner.run_on(i..i + 1, Layout::Separate, w, &label, warnings)? else {
+            break;
+        };
+        alone.push(Alone {
+            target: name.clone(),
+            bytes_per_s: r.total.bytes_per_s,
+            iops: r.total.iops,
+            results: r,
+        });
+    }
+    let steps = together(runner, layout, w, &alone, names.len(), warnings)?;
+    Ok((alone, steps))
+}
+
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
+    let across = check_across(&args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?;
     let (engine, fallback) = available_engine(&asked);
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
@@ -232,34 +375,31 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     if let Layout::Stripe(chunk) = layout {
         check_alignment(runner.targets(), chunk)?;
     }
-    let n = args.targets.len();
     let names: Vec<String> = args
         .targets
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let mut alone = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        let label = format!("{name} alone");
-        let Some(r) = runner.run_on(i..i + 1, Layout::Separate, &w, &label, &mut warnings)? else {
-            break;
-        };
-        alone.push(Alone {
-            target: name.clone(),
-            bytes_per_s: r.total.bytes_per_s,
-            iops: r.total.iops,
-            results: r,
-        });
-    }
-    let mut steps = together(&mut runner, layout, &w, &alone, n, &mut warnings)?;
-    let stacks = stacks(&runner);
+    let (alone, mut steps, stacks) = match across {
+        Across::Ranks => {
+            let (alone, steps) = across_ranks(&mut runner, &w, &mut warnings)?;
+            (alone, steps, rank_stacks(&runner)?)
+        }
+        Across::Targets => {
+            let (alone, steps) = across_targets(&mut runner, layout, &w, &names, &mut warnings)?;
+            (alone, steps, stacks(&runner))
+        }
+    };
     attach_stacks(&mut steps, &stacks);
     let status = runner.exit_status();
     let targets = runner.job_infos()?;
     // The path's PAP, while the files the run created are still there.
     let wl = w.workload();
     let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
-    let mut pap = super::path::reached(&names, share, None);
+    // Across ranks the path is each host's own: none is reached by the job as one.
+    let mut pap = (across == Across::Targets)
+        .then(|| super::path::reached(&names, share, None))
+        .flatten();
     drop(runner); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
     let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
@@ -274,6 +414,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         host: host::read(),
         workload: w.workload().clone(),
         stripe_bytes: args.stripe.map(|s| s.0),
+        across,
         targets,
         alone,
         steps,

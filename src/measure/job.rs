@@ -25,23 +25,32 @@ fn everyone<T: Serialize + DeserializeOwned>(mine: &T, what: &str) -> crate::Res
         .collect()
 }
 
-/// The job's results of one point from this rank's `r`: under MPI every rank's merged, each
+/// The job's results of one point from this rank's `mine` (None: this rank sat the point out,
+/// `scale --ranks`): under MPI the results of every rank that took part merged, each such
 /// rank's own kept in `ranks`, and `job` holding the stonewall, the spread, the per-host
-/// subtotals and what the coordination cost (this rank's barrier waits and the gathering);
-/// `r` itself for one process.
-pub fn join(r: Results) -> crate::Result<Results> {
+/// subtotals and what the coordination cost (the first taking rank's barrier waits and this
+/// rank's gathering);
+/// `mine` itself for one process.
+pub fn join(mine: Option<Results>) -> crate::Result<Results> {
+    let none = || Error::io("a point", std::io::Error::other("no rank took part in it"));
     if !crate::cluster::many() {
-        return Ok(r);
+        return mine.ok_or_else(none);
     }
     let barrier_us = crate::cluster::barrier_waits();
-    let mine = RankRun {
+    let mine = mine.map(|results| RankRun {
         rank: crate::cluster::rank(),
         host: crate::cluster::host(),
-        results: r,
-    };
+        results,
+    });
     let t = std::time::Instant::now();
-    let ranks = everyone(&mine, "a point's results")?;
+    let all = everyone(&(mine, barrier_us), "a point's results")?;
     let gather_us = t.elapsed().as_secs_f64() * 1e6;
+    // The coordination's cost is what the first rank that took part waited: a rank that sat
+    // the point out waited through its measured phase.
+    let Some(barrier_us) = all.iter().find(|x| x.0.is_some()).map(|x| x.1.clone()) else {
+        return Err(none());
+    };
+    let ranks: Vec<RankRun> = all.into_iter().filter_map(|x| x.0).collect();
     let mut job = crate::analysis::ranks::merge(&ranks, barrier_us, gather_us);
     job.ranks = ranks;
     Ok(job)
@@ -62,4 +71,22 @@ pub fn every_rank<T: Serialize + DeserializeOwned>(
         .flat_map(|(rank, v)| v.into_iter().map(move |x| (rank as u32, x)))
         .map(|(rank, x)| tag(rank, x))
         .collect())
+}
+
+/// Whether the job stops here: under MPI a collective (every rank calls it at the same step)
+/// that tells every rank whether any was stopped by a signal, and makes a rank that was not
+/// take that signal as its own, so that no rank starts a point another skips (its barriers
+/// would wait for ever); [`crate::signal::interrupted`] for one process.
+pub fn stopped() -> crate::Result<bool> {
+    if !crate::cluster::many() {
+        return Ok(crate::signal::interrupted());
+    }
+    let mine = crate::signal::raised().unwrap_or(0);
+    if let Some(sig) = everyone(&mine, "whether a rank was stopped")?
+        .into_iter()
+        .find(|&s| s != 0)
+    {
+        crate::signal::adopt(sig);
+    }
+    Ok(crate::signal::interrupted())
 }

@@ -117,6 +117,8 @@ pub struct Session {
     total: usize,
     done: usize,
     status: u8,
+    /// Whether this rank runs the points (`scale --ranks` has the others sit out).
+    taking_part: bool,
 }
 
 impl Session {
@@ -151,6 +153,7 @@ impl Session {
             total,
             done: 0,
             status: 0,
+            taking_part: true,
         }
     }
 
@@ -163,6 +166,12 @@ impl Session {
     /// [`Session::infos`] for one process.
     pub fn job_infos(&self) -> crate::Result<Vec<TargetInfo>> {
         job::every_rank(self.infos(), |_, t| t)
+    }
+
+    /// Whether this rank runs the points that follow (true) or sits them out while the others
+    /// do, joining their results (`scale --ranks`); every rank must run at least one.
+    pub fn take_part(&mut self, yes: bool) {
+        self.taking_part = yes;
     }
 
     /// The opened targets.
@@ -208,7 +217,7 @@ impl Session {
         warnings: &mut Vec<Warning>,
     ) -> crate::Result<Option<Point>> {
         let targets = &self.targets[which];
-        if self.settings.list && signal::interrupted() {
+        if self.settings.list && job::stopped()? {
             return Ok(None);
         }
         if let (true, Some(_)) = (crate::cluster::many(), self.settings.control.steady) {
@@ -223,6 +232,10 @@ impl Session {
             eprintln!("[{}/{}] {label}", self.done, self.total);
         }
         debug_assert_eq!(w.setup().engine, self.settings.engine);
+        if !self.taking_part {
+            runner::sit_out();
+            return Ok(Some(self.joined(job::join(None)?, label, warnings)));
+        }
         let policy = self.settings.verify.as_ref();
         let control = self.settings.control;
         let before = ProcessEvents::now();
@@ -240,7 +253,15 @@ impl Session {
             r.verify = Some(verified::finish(p, rec, targets)?);
         }
         // Under MPI, the job's point: every rank's results merged, on every rank.
-        let r = job::join(r)?;
+        let mut p = self.joined(job::join(Some(r))?, label, warnings);
+        (p.marks, p.depth, p.events) = (m.marks, m.total.depth, events);
+        Ok(Some(p))
+    }
+
+    /// The job's point `r` as this session keeps it: a listed point with failed I/Os warned
+    /// about by its label, the exit status raised to its own (no marks, depths or events: the
+    /// caller that ran it adds them).
+    fn joined(&mut self, r: Results, label: &str, warnings: &mut Vec<Warning>) -> Point {
         if self.settings.list && (r.errors.count > 0 || r.fatal.is_some()) {
             warn(
                 warnings,
@@ -252,12 +273,12 @@ impl Session {
             );
         }
         self.status = self.status.max(r.exit_status());
-        Ok(Some(Point {
+        Point {
             results: r,
-            marks: m.marks,
-            depth: m.total.depth,
-            events,
-        }))
+            marks: Vec::new(),
+            depth: DepthCounts::default(),
+            events: ProcessEvents::default(),
+        }
     }
 
     /// Measures every point of `shapes` `n` times, interleaved (every point once, then every
@@ -312,7 +333,7 @@ pub fn independent(
     let mut runs = Vec::new();
     let mut infos = Vec::new();
     for k in 0..n {
-        if k > 0 && signal::interrupted() {
+        if k > 0 && job::stopped()? {
             break;
         }
         if n > 1 && settings.control.progress {

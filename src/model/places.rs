@@ -39,6 +39,8 @@ pub enum Place {
     Alone(String),
     /// A scale step over this many targets.
     Step(usize),
+    /// A `scale --ranks` step over this many ranks.
+    Ranks(usize),
     /// An experiment row.
     Row(super::experiment::Variant, u64),
     /// A replay at this speed.
@@ -116,7 +118,11 @@ impl super::Document {
                     push(&mut out, Place::Alone(a.target.clone()), &a.results);
                 }
                 for st in &s.steps {
-                    push(&mut out, Place::Step(st.targets), &st.results);
+                    let place = match s.across {
+                        super::scale::Across::Targets => Place::Step(st.targets),
+                        super::scale::Across::Ranks => Place::Ranks(st.targets),
+                    };
+                    push(&mut out, place, &st.results);
                 }
             }
             D::Experiment(e) => {

@@ -10,7 +10,18 @@ use crate::oscounters::throttle::IoLimit;
 use crate::plan::Workload;
 use serde::{Deserialize, Serialize};
 
-/// One target run alone.
+/// What a scaling experiment adds step by step.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Across {
+    /// Targets of one process, side by side or striped.
+    #[default]
+    Targets,
+    /// Ranks of an MPI job (`--ranks`), each with all its own targets.
+    Ranks,
+}
+
+/// One target (or with `--ranks`, one rank) run alone.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Alone {
     /// The target's path.
@@ -192,6 +203,9 @@ pub struct ScaleReport {
     pub workload: Workload,
     /// With `--stripe`: the chunk size, bytes.
     pub stripe_bytes: Option<u64>,
+    /// What each step adds: a target, or with `--ranks` a rank of the job.
+    #[serde(default)]
+    pub across: Across,
     /// The targets, in order.
     pub targets: Vec<TargetInfo>,
     /// Each target alone.

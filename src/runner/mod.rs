@@ -104,6 +104,17 @@ pub struct HostMeasurement {
     /// How many workers ran.
     pub workers: u32,
 }
+
+/// A point this rank of an MPI job sits out (`scale --ranks`) while the others run it: the
+/// phase barriers a run passes when its engines set up ([`Run::warm_up_and_start`]'s two:
+/// set up, start) and when its workers have drained, so the ranks that run meet it at each;
+/// it sleeps while it waits, leaving the CPUs to them.
+pub fn sit_out() {
+    for _ in 0..3 {
+        crate::cluster::idle_barrier();
+    }
+}
+
 /// Runs workload `w` (as planned for its engine: [`Workload::plan`]) laid over
 /// `targets` as `layout` says, watched as `control` says; with `record` (`--verify`) every
 /// write is sealed for it and acknowledged in it. The one entry point of every command.

@@ -166,10 +166,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
                 // before the reap) shows instead in Little's law on halfpower's own figures,
                 // one I/O always in flight, less only the gap between a completion and the
                 // next submission.
-                assert!(
-                    p50 < 1.25 * hi,
-                    "QD1: p50 ratio {p50:.3} (host {lost:.3})"
-                );
+                assert!(p50 < 1.25 * hi, "QD1: p50 ratio {p50:.3} (host {lost:.3})");
                 assert!(
                     mean < 1.25 * hi,
                     "QD1: mean latency ratio {mean:.3} (host {lost:.3})"

@@ -232,7 +232,7 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     let mut ran: Vec<Ran> = Vec::new();
     let mut disk_deltas = Vec::new();
     for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
-        if crate::signal::interrupted() {
+        if crate::measure::job::stopped()? {
             break;
         }
         let done = waves::run_wave(wave, &a, &mut warnings)?;

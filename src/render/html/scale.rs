@@ -7,6 +7,7 @@ use super::svg::{Axis, Fmt, Mark, Plot, Scale, Series, plot};
 use super::{Definition, esc, table};
 use crate::model::scale::ScaleReport;
 use crate::model::{Document, Input};
+use crate::render::text::scale::nouns;
 use std::fmt::Write;
 
 fn definitions() -> Vec<Definition> {
@@ -81,8 +82,9 @@ fn total_plot(reports: &[&ScaleReport], labels: &[String]) -> Plot {
                         },
                     );
                     format!(
-                        "{label}: {} targets, {:.1} MB/s, {:.0} % of perfect{interval}",
+                        "{label}: {} {}, {:.1} MB/s, {:.0} % of perfect{interval}",
                         s.targets,
+                        nouns(r.across).1,
                         s.bytes_per_s / 1e6,
                         e * 100.0
                     )
@@ -106,7 +108,8 @@ fn total_plot(reports: &[&ScaleReport], labels: &[String]) -> Plot {
                 y: limit / 1e6,
                 label: "S".into(),
                 tip: format!(
-                    "{label}: saturates at {n} targets, limit {:.1} MB/s",
+                    "{label}: saturates at {n} {}, limit {:.1} MB/s",
+                    nouns(r.across).1,
                     limit / 1e6
                 ),
             });
@@ -140,7 +143,7 @@ fn step_bars(k: usize, r: &ScaleReport, label: &str) -> String {
     };
     let together = r.steps.iter().skip(1).map(|s| BarSeries {
         errors: Vec::new(),
-        name: format!("{} targets together", s.targets),
+        name: format!("{} {} together", s.targets, nouns(r.across).1),
         colour: k + s.targets - 1,
         values: names
             .iter()
@@ -153,7 +156,13 @@ fn step_bars(k: usize, r: &ScaleReport, label: &str) -> String {
             .collect(),
         tips: names
             .iter()
-            .map(|n| format!("{label}: {n} with {} targets running", s.targets))
+            .map(|n| {
+                format!(
+                    "{label}: {n} with {} {} running",
+                    s.targets,
+                    nouns(r.across).1
+                )
+            })
             .collect(),
     });
     let series = std::iter::once(alone).chain(together).collect();
@@ -175,7 +184,8 @@ fn verdict(out: &mut String, r: &ScaleReport, label: &str) {
         esc(label),
         esc(&crate::render::text::scale::verdict(
             &r.analysis,
-            r.targets.len()
+            crate::render::text::scale::units(r),
+            r.across
         ))
     );
     if !r.analysis.shared.is_empty() {

@@ -186,6 +186,7 @@ pub fn place(p: &Place) -> String {
         } => format!("{rw} {pattern} {} QD{qd}", ByteSize(*bs_bytes)),
         Place::Alone(t) => format!("{t} alone"),
         Place::Step(k) => format!("{k} targets"),
+        Place::Ranks(k) => format!("{k} ranks"),
         Place::Row(v, bs) => format!("{} {}", v.name(), ByteSize(*bs)),
         Place::Speed(s) => format!("speed {s}"),
         Place::Phase(p) => crate::render::text::selftest::phase_name(*p).to_string(),

@@ -2,8 +2,26 @@
 //! its interval) and per-target shares, the shared components at the limit, and the verdict,
 //! worded here from the analysis's limit and flags.
 
-use crate::model::scale::{Bottleneck, ComponentKind, ScaleAnalysis, ScaleReport, StepFlag};
+use crate::model::scale::{
+    Across, Bottleneck, ComponentKind, ScaleAnalysis, ScaleReport, StepFlag,
+};
 use std::fmt::Write;
+
+/// What each step adds, in words: one, and several.
+pub fn nouns(across: Across) -> (&'static str, &'static str) {
+    match across {
+        Across::Targets => ("target", "targets"),
+        Across::Ranks => ("rank", "ranks"),
+    }
+}
+
+/// The units a report scales: its targets, or with `--ranks` the ranks that ran alone.
+pub fn units(r: &ScaleReport) -> usize {
+    match r.across {
+        Across::Targets => r.targets.len(),
+        Across::Ranks => r.alone.len(),
+    }
+}
 
 fn mb(bytes_per_s: f64) -> String {
     format!("{:.1}", bytes_per_s / 1e6)
@@ -14,8 +32,8 @@ pub fn scale_table(r: &ScaleReport) -> String {
     let mut out = String::new();
     heading_and_alone(&mut out, r);
     steps(&mut out, r);
-    shared(&mut out, &r.analysis);
-    let _ = writeln!(out, "\n{}", verdict(&r.analysis, r.targets.len()));
+    shared(&mut out, &r.analysis, r.across);
+    let _ = writeln!(out, "\n{}", verdict(&r.analysis, units(r), r.across));
     if let Some(p) = &r.pap {
         let _ = writeln!(
             out,
@@ -42,7 +60,7 @@ fn heading_and_alone(out: &mut String, r: &ScaleReport) {
             "per stripe set (steps 2.. stripe their targets in {} chunks)",
             crate::units::ByteSize(c)
         ),
-        None => "per target".into(),
+        None => format!("per {}", nouns(r.across).0),
     };
     let _ = writeln!(
         out,
@@ -66,8 +84,14 @@ fn heading_and_alone(out: &mut String, r: &ScaleReport) {
 fn steps(out: &mut String, r: &ScaleReport) {
     let _ = writeln!(
         out,
-        "\n{:<8} {:>10} {:>12} {:>10} {:>11} {:>8}  per target MB/s",
-        "targets", "MB/s", "sum alone", "efficiency", "95 % int.", "in flt"
+        "\n{:<8} {:>10} {:>12} {:>10} {:>11} {:>8}  per {} MB/s",
+        nouns(r.across).1,
+        "MB/s",
+        "sum alone",
+        "efficiency",
+        "95 % int.",
+        "in flt",
+        nouns(r.across).0
     );
     for (i, s) in r.steps.iter().enumerate() {
         let sum = r.analysis.sum_alone_first_bytes_per_s.get(i).copied();
@@ -105,12 +129,13 @@ fn steps(out: &mut String, r: &ScaleReport) {
     }
 }
 
-/// The components more than one target shares at the limit.
-fn shared(out: &mut String, a: &ScaleAnalysis) {
+/// The components more than one target (or rank) shares at the limit.
+fn shared(out: &mut String, a: &ScaleAnalysis, across: Across) {
     if a.shared.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\nshared by more than one target (at the limit):");
+    let one = nouns(across).0;
+    let _ = writeln!(out, "\nshared by more than one {one} (at the limit):");
     for s in &a.shared {
         let what = match s.kind {
             ComponentKind::Device => "device",
@@ -151,11 +176,11 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-fn how_many(k: usize, n: usize) -> String {
+fn how_many(k: usize, n: usize, many: &str) -> String {
     match (k, n) {
-        (k, n) if k == n && n == 2 => "both targets".into(),
-        (k, n) if k == n => format!("all {n} targets"),
-        (k, n) => format!("{k} of the {n} targets"),
+        (k, n) if k == n && n == 2 => format!("both {many}"),
+        (k, n) if k == n => format!("all {n} {many}"),
+        (k, n) => format!("{k} of the {n} {many}"),
     }
 }
 
@@ -164,7 +189,7 @@ fn pct(x: f64) -> String {
 }
 
 /// What holds the total at the saturating step, in words.
-fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
+fn cause(a: &ScaleAnalysis, at: usize, (targets, many): (usize, &str), limit: f64) -> String {
     let r = at.checked_sub(1).and_then(|i| a.steps.get(i));
     let times = r.and_then(|r| Some((r.response_us?, r.response_alone_us?)));
     let response = times.map_or(String::new(), |(w, wa)| {
@@ -174,8 +199,8 @@ fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
         Bottleneck::Depth => match r.and_then(|r| Some((r.inflight?, r.inflight_alone?))) {
             Some((l, la)) => format!(
                 "the I/Os in flight hold the total at {}: {l:.1} in flight against {la:.1} for \
-                 the same targets alone{response}; by Little's law in flight ÷ response time \
-                 accounts for the total, and nothing the targets share is needed to explain it. \
+                 the same {many} alone{response}; by Little's law in flight ÷ response time \
+                 accounts for the total, and nothing the {many} share is needed to explain it. \
                  Give the step more depth (--qd, --threads)",
                 mb_s(limit)
             ),
@@ -190,7 +215,7 @@ fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
             Some(s) => format!(
                 "{}, which {} share, caps the total at {}{}{response}",
                 s.component,
-                how_many(s.targets.len(), targets),
+                how_many(s.targets.len(), targets, many),
                 mb_s(limit),
                 match s.throttle_pct {
                     Some(p) if p >= 90.0 => format!(", {p:.0} % of its cgroup's I/O throttle"),
@@ -198,35 +223,36 @@ fn cause(a: &ScaleAnalysis, at: usize, targets: usize, limit: f64) -> String {
                 }
             ),
             None => format!(
-                "something the targets share that halfpower cannot see (a controller, a bus, a \
-                 hypervisor's limit) caps the total at {}{response}",
+                "something the {many} share that halfpower cannot see (a controller, a bus, a \
+                 hypervisor's limit, a network) caps the total at {}{response}",
                 mb_s(limit)
             ),
         },
     }
 }
 
-/// The verdict of a scaling analysis over `targets` targets: where the total stops growing and
-/// what holds it, then a sentence per flagged step.
-pub fn verdict(a: &ScaleAnalysis, targets: usize) -> String {
+/// The verdict of a scaling analysis over `targets` targets (or ranks, as `across` says): where
+/// the total stops growing and what holds it, then a sentence per flagged step.
+pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
     let n = a.steps.len();
     let targets = targets.max(n);
+    let many = nouns(across).1;
     let mut out = match (a.saturates_at, a.limit_bytes_per_s) {
         (Some(sat), Some(limit)) => {
             let linear = if sat > 1 {
-                format!("the targets scale linearly up to {}", sat - 1)
+                format!("the {many} scale linearly up to {}", sat - 1)
             } else {
-                "the targets do not scale even at the first step".into()
+                format!("the {many} do not scale even at the first step")
             };
             format!(
                 "{linear}; from the {}, {}",
                 ordinal(sat),
-                cause(a, sat, targets, limit)
+                cause(a, sat, (targets, many), limit)
             )
         }
         _ => match a.sum_alone_first_bytes_per_s.last().zip(a.steps.last()) {
             Some((sum, s)) => format!(
-                "the targets scale linearly: all {n} together deliver {}, {} of the sum of \
+                "the {many} scale linearly: all {n} together deliver {}, {} of the sum of \
                  each alone ({})",
                 mb_s(s.efficiency * sum),
                 pct(s.efficiency),
@@ -251,15 +277,15 @@ pub fn verdict(a: &ScaleAnalysis, targets: usize) -> String {
         let _ = match s.flag {
             Some(StepFlag::AboveSum) => write!(
                 out,
-                ". Step {} delivered more than its targets alone ({interval}{response}), which \
-                 the same targets cannot do together unless something held them back alone: \
+                ". Step {} delivered more than its {many} alone ({interval}{response}), which \
+                 the same {many} cannot do together unless something held them back alone: \
                  noise between runs, a cache warmed by an earlier step, CPUs that sleep between \
                  I/Os at a low depth; repeat or measure longer before trusting the efficiencies",
                 s.targets
             ),
             Some(StepFlag::AboveSumNoise) => write!(
                 out,
-                ". Step {} measured more than its targets alone ({interval}), which they cannot \
+                ". Step {} measured more than its {many} alone ({interval}), which they cannot \
                  do together: its figure is noise within its interval, and says nothing about \
                  scaling beyond it",
                 s.targets
@@ -330,22 +356,26 @@ mod tests {
     #[test]
     fn the_verdict_names_the_limit_it_found() {
         assert_eq!(
-            verdict(&bus(), 4),
+            verdict(&bus(), 4, Across::Targets),
             "the targets scale linearly up to 2; from the 3rd, loop0, which all 4 targets \
              share, caps the total at 100 MB/s (response time 31200 µs against 26000 µs alone)"
         );
         let mut a = bus();
         a.shared.clear();
-        assert!(verdict(&a, 4).contains("cannot see"), "{}", verdict(&a, 4));
+        assert!(
+            verdict(&a, 4, Across::Targets).contains("cannot see"),
+            "{}",
+            verdict(&a, 4, Across::Targets)
+        );
         a.limit = Bottleneck::Depth;
-        let v = verdict(&a, 4);
+        let v = verdict(&a, 4, Across::Targets);
         assert!(v.contains("I/Os in flight") && !v.contains("share,"), "{v}");
         a.saturates_at = None;
         a.limit_bytes_per_s = None;
         a.limit = Bottleneck::None;
         a.steps[1].flag = Some(StepFlag::AboveSum);
         a.steps[2].flag = Some(StepFlag::Dip);
-        let v = verdict(&a, 4);
+        let v = verdict(&a, 4, Across::Targets);
         assert!(v.starts_with("the targets scale linearly: all 4"), "{v}");
         assert!(
             v.contains("Step 2 delivered more than its targets alone"),
