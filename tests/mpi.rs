@@ -9,6 +9,8 @@
 //! binary stays the one without MPI.
 
 mod common;
+#[path = "mpi/slurm.rs"]
+mod slurm;
 
 use common::unavailable;
 use std::path::PathBuf;
