@@ -11,6 +11,8 @@
 mod common;
 #[path = "mpi/scale_ranks.rs"]
 mod scale_ranks;
+#[path = "mpi/slurm.rs"]
+mod slurm;
 
 use common::unavailable;
 use std::path::PathBuf;
