@@ -141,7 +141,11 @@ fn analysis_against_caps(a: &Value) {
             1.0 - bound(capped(bs), SECONDS, bs),
             1.0 + bound(capped(bs), SECONDS, bs),
         );
-        assert!(capped(bs) * hi < half * (1.0 - b) || capped(bs) * lo > half * (1.0 + b));
+        let apart = capped(bs) * hi < half * (1.0 - b) || capped(bs) * lo > half * (1.0 + b);
+        assert!(
+            apart,
+            "{bs} B: the caps leave the half-power point to the bounds"
+        );
     }
     let cells = a["half_power"].as_array().unwrap();
     assert_eq!(cells.len(), 1, "one depth: {a}");
