@@ -8,6 +8,8 @@
 //! target/mpi (profile mpi-test: unoptimized, it is checked, not timed) so the tests' default
 //! binary stays the one without MPI.
 
+#[path = "mpi/commands.rs"]
+mod commands;
 mod common;
 #[path = "mpi/scale_ranks.rs"]
 mod scale_ranks;
@@ -21,7 +23,7 @@ use std::time::{Duration, Instant};
 
 /// The MPI build of halfpower, built here when missing or stale; `None` (skipped, or failed
 /// in CI) without mpirun or the MPI development files.
-fn mpi_halfpower() -> Option<PathBuf> {
+pub(crate) fn mpi_halfpower() -> Option<PathBuf> {
     static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     BUILT.get_or_init(build_mpi_halfpower).clone()
 }
@@ -57,22 +59,30 @@ fn build_mpi_halfpower() -> Option<PathBuf> {
 }
 
 fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {
-    Command::new("mpirun")
-        .args(["--oversubscribe", "-np", &np.to_string()])
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    // Its ranks busy-poll, oversubscribing the CPUs: never beside a job timed against a
+    // throttle (which takes `common::exclusive`).
+    let _turn = common::measuring();
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", &np.to_string()]).arg(hp);
+    ompi_env(&mut c).args(args).output().unwrap()
+}
+
+/// Open MPI's settings for a job on this one machine, as root.
+pub(crate) fn ompi_env(c: &mut Command) -> &mut Command {
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_btl", "self,vader,tcp")
         // One machine: start the ranks directly, no ssh needed.
         .env("OMPI_MCA_plm", "isolated")
-        .arg(hp)
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// Runs `halfpower ARGS --json FILE --quiet` as a job of three ranks in `dir`, asserts it
 /// succeeded, and returns the job's document.
-fn three_rank_job(hp: &PathBuf, dir: &std::path::Path, args: &[&str]) -> serde_json::Value {
+pub(crate) fn three_rank_job(
+    hp: &PathBuf,
+    dir: &std::path::Path,
+    args: &[&str],
+) -> serde_json::Value {
     let json = dir.join("job.json");
     let mut all = args.to_vec();
     all.extend(["--json", json.to_str().unwrap(), "--quiet"]);
@@ -301,7 +311,7 @@ fn shared_ranks_write_their_own_regions_of_one_file() {
 
 /// The ranks' own results of a point against the job's: the job's I/O and byte counts are the
 /// ranks' summed exactly, and there are three ranks, in order.
-fn totals_are_the_ranks_sums(results: &serde_json::Value, what: &str) {
+pub(crate) fn totals_are_the_ranks_sums(results: &serde_json::Value, what: &str) {
     let ranks = results["ranks"]
         .as_array()
         .unwrap_or_else(|| panic!("{what}: {results}"));

@@ -16,10 +16,11 @@ pub const MIN_POINTS_FOR_R2: usize = 3;
 /// target whose disk is `disk` (its counters are among `r.devices`, beside those beneath it).
 ///
 /// The service time S = 1/IOPS (the Utilization Law with the device 100 % busy) is given only
-/// for a cell with one request in flight (`qd` 1, one thread): with more in flight a device
-/// that serves requests in parallel completes several per busy interval, and 1/IOPS or U/X is
-/// busy time per I/O, not the time to serve one. Deeper cells report throughput and response
-/// time (`mean_latency_ms`, `p99_ms`) only, and so does the disk's own U/X (`device_service_ms`).
+/// for a cell with one request in flight (`qd` 1, one thread, one rank): with more in flight a
+/// device that serves requests in parallel completes several per busy interval, and 1/IOPS or
+/// U/X is busy time per I/O, not the time to serve one. Deeper cells (and jobs of several ranks
+/// under MPI) report throughput and response time (`mean_latency_ms`, `p99_ms`) only, and so
+/// does the disk's own U/X (`device_service_ms`).
 pub fn cell(
     rw: Direction,
     pattern: Pattern,
@@ -32,7 +33,9 @@ pub fn cell(
         Direction::Write => &r.write,
     };
     let d = d.as_ref().unwrap_or(&r.total);
-    let one_in_flight = w.qd == 1 && w.threads == 1;
+    // A job of several ranks keeps one I/O in flight per rank: several in all.
+    let job = r.job.as_ref().filter(|j| j.ranks > 1);
+    let one_in_flight = w.qd == 1 && w.threads == 1 && job.is_none();
     // The disk's own view, when there is one.
     let (util, dev_s) = match r.devices.iter().find(|d| Some(d.name.as_str()) == disk) {
         Some(dev) => (
@@ -62,6 +65,7 @@ pub fn cell(
         steady: r.steady.is_some_and(|s| s.reached),
         seconds: r.seconds,
         host: r.host.clone(),
+        results: job.map(|_| Box::new(r.clone())),
     }
 }
 

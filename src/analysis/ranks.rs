@@ -119,40 +119,47 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
         / hosts.len().max(1) as f64;
     r.cpu.system_us_per_io = per(busy, ios);
     r.cpu.system_us_per_mb = per(busy, mb);
-    // Each host's disks once (every rank's on that host, a disk two ranks share counted by
-    // the first), named `host:disk` when the job spans several hosts.
-    let several_hosts = hosts.len() > 1;
-    r.devices.clear();
-    r.device_timeseries.clear();
-    let tag = |host: &str, n: &str| {
-        if several_hosts {
-            format!("{host}:{n}")
-        } else {
-            n.to_string()
-        }
-    };
-    for x in ranks {
-        let fresh: Vec<&DeviceDelta> = (x.results.devices.iter())
-            .filter(|d| !r.devices.iter().any(|e| e.name == tag(&x.host, &d.name)))
-            .collect();
-        let names: Vec<&str> = fresh.iter().map(|d| d.name.as_str()).collect();
-        r.devices.extend(fresh.iter().map(|d| DeviceDelta {
-            name: tag(&x.host, &d.name),
-            ..(*d).clone()
-        }));
-        r.device_timeseries.extend(
-            (x.results.device_timeseries.iter())
-                .filter(|d| names.contains(&d.device.as_str()))
-                .map(|d| DeviceSecond {
-                    device: tag(&x.host, &d.device),
-                    ..d.clone()
-                }),
-        );
-    }
+    (r.devices, r.device_timeseries) = host_devices(ranks, hosts.len() > 1);
     r.timeseries = merge_series(&all);
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));
     r.host = worst_host(&all);
     r
+}
+
+/// Each host's disks once, named `host:disk` when the job spans several hosts. Every rank
+/// samples the disks under its own targets, so a host's disks are those of all its ranks: each
+/// taken from the first rank (in rank order) that has it, with its series.
+fn host_devices(ranks: &[RankRun], several_hosts: bool) -> (Vec<DeviceDelta>, Vec<DeviceSecond>) {
+    let (mut devices, mut series): (Vec<DeviceDelta>, Vec<DeviceSecond>) = (Vec::new(), Vec::new());
+    for x in ranks {
+        let tag = |n: &str| match several_hosts {
+            true => format!("{}:{n}", x.host),
+            false => n.to_string(),
+        };
+        let new: Vec<&str> = (x.results.devices.iter())
+            .map(|d| d.name.as_str())
+            .filter(|n| !devices.iter().any(|d| d.name == tag(n)))
+            .collect();
+        devices.extend(
+            x.results
+                .devices
+                .iter()
+                .filter(|d| new.contains(&d.name.as_str()))
+                .map(|d| DeviceDelta {
+                    name: tag(&d.name),
+                    ..d.clone()
+                }),
+        );
+        series.extend(
+            (x.results.device_timeseries.iter())
+                .filter(|d| new.contains(&d.device.as_str()))
+                .map(|d| DeviceSecond {
+                    device: tag(&d.device),
+                    ..d.clone()
+                }),
+        );
+    }
+    (devices, series)
 }
 
 /// The job's open-loop record: the counts of every rank added (requests asked for, issued and
@@ -510,6 +517,46 @@ mod tests {
         assert!(v.bad.iter().all(|b| b.target == "f.1"));
         assert!(!v.clean());
         assert!(merge(&ranks[..1], Vec::new(), 0.0).verify.unwrap().clean());
+    }
+
+    /// Each rank samples the disks under its own targets (here its own disk and a bus they
+    /// share): the job has every rank's disk and the bus once, each from the first rank that
+    /// has it, with its series; a second host's disks are named `host:disk`.
+    #[test]
+    fn every_ranks_disks_are_the_hosts_each_once() {
+        let dev = |name: &str, read_bytes: u64| DeviceDelta {
+            name: name.into(),
+            read_bytes,
+            ..DeviceDelta::default()
+        };
+        let second = |device: &str| DeviceSecond {
+            device: device.into(),
+            ..DeviceSecond::default()
+        };
+        let mut ranks = [
+            rank(0, "a", 10, 1.0, &[1_000]),
+            rank(1, "a", 10, 1.0, &[1_000]),
+            rank(2, "b", 10, 1.0, &[1_000]),
+        ];
+        for (r, (disk, bus)) in ranks.iter_mut().zip([(10, 30), (20, 31), (40, 32)]) {
+            let own = format!("d{}", r.rank);
+            r.results.devices = vec![dev("bus", bus), dev(&own, disk)];
+            r.results.device_timeseries = vec![second("bus"), second(&own)];
+        }
+        let r = merge(&ranks, Vec::new(), 0.0);
+        let got: Vec<(&str, u64)> = (r.devices.iter())
+            .map(|d| (d.name.as_str(), d.read_bytes))
+            .collect();
+        let want = [("a:bus", 30), ("a:d0", 10), ("a:d1", 20)];
+        assert_eq!(got, [&want[..], &[("b:bus", 32), ("b:d2", 40)]].concat());
+        let series: Vec<&str> = (r.device_timeseries.iter())
+            .map(|d| d.device.as_str())
+            .collect();
+        assert_eq!(series, ["a:bus", "a:d0", "a:d1", "b:bus", "b:d2"]);
+        // One host: plain names.
+        let r = merge(&ranks[..2], Vec::new(), 0.0);
+        let names: Vec<&str> = r.devices.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["bus", "d0", "d1"]);
     }
 
     #[test]

@@ -21,6 +21,15 @@ use std::path::{Path, PathBuf};
 /// Name of the scratch files in a target directory.
 const SCRATCH: &str = "halfpower-experiment.tst";
 
+/// A scratch file's name: under MPI each rank has its own (`NAME.RANK`, as `quick`'s), so the
+/// ranks sharing a directory do not refuse each other's file.
+fn scratch_name(name: &str) -> String {
+    match crate::cluster::many() {
+        true => format!("{name}.{}", crate::cluster::rank()),
+        false => name.to_string(),
+    }
+}
+
 /// One point to run: what it varies and its workload.
 struct Point {
     variant: Variant,
@@ -110,7 +119,7 @@ impl Planner<'_> {
                 };
                 let name = format!("halfpower-experiment-{}.tst", variant.name());
                 out.push(Point {
-                    path: self.path.join(name),
+                    path: self.path.join(scratch_name(&name)),
                     ..self.point(variant, RwMode::Write, self.bs, qd, setup)
                 });
             }
@@ -284,8 +293,10 @@ fn write_cache_fact(info: &TargetInfo) -> Option<Fact> {
 }
 
 /// Runs `halfpower experiment`.
-pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<u8> {
+pub fn experiment(mut args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
+    // Under MPI `{rank}` and `{host}` name each rank's target, a directory included.
+    args.target = crate::cluster::place(&args.target);
     let dir = args.target.is_dir();
     if args.name == ExperimentKind::Allocation && !dir {
         return Err(Error::invalid(
@@ -375,7 +386,7 @@ fn scratch_in(
     engine: &EngineChoice,
     warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<(PathBuf, Option<Scratch>)> {
-    let p = args.target.join(SCRATCH);
+    let p = args.target.join(scratch_name(SCRATCH));
     if p.exists() {
         return Err(Error::refused(
             &p,

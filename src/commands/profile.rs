@@ -164,7 +164,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
 fn busy_warning(cells: &[ProfileCell], warnings: &mut Vec<Warning>) {
     let idle: Vec<&ProfileCell> = cells
         .iter()
-        .filter(|c| c.qd == 1 && c.threads == 1 && c.device_util_pct.is_some_and(|u| u < 90.0))
+        .filter(|c| c.service_ms.is_some() && c.device_util_pct.is_some_and(|u| u < 90.0))
         .collect();
     if let Some(worst) = idle.iter().min_by(|a, b| {
         a.device_util_pct

@@ -234,6 +234,10 @@ pub struct ProfileCell {
     /// files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<super::host::HostNoise>,
+    /// Under MPI (a job of several ranks) only: the cell's results as every other command's
+    /// points carry them, the job's with each rank's own in `results.ranks[]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<Box<super::Results>>,
 }
 
 /// The document `halfpower profile --json` writes; `diagnose --profile` reads its `fits`.

@@ -18,6 +18,8 @@ fn throttle_bound(rate: f64, seconds: f64, devices: usize, bs: f64) -> f64 {
 
 /// Runs `scale --ranks` on the bus's disks, one per rank, inside the throttle's cgroup.
 fn scale_ranks(hp: &Path, bus: &common::Bus, dir: &Path, time: &str) -> Value {
+    // Ranks that spin (another test's paced workers) would hold these ranks back.
+    let _turn = common::exclusive();
     for (i, d) in bus.disks.iter().enumerate() {
         std::os::unix::fs::symlink(d, dir.join(format!("d.{i}"))).unwrap();
     }

@@ -204,6 +204,7 @@ mod tests {
             steady: false,
             seconds: 1.0,
             host: None,
+            results: None,
         }
     }
 
