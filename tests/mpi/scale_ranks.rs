@@ -18,8 +18,6 @@ fn throttle_bound(rate: f64, seconds: f64, devices: usize, bs: f64) -> f64 {
 
 /// Runs `scale --ranks` on the bus's disks, one per rank, inside the throttle's cgroup.
 fn scale_ranks(hp: &Path, bus: &common::Bus, dir: &Path, time: &str) -> Value {
-    // Ranks that spin (another test's paced workers) would hold these ranks back.
-    let _turn = common::exclusive();
     for (i, d) in bus.disks.iter().enumerate() {
         std::os::unix::fs::symlink(d, dir.join(format!("d.{i}"))).unwrap();
     }
@@ -115,16 +113,7 @@ fn name(p: &Path) -> String {
 /// D = 40 MB/s per rank behind a bus of B = 60 MB/s: 40, 60, 60 MB/s within 5 % (4.5-s
 /// points: the throttle's bound is 4.7–4.9 % there), saturation at 2, the bus named first in
 /// `shared` at its throttle, under all three ranks.
-#[test]
-fn ranks_behind_a_capped_bus_saturate_it_where_the_caps_say() {
-    let Some(hp) = mpi_halfpower() else {
-        return;
-    };
-    let Some(bus) = common::Bus::new("ranks", 3, 32 << 20, 40_000_000, 60_000_000) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let v = scale_ranks(&hp, &bus, dir.path(), "4500ms");
+fn behind_a_capped_bus(bus: &common::Bus, v: &Value) {
     assert_eq!(v["across"], "ranks", "{v}");
     let alone = v["alone"].as_array().unwrap();
     assert_eq!(alone.len(), 3);
@@ -170,16 +159,7 @@ fn ranks_took_part_alone(results: &Value, i: usize, what: &str) {
 /// disks (each disk's counters from the rank on it), and every step's efficiency is at least
 /// 90 % — what the throttle's bound allows at 4.5 s (4.9 %: (1 − b)/(1 + b) = 0.907) — with
 /// nothing shared named as the limit.
-#[test]
-fn ranks_without_a_shared_cap_scale_linearly() {
-    let Some(hp) = mpi_halfpower() else {
-        return;
-    };
-    let Some(bus) = common::Bus::new("ranks-free", 3, 32 << 20, 20_000_000, 0) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let v = scale_ranks(&hp, &bus, dir.path(), "4500ms");
+fn without_a_shared_cap(bus: &common::Bus, v: &Value) {
     let disks: Vec<String> = bus.disks.iter().map(|d| name(d)).collect();
     for (k, s) in v["steps"].as_array().unwrap().iter().enumerate() {
         let what = format!("ranks 0-{k}");
@@ -194,4 +174,29 @@ fn ranks_without_a_shared_cap_scale_linearly() {
     }
     assert_eq!(an["saturates_at"], Value::Null, "{an}");
     assert_eq!(an["limit"], "none", "{an}");
+}
+
+/// Both jobs at once, each on its own devices and cgroup (throttled: they need little CPU, and
+/// the ranks that sit a point out sleep), and no other timing test beside them: ranks that spin
+/// (another test's paced workers) would hold these back.
+#[test]
+fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let Some(capped) = common::Bus::new("ranks", 3, 32 << 20, 40_000_000, 60_000_000) else {
+        return;
+    };
+    let Some(free) = common::Bus::new("ranks-free", 3, 32 << 20, 20_000_000, 0) else {
+        return;
+    };
+    let _turn = common::exclusive();
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (v1, v2) = std::thread::scope(|s| {
+        let a = s.spawn(|| scale_ranks(&hp, &capped, d1.path(), "4500ms"));
+        let b = s.spawn(|| scale_ranks(&hp, &free, d2.path(), "4500ms"));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    behind_a_capped_bus(&capped, &v1);
+    without_a_shared_cap(&free, &v2);
 }
