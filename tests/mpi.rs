@@ -9,6 +9,8 @@
 //! binary stays the one without MPI.
 
 mod common;
+#[path = "mpi/defects.rs"]
+mod defects;
 
 use common::unavailable;
 use std::path::PathBuf;

@@ -80,14 +80,17 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }],
         ranks => ranks,
     };
-    for said in sanity::check(w.workload(), &infos, &results)
-        .into_iter()
-        .chain(sanity::run_end(&results))
-    {
+    // This rank's figures judged on its own targets and results (each rank says its own) ...
+    let me = crate::cluster::rank() as usize;
+    let own = infos
+        .chunks(args.targets.len().max(1))
+        .nth(me)
+        .unwrap_or(&[]);
+    for said in sanity::check(w.workload(), own, &ranks[me].results) {
         warn(&mut warnings, said);
     }
     // Every rank's warnings, each marked with its rank when there are several.
-    let warnings = measure::job::every_rank(warnings, |rank, w| {
+    let mut warnings = measure::job::every_rank(warnings, |rank, w| {
         if crate::cluster::many() {
             Warning::OfRank {
                 rank,
@@ -97,6 +100,10 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
             w
         }
     })?;
+    // ... and the job's failed I/Os and Ctrl-C from its merged results, once.
+    for said in sanity::run_end(&results) {
+        warn_job(&mut warnings, said);
+    }
     let repeat = (args.repeat.n > 1).then(|| Repeat {
         figures: summarize(&runs),
         runs,
@@ -121,6 +128,21 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let text = text::run::run_table(&report);
     exporter.emit(Document::Run(Box::new(report)), &text)?;
     Ok(status)
+}
+
+/// Keeps a warning about the whole job (from its merged results, which every rank holds): a
+/// single process says it as any other; under MPI rank 0 alone says it, untagged.
+fn warn_job(warnings: &mut Vec<Warning>, said: Warning) {
+    if !crate::cluster::many() {
+        return warn(warnings, said);
+    }
+    if warnings.contains(&said) {
+        return;
+    }
+    if crate::cluster::rank() == 0 {
+        eprintln!("halfpower: warning: {said}");
+    }
+    warnings.push(said);
 }
 
 /// With `--shared` under MPI: this rank's workload, its region moved to `--offset` + rank ×
