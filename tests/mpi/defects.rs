@@ -3,7 +3,8 @@
 //! syncs are every rank's; `fio` is printed by rank 0 alone and fails when any rank fell below
 //! its `rate_iops_min`; only rank 0 checks the output paths it alone writes.
 
-use super::{mpi_halfpower, three_rank_job};
+use super::{mpi_halfpower, mpirun, three_rank_job};
+use std::time::{Duration, Instant};
 
 /// Buffered reads of a small file come from the page cache (or from a file system without
 /// disk counters): each rank warns of its own file, named alone, and of no other rank's.
@@ -58,4 +59,53 @@ fn run_warnings_are_each_ranks_own_once() {
     }
     let distinct: std::collections::HashSet<&&str> = warnings.iter().collect();
     assert_eq!(distinct.len(), warnings.len(), "each warning once");
+}
+
+/// The output's directory exists only where rank 0 looks (ranks 1 and 2 are given another,
+/// missing one): rank 0 alone checks and writes, so the job runs. A path rank 0 refuses ends
+/// the job at once with the usage error's status.
+#[test]
+fn only_rank_0_checks_the_output_path() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let (json, missing) = (dir.path().join("job.json"), dir.path().join("no/job.json"));
+    let run = |json: &std::path::Path, time: &'static str| {
+        [
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--time",
+            time,
+            "--warmup",
+            "0",
+            "--quiet",
+            "--json",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain([json.display().to_string()])
+        .collect::<Vec<String>>()
+    };
+    // mpirun's MPMD form: rank 0 with one command line, ranks 1 and 2 with another.
+    let mut args = run(&json, "1s");
+    args.extend([":", "-np", "2", hp.to_str().unwrap()].map(String::from));
+    args.extend(run(&missing, "1s"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = mpirun(1, &hp, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["results"]["job"]["ranks"], 3);
+
+    let start = Instant::now();
+    let args = run(&missing, "30s");
+    let out = mpirun(3, &hp, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("rank 0 of 3"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(20), "{err}");
 }
