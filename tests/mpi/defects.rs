@@ -61,6 +61,40 @@ fn run_warnings_are_each_ranks_own_once() {
     assert_eq!(distinct.len(), warnings.len(), "each warning once");
 }
 
+/// Ranks 1 and 2 fall below their `rate_iops_min` (1000 and 2000 at 200 IOPS), rank 0 has
+/// none (`0000`): the job fails on every rank, rank 0's report says so (fio's EIO), and it
+/// alone prints, on stdout, one document; `--parse-only`'s plan is printed once.
+#[test]
+fn a_fio_job_fails_when_any_rank_falls_below_its_minimum() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    let file = dir.path().join("f.{rank}");
+    std::fs::write(
+        &job,
+        format!(
+            "[j]\nfilename={}\nsize=4m\nrw=randread\nbs=4k\nioengine=io_uring\ndirect=1\n\
+             rate_iops=200\nrate_iops_min=${{OMPI_COMM_WORLD_RANK}}000\ntime_based=1\n\
+             runtime=2\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let job = job.to_str().unwrap();
+    let out = mpirun(3, &hp, &["fio", job, "--output-format=json", "--quiet"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("one document on stdout ({e}): {err}"));
+    assert_eq!(v["jobs"][0]["error"], libc::EIO, "{err}");
+    let plan = mpirun(3, &hp, &["fio", job, "--parse-only"]);
+    assert!(plan.status.success());
+    let plan = String::from_utf8_lossy(&plan.stdout);
+    assert_eq!(plan.matches("j: ").count(), 1, "{plan}");
+}
+
 /// The output's directory exists only where rank 0 looks (ranks 1 and 2 are given another,
 /// missing one): rank 0 alone checks and writes, so the job runs. A path rank 0 refuses ends
 /// the job at once with the usage error's status.
