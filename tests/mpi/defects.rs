@@ -61,6 +61,50 @@ fn run_warnings_are_each_ranks_own_once() {
     assert_eq!(distinct.len(), warnings.len(), "each warning once");
 }
 
+/// `--fsync 1`: every rank's syncs are the job's, counted once each.
+#[test]
+fn the_jobs_syncs_are_every_ranks() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "1m",
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--bytes",
+            "1m",
+            "--fsync",
+            "1",
+            "--warmup",
+            "0",
+        ],
+    );
+    let ranks = v["ranks"].as_array().unwrap();
+    let counts: Vec<u64> = ranks
+        .iter()
+        .map(|r| r["results"]["sync"]["count"].as_u64().unwrap())
+        .collect();
+    let sync = &v["results"]["sync"];
+    assert_eq!(sync["count"].as_u64().unwrap(), counts.iter().sum::<u64>());
+    assert_eq!(counts, [16, 16, 16], "one sync per 64-KiB write of 1 MiB");
+    let max = |s: &serde_json::Value| s["latency_us"]["max"].as_f64().unwrap();
+    let slowest = ranks
+        .iter()
+        .map(|r| max(&r["results"]["sync"]))
+        .fold(0.0, f64::max);
+    assert_eq!(max(sync), slowest);
+}
+
 /// Ranks 1 and 2 fall below their `rate_iops_min` (1000 and 2000 at 200 IOPS), rank 0 has
 /// none (`0000`): the job fails on every rank, rank 0's report says so (fio's EIO), and it
 /// alone prints, on stdout, one document; `--parse-only`'s plan is printed once.
