@@ -15,6 +15,8 @@ mod common;
 mod scale_ranks;
 #[path = "mpi/slurm.rs"]
 mod slurm;
+#[path = "mpi/defects.rs"]
+mod defects;
 
 use common::unavailable;
 use std::path::PathBuf;
@@ -504,6 +506,9 @@ fn replay_is_one_job_of_every_ranks_trace() {
         &["replay", trace.to_str().unwrap(), target.to_str().unwrap()],
     );
     let p = &v["points"][0];
+    // Asked, as achieved, is the job's: each rank's trace asks 400 requests over 1.995 s.
+    let asked = p["asked_iops"].as_f64().unwrap();
+    assert!((asked - 3.0 * 400.0 / 1.995).abs() < 1e-6, "{asked} asked");
     let iops = p["achieved_iops"].as_f64().unwrap();
     // The last request is due at 1.995 s: the job's window is about 2 s (its last rank's), and
     // a request issued late still completes within it (one 4-KiB read of a file).

@@ -6,7 +6,7 @@
 use super::fio::histogram;
 use crate::model::cause::Fatal;
 use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankSpread};
-use crate::model::run::{ErrorSummary, RankRun, Results};
+use crate::model::run::{ErrorSummary, RankRun, Results, SyncSummary};
 use crate::model::verify::Verification;
 use crate::oscounters::diskstats::DeviceDelta;
 use crate::stats::recorder::DirStats;
@@ -95,7 +95,7 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.targets = all.iter().flat_map(|x| x.targets.clone()).collect();
     r.worker_cpus = all.iter().flat_map(|x| x.worker_cpus.clone()).collect();
     r.steady = None;
-    r.sync = None;
+    r.sync = merge_sync(all.iter().filter_map(|x| x.sync.as_ref()));
     r.verify = merge_verify(all.iter().filter_map(|x| x.verify.as_ref()));
     r.open_loop = merge_open(all.iter().filter_map(|x| x.open_loop.as_ref()));
     // CPU: every rank's process time; system-wide figures once per host.
@@ -180,6 +180,37 @@ fn merge_open<'a>(
         }
         job
     }))
+}
+
+/// The job's syncs: every rank's calls added; min, max and mean over all of them (exact); the
+/// percentiles the slowest rank's (highest p99), as a rank keeps no histogram of its syncs to
+/// add, and no interval (one rank's is not the job's). None when no rank synced.
+fn merge_sync<'a>(each: impl Iterator<Item = &'a SyncSummary>) -> Option<SyncSummary> {
+    let each: Vec<&SyncSummary> = each.collect();
+    let slowest = each
+        .iter()
+        .max_by(|a, b| a.latency_us.p99.total_cmp(&b.latency_us.p99))?;
+    let count: u64 = each.iter().map(|s| s.count).sum();
+    let mut l = slowest.latency_us.clone();
+    l.min = each
+        .iter()
+        .map(|s| s.latency_us.min)
+        .fold(f64::INFINITY, f64::min);
+    l.max = each.iter().map(|s| s.latency_us.max).fold(0.0, f64::max);
+    let total_us: f64 = each
+        .iter()
+        .map(|s| s.latency_us.mean * s.count as f64)
+        .sum();
+    l.mean = if count > 0 {
+        total_us / count as f64
+    } else {
+        0.0
+    };
+    (l.p50_ci95, l.p99_ci95) = (None, None);
+    Some(SyncSummary {
+        count,
+        latency_us: l,
+    })
 }
 
 /// The job's host record: the most disturbed rank's (its stalls and steal), with every flag
@@ -428,6 +459,40 @@ mod tests {
         assert_eq!((job.issued, job.late, job.max_inflight), (297, 3, 9));
         assert_eq!(job.asked_iops, Some(300.0));
         assert_eq!(job.service_us.p99, 900.0);
+    }
+
+    #[test]
+    fn syncs_add_up_with_exact_extremes_and_mean_and_the_slowest_ranks_percentiles() {
+        use crate::stats::summary::LatencySummary;
+        let sync = |count: u64, min: f64, mean: f64, p99: f64, max: f64| SyncSummary {
+            count,
+            latency_us: LatencySummary {
+                min,
+                mean,
+                p50: mean,
+                p99,
+                max,
+                p50_ci95: Some([mean, mean]),
+                ..LatencySummary::default()
+            },
+        };
+        let mut ranks = [
+            rank(0, "a", 10, 1.0, &[1_000]),
+            rank(1, "a", 10, 1.0, &[1_000]),
+            rank(2, "b", 10, 1.0, &[1_000]),
+        ];
+        ranks[0].results.sync = Some(sync(10, 50.0, 100.0, 300.0, 400.0));
+        ranks[1].results.sync = Some(sync(30, 20.0, 200.0, 900.0, 1000.0));
+        let s = merge(&ranks, Vec::new(), 0.0).sync.unwrap();
+        assert_eq!(s.count, 40);
+        assert_eq!((s.latency_us.min, s.latency_us.max), (20.0, 1000.0));
+        assert_eq!(s.latency_us.mean, (10.0 * 100.0 + 30.0 * 200.0) / 40.0);
+        assert_eq!((s.latency_us.p50, s.latency_us.p99), (200.0, 900.0));
+        assert_eq!(
+            s.latency_us.p50_ci95, None,
+            "one rank's interval is not the job's"
+        );
+        assert!(merge(&ranks[2..], Vec::new(), 0.0).sync.is_none());
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!
 //! Every path is checked before anything runs (not a directory, in an existing directory, and
 //! the rule for an existing file), so a long run never ends in an unwritable path. Under MPI
-//! rank 0 writes every output for the job.
+//! rank 0 checks and writes every output for the job; the other ranks neither check nor write.
 
 use crate::cli::{JsonDest, OutputArgs};
 use crate::output::Existing;
@@ -48,19 +48,24 @@ impl Output {
 }
 
 /// Checks, before anything runs, that `path` (named by `flag`) can be written as `output`'s
-/// rule says, `force` being `--force`.
+/// rule says, `force` being `--force`. Under MPI only rank 0 checks, as it alone writes: the
+/// path may not exist on the other ranks' hosts, and rank 0's refusal ends the whole job
+/// (`commands::main` aborts it).
 pub(crate) fn check(
     output: Output,
     flag: &'static str,
     path: &Path,
     force: bool,
 ) -> crate::Result<()> {
+    if !speaks_for_the_job() {
+        return Ok(());
+    }
     crate::output::check_output(flag, path, output.existing(force))
 }
 
-/// Whether this process writes the outputs: one process, or rank 0 of an MPI job (every rank
-/// holds the job's figures; one writes them).
-fn speaks_for_the_job() -> bool {
+/// Whether this process writes the outputs and prints the report: one process, or rank 0 of
+/// an MPI job (every rank holds the job's figures; one writes them).
+pub(crate) fn speaks_for_the_job() -> bool {
     crate::cluster::rank() == 0
 }
 

@@ -121,16 +121,13 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
     w
 }
 
-/// One point of the replay from its run's results.
-fn point(speed: f64, n: u64, span_s: f64, max_depth: u32, r: &Results) -> ReplayPoint {
+/// One point of the replay from its run's results; `asked` is the job's rate at speed 1 (the
+/// sum of every rank's trace's, [`asked_at_speed_1`]).
+fn point(speed: f64, asked: f64, max_depth: u32, r: &Results) -> ReplayPoint {
     let open = r.open_loop.clone().unwrap_or_default();
     ReplayPoint {
         speed,
-        asked_iops: if span_s > 0.0 {
-            n as f64 * speed / span_s
-        } else {
-            0.0
-        },
+        asked_iops: asked * speed,
         achieved_iops: r.total.iops,
         seconds: r.seconds,
         latency_us: r.total.latency_us.clone(),
@@ -157,6 +154,20 @@ fn point(speed: f64, n: u64, span_s: f64, max_depth: u32, r: &Results) -> Replay
         devices: r.devices.clone(),
         host: r.host.clone(),
     }
+}
+
+/// The rate the job's traces ask for at speed 1, requests/s: under MPI every rank's own trace's
+/// added (each rank replays its own), this trace's for one process; 0 for traces without times.
+/// Every rank calls it at the same step.
+fn asked_at_speed_1(trace: &TraceSummary) -> crate::Result<f64> {
+    let own = if trace.span_s > 0.0 {
+        trace.requests as f64 / trace.span_s
+    } else {
+        0.0
+    };
+    Ok(crate::measure::job::every_rank(vec![own], |_, r| r)?
+        .iter()
+        .sum())
 }
 
 /// Reads and parses the trace; refuses speeds for one without times.
@@ -249,21 +260,17 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         });
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };
-    let (n, span, depth) = (
-        report.trace.requests,
-        report.trace.span_s,
-        base.schedule().slots(),
-    );
+    let (asked, depth) = (asked_at_speed_1(&report.trace)?, base.schedule().slots());
     for &speed in &args.speed {
         let Some(r) = run(speed, &mut runner, &mut warnings)? else {
             break;
         };
-        report.points.push(point(speed, n, span, depth, &r));
+        report.points.push(point(speed, asked, depth, &r));
     }
     if args.headroom {
         headroom_search(
             &mut report,
-            depth,
+            (asked, depth),
             &mut |s, w| run(s, &mut runner, w),
             &mut warnings,
         )?;
@@ -299,16 +306,16 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
 type RunAt<'a> = dyn FnMut(f64, &mut Vec<Warning>) -> crate::Result<Option<Results>> + 'a;
 
 /// The headroom search: speed 1 first (run now if `--speed` left it out), then the speeds
-/// `analysis::headroom` asks for until it answers; `limit` is the bound on requests in flight.
+/// `analysis::headroom` asks for until it answers; `asked` is the job's rate at speed 1 and
+/// `limit` the bound on requests in flight.
 fn headroom_search(
     report: &mut ReplayReport,
-    limit: u32,
+    (asked, limit): (f64, u32),
     run: &mut RunAt<'_>,
     warnings: &mut Vec<Warning>,
 ) -> crate::Result<()> {
-    let trace = (report.trace.requests, report.trace.span_s);
     if !report.points.iter().any(|p| p.speed == 1.0) {
-        let Some(p) = measure(trace, 1.0, limit, run, warnings)? else {
+        let Some(p) = measure(asked, 1.0, limit, run, warnings)? else {
             return Ok(());
         };
         report.points.insert(0, p);
@@ -323,7 +330,7 @@ fn headroom_search(
                 return Ok(());
             }
             Step::Run(speed) => {
-                let Some(p) = measure(trace, speed, limit, run, warnings)? else {
+                let Some(p) = measure(asked, speed, limit, run, warnings)? else {
                     return Ok(());
                 };
                 report.points.push(p);
@@ -343,11 +350,11 @@ fn probe(p: &ReplayPoint, limit: u32) -> Probe {
     }
 }
 
-/// Replays the trace of `(requests, span_s)` at `speed` for the search; a point issued late
+/// Replays the trace (the job's asking `asked` requests/s at speed 1) at `speed` for the search; a point issued late
 /// for want of CPU is replayed again up to [`headroom::LATE_RETRIES`] times (each said), and
 /// the last one is kept. None after Ctrl-C.
 fn measure(
-    (n, span): (u64, f64),
+    asked: f64,
     speed: f64,
     limit: u32,
     run: &mut RunAt<'_>,
@@ -358,7 +365,7 @@ fn measure(
         let Some(r) = run(speed, warnings)? else {
             return Ok(None);
         };
-        let p = point(speed, n, span, limit, &r);
+        let p = point(speed, asked, limit, &r);
         if tries == headroom::LATE_RETRIES || !probe(&p, limit).spoiled() {
             return Ok(Some(p));
         }
@@ -410,7 +417,7 @@ mod tests {
             Ok(Some(late_by(lates.next().unwrap())))
         };
         let mut warnings = Vec::new();
-        let p = measure((100, 1.0), 2.0, 4, &mut run, &mut warnings)
+        let p = measure(100.0, 2.0, 4, &mut run, &mut warnings)
             .unwrap()
             .unwrap();
         assert_eq!((calls, p.late_us.mean, warnings.len()), (2, 10.0, 1));
@@ -425,7 +432,7 @@ mod tests {
             Ok(Some(late_by(300.0)))
         };
         let mut warnings = Vec::new();
-        let p = measure((100, 1.0), 1.0, 4, &mut run, &mut warnings)
+        let p = measure(100.0, 1.0, 4, &mut run, &mut warnings)
             .unwrap()
             .unwrap();
         let tries = 1 + headroom::LATE_RETRIES as usize;
@@ -444,7 +451,7 @@ mod tests {
             Ok(Some(r))
         };
         let mut warnings = Vec::new();
-        measure((100, 1.0), 8.0, 4, &mut run, &mut warnings)
+        measure(100.0, 8.0, 4, &mut run, &mut warnings)
             .unwrap()
             .unwrap();
         assert_eq!((calls, warnings.len()), (1, 0));

@@ -8,7 +8,7 @@ use crate::clock::utc_now;
 use crate::measure::{self, Settings, effective_workload, open_targets, verified};
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
-use crate::model::{Document, Header, Kind, Results, RunReport, Warning};
+use crate::model::{Document, Header, Kind, Results, RunReport, TargetInfo, Warning};
 use crate::oscounters::host;
 use crate::plan::Workload;
 use crate::render::text;
@@ -80,23 +80,14 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         }],
         ranks => ranks,
     };
-    for said in sanity::check(w.workload(), &infos, &results)
-        .into_iter()
-        .chain(sanity::run_end(&results))
-    {
-        warn(&mut warnings, said);
-    }
-    // Every rank's warnings, each marked with its rank when there are several.
-    let warnings = measure::job::every_rank(warnings, |rank, w| {
-        if crate::cluster::many() {
-            Warning::OfRank {
-                rank,
-                warning: Box::new(w),
-            }
-        } else {
-            w
-        }
-    })?;
+    let warnings = run_warnings(
+        w.workload(),
+        &infos,
+        args.targets.len(),
+        &ranks,
+        &results,
+        warnings,
+    )?;
     let repeat = (args.repeat.n > 1).then(|| Repeat {
         figures: summarize(&runs),
         runs,
@@ -121,6 +112,53 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let text = text::run::run_table(&report);
     exporter.emit(Document::Run(Box::new(report)), &text)?;
     Ok(status)
+}
+
+/// The run's warnings after `given`: this rank's figures judged on its own targets (`per_rank`
+/// of the job's `infos`) and results (each rank says its own, marked with its rank under MPI),
+/// then the job's failed I/Os and Ctrl-C from its merged results `job`, once.
+fn run_warnings(
+    w: &Workload,
+    infos: &[TargetInfo],
+    per_rank: usize,
+    ranks: &[RankRun],
+    job: &Results,
+    mut given: Vec<Warning>,
+) -> crate::Result<Vec<Warning>> {
+    let me = crate::cluster::rank() as usize;
+    let own = infos.chunks(per_rank.max(1)).nth(me).unwrap_or(&[]);
+    for said in sanity::check(w, own, &ranks[me].results) {
+        warn(&mut given, said);
+    }
+    let mut warnings = measure::job::every_rank(given, |rank, w| {
+        if crate::cluster::many() {
+            Warning::OfRank {
+                rank,
+                warning: Box::new(w),
+            }
+        } else {
+            w
+        }
+    })?;
+    for said in sanity::run_end(job) {
+        warn_job(&mut warnings, said);
+    }
+    Ok(warnings)
+}
+
+/// Keeps a warning about the whole job (from its merged results, which every rank holds): a
+/// single process says it as any other; under MPI rank 0 alone says it, untagged.
+fn warn_job(warnings: &mut Vec<Warning>, said: Warning) {
+    if !crate::cluster::many() {
+        return warn(warnings, said);
+    }
+    if warnings.contains(&said) {
+        return;
+    }
+    if crate::cluster::rank() == 0 {
+        eprintln!("halfpower: warning: {said}");
+    }
+    warnings.push(said);
 }
 
 /// With `--shared` under MPI: this rank's workload, its region moved to `--offset` + rank ×

@@ -282,7 +282,9 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     };
     match &a.output {
         Some(p) => export::write_whole(Output::Fio, p, text.as_bytes())?,
-        None => print!("{text}"),
+        // Under MPI the report is the job's: rank 0 prints it.
+        None if export::speaks_for_the_job() => print!("{text}"),
+        None => {}
     }
     let failed = ran
         .iter()

@@ -38,7 +38,7 @@ pub(super) fn plan_all(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
         for job in wave {
             stop_if_interrupted()?;
             let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
-            if a.parse_only {
+            if a.parse_only && crate::commands::export::speaks_for_the_job() {
                 print!("{}", plan_line(job, &plan));
             }
             for (i, p) in plan.paths.into_iter().enumerate() {
@@ -242,6 +242,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
     if let Some(why) = &below {
         super::super::warn(warnings, why.clone());
     }
+    let below = job_below_min(below)?;
     Ok(Ran {
         job: job.clone(),
         plan,
@@ -253,6 +254,23 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         ended_ms: unix_ms(),
         below_min: below,
     })
+}
+
+/// The job's `rate_min` verdict from each rank's own (each judged on its own marks): the first
+/// rank that fell below, marked with its rank under MPI, so that every rank fails the job
+/// alike and ends with the same status; this process's own for one process.
+fn job_below_min(own: Option<Warning>) -> crate::Result<Option<Warning>> {
+    let each = crate::measure::job::every_rank(own.into_iter().collect(), |rank, w| {
+        if crate::cluster::many() {
+            Warning::OfRank {
+                rank,
+                warning: Box::new(w),
+            }
+        } else {
+            w
+        }
+    })?;
+    Ok(each.into_iter().next())
 }
 
 /// Runs the jobs of one wave as fio does: every job set up first (files laid out one job after

@@ -1,0 +1,189 @@
+//! What each rank says and checks under MPI: a `run`'s warnings are each rank's own (its
+//! targets judged on its own results) once, not the job's repeated by every rank; the job's
+//! syncs are every rank's; `fio` is printed by rank 0 alone and fails when any rank fell below
+//! its `rate_iops_min`; only rank 0 checks the output paths it alone writes.
+
+use super::{mpi_halfpower, mpirun, three_rank_job};
+use std::time::{Duration, Instant};
+
+/// Buffered reads of a small file come from the page cache (or from a file system without
+/// disk counters): each rank warns of its own file, named alone, and of no other rank's.
+#[test]
+fn run_warnings_are_each_ranks_own_once() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--buffered",
+            "--time",
+            "1s",
+            "--warmup",
+            "200ms",
+        ],
+    );
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    let file = |r: u32| dir.path().join(format!("f.{r}")).display().to_string();
+    for r in 0..3 {
+        let own: Vec<&&str> = warnings
+            .iter()
+            .filter(|w| w.starts_with(&format!("rank {r}: ")))
+            .collect();
+        assert!(
+            own.iter().any(|w| w.contains(&file(r))),
+            "rank {r} warns of its file: {warnings:#?}"
+        );
+        for other in (0..3).filter(|&o| o != r) {
+            assert!(
+                own.iter().all(|w| !w.contains(&file(other))),
+                "rank {r} warns only of its own file: {warnings:#?}"
+            );
+        }
+    }
+    let distinct: std::collections::HashSet<&&str> = warnings.iter().collect();
+    assert_eq!(distinct.len(), warnings.len(), "each warning once");
+}
+
+/// `--fsync 1`: every rank's syncs are the job's, counted once each.
+#[test]
+fn the_jobs_syncs_are_every_ranks() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "1m",
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--bytes",
+            "1m",
+            "--fsync",
+            "1",
+            "--warmup",
+            "0",
+        ],
+    );
+    let ranks = v["ranks"].as_array().unwrap();
+    let counts: Vec<u64> = ranks
+        .iter()
+        .map(|r| r["results"]["sync"]["count"].as_u64().unwrap())
+        .collect();
+    let sync = &v["results"]["sync"];
+    assert_eq!(sync["count"].as_u64().unwrap(), counts.iter().sum::<u64>());
+    assert_eq!(counts, [16, 16, 16], "one sync per 64-KiB write of 1 MiB");
+    let max = |s: &serde_json::Value| s["latency_us"]["max"].as_f64().unwrap();
+    let slowest = ranks
+        .iter()
+        .map(|r| max(&r["results"]["sync"]))
+        .fold(0.0, f64::max);
+    assert_eq!(max(sync), slowest);
+}
+
+/// Ranks 1 and 2 fall below their `rate_iops_min` (1000 and 2000 at 200 IOPS), rank 0 has
+/// none (`0000`): the job fails on every rank, rank 0's report says so (fio's EIO), and it
+/// alone prints, on stdout, one document; `--parse-only`'s plan is printed once.
+#[test]
+fn a_fio_job_fails_when_any_rank_falls_below_its_minimum() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    let file = dir.path().join("f.{rank}");
+    std::fs::write(
+        &job,
+        format!(
+            "[j]\nfilename={}\nsize=4m\nrw=randread\nbs=4k\nioengine=io_uring\ndirect=1\n\
+             rate_iops=200\nrate_iops_min=${{OMPI_COMM_WORLD_RANK}}000\ntime_based=1\n\
+             runtime=2\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let job = job.to_str().unwrap();
+    let out = mpirun(3, &hp, &["fio", job, "--output-format=json", "--quiet"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("one document on stdout ({e}): {err}"));
+    assert_eq!(v["jobs"][0]["error"], libc::EIO, "{err}");
+    let plan = mpirun(3, &hp, &["fio", job, "--parse-only"]);
+    assert!(plan.status.success());
+    let plan = String::from_utf8_lossy(&plan.stdout);
+    assert_eq!(plan.matches("j: ").count(), 1, "{plan}");
+}
+
+/// The output's directory exists only where rank 0 looks (ranks 1 and 2 are given another,
+/// missing one): rank 0 alone checks and writes, so the job runs. A path rank 0 refuses ends
+/// the job at once with the usage error's status.
+#[test]
+fn only_rank_0_checks_the_output_path() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let (json, missing) = (dir.path().join("job.json"), dir.path().join("no/job.json"));
+    let run = |json: &std::path::Path, time: &'static str| {
+        [
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--time",
+            time,
+            "--warmup",
+            "0",
+            "--quiet",
+            "--json",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain([json.display().to_string()])
+        .collect::<Vec<String>>()
+    };
+    // mpirun's MPMD form: rank 0 with one command line, ranks 1 and 2 with another.
+    let mut args = run(&json, "1s");
+    args.extend([":", "-np", "2", hp.to_str().unwrap()].map(String::from));
+    args.extend(run(&missing, "1s"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = mpirun(1, &hp, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["results"]["job"]["ranks"], 3);
+
+    let start = Instant::now();
+    let args = run(&missing, "30s");
+    let out = mpirun(3, &hp, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("rank 0 of 3"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(20), "{err}");
+}
