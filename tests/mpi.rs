@@ -11,12 +11,12 @@
 #[path = "mpi/commands.rs"]
 mod commands;
 mod common;
+#[path = "mpi/defects.rs"]
+mod defects;
 #[path = "mpi/scale_ranks.rs"]
 mod scale_ranks;
 #[path = "mpi/slurm.rs"]
 mod slurm;
-#[path = "mpi/defects.rs"]
-mod defects;
 
 use common::unavailable;
 use std::path::PathBuf;
