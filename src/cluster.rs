@@ -22,6 +22,21 @@ pub fn launched() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
+/// How many tasks a Slurm step started this process among when no MPI process manager did
+/// (`srun -n N` with `--mpi=none`, Slurm's default plugin): N > 1 copies that cannot join one
+/// job; None otherwise.
+pub fn unjoined_tasks() -> Option<u64> {
+    if launched() {
+        return None;
+    }
+    let n: u64 = std::env::var("SLURM_STEP_NUM_TASKS")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    (n > 1).then_some(n)
+}
+
 /// Joins the MPI job when launched by one (with the `mpi` feature); else this process is rank
 /// 0 of 1. Call once, first thing; keep the guard until the end.
 pub fn init() -> Guard {

@@ -66,6 +66,15 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         );
         return Ok(2);
     }
+    if let Some(n) = crate::cluster::unjoined_tasks() {
+        eprintln!(
+            "halfpower: started as one of {n} tasks of a Slurm step (SLURM_STEP_NUM_TASKS={n}) \
+             with no MPI process manager, so the {n} copies would measure independently and no \
+             one would add them up. Run `srun --mpi=pmix -n {n} halfpower …` with halfpower \
+             built with `--features mpi`, or srun one task"
+        );
+        return Ok(2);
+    }
     // MPI (with the `mpi` feature, under mpirun or srun) lives until this function returns.
     let _mpi = crate::cluster::init();
     if crate::cluster::many() && !runs_as_one_job(&cli.command) {

@@ -673,7 +673,9 @@ fn help_states_the_units() {
 }
 
 /// A halfpower built without the `mpi` feature, started as one of several processes by mpirun
-/// or srun, refuses (exit 2) instead of running independent copies; as one of one it runs.
+/// or srun, refuses (exit 2) instead of running independent copies, and so does any halfpower
+/// started as one of several tasks of a Slurm step with no process manager; as one of one it
+/// runs.
 #[test]
 fn without_mpi_a_copy_among_many_refuses() {
     for var in ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"] {
@@ -691,6 +693,25 @@ fn without_mpi_a_copy_among_many_refuses() {
             "{err}"
         );
     }
+    // `srun -n 3` with Slurm's default `--mpi=none`: tasks without a process manager.
+    let out = halfpower()
+        .env("SLURM_STEP_NUM_TASKS", "3")
+        .args(["run", "x", "--engine", "null", "--time", "100ms"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SLURM_STEP_NUM_TASKS=3") && err.contains("--mpi=pmix"),
+        "{err}"
+    );
+    halfpower()
+        .env("SLURM_STEP_NUM_TASKS", "1")
+        .args([
+            "run", "x", "--engine", "null", "--time", "100ms", "--warmup", "0", "--quiet",
+        ])
+        .assert()
+        .success();
     halfpower()
         .env("OMPI_COMM_WORLD_SIZE", "1")
         .args([
@@ -842,6 +863,11 @@ fn every_flag_in_the_docs_exists() {
         "--oversubscribe",
         "--ntasks-per-node",
         "--hostfile",
+        // sbatch, and Open MPI's configure (docs/mpi.md)
+        "--nodes",
+        "--exclusive",
+        "--job-name",
+        "--with-pmi",
         // hdparm, which docs/pts.md names for a purge halfpower does not do
         "--security-erase",
         // fio's command line, read by `halfpower fio` with fio's grammar (docs/fio.md)
