@@ -94,8 +94,15 @@ pub fn local_rank() -> u32 {
     .unwrap_or(0)
 }
 
-/// This host's name.
+/// This host's name: `HALFPOWER_HOST` when set (a container whose host name is not its node's;
+/// the tests' ranks on one machine standing for several hosts), else gethostname(2)'s.
 pub fn host() -> String {
+    if let Some(h) = std::env::var("HALFPOWER_HOST")
+        .ok()
+        .filter(|h| !h.is_empty())
+    {
+        return h;
+    }
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most buf.len() bytes into buf.
     let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };

@@ -13,6 +13,8 @@ mod commands;
 mod common;
 #[path = "mpi/defects.rs"]
 mod defects;
+#[path = "mpi/monitor.rs"]
+mod monitor;
 #[path = "mpi/scale_ranks.rs"]
 mod scale_ranks;
 #[path = "mpi/slurm.rs"]

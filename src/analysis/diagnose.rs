@@ -86,14 +86,19 @@ pub fn diagnose(logs: &[Log], profile: Option<&ProfileFor>) -> Diagnosis {
         BTreeMap::new();
     let mut all_sys = Vec::new();
     for log in logs {
-        let sys: BTreeMap<&str, &SystemInterval> =
-            log.system.iter().map(|s| (s.time.as_str(), s)).collect();
+        // Each disk with its own host's system interval (`host:disk` with `host:system` in a
+        // log of several hosts).
+        let sys: BTreeMap<(Option<&str>, &str), &SystemInterval> = (log.system.iter())
+            .map(|s| ((s.host.as_deref(), s.time.as_str()), s))
+            .collect();
         all_sys.extend(log.system.iter());
         for iv in &log.disks {
+            let host = iv.device.split_once(':').map(|(h, _)| h);
+            let of = |h| sys.get(&(h, iv.time.as_str())).copied();
             by_device
                 .entry(iv.device.as_str())
                 .or_default()
-                .push((iv, sys.get(iv.time.as_str()).copied()));
+                .push((iv, of(host).or_else(|| of(None))));
         }
     }
     let applies = |name: &str| {

@@ -71,6 +71,7 @@ fn paging_makes_a_busy_disk_memory_bound() {
     log.disks
         .push(serial_interval("t1", 150.0, 90.0, 30.0, 4.5));
     log.system.push(SystemInterval {
+        host: None,
         time: "t1".into(),
         paging_s: Some(40.0),
         cpu_pct: Some(20.0),

@@ -81,7 +81,8 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         if crate::cluster::rank() == 0 {
             eprintln!(
                 "halfpower: under MPI ({} ranks) the measuring commands run as one job (run, \
-                 quick, sweep, profile, scale, experiment, replay, fio); pts stays on one host \
+                 quick, sweep, profile, scale, experiment, replay, fio; monitor writes one log \
+                 of every host); pts stays on one host \
                  (SNIA's tests are of one device), and the others read or judge files: run \
                  them without mpirun",
                 crate::cluster::size()
@@ -124,6 +125,7 @@ fn runs_as_one_job(command: &Option<Command>) -> bool {
                 | Command::Experiment(_)
                 | Command::Replay(_)
                 | Command::Fio(_)
+                | Command::Monitor(_)
         ) | None
     )
 }

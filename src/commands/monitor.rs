@@ -5,9 +5,9 @@ use crate::analysis::watch::Watch;
 use crate::cli::{JsonDest, MonitorArgs};
 use crate::input::profile::read_device_profile;
 use crate::model::log::DiskInterval;
-use crate::model::monitor::{DeviceRecord, Record};
+use crate::model::monitor::{DeviceRecord, Record, SYSTEM_DEVICE, SystemRecord};
 use crate::model::profile::Curve;
-use crate::monitor::{Monitor, MonitorConfig, resolve_device};
+use crate::monitor::{Interval, Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
 use anyhow::Context;
@@ -77,62 +77,150 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
             continue;
         };
         export::check(Output::Stream, flag, path, args.force.on)?;
-        logs.push(open_log(flag, path, format)?);
+        if export::speaks_for_the_job() {
+            logs.push(open_log(flag, path, format)?);
+        }
     }
     let json_stdout = args.json.dest == Some(JsonDest::Stdout);
     let curves = curves(&args)?;
+    let place = Place::find()?;
     let mut mon = Monitor::start(MonitorConfig {
         devices,
         partitions: args.partitions,
         interval,
-        trace: args.trace,
+        // One tracer per host: the first rank there.
+        trace: args.trace && place.samples,
     })?;
     let mut watches: HashMap<String, Watch> = HashMap::new();
     let mut done = 0u64;
+    let speaks = export::speaks_for_the_job();
     while args.count.is_none_or(|c| done < c) {
-        let Some(mut iv) = mon.next_interval() else {
+        let Some(mut iv) = place.join(mon.next_interval())? else {
             break;
         };
         annotate(&mut iv.devices, &mut watches, curves.as_ref());
         done += 1;
-        for n in &iv.notes {
-            eprintln!("halfpower: {n}");
+        if speaks {
+            report(&iv, json_stdout, &mut logs)?;
         }
-        let records: Vec<Record> = iv
-            .devices
-            .iter()
-            .cloned()
-            .map(|d| Record::Device(Box::new(d)))
-            .chain(std::iter::once(Record::System(Box::new(iv.system.clone()))))
-            .collect();
-        {
-            let mut so = std::io::stdout().lock();
-            if json_stdout {
-                for r in &records {
-                    writeln!(so, "{}", serde_json::to_string(r)?).context("writing to stdout")?;
-                }
-            } else {
-                writeln!(so, "{}", monitor_table::interval(&iv.system, &iv.devices))
-                    .context("writing to stdout")?;
-            }
-            so.flush().context("writing to stdout")?;
-        }
-        for (w, format, path) in logs.iter_mut() {
-            for r in &records {
-                let line = match format {
-                    LogFormat::Csv => monitor_row(r),
-                    LogFormat::Jsonl => serde_json::to_string(r)?,
-                };
-                writeln!(w, "{line}").with_context(|| format!("writing {}", path.display()))?;
-            }
-            w.flush()
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
-        if crate::signal::interrupted() {
+        if crate::measure::job::stopped()? {
             break;
         }
     }
     Ok(0)
+}
+
+/// One interval of every host: its devices (named `host:disk` when the job spans several
+/// hosts), each host's system record (named `host:system` then) and what changed.
+struct JobInterval {
+    devices: Vec<DeviceRecord>,
+    systems: Vec<SystemRecord>,
+    notes: Vec<String>,
+}
+
+/// Where this process stands in a monitor of several hosts (one process: alone, sampling).
+struct Place {
+    /// Whether this rank's records stand for its host: the first rank there.
+    samples: bool,
+    /// Whether the job spans several hosts (then names carry the host).
+    several: bool,
+}
+
+/// A sampler's interval as the ranks exchange it: its host, devices, system and notes.
+type Shared = (String, Vec<DeviceRecord>, SystemRecord, Vec<String>);
+
+impl Place {
+    /// Every rank's host, gathered once (a collective under MPI).
+    fn find() -> crate::Result<Place> {
+        let hosts = crate::measure::job::every_rank(vec![crate::cluster::host()], |_, h| h)?;
+        let me = crate::cluster::rank() as usize;
+        let mine = hosts.get(me);
+        let mut distinct = hosts.clone();
+        distinct.sort();
+        distinct.dedup();
+        Ok(Place {
+            samples: hosts.iter().position(|h| Some(h) == mine) == Some(me),
+            several: distinct.len() > 1,
+        })
+    }
+
+    /// The job's interval from this rank's `iv` (a collective under MPI): None when any rank's
+    /// interval was cut short (Ctrl-C), so that every rank stops together.
+    fn join(&self, iv: Option<Interval>) -> crate::Result<Option<JobInterval>> {
+        let ended = iv.is_none();
+        let mine: Option<Shared> = iv
+            .filter(|_| self.samples)
+            .map(|i| (crate::cluster::host(), i.devices, i.system, i.notes));
+        let all = crate::measure::job::every_rank(vec![(ended, mine)], |_, x| x)?;
+        if all.iter().any(|x| x.0) {
+            return Ok(None);
+        }
+        let mut job = JobInterval {
+            devices: Vec::new(),
+            systems: Vec::new(),
+            notes: Vec::new(),
+        };
+        for (host, devices, mut system, notes) in all.into_iter().filter_map(|x| x.1) {
+            let tag = |name: &str| match self.several {
+                true => format!("{host}:{name}"),
+                false => name.to_string(),
+            };
+            job.devices.extend(devices.into_iter().map(|mut d| {
+                d.device = tag(&d.device);
+                d
+            }));
+            system.device = tag(&system.device);
+            job.systems.push(system);
+            job.notes.extend(notes.iter().map(|n| match self.several {
+                true => format!("{host}: {n}"),
+                false => n.clone(),
+            }));
+        }
+        Ok(Some(job))
+    }
+}
+
+/// Prints the job's interval (a table per host, or JSON lines) and appends it to the logs.
+fn report(iv: &JobInterval, json_stdout: bool, logs: &mut [Log]) -> anyhow::Result<()> {
+    for n in &iv.notes {
+        eprintln!("halfpower: {n}");
+    }
+    let records: Vec<Record> = (iv.devices.iter().cloned())
+        .map(|d| Record::Device(Box::new(d)))
+        .chain((iv.systems.iter().cloned()).map(|s| Record::System(Box::new(s))))
+        .collect();
+    {
+        let mut so = std::io::stdout().lock();
+        if json_stdout {
+            for r in &records {
+                writeln!(so, "{}", serde_json::to_string(r)?).context("writing to stdout")?;
+            }
+        } else {
+            for system in &iv.systems {
+                // A host's devices: all of them for one host, else those named `host:…`.
+                let prefix = system.device.strip_suffix(SYSTEM_DEVICE).unwrap_or("");
+                let devices: Vec<DeviceRecord> = (iv.devices.iter())
+                    .filter(|d| d.device.starts_with(prefix))
+                    .cloned()
+                    .collect();
+                writeln!(so, "{}", monitor_table::interval(system, &devices))
+                    .context("writing to stdout")?;
+            }
+        }
+        so.flush().context("writing to stdout")?;
+    }
+    for (w, format, path) in logs.iter_mut() {
+        for r in &records {
+            let line = match format {
+                LogFormat::Csv => monitor_row(r),
+                LogFormat::Jsonl => serde_json::to_string(r)?,
+            };
+            writeln!(w, "{line}").with_context(|| format!("writing {}", path.display()))?;
+        }
+        w.flush()
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// What monitor adds to each device's interval: the steps first found with it, and with

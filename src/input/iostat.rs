@@ -108,6 +108,7 @@ impl Reader {
         if v.len() == 6 {
             if let Some(s) = self.system.last_mut() {
                 s.push(SystemInterval {
+                    host: None,
                     time: self.time.clone(),
                     paging_s: None,
                     cpu_pct: Some(100.0 - v[5] - v[3]),

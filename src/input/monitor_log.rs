@@ -89,7 +89,12 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         log.warn(line, LineProblem::NoInterval);
         return;
     }
-    if device == SYSTEM_DEVICE {
+    // `host:system` in a log of several hosts (`monitor` under MPI).
+    let host = (device.strip_suffix(SYSTEM_DEVICE))
+        .and_then(|h| h.strip_suffix(':'))
+        .filter(|h| !h.is_empty())
+        .map(str::to_string);
+    if device == SYSTEM_DEVICE || host.is_some() {
         let pct = |k: &str| num(k).unwrap_or(0.0);
         let cpu = num("cpu_idle_pct").map(|idle| 100.0 - idle - pct("cpu_iowait_pct"));
         let paging = match (num("swap_in_pages_s"), num("swap_out_pages_s")) {
@@ -97,6 +102,7 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
             _ => None,
         };
         log.system.push(SystemInterval {
+            host,
             time,
             paging_s: paging,
             cpu_pct: cpu,

@@ -216,6 +216,7 @@ impl Layout {
             _ => get("Memory\\Pages/sec"),
         };
         log.system.push(SystemInterval {
+            host: None,
             time,
             paging_s: paging,
             cpu_pct: get("Processor\\% Processor Time"),

@@ -136,6 +136,9 @@ impl DiskInterval {
 /// The system over one interval.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SystemInterval {
+    /// The host it is of, in a log of several hosts (`monitor` under MPI: `host:system`);
+    /// None in a log of one.
+    pub host: Option<String>,
     /// End of the interval.
     pub time: String,
     /// Hard paging, pages (or page reads + writes) per second.
