@@ -86,7 +86,7 @@ pub fn diagnose(logs: &[Log], profile: Option<&ProfileFor>) -> Diagnosis {
         BTreeMap::new();
     let mut all_sys = Vec::new();
     for log in logs {
-        // Each disk with its own host's system interval (`host:disk` with `host:system` in a
+        // Each disk with its own host's system interval (`host:disk` with `host:_system` in a
         // log of several hosts).
         let sys: BTreeMap<(Option<&str>, &str), &SystemInterval> = (log.system.iter())
             .map(|s| ((s.host.as_deref(), s.time.as_str()), s))

@@ -111,7 +111,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
 }
 
 /// One interval of every host: its devices (named `host:disk` when the job spans several
-/// hosts), each host's system record (named `host:system` then) and what changed.
+/// hosts), each host's system record (named `host:_system` then) and what changed.
 struct JobInterval {
     devices: Vec<DeviceRecord>,
     systems: Vec<SystemRecord>,

@@ -89,7 +89,7 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         log.warn(line, LineProblem::NoInterval);
         return;
     }
-    // `host:system` in a log of several hosts (`monitor` under MPI).
+    // `host:_system` in a log of several hosts (`monitor` under MPI).
     let host = (device.strip_suffix(SYSTEM_DEVICE))
         .and_then(|h| h.strip_suffix(':'))
         .filter(|h| !h.is_empty())

@@ -136,7 +136,7 @@ impl DiskInterval {
 /// The system over one interval.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SystemInterval {
-    /// The host it is of, in a log of several hosts (`monitor` under MPI: `host:system`);
+    /// The host it is of, in a log of several hosts (`monitor` under MPI: `host:_system`);
     /// None in a log of one.
     pub host: Option<String>,
     /// End of the interval.
