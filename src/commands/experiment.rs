@@ -425,7 +425,7 @@ fn run_points(
         let w = p.workload.plan(engine.0, DepthOnEngine::Lower)?;
         if w.qd() < p.workload.qd {
             let (qd, engine) = (w.qd(), engine.0);
-            warn(warnings, Warning::ExperimentShallow { qd, engine });
+            crate::measure::warn_job(warnings, Warning::ExperimentShallow { qd, engine });
         }
         // Each point's cache is dropped before it runs: nothing carries over.
         let settings = Settings {

@@ -137,7 +137,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
                 ms_per_kib,
                 why,
             };
-            warn(&mut warnings, slope);
+            crate::measure::warn_job(&mut warnings, slope);
         }
     }
     let report = ProfileReport {

@@ -1,10 +1,10 @@
 //! `halfpower sweep`: run the request size × queue depth × threads product per rw mode, or
 //! re-analyse a sweep from a file, and report the plateau, half-power point and knee.
 
+use super::Exporter;
 use super::export::{Output, write_whole};
 use super::lower::{distinct, steady_rule};
 use super::path::PapChoice;
-use super::{Exporter, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points_by;
 use crate::cli::{SweepArgs, list};
@@ -93,7 +93,7 @@ fn finish(
 ) -> anyhow::Result<u8> {
     for a in &report.analysis {
         for c in crate::analysis::sweep::caveats(a) {
-            warn(&mut report.warnings, c);
+            crate::measure::warn_job(&mut report.warnings, c);
         }
     }
     let report = &*report;

@@ -46,6 +46,23 @@ pub fn warn(list: &mut Vec<Warning>, w: Warning) {
     list.push(w);
 }
 
+/// [`warn`] for a warning every rank of an MPI job gives alike (one drawn from the job's merged
+/// figures or from the plan, not from a rank's own targets): kept in `list` on every rank, said
+/// by rank 0 alone, unmarked; [`warn`] itself for one process.
+pub fn warn_job(list: &mut Vec<Warning>, w: Warning) {
+    if !crate::cluster::many() {
+        return warn(list, w);
+    }
+    let said = w.to_string();
+    if list.iter().any(|x| x.to_string() == said) {
+        return;
+    }
+    if crate::cluster::rank() == 0 {
+        eprintln!("halfpower: warning: {said}");
+    }
+    list.push(w);
+}
+
 /// How a session runs its points: the decisions its command's plan made.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -134,7 +151,7 @@ impl Session {
     ) -> crate::Result<Self> {
         let opening = open::opening(shapes)?;
         if opening.setup.buffered && settings.cache_carries {
-            warn(warnings, Warning::BufferedPoints);
+            warn_job(warnings, Warning::BufferedPoints);
         }
         if let Some(f) = &settings.engine_fallback {
             warn(warnings, Warning::PointsOnSync(f.clone()));
@@ -263,7 +280,7 @@ impl Session {
     /// caller that ran it adds them).
     fn joined(&mut self, r: Results, label: &str, warnings: &mut Vec<Warning>) -> Point {
         if self.settings.list && (r.errors.count > 0 || r.fatal.is_some()) {
-            warn(
+            warn_job(
                 warnings,
                 Warning::PointFailed {
                     label: label.to_string(),

@@ -187,3 +187,47 @@ fn only_rank_0_checks_the_output_path() {
     assert!(err.contains("rank 0 of 3"), "{err}");
     assert!(start.elapsed() < Duration::from_secs(20), "{err}");
 }
+
+/// A warning every rank gives alike (here buffered points, a sweep's plan) is said once, by rank
+/// 0, not once per rank.
+#[test]
+fn a_warning_of_the_whole_job_is_said_once() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let json = dir.path().join("s.json");
+    let out = mpirun(
+        3,
+        &hp,
+        &[
+            "sweep",
+            target.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--qd",
+            "1,2",
+            "--buffered",
+            "--time",
+            "300ms",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let said = err.matches("points run buffered (--buffered)").count();
+    assert_eq!(said, 1, "{err}");
+    assert!(
+        !err.contains("rank 1: warning: points run buffered"),
+        "{err}"
+    );
+}
