@@ -134,11 +134,40 @@ fn shared(stacks: &[Stack], at: Option<&StepFigures>) -> Vec<Shared> {
     out
 }
 
-/// Step n's reading: its efficiency against the first n alone, with an interval from the
-/// step's and the runs alone's intervals (relative errors in quadrature; step 1 is the first
-/// target's own run, so exact), and Little's law figures of both.
+/// The first `n` runs alone as one: their throughput summed with its interval's half-width,
+/// and their I/Os in flight and IOPS summed. With fewer than `n` runs alone (`scale --ranks`
+/// with a list of counts measures rank 0 alone only), the first stands for each of `n`: n
+/// times its figures, and n times its half-width (one measurement counted n times, its error
+/// with it).
+fn first_alone(alone: &[StepFigures], n: usize) -> (f64, f64, Option<f64>, f64) {
+    if alone.len() >= n || alone.is_empty() {
+        let first = &alone[..n.min(alone.len())];
+        let half = (first.iter())
+            .map(|a| a.bytes_per_s_half.unwrap_or(0.0).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        return (
+            first.iter().map(|a| a.bytes_per_s).sum(),
+            half,
+            first.iter().map(StepFigures::inflight).sum(),
+            first.iter().map(|a| a.iops).sum(),
+        );
+    }
+    let (a, k) = (&alone[0], n as f64);
+    (
+        k * a.bytes_per_s,
+        k * a.bytes_per_s_half.unwrap_or(0.0),
+        a.inflight().map(|l| k * l),
+        k * a.iops,
+    )
+}
+
+/// The reading of a step of `n` targets (or ranks): its efficiency against the first n alone,
+/// with an interval from the step's and the runs alone's intervals (relative errors in
+/// quadrature; step 1 is the first target's own run, so exact), and Little's law figures of
+/// both.
 fn reading(n: usize, step: &StepFigures, alone: &[StepFigures]) -> StepReading {
-    let sum: f64 = alone.iter().map(|a| a.bytes_per_s).sum();
+    let (sum, alone_half, inflight_alone, iops_alone) = first_alone(alone, n);
     let e = if sum > 0.0 {
         step.bytes_per_s / sum
     } else {
@@ -148,15 +177,8 @@ fn reading(n: usize, step: &StepFigures, alone: &[StepFigures]) -> StepReading {
         0.0
     } else {
         let step_rel = step.bytes_per_s_half.unwrap_or(0.0) / step.bytes_per_s;
-        let alone_half: f64 = alone
-            .iter()
-            .map(|a| a.bytes_per_s_half.unwrap_or(0.0).powi(2))
-            .sum::<f64>()
-            .sqrt();
         (step_rel.powi(2) + (alone_half / sum).powi(2)).sqrt()
     };
-    let inflight_alone: Option<f64> = alone.iter().map(StepFigures::inflight).sum();
-    let iops_alone: f64 = alone.iter().map(|a| a.iops).sum();
     StepReading {
         targets: n,
         efficiency: e,
@@ -231,25 +253,34 @@ fn limit(at: &StepReading, shared: &[Shared]) -> Bottleneck {
 /// together, `stacks` what each target stands on. Render words the verdict
 /// (`render::text::scale::verdict`).
 pub fn analyse(alone: &[StepFigures], steps: &[StepFigures], stacks: &[Stack]) -> ScaleAnalysis {
-    let first: Vec<f64> = (1..=steps.len())
-        .map(|n| alone.iter().take(n).map(|a| a.bytes_per_s).sum())
-        .collect();
-    let mut readings: Vec<StepReading> = steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| reading(i + 1, s, &alone[..(i + 1).min(alone.len())]))
+    let sizes: Vec<usize> = (1..=steps.len()).collect();
+    analyse_sizes(alone, steps, &sizes, stacks)
+}
+
+/// [`analyse`] of steps of any sizes: `steps[i]` ran the first `sizes[i]` targets (or ranks),
+/// in increasing order; `alone` holds each of them alone, or only the first (which then stands
+/// for each: `scale --ranks` with a list of counts).
+pub fn analyse_sizes(
+    alone: &[StepFigures],
+    steps: &[StepFigures],
+    sizes: &[usize],
+    stacks: &[Stack],
+) -> ScaleAnalysis {
+    let mut readings: Vec<StepReading> = (steps.iter().zip(sizes))
+        .map(|(s, &n)| reading(n, s, alone))
         .collect();
     let saturates_at = judge(&mut readings);
-    let limit_bps = saturates_at.map(|n| {
-        let after = &steps[n - 1..];
+    let from = saturates_at.and_then(|n| sizes.iter().position(|&k| k == n));
+    let limit_bps = from.map(|i| {
+        let after = &steps[i..];
         after.iter().map(|s| s.bytes_per_s).sum::<f64>() / after.len() as f64
     });
-    let at = saturates_at.map(|n| &steps[n - 1]).or_else(|| steps.last());
+    let at = from.map(|i| &steps[i]).or_else(|| steps.last());
     let shared = shared(stacks, at);
-    let limit = saturates_at.map_or(Bottleneck::None, |n| limit(&readings[n - 1], &shared));
+    let limit = from.map_or(Bottleneck::None, |i| limit(&readings[i], &shared));
     ScaleAnalysis {
         sum_alone_bytes_per_s: alone.iter().map(|a| a.bytes_per_s).sum(),
-        sum_alone_first_bytes_per_s: first,
+        sum_alone_first_bytes_per_s: sizes.iter().map(|&n| first_alone(alone, n).0).collect(),
         efficiency: readings.iter().map(|r| r.efficiency).collect(),
         steps: readings,
         saturates_at,

@@ -284,3 +284,27 @@ fn each_step_is_judged_with_its_interval() {
     assert_eq!(a.steps[1].flag, Some(StepFlag::Uncertain));
     assert_eq!(a.steps[2].flag, Some(StepFlag::Uncertain));
 }
+
+/// `scale --ranks=2,4`: rank 0 alone (40 MB/s ± 1 %, QD4) stands for each rank. Steps of 1, 2
+/// and 4 ranks at 40, 80, 100 MB/s: the sums alone are 40, 80, 160; step 4's efficiency is
+/// 100/160 = 0.625 with a relative half-width of √(1² + 1²) % (rank 0's error counted four
+/// times is still 1 % of four times it), and the total saturates at 4 on the shared bus.
+#[test]
+fn counts_that_skip_are_judged_against_that_many_times_the_first_alone() {
+    let devs = [dev("loop0", 100.0, 100.0)];
+    let alone = [fig(40e6, 1.0, 262144.0, 4.0, &devs)];
+    let steps: Vec<StepFigures> = [(40e6, 4.0), (80e6, 8.0), (100e6, 16.0)]
+        .iter()
+        .map(|&(b, l)| fig(b, 1.0, 262144.0, l, &devs))
+        .collect();
+    let a = analyse_sizes(&alone, &steps, &[1, 2, 4], &stacks(4, "loop0"));
+    assert_eq!(a.sum_alone_first_bytes_per_s, vec![40e6, 80e6, 160e6]);
+    assert!((a.efficiency[2] - 0.625).abs() < 1e-12);
+    let rel = 2f64.sqrt() / 100.0;
+    assert!((a.steps[2].efficiency_high / 0.625 - (1.0 + rel)).abs() < 1e-9);
+    assert_eq!(a.steps[2].targets, 4);
+    assert!((a.steps[2].inflight_alone.unwrap() - 16.0).abs() < 1e-9);
+    assert_eq!(a.saturates_at, Some(4));
+    assert_eq!(a.limit, Bottleneck::Shared);
+    assert!((a.limit_bytes_per_s.unwrap() - 100e6).abs() < 1.0);
+}

@@ -593,9 +593,18 @@ pub struct ScaleArgs {
     #[arg(value_name = "TARGET", required = true, num_args = 1..)]
     pub targets: Vec<PathBuf>,
     /// Scale across the ranks of an MPI job (under mpirun or srun) instead of across targets:
-    /// each rank alone, then the first 2, 3, … ranks together while the others wait.
-    #[arg(long, conflicts_with = "stripe")]
-    pub ranks: bool,
+    /// each rank alone, then the first 2, 3, … ranks together while the others wait. With
+    /// counts (--ranks=2,4,8): rank 0 alone, then the first 2, 4, 8 ranks, each against that
+    /// many times rank 0 alone.
+    #[arg(
+        long,
+        value_name = "COUNTS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all",
+        conflicts_with = "stripe"
+    )]
+    pub ranks: Option<String>,
     /// Run each step as one logical target striped across its targets in chunks of SIZE (000's
     /// stripe sets, RAID 0), instead of the targets side by side; a multiple of --bs.
     #[arg(long, value_name = "SIZE")]

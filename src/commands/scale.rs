@@ -2,7 +2,7 @@
 //! stops growing (`analysis::scale`).
 
 use super::Exporter;
-use crate::analysis::scale::{Stack, StepFigures, analyse};
+use crate::analysis::scale::{Stack, StepFigures, analyse_sizes};
 use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
 use crate::measure::available_engine;
@@ -268,18 +268,20 @@ fn rank_step(k: usize, threads: u32, r: Results) -> Step {
     s
 }
 
-/// `--ranks`: each rank alone on all its targets, then the first k ranks together for k = 2
-/// up to the job's size, the others sitting each point out. Every rank returns the same
-/// (the job's) figures.
+/// `--ranks`: each rank alone on all its targets (with `counts`, rank 0 alone only), then the
+/// first k ranks together for k = 2 up to the job's size (or each of `counts` above 1), the
+/// others sitting each point out. Every rank returns the same (the job's) figures.
 fn across_ranks(
     runner: &mut Session,
     w: &RunPlan,
+    counts: Option<&[u32]>,
     warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<(Vec<Alone>, Vec<Step>)> {
     let (me, size) = (crate::cluster::rank(), crate::cluster::size());
     let all = 0..runner.targets().len();
+    let alone_ranks = if counts.is_some() { 1 } else { size };
     let mut alone = Vec::new();
-    for i in 0..size {
+    for i in 0..alone_ranks {
         runner.take_part(me == i);
         let label = format!("{} alone", rank_name(i));
         let Some(r) = runner.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
@@ -293,9 +295,10 @@ fn across_ranks(
         });
     }
     let mut steps = Vec::new();
-    if alone.len() == size as usize {
+    if alone.len() == alone_ranks as usize {
         steps.push(rank_step(1, w.threads(), alone[0].results.clone()));
-        for k in 2..=size {
+        let every: Vec<u32> = (2..=size).collect();
+        for &k in counts.unwrap_or(&every).iter().filter(|&&k| k > 1) {
             runner.take_part(me < k);
             let label = format!("ranks 0-{} together", k - 1);
             let Some(r) = runner.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
@@ -308,19 +311,46 @@ fn across_ranks(
     Ok((alone, steps))
 }
 
-/// Refuses what `--ranks` (or its absence) cannot scale: across ranks, a job of one process;
-/// across targets, fewer than two.
-fn check_across(args: &ScaleArgs) -> crate::Result<Across> {
-    if args.ranks {
+/// What `--ranks` asks: None (every count up to the job's size) for `all`, else its counts,
+/// each from 1 to the job's size, in increasing order.
+fn rank_counts(value: &str) -> crate::Result<Option<Vec<u32>>> {
+    if value == "all" {
+        return Ok(None);
+    }
+    let size = crate::cluster::size();
+    let bad = || {
+        crate::Error::invalid(
+            "--ranks",
+            value,
+            format!(
+                "rank counts from 1 to the job's {size}, in increasing order (e.g. \
+                 --ranks=2,4), or --ranks alone for every count"
+            ),
+        )
+    };
+    let counts: Vec<u32> = (value.split(','))
+        .map(|c| c.trim().parse().map_err(|_| bad()))
+        .collect::<crate::Result<_>>()?;
+    let rising = counts.windows(2).all(|p| p[0] < p[1]);
+    if counts.is_empty() || !rising || counts.iter().any(|&c| c == 0 || c > size) {
+        return Err(bad());
+    }
+    Ok(Some(counts))
+}
+
+/// What the steps add, and with `--ranks=COUNTS` those counts; refuses what `--ranks` (or its
+/// absence) cannot scale: across ranks, a job of one process; across targets, fewer than two.
+fn check_across(args: &ScaleArgs) -> crate::Result<(Across, Option<Vec<u32>>)> {
+    if let Some(value) = &args.ranks {
         if !crate::cluster::many() {
             return Err(crate::Error::invalid(
                 "--ranks",
-                "on",
+                value,
                 "an MPI job of two or more ranks (halfpower under mpirun or srun, built with \
                  the mpi feature)",
             ));
         }
-        return Ok(Across::Ranks);
+        return Ok((Across::Ranks, rank_counts(value)?));
     }
     if args.targets.len() < 2 {
         return Err(crate::Error::invalid(
@@ -329,7 +359,7 @@ fn check_across(args: &ScaleArgs) -> crate::Result<Across> {
             "two or more targets (or --ranks under MPI, one or more)",
         ));
     }
-    Ok(Across::Targets)
+    Ok((Across::Targets, None))
 }
 
 /// Each target alone, then the first k together (or striped) for k = 2..n.
@@ -360,7 +390,7 @@ fn across_targets(
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    let across = check_across(&args)?;
+    let (across, counts) = check_across(&args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?;
     let (engine, fallback) = available_engine(&asked);
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
@@ -382,7 +412,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .collect();
     let (alone, mut steps, stacks) = match across {
         Across::Ranks => {
-            let (alone, steps) = across_ranks(&mut runner, &w, &mut warnings)?;
+            let (alone, steps) = across_ranks(&mut runner, &w, counts.as_deref(), &mut warnings)?;
             (alone, steps, rank_stacks(&runner)?)
         }
         Across::Targets => {
@@ -403,7 +433,8 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     drop(runner); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
     let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
-    let analysis = analyse(&alone_fig, &steps_fig, &stacks);
+    let sizes: Vec<usize> = steps.iter().map(|s| s.targets).collect();
+    let analysis = analyse_sizes(&alone_fig, &steps_fig, &sizes, &stacks);
     let total = (analysis.limit_bytes_per_s).or_else(|| steps.last().map(|s| s.bytes_per_s));
     if let Some(p) = &mut pap {
         p.measured_bytes_per_s = total;

@@ -200,3 +200,46 @@ fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
     behind_a_capped_bus(&capped, &v1);
     without_a_shared_cap(&free, &v2);
 }
+
+/// `--ranks=3`: rank 0 alone, then all three; each rank capped at 300 IOPS, so the step of
+/// three is three times rank 0 alone (efficiency 1 within the caps' 5 %). A count beyond the
+/// job's size is a usage error naming it.
+#[test]
+fn counts_run_rank_0_alone_then_those_counts() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let t = target.to_str().unwrap();
+    let common = [
+        "--size", "8m", "--rw", "randread", "--time", "1s", "--warmup", "0",
+    ];
+    let mut args = vec!["scale", "--ranks=3", t, "--rate-iops", "300"];
+    args.extend(common);
+    let v = super::three_rank_job(&hp, dir.path(), &args);
+    assert_eq!(v["alone"].as_array().unwrap().len(), 1, "rank 0 alone only");
+    let steps = v["steps"].as_array().unwrap();
+    let sizes: Vec<u64> = steps
+        .iter()
+        .map(|s| s["targets"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [1, 3]);
+    ranks_took_part(&steps[1]["results"], 3, "ranks 0-2");
+    let an = &v["analysis"];
+    assert_eq!(an["steps"][1]["targets"], 3, "{an}");
+    let sum = an["sum_alone_first_bytes_per_s"][1].as_f64().unwrap();
+    let alone = v["alone"][0]["bytes_per_s"].as_f64().unwrap();
+    assert!((sum / (3.0 * alone) - 1.0).abs() < 1e-9, "{an}");
+    let e = an["efficiency"][1].as_f64().unwrap();
+    assert!((e - 1.0).abs() <= 0.05, "{an}");
+    let mut bad = vec!["scale", "--ranks=2,4", t];
+    bad.extend(common);
+    let out = super::mpirun(3, &hp, &bad);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--ranks '2,4'") && err.contains("job's 3"),
+        "{err}"
+    );
+}

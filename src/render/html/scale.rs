@@ -66,37 +66,35 @@ fn total_plot(reports: &[&ScaleReport], labels: &[String]) -> Plot {
             .iter()
             .map(|s| (s.targets as f64, s.bytes_per_s / 1e6))
             .collect();
-        let tips =
-            r.steps
-                .iter()
-                .zip(&r.analysis.efficiency)
-                .map(|(s, e)| {
-                    let interval = r.analysis.steps.get(s.targets.wrapping_sub(1)).map_or(
-                        String::new(),
-                        |x| {
-                            format!(
-                                " ({:.0}–{:.0} %)",
-                                x.efficiency_low * 100.0,
-                                x.efficiency_high * 100.0
-                            )
-                        },
-                    );
+        let tips = r
+            .steps
+            .iter()
+            .zip(&r.analysis.efficiency)
+            .enumerate()
+            .map(|(i, (s, e))| {
+                let interval = r.analysis.steps.get(i).map_or(String::new(), |x| {
                     format!(
-                        "{label}: {} {}, {:.1} MB/s, {:.0} % of perfect{interval}",
-                        s.targets,
-                        nouns(r.across).1,
-                        s.bytes_per_s / 1e6,
-                        e * 100.0
+                        " ({:.0}–{:.0} %)",
+                        x.efficiency_low * 100.0,
+                        x.efficiency_high * 100.0
                     )
-                })
-                .collect();
+                });
+                format!(
+                    "{label}: {} {}, {:.1} MB/s, {:.0} % of perfect{interval}",
+                    s.targets,
+                    nouns(r.across).1,
+                    s.bytes_per_s / 1e6,
+                    e * 100.0
+                )
+            })
+            .collect();
         total.series.push(Series::line(label.clone(), pts, tips, k));
         let ideal: Vec<(f64, f64)> = r
             .analysis
             .sum_alone_first_bytes_per_s
             .iter()
-            .enumerate()
-            .map(|(i, b)| ((i + 1) as f64, b / 1e6))
+            .zip(&r.steps)
+            .map(|(b, s)| (s.targets as f64, b / 1e6))
             .collect();
         total.series.push(Series {
             dash: 1,

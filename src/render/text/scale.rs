@@ -190,7 +190,7 @@ fn pct(x: f64) -> String {
 
 /// What holds the total at the saturating step, in words.
 fn cause(a: &ScaleAnalysis, at: usize, (targets, many): (usize, &str), limit: f64) -> String {
-    let r = at.checked_sub(1).and_then(|i| a.steps.get(i));
+    let r = a.steps.iter().find(|s| s.targets == at);
     let times = r.and_then(|r| Some((r.response_us?, r.response_alone_us?)));
     let response = times.map_or(String::new(), |(w, wa)| {
         format!(" (response time {w:.0} µs against {wa:.0} µs alone)")
@@ -239,8 +239,14 @@ pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
     let many = nouns(across).1;
     let mut out = match (a.saturates_at, a.limit_bytes_per_s) {
         (Some(sat), Some(limit)) => {
-            let linear = if sat > 1 {
-                format!("the {many} scale linearly up to {}", sat - 1)
+            // The step before the saturating one (steps may skip counts: --ranks=2,4,8; an
+            // older document without its readings had every count).
+            let before = match a.steps.is_empty() {
+                true => (sat > 1).then(|| sat - 1),
+                false => a.steps.iter().map(|s| s.targets).filter(|&k| k < sat).max(),
+            };
+            let linear = if let Some(k) = before {
+                format!("the {many} scale linearly up to {k}")
             } else {
                 format!("the {many} do not scale even at the first step")
             };
