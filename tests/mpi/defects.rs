@@ -110,6 +110,7 @@ fn the_jobs_syncs_are_every_ranks() {
 /// alone prints, on stdout, one document; `--parse-only`'s plan is printed once.
 #[test]
 fn a_fio_job_fails_when_any_rank_falls_below_its_minimum() {
+    super::paced();
     let Some(hp) = mpi_halfpower() else {
         return;
     };

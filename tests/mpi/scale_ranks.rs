@@ -176,9 +176,10 @@ fn without_a_shared_cap(bus: &common::Bus, v: &Value) {
     assert_eq!(an["limit"], "none", "{an}");
 }
 
-/// Both jobs at once, each on its own devices and cgroup (throttled: they need little CPU, and
-/// the ranks that sit a point out sleep), and no other timing test beside them: ranks that spin
-/// (another test's paced workers) would hold these back.
+/// Both jobs at once, and the cluster sweep behind its capped bus (tests/mpi/commands.rs), each
+/// on its own devices and cgroup (throttled: they need little CPU, and the ranks that sit a
+/// point out sleep), and no other timing test beside them: ranks that spin (another test's
+/// paced workers) would hold these back.
 #[test]
 fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
     let Some(hp) = mpi_halfpower() else {
@@ -195,6 +196,10 @@ fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
     let (v1, v2) = std::thread::scope(|s| {
         let a = s.spawn(|| scale_ranks(&hp, &capped, d1.path(), "4500ms"));
         let b = s.spawn(|| scale_ranks(&hp, &free, d2.path(), "4500ms"));
+        let c = s.spawn(|| {
+            super::commands::sweep_on_disks_behind_a_capped_bus_finds_the_bus_and_the_half_power_size(&hp)
+        });
+        c.join().unwrap();
         (a.join().unwrap(), b.join().unwrap())
     });
     behind_a_capped_bus(&capped, &v1);
@@ -206,6 +211,7 @@ fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
 /// job's size is a usage error naming it.
 #[test]
 fn counts_run_rank_0_alone_then_those_counts() {
+    super::paced();
     let Some(hp) = mpi_halfpower() else {
         return;
     };
