@@ -26,20 +26,23 @@ fn merge_dir(parts: &[&DirSummary], seconds: f64) -> DirSummary {
             d.zeros.merge(z);
         }
     }
-    let mut out = DirSummary::of(&d, seconds);
-    // The ranks measure independently: their intervals add in quadrature (none when any
-    // rank has none).
+    DirSummary::of(&d, seconds)
+}
+
+/// `merged`'s intervals from the ranks' own of the same figure (`ranks`, one each): the ranks
+/// measure independently, so their half-widths add in quadrature; none when any rank has none.
+fn intervals(mut merged: DirSummary, ranks: &[&DirSummary]) -> DirSummary {
     let sum = |half: &dyn Fn(&DirSummary) -> Option<f64>, figure: f64| {
-        let halves: Option<Vec<f64>> = parts.iter().map(|p| half(p)).collect();
+        let halves: Option<Vec<f64>> = ranks.iter().map(|p| half(p)).collect();
         let h = halves?.iter().map(|h| h * h).sum::<f64>().sqrt();
         (figure > 0.0).then(|| Ci95 {
             half: h,
             pct: h / figure * 100.0,
         })
     };
-    out.iops_ci95 = sum(&|p| p.iops_ci95.map(|c| c.half), out.iops);
-    out.bytes_per_s_ci95 = sum(&|p| p.bytes_per_s_ci95.map(|c| c.half), out.bytes_per_s);
-    out
+    merged.iops_ci95 = sum(&|p| p.iops_ci95.map(|c| c.half), merged.iops);
+    merged.bytes_per_s_ci95 = sum(&|p| p.bytes_per_s_ci95.map(|c| c.half), merged.bytes_per_s);
+    merged
 }
 
 /// I/Os and bytes of a rank's series up to `t` s: whole seconds, then the share of the second
@@ -80,10 +83,12 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.seconds = seconds;
     let reads: Vec<&DirSummary> = all.iter().filter_map(|x| x.read.as_ref()).collect();
     let writes: Vec<&DirSummary> = all.iter().filter_map(|x| x.write.as_ref()).collect();
-    r.read = (!reads.is_empty()).then(|| merge_dir(&reads, seconds));
-    r.write = (!writes.is_empty()).then(|| merge_dir(&writes, seconds));
+    r.read = (!reads.is_empty()).then(|| intervals(merge_dir(&reads, seconds), &reads));
+    r.write = (!writes.is_empty()).then(|| intervals(merge_dir(&writes, seconds), &writes));
     let both: Vec<&DirSummary> = reads.iter().chain(&writes).copied().collect();
-    r.total = merge_dir(&both, seconds);
+    // A rank's read and write intervals are not independent: the total's come from its total's.
+    let totals: Vec<&DirSummary> = all.iter().map(|x| &x.total).collect();
+    r.total = intervals(merge_dir(&both, seconds), &totals);
     r.interrupted = all.iter().any(|x| x.interrupted);
     r.fatal = ranks.iter().find_map(|x| {
         x.results.fatal.as_ref().map(|f| Fatal {

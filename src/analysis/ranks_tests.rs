@@ -249,3 +249,28 @@ fn until_takes_whole_seconds_then_a_share_of_the_last() {
     // The last point is a rate over its half second: 150 I/Os in all.
     assert_eq!(until(&s, 2.5, 10.0).0, 100.0 + 200.0 + 150.0);
 }
+
+/// The job's throughput interval: two ranks measured independently with half-widths of 3 and
+/// 4 (in their own units) give the job √(3² + 4²) = 5, its share of the job's figure; one rank
+/// without an interval leaves the job without one.
+#[test]
+fn the_jobs_interval_is_the_ranks_in_quadrature() {
+    let mut ranks = vec![
+        rank(0, "h", 1000, 1.0, &[1000]),
+        rank(1, "h", 1000, 1.0, &[1000]),
+    ];
+    for (r, half) in ranks.iter_mut().zip([3.0, 4.0]) {
+        r.results.total.iops_ci95 = Some(Ci95 { half, pct: 0.0 });
+        r.results.total.bytes_per_s_ci95 = Some(Ci95 {
+            half: half * 1e3,
+            pct: 0.0,
+        });
+    }
+    let job = merge(&ranks, Vec::new(), 0.0).total;
+    let iops = job.iops_ci95.unwrap();
+    assert!((iops.half - 5.0).abs() < 1e-9, "{iops:?}");
+    assert!((iops.pct - 5.0 / job.iops * 100.0).abs() < 1e-9);
+    assert!((job.bytes_per_s_ci95.unwrap().half - 5e3).abs() < 1e-6);
+    ranks[1].results.total.iops_ci95 = None;
+    assert!(merge(&ranks, Vec::new(), 0.0).total.iops_ci95.is_none());
+}
