@@ -130,35 +130,11 @@ fn run_warnings(
     for said in sanity::check(w, own, &ranks[me].results) {
         warn(&mut given, said);
     }
-    let mut warnings = measure::job::every_rank(given, |rank, w| {
-        if crate::cluster::many() {
-            Warning::OfRank {
-                rank,
-                warning: Box::new(w),
-            }
-        } else {
-            w
-        }
-    })?;
+    let mut warnings = measure::job::every_ranks_warnings(given)?;
     for said in sanity::run_end(job) {
-        warn_job(&mut warnings, said);
+        measure::warn_job(&mut warnings, said);
     }
     Ok(warnings)
-}
-
-/// Keeps a warning about the whole job (from its merged results, which every rank holds): a
-/// single process says it as any other; under MPI rank 0 alone says it, untagged.
-fn warn_job(warnings: &mut Vec<Warning>, said: Warning) {
-    if !crate::cluster::many() {
-        return warn(warnings, said);
-    }
-    if warnings.contains(&said) {
-        return;
-    }
-    if crate::cluster::rank() == 0 {
-        eprintln!("halfpower: warning: {said}");
-    }
-    warnings.push(said);
 }
 
 /// With `--shared` under MPI: this rank's workload, its region moved to `--offset` + rank ×

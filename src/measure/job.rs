@@ -90,3 +90,17 @@ pub fn stopped() -> crate::Result<bool> {
     }
     Ok(crate::signal::interrupted())
 }
+
+/// Every rank's `warnings`, in rank order, on every rank: each marked with its rank
+/// ([`crate::model::Warning::OfRank`]) when there are several; this process's own for one.
+pub fn every_ranks_warnings(
+    warnings: Vec<crate::model::Warning>,
+) -> crate::Result<Vec<crate::model::Warning>> {
+    every_rank(warnings, |rank, w| match crate::cluster::many() {
+        true => crate::model::Warning::OfRank {
+            rank,
+            warning: Box::new(w),
+        },
+        false => w,
+    })
+}

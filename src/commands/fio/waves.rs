@@ -260,16 +260,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
 /// rank that fell below, marked with its rank under MPI, so that every rank fails the job
 /// alike and ends with the same status; this process's own for one process.
 fn job_below_min(own: Option<Warning>) -> crate::Result<Option<Warning>> {
-    let each = crate::measure::job::every_rank(own.into_iter().collect(), |rank, w| {
-        if crate::cluster::many() {
-            Warning::OfRank {
-                rank,
-                warning: Box::new(w),
-            }
-        } else {
-            w
-        }
-    })?;
+    let each = crate::measure::job::every_ranks_warnings(own.into_iter().collect())?;
     Ok(each.into_iter().next())
 }
 
