@@ -1,7 +1,8 @@
 //! The headroom search of `replay --headroom`: from the points replayed so far, the next
 //! speed to try, or the answer. The speed at which a figure (mean or 99th percentile response
 //! time) reaches double its value at speed 1 is bracketed by doubling the speed, then narrowed
-//! by bisection (geometric) until the bracket is within 2 %, and read off by linear
+//! by bisection (geometric) until the bracket is within the asked precision (2 % unless said),
+//! and read off by linear
 //! interpolation between its ends. Only points the replayer issued on time count: a point
 //! whose requests were late because every slot was busy is the queue limit's answer; one late
 //! for any other reason (CPU) ends the search without a figure beyond it. "On time" is judged
@@ -19,8 +20,9 @@ pub const BEHIND_MEAN_SHARE: f64 = 0.05;
 /// replayed again before the search takes it as it is: a host that steals the CPU for a few
 /// seconds spoils one point, not the whole search.
 pub const LATE_RETRIES: u32 = 2;
-/// The bracket is narrowed until its ends are within this ratio.
-pub const PRECISION: f64 = 1.02;
+/// The bracket is narrowed until its ends are within this share of each other, unless asked
+/// otherwise (`replay --headroom-precision`).
+pub const PRECISION: f64 = 0.02;
 /// The fastest speed the search tries.
 pub const MAX_SPEED: f64 = 1024.0;
 
@@ -65,9 +67,9 @@ pub enum Step {
 }
 
 /// Where figure `f` reaches double its value at speed 1 among `points`: `Ok(speed)` once
-/// bracketed within [`PRECISION`], `Err(next speed to try)` while not, `Err(None)` when it
-/// cannot be (a limit, or [`MAX_SPEED`]).
-fn crossing(points: &[Probe], f: fn(&Probe) -> f64) -> Result<f64, Option<f64>> {
+/// bracketed within `precision` (a share: 0.02 is 2 %), `Err(next speed to try)` while not,
+/// `Err(None)` when it cannot be (a limit, or [`MAX_SPEED`]).
+fn crossing(points: &[Probe], precision: f64, f: fn(&Probe) -> f64) -> Result<f64, Option<f64>> {
     let base = f(&points[0]);
     let goal = 2.0 * base;
     let counted: Vec<&Probe> = points.iter().filter(|p| p.counts()).collect();
@@ -82,7 +84,7 @@ fn crossing(points: &[Probe], f: fn(&Probe) -> f64) -> Result<f64, Option<f64>> 
     let fastest = points.iter().map(|p| p.speed).fold(1.0, f64::max);
     let stuck = points.iter().any(|p| !p.counts());
     match (below, above) {
-        (Some(lo), Some(hi)) if hi.speed <= lo.speed * PRECISION => {
+        (Some(lo), Some(hi)) if hi.speed <= lo.speed * (1.0 + precision) => {
             let t = (goal - f(lo)) / (f(hi) - f(lo));
             Ok(lo.speed + t.clamp(0.0, 1.0) * (hi.speed - lo.speed))
         }
@@ -101,10 +103,11 @@ fn crossing(points: &[Probe], f: fn(&Probe) -> f64) -> Result<f64, Option<f64>> 
     }
 }
 
-/// The next step of the search over `points` (the first at speed 1).
-pub fn next(points: &[Probe]) -> Step {
-    let mean = crossing(points, |p| p.mean_us);
-    let p99 = crossing(points, |p| p.p99_us);
+/// The next step of the search over `points` (the first at speed 1), narrowing each bracket
+/// to within `precision` (a share of its lower end).
+pub fn next(points: &[Probe], precision: f64) -> Step {
+    let mean = crossing(points, precision, |p| p.mean_us);
+    let p99 = crossing(points, precision, |p| p.p99_us);
     for r in [&mean, &p99] {
         if let Err(Some(s)) = r {
             return Step::Run(*s);
@@ -134,6 +137,7 @@ pub fn next(points: &[Probe]) -> Step {
         speed_at_double_p99: p99.ok(),
         limit,
         fastest_tried: fastest,
+        precision,
     })
 }
 
@@ -159,9 +163,13 @@ mod tests {
     }
 
     fn search(device: impl Fn(f64) -> Probe) -> (Headroom, usize) {
+        search_within(PRECISION, device)
+    }
+
+    fn search_within(precision: f64, device: impl Fn(f64) -> Probe) -> (Headroom, usize) {
         let mut points = vec![device(1.0)];
         loop {
-            match next(&points) {
+            match next(&points, precision) {
                 Step::Run(s) => points.push(device(s)),
                 Step::Done(h) => return (h, points.len()),
             }
@@ -176,6 +184,17 @@ mod tests {
         assert!((s / 2.25 - 1.0).abs() < 0.02, "{s}");
         assert_eq!(h.limit, HeadroomLimit::Device);
         assert!(runs < 16, "{runs} runs");
+    }
+
+    #[test]
+    fn a_coarser_precision_takes_fewer_points_and_stays_within_it() {
+        let (fine, fine_runs) = search(md1);
+        let (coarse, coarse_runs) = search_within(0.05, md1);
+        let s = coarse.speed_at_double_mean.unwrap();
+        // Linear interpolation inside a 5 % bracket of a convex curve: within the bracket.
+        assert!((s / 2.25 - 1.0).abs() < 0.05, "{s}");
+        assert!(coarse_runs < fine_runs, "{coarse_runs} against {fine_runs}");
+        assert!(fine.speed_at_double_mean.is_some());
     }
 
     #[test]

@@ -5,6 +5,15 @@ use crate::plan::EngineKind;
 use clap::Args;
 use std::path::PathBuf;
 
+/// Reads `--headroom-precision`: a percentage (a trailing `%` allowed) from 0.1 to 50, as a
+/// share.
+fn parse_precision(s: &str) -> Result<f64, String> {
+    match s.strip_suffix('%').unwrap_or(s).parse::<f64>() {
+        Ok(p) if (0.1..=50.0).contains(&p) => Ok(p / 100.0),
+        _ => Err("a percentage from 0.1 to 50 (e.g. 2 or 5%)".into()),
+    }
+}
+
 /// `halfpower replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
@@ -18,9 +27,16 @@ pub struct ReplayArgs {
     #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "1")]
     pub speed: Vec<f64>,
     /// Also search the speeds at which the mean and the 99th percentile response time double
-    /// against speed 1 (doubling, then bisection to 2 %), and name what limited them.
+    /// against speed 1 (doubling, then bisection to --headroom-precision), and name what
+    /// limited them.
     #[arg(long)]
     pub headroom: bool,
+    /// How narrow the headroom search's bracket gets before the crossing is read off, in
+    /// percent of its lower speed (0.1 to 50): each halving of it costs about one more
+    /// replay per figure.
+    #[arg(long, value_name = "PCT", value_parser = parse_precision, requires = "headroom",
+          default_value_t = 100.0 * crate::analysis::headroom::PRECISION)]
+    pub headroom_precision: f64,
     /// `--reads-only`.
     #[command(flatten)]
     pub reads_only: super::ReadsOnlyArg,

@@ -270,7 +270,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
     if args.headroom {
         headroom_search(
             &mut report,
-            (asked, depth),
+            (asked, depth, args.headroom_precision),
             &mut |s, w| run(s, &mut runner, w),
             &mut warnings,
         )?;
@@ -306,11 +306,11 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
 type RunAt<'a> = dyn FnMut(f64, &mut Vec<Warning>) -> crate::Result<Option<Results>> + 'a;
 
 /// The headroom search: speed 1 first (run now if `--speed` left it out), then the speeds
-/// `analysis::headroom` asks for until it answers; `asked` is the job's rate at speed 1 and
-/// `limit` the bound on requests in flight.
+/// `analysis::headroom` asks for until it answers; `asked` is the job's rate at speed 1,
+/// `limit` the bound on requests in flight and `precision` the bracket's width it stops at.
 fn headroom_search(
     report: &mut ReplayReport,
-    (asked, limit): (f64, u32),
+    (asked, limit, precision): (f64, u32, f64),
     run: &mut RunAt<'_>,
     warnings: &mut Vec<Warning>,
 ) -> crate::Result<()> {
@@ -324,7 +324,7 @@ fn headroom_search(
         let mut probes: Vec<Probe> = report.points.iter().map(|p| probe(p, limit)).collect();
         // Speed 1 first: the search's base.
         probes.sort_by_key(|p| p.speed != 1.0);
-        match headroom::next(&probes) {
+        match headroom::next(&probes, precision) {
             Step::Done(h) => {
                 report.headroom = Some(h);
                 return Ok(());

@@ -97,6 +97,15 @@ pub struct Headroom {
     pub limit: HeadroomLimit,
     /// The fastest speed tried.
     pub fastest_tried: f64,
+    /// The bracket's width the search stopped at, a share of its lower speed
+    /// (`--headroom-precision`; 0.02 in files written before it was asked).
+    #[serde(default = "two_percent")]
+    pub precision: f64,
+}
+
+/// The precision of a search written before `--headroom-precision`.
+fn two_percent() -> f64 {
+    0.02
 }
 
 /// The document `halfpower replay --json` writes.

@@ -21,9 +21,10 @@ pub fn headroom_sentence(h: &Headroom) -> String {
         ),
     };
     format!(
-        "headroom: the mean response time doubles at {} the trace's pace, the 99th percentile at {}; limited by {why}",
+        "headroom: the mean response time doubles at {} the trace's pace, the 99th percentile at {} (each within {:.1} %); limited by {why}",
         speed(h.speed_at_double_mean),
         speed(h.speed_at_double_p99),
+        100.0 * h.precision,
     )
 }
 
