@@ -589,7 +589,8 @@ pub struct SweepArgs {
 #[derive(Args, Debug)]
 pub struct ScaleArgs {
     /// Two or more files or block devices, in the order they are added (one or more with
-    /// --ranks: each rank runs all of them; '{rank}' in a path gives each rank its own).
+    /// --ranks: each rank runs all of them; '{rank}' in a path gives each rank its own; with
+    /// --targets-per-rank N, ranks × N of them, dealt out N per rank).
     #[arg(value_name = "TARGET", required = true, num_args = 1..)]
     pub targets: Vec<PathBuf>,
     /// Scale across the ranks of an MPI job (under mpirun or srun) instead of across targets:
@@ -605,6 +606,17 @@ pub struct ScaleArgs {
         conflicts_with = "stripe"
     )]
     pub ranks: Option<String>,
+    /// With --ranks: deal the targets out N per rank, in order (rank r takes the list's
+    /// targets r·N+1 … r·N+N), so that each step adds N disks with each rank: clients and
+    /// disks scale together. The list must hold exactly ranks × N targets, none with '{rank}'
+    /// or '{host}'.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "ranks",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub targets_per_rank: Option<u32>,
     /// Run each step as one logical target striped across its targets in chunks of SIZE (000's
     /// stripe sets, RAID 0), instead of the targets side by side; a multiple of --bs.
     #[arg(long, value_name = "SIZE")]

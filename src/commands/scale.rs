@@ -10,6 +10,7 @@ use crate::measure::{Session, Settings};
 use crate::model::scale::{Across, Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
+use crate::plan::ranks::Placement;
 use crate::plan::{DepthOnEngine, RunPlan, Workload};
 use crate::render::text::scale::scale_table;
 use crate::runner::Layout;
@@ -268,7 +269,8 @@ fn rank_step(k: usize, threads: u32, r: Results) -> Step {
     s
 }
 
-/// `--ranks`: each rank alone on all its targets (with `counts`, rank 0 alone only), then the
+/// `--ranks`: each rank alone on all its targets (its own list, or with `--targets-per-rank`
+/// its share of the job's list; with `counts`, rank 0 alone only), then the
 /// first k ranks together for k = 2 up to the job's size (or each of `counts` above 1), the
 /// others sitting each point out. Every rank returns the same (the job's) figures.
 fn across_ranks(
@@ -338,9 +340,18 @@ fn rank_counts(value: &str) -> crate::Result<Option<Vec<u32>>> {
     Ok(Some(counts))
 }
 
-/// What the steps add, and with `--ranks=COUNTS` those counts; refuses what `--ranks` (or its
-/// absence) cannot scale: across ranks, a job of one process; across targets, fewer than two.
-fn check_across(args: &ScaleArgs) -> crate::Result<(Across, Option<Vec<u32>>)> {
+/// What `--ranks` and `--targets-per-rank` lower into: what the steps add, with `--ranks=COUNTS`
+/// those counts, and where each rank's targets come from.
+struct Scaling {
+    across: Across,
+    counts: Option<Vec<u32>>,
+    placement: Placement,
+}
+
+/// Lowers `--ranks` and `--targets-per-rank`; refuses what `--ranks` (or its absence) cannot
+/// scale: across ranks, a job of one process; across targets, fewer than two; and a list that
+/// cannot be dealt out (`Placement::lower`).
+fn check_across(args: &ScaleArgs) -> crate::Result<Scaling> {
     if let Some(value) = &args.ranks {
         if !crate::cluster::many() {
             return Err(crate::Error::invalid(
@@ -350,7 +361,14 @@ fn check_across(args: &ScaleArgs) -> crate::Result<(Across, Option<Vec<u32>>)> {
                  the mpi feature)",
             ));
         }
-        return Ok((Across::Ranks, rank_counts(value)?));
+        let counts = rank_counts(value)?;
+        let size = crate::cluster::size();
+        let placement = Placement::lower(args.targets_per_rank, &args.targets, size)?;
+        return Ok(Scaling {
+            across: Across::Ranks,
+            counts,
+            placement,
+        });
     }
     if args.targets.len() < 2 {
         return Err(crate::Error::invalid(
@@ -359,7 +377,11 @@ fn check_across(args: &ScaleArgs) -> crate::Result<(Across, Option<Vec<u32>>)> {
             "two or more targets (or --ranks under MPI, one or more)",
         ));
     }
-    Ok((Across::Targets, None))
+    Ok(Scaling {
+        across: Across::Targets,
+        counts: None,
+        placement: Placement::Whole,
+    })
 }
 
 /// Each target alone, then the first k together (or striped) for k = 2..n.
@@ -390,14 +412,19 @@ fn across_targets(
 /// Runs `halfpower scale`.
 pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let exporter = Exporter::checked(&args.output)?;
-    let (across, counts) = check_across(&args)?;
+    let Scaling {
+        across,
+        counts,
+        placement,
+    } = check_across(&args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?;
     let (engine, fallback) = available_engine(&asked);
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
     let layout = layout(&args, w.workload())?;
     let mut runner = Session::open(
-        &args.targets,
+        // Dealt out: this rank's share of the list; else the whole list, placed per rank.
+        placement.targets(&args.targets, crate::cluster::rank()),
         std::slice::from_ref(&w),
         Settings::new((engine, fallback), args.output.quiet),
         &mut warnings,
@@ -446,6 +473,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         workload: w.workload().clone(),
         stripe_bytes: args.stripe.map(|s| s.0),
         across,
+        targets_per_rank: placement.per_rank(),
         targets,
         alone,
         steps,

@@ -17,7 +17,8 @@ pub enum Across {
     /// Targets of one process, side by side or striped.
     #[default]
     Targets,
-    /// Ranks of an MPI job (`--ranks`), each with all its own targets.
+    /// Ranks of an MPI job (`--ranks`), each with all its own targets (with
+    /// `--targets-per-rank`, its share of the job's list).
     Ranks,
 }
 
@@ -206,6 +207,11 @@ pub struct ScaleReport {
     /// What each step adds: a target, or with `--ranks` a rank of the job.
     #[serde(default)]
     pub across: Across,
+    /// With `--ranks --targets-per-rank N`: N, the job's list dealt out N per rank (rank r on
+    /// targets r·N … r·N+N−1), so step k runs k ranks on k·N targets; absent otherwise (each
+    /// rank on its whole list) and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets_per_rank: Option<u32>,
     /// The targets, in order.
     pub targets: Vec<TargetInfo>,
     /// Each target alone.

@@ -1,8 +1,10 @@
 //! The workload: every option of a run as one typed struct, lowered into from the CLI's flags
 //! (`cli::WorkloadArgs`), fio's job files and the JSON `workload` object (serde), and its
 //! validation; and the plan made of it ([`RunPlan`], with its [`Schedule`]), which is all the
-//! layers below the commands take. No I/O happens here, and no command-line crate is used.
+//! layers below the commands take; and how `scale --ranks` places its targets on the ranks
+//! ([`ranks::Placement`]). No I/O happens here, and no command-line crate is used.
 
+pub mod ranks;
 mod run_plan;
 pub mod schedule;
 

@@ -16,15 +16,32 @@ fn throttle_bound(rate: f64, seconds: f64, devices: usize, bs: f64) -> f64 {
     (2.0 * 0.104 * rate + devices as f64 * bs) / (rate * seconds)
 }
 
-/// Runs `scale --ranks` on the bus's disks, one per rank, inside the throttle's cgroup.
-fn scale_ranks(hp: &Path, bus: &common::Bus, dir: &Path, time: &str) -> Value {
+/// Runs `scale --ranks` on the bus's disks inside the throttle's cgroup: one per rank
+/// (`d.{rank}`), or with `per_rank` the list of every disk dealt out that many per rank
+/// (`--targets-per-rank`).
+fn scale_ranks(
+    hp: &Path,
+    bus: &common::Bus,
+    dir: &Path,
+    time: &str,
+    per_rank: Option<&str>,
+) -> Value {
     for (i, d) in bus.disks.iter().enumerate() {
         std::os::unix::fs::symlink(d, dir.join(format!("d.{i}"))).unwrap();
     }
-    let target = dir.join("d.{rank}");
+    let targets: Vec<String> = match per_rank {
+        None => vec![dir.join("d.{rank}").display().to_string()],
+        Some(_) => (0..bus.disks.len())
+            .map(|i| dir.join(format!("d.{i}")).display().to_string())
+            .collect(),
+    };
     let json = dir.join("scale.json");
     let mut args = vec!["--oversubscribe", "-np", "3", hp.to_str().unwrap()];
-    args.extend(["scale", "--ranks", target.to_str().unwrap()]);
+    args.extend(["scale", "--ranks"]);
+    args.extend(targets.iter().map(String::as_str));
+    if let Some(n) = per_rank {
+        args.extend(["--targets-per-rank", n]);
+    }
     args.extend(["--rw", "read", "--bs", "256k", "--qd", "4", "--time", time]);
     args.extend([
         "--warmup",
@@ -79,10 +96,11 @@ fn ranks_took_part(results: &Value, k: usize, what: &str) {
     }
 }
 
-/// A run's MB/s against the caps' `want`, within the throttle bound of its own length; its
+/// A run's MB/s against the caps' `want`, within the throttle bound of its own length with
+/// `throttled` devices at their caps (each may pass one more request); its
 /// figure agrees with the kernel's counters of `disks` over the same window (3 %: the device
 /// window and the I/O window differ by a few ms).
-fn at_cap(run: &Value, results: &Value, disks: &[String], want: f64, what: &str) {
+fn at_cap(run: &Value, results: &Value, disks: &[String], want: f64, throttled: usize, what: &str) {
     let got = run["bytes_per_s"].as_f64().unwrap();
     let seconds = results["seconds"].as_f64().unwrap();
     let counted: f64 = (disks.iter())
@@ -98,7 +116,7 @@ fn at_cap(run: &Value, results: &Value, disks: &[String], want: f64, what: &str)
         (got / counted - 1.0).abs() <= 0.03,
         "{what}: halfpower {got} B/s, the counters of {disks:?} {counted} B/s"
     );
-    let bound = throttle_bound(want, seconds, 3, 262144.0);
+    let bound = throttle_bound(want, seconds, throttled, 262144.0);
     assert!(
         (got / want - 1.0).abs() <= bound,
         "{what}: {got} B/s over {seconds} s, the caps allow {want} (± {:.1} %)",
@@ -121,7 +139,7 @@ fn behind_a_capped_bus(bus: &common::Bus, v: &Value) {
         let what = format!("rank {i} alone");
         assert_eq!(a["target"], what.trim_end_matches(" alone"));
         ranks_took_part_alone(&a["results"], i, &what);
-        at_cap(a, &a["results"], &[name(&bus.disks[i])], 40e6, &what);
+        at_cap(a, &a["results"], &[name(&bus.disks[i])], 40e6, 3, &what);
     }
     let steps = v["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 3, "one step per rank count");
@@ -134,6 +152,7 @@ fn behind_a_capped_bus(bus: &common::Bus, v: &Value) {
             &s["results"],
             std::slice::from_ref(&bus_name),
             60e6,
+            3,
             &what,
         );
         assert_eq!(s["per_target"].as_array().unwrap().len(), k + 1, "{what}");
@@ -164,7 +183,14 @@ fn without_a_shared_cap(bus: &common::Bus, v: &Value) {
     for (k, s) in v["steps"].as_array().unwrap().iter().enumerate() {
         let what = format!("ranks 0-{k}");
         ranks_took_part(&s["results"], k + 1, &what);
-        at_cap(s, &s["results"], &disks[..=k], 20e6 * (k + 1) as f64, &what);
+        at_cap(
+            s,
+            &s["results"],
+            &disks[..=k],
+            20e6 * (k + 1) as f64,
+            3,
+            &what,
+        );
     }
     let an = &v["analysis"];
     let eff = an["efficiency"].as_array().unwrap();
@@ -176,10 +202,109 @@ fn without_a_shared_cap(bus: &common::Bus, v: &Value) {
     assert_eq!(an["limit"], "none", "{an}");
 }
 
-/// Both jobs at once, and the cluster sweep behind its capped bus (tests/mpi/commands.rs), each
-/// on its own devices and cgroup (throttled: they need little CPU, and the ranks that sit a
-/// point out sleep), and no other timing test beside them: ranks that spin (another test's
-/// paced workers) would hold these back.
+/// `--targets-per-rank 2`: six disks of D = 10 MB/s on an uncapped bus, the list dealt out so
+/// that rank r runs on disks 2r and 2r + 1. Each rank alone carries 2 × D and each step of k
+/// ranks k × 2 × D, within the throttle's bound with 2k disks at their caps (5.2 % at 4.5 s);
+/// every run's targets are its ranks' own two each, in order, and the kernel's counters agree:
+/// [`on_their_own_disks`]. Every efficiency is at least 90 % (the bound's (1 − b)/(1 + b) =
+/// 0.90), nothing saturates, and the document records N.
+fn dealt_two_per_rank(bus: &common::Bus, dir: &Path, v: &Value) {
+    assert_eq!(v["across"], "ranks", "{v}");
+    assert_eq!(v["targets_per_rank"], 2, "{v}");
+    let links: Vec<String> = (0..bus.disks.len())
+        .map(|i| dir.join(format!("d.{i}")).display().to_string())
+        .collect();
+    let listed: Vec<&str> = (v["targets"].as_array().unwrap().iter())
+        .map(|t| t["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, links, "the job's targets: the list, in rank order");
+    let disks: Vec<String> = bus.disks.iter().map(|d| name(d)).collect();
+    let bus_name = bus.bus.name();
+    let alone = v["alone"].as_array().unwrap();
+    assert_eq!(alone.len(), 3);
+    for (i, a) in alone.iter().enumerate() {
+        let what = format!("rank {i} alone on 2 disks");
+        ranks_took_part_alone(&a["results"], i, &what);
+        on_their_own_disks(&a["results"], &links, &disks, &bus_name, &what);
+        let own = &disks[2 * i..2 * i + 2];
+        at_cap(a, &a["results"], own, 20e6, 2, &what);
+    }
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "one step per rank count");
+    for (k, s) in steps.iter().enumerate() {
+        let what = format!("ranks 0-{k} on {} disks", 2 * (k + 1));
+        ranks_took_part(&s["results"], k + 1, &what);
+        on_their_own_disks(&s["results"], &links, &disks, &bus_name, &what);
+        let want = 20e6 * (k + 1) as f64;
+        at_cap(
+            s,
+            &s["results"],
+            &disks[..2 * (k + 1)],
+            want,
+            2 * (k + 1),
+            &what,
+        );
+    }
+    let an = &v["analysis"];
+    for (k, e) in an["efficiency"].as_array().unwrap().iter().enumerate() {
+        assert!(e.as_f64().unwrap() >= 0.9, "step {}: {an}", k + 1);
+    }
+    assert_eq!(an["saturates_at"], Value::Null, "{an}");
+    assert_eq!(an["limit"], "none", "{an}");
+}
+
+/// Each rank of a run used its own two targets of the dealt list, `links` 2r and 2r + 1 in
+/// order, and the kernel counted I/O there only: the run's devices are those ranks' disks and
+/// the bus, each disk read exactly the bytes its rank counted on the target over it, and the
+/// bus beneath all six disks carried their sum (within 3 %: each rank samples the counters in
+/// its own window), so no other disk moved.
+fn on_their_own_disks(
+    results: &Value,
+    links: &[String],
+    disks: &[String],
+    bus_name: &str,
+    what: &str,
+) {
+    let devs = results["devices"].as_array().unwrap();
+    let dev = |n: &str| {
+        (devs.iter().find(|d| d["name"] == n))
+            .unwrap_or_else(|| panic!("{what}: no counters of {n}: {devs:?}"))
+    };
+    let mut expected = vec![bus_name];
+    let mut sum = 0.0;
+    for r in results["ranks"].as_array().unwrap() {
+        let rank = r["rank"].as_u64().unwrap() as usize;
+        let targets = r["results"]["targets"].as_array().unwrap();
+        let paths: Vec<&str> = (targets.iter())
+            .map(|t| t["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, links[2 * rank..2 * rank + 2], "{what}: rank {rank}");
+        for (t, disk) in targets.iter().zip(&disks[2 * rank..2 * rank + 2]) {
+            let d = dev(disk);
+            assert_eq!(d["read_bytes"], t["total"]["bytes"], "{what}: {disk}");
+            sum += d["read_bytes"].as_f64().unwrap();
+            expected.push(disk);
+        }
+    }
+    let mut names: Vec<&str> = devs.iter().map(|d| d["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(
+        names, expected,
+        "{what}: the devices under the run's targets"
+    );
+    let on_bus = dev(bus_name)["read_bytes"].as_f64().unwrap();
+    assert!(
+        (on_bus / sum - 1.0).abs() <= 0.03,
+        "{what}: the bus read {on_bus} bytes, the ranks' disks {sum}"
+    );
+}
+
+/// The three jobs at once (a bus capped, one not, two disks per rank dealt out), and the
+/// cluster sweep behind its capped bus (tests/mpi/commands.rs), each on its own devices and
+/// cgroup (throttled: they need little CPU, and the ranks that sit a point out sleep), and no
+/// other timing test beside them: ranks that spin (another test's paced workers) would hold
+/// these back.
 #[test]
 fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
     let Some(hp) = mpi_halfpower() else {
@@ -191,19 +316,58 @@ fn ranks_scale_as_the_caps_say_with_and_without_a_shared_bus() {
     let Some(free) = common::Bus::new("ranks-free", 3, 32 << 20, 20_000_000, 0) else {
         return;
     };
+    let Some(dealt) = common::Bus::new("ranks-dealt", 6, 16 << 20, 10_000_000, 0) else {
+        return;
+    };
     let _turn = common::exclusive();
-    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (v1, v2) = std::thread::scope(|s| {
-        let a = s.spawn(|| scale_ranks(&hp, &capped, d1.path(), "4500ms"));
-        let b = s.spawn(|| scale_ranks(&hp, &free, d2.path(), "4500ms"));
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (v1, v2, v3) = std::thread::scope(|s| {
+        let a = s.spawn(|| scale_ranks(&hp, &capped, dirs[0].path(), "4500ms", None));
+        let b = s.spawn(|| scale_ranks(&hp, &free, dirs[1].path(), "4500ms", None));
+        let d = s.spawn(|| scale_ranks(&hp, &dealt, dirs[2].path(), "4500ms", Some("2")));
         let c = s.spawn(|| {
             super::commands::sweep_on_disks_behind_a_capped_bus_finds_the_bus_and_the_half_power_size(&hp)
         });
         c.join().unwrap();
-        (a.join().unwrap(), b.join().unwrap())
+        (a.join().unwrap(), b.join().unwrap(), d.join().unwrap())
     });
     behind_a_capped_bus(&capped, &v1);
     without_a_shared_cap(&free, &v2);
+    dealt_two_per_rank(&dealt, dirs[2].path(), &v3);
+}
+
+/// A dealt list must hold exactly ranks × N targets, and no `{rank}` (each rank's share is its
+/// own already): either is a usage error (exit 2) naming the numbers or the placeholder.
+#[test]
+fn a_dealt_list_is_ranks_times_n_targets_without_placeholders() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let five: Vec<String> = (0..5).map(|i| path(&format!("f.{i}"))).collect();
+    let mut short = vec!["scale", "--ranks"];
+    short.extend(five.iter().map(String::as_str));
+    short.extend(["--targets-per-rank", "2", "--size", "1m", "--time", "1s"]);
+    let out = super::mpirun(3, &hp, &short);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--targets-per-rank '2'")
+            && err.contains("3 ranks × 2 = 6 targets")
+            && err.contains("the list has 5 targets"),
+        "{err}"
+    );
+    let (a, b) = (path("f.{rank}"), path("g"));
+    let placed = ["scale", "--ranks", &a, &b, "--targets-per-rank", "1"];
+    let out = super::mpirun(2, &hp, &placed);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("TARGET '{a}'")) && err.contains("without {rank}"),
+        "{err}"
+    );
+    assert!(!dir.path().join("f.0").exists(), "refused before any file");
 }
 
 /// `--ranks=3`: rank 0 alone, then all three; each rank capped at 300 IOPS, so the step of

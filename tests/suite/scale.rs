@@ -237,6 +237,16 @@ fn null_targets_share_the_cpus_and_one_target_is_refused() {
     );
 }
 
+/// `--targets-per-rank` deals targets out to the ranks of `--ranks`: without it, and as 0, a
+/// usage error naming what it needs (the dealing itself: tests/mpi/scale_ranks.rs).
+#[test]
+fn targets_per_rank_needs_ranks_and_one_or_more() {
+    let err = common::usage_error(&["scale", "a", "b", "--targets-per-rank", "1"]);
+    assert!(err.contains("--ranks"), "{err}");
+    let err = common::usage_error(&["scale", "a", "--ranks", "--targets-per-rank", "0"]);
+    assert!(err.contains("'0' for '--targets-per-rank"), "{err}");
+}
+
 /// `--stripe`: each step is one logical target striped over its disks, run by `--threads` × n
 /// workers so it keeps the depth of its members alone; with no bus limit, three disks of 30
 /// MB/s give 30, 60, 90 MB/s within the throttle's slice bound, each member carries its share

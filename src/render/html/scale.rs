@@ -79,8 +79,12 @@ fn total_plot(reports: &[&ScaleReport], labels: &[String]) -> Plot {
                         x.efficiency_high * 100.0
                     )
                 });
+                // Dealt out: k ranks on k × N targets.
+                let disks = (r.targets_per_rank).map_or(String::new(), |n| {
+                    format!(" on {} targets", s.targets * n as usize)
+                });
                 format!(
-                    "{label}: {} {}, {:.1} MB/s, {:.0} % of perfect{interval}",
+                    "{label}: {} {}{disks}, {:.1} MB/s, {:.0} % of perfect{interval}",
                     s.targets,
                     nouns(r.across).1,
                     s.bytes_per_s / 1e6,
@@ -186,6 +190,9 @@ fn verdict(out: &mut String, r: &ScaleReport, label: &str) {
             r.across
         ))
     );
+    if let Some(words) = crate::render::text::scale::dealt_words(r) {
+        let _ = writeln!(out, "<p>{}</p>", esc(&words));
+    }
     if !r.analysis.shared.is_empty() {
         let rows: Vec<Vec<String>> = r
             .analysis

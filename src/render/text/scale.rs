@@ -23,6 +23,17 @@ pub fn units(r: &ScaleReport) -> usize {
     }
 }
 
+/// With `--targets-per-rank`: how the list was dealt out, and what each step therefore runs.
+pub fn dealt_words(r: &ScaleReport) -> Option<String> {
+    let n = r.targets_per_rank?;
+    let s = if n == 1 { "" } else { "s" };
+    Some(format!(
+        "Each rank on its own {n} target{s} of the list, dealt out in order (rank r on targets \
+         r×{n}+1 to r×{n}+{n}): k ranks run on k×{n} targets, clients and disks together; \
+         perfect scaling is the sum of the first k ranks alone, each on its {n}."
+    ))
+}
+
 fn mb(bytes_per_s: f64) -> String {
     format!("{:.1}", bytes_per_s / 1e6)
 }
@@ -67,6 +78,9 @@ fn heading_and_alone(out: &mut String, r: &ScaleReport) {
         "Scaling: {} {} QD{} T{} {per}, MB/s = 10^6 bytes/s",
         w.rw, w.bs, w.qd, w.threads
     );
+    if let Some(words) = dealt_words(r) {
+        let _ = writeln!(out, "{words}");
+    }
     let _ = writeln!(out, "\n{:<32} {:>10} {:>10}", "alone", "MB/s", "IOPS");
     for a in &r.alone {
         let _ = writeln!(
@@ -390,5 +404,33 @@ mod tests {
         assert!(v.contains("Step 3 fell below 90 %"), "{v}");
         assert_eq!(ordinal(11), "11th");
         assert_eq!(ordinal(22), "22nd");
+    }
+
+    #[test]
+    fn a_dealt_list_is_said_and_recorded_and_absent_otherwise() {
+        let text = include_str!("../../../tests/fixtures/report/scale.json");
+        let mut r: ScaleReport = serde_json::from_str(text).unwrap();
+        assert_eq!(r.targets_per_rank, None, "older files have none");
+        assert!(dealt_words(&r).is_none());
+        let plain = serde_json::to_value(&r).unwrap();
+        assert!(
+            plain.get("targets_per_rank").is_none(),
+            "absent unless dealt"
+        );
+        assert!(!scale_table(&r).contains("dealt out"));
+        r.across = Across::Ranks;
+        r.targets_per_rank = Some(2);
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["targets_per_rank"], 2);
+        let back: ScaleReport = serde_json::from_value(v).unwrap();
+        assert_eq!(back.targets_per_rank, Some(2));
+        let table = scale_table(&r);
+        let second = table.lines().nth(1).unwrap();
+        assert!(
+            second.starts_with("Each rank on its own 2 targets of the list, dealt out in order")
+                && second.contains("(rank r on targets r×2+1 to r×2+2)")
+                && second.contains("k ranks run on k×2 targets"),
+            "{table}"
+        );
     }
 }
