@@ -71,12 +71,21 @@ fn parent_dir(path: &Path) -> &Path {
 /// the temporary file is removed and `path` is untouched. A device or FIFO (`/dev/null`) is
 /// written into directly, never replaced.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `fill` writes, streamed through a buffer (a file too large to
+/// build in memory first: `run --io-log`'s line per I/O).
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     if special(path) {
         // A device or a FIFO: written into as it is (see `special`).
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)?
-            .write_all(bytes);
+        let f = std::fs::OpenOptions::new().write(true).open(path)?;
+        let mut w = std::io::BufWriter::new(f);
+        fill(&mut w)?;
+        return w.flush();
     }
     let dir = parent_dir(path);
     let name = path
@@ -84,11 +93,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map_or("out".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
+        let f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        f.write_all(bytes)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
         sync_dir(dir)

@@ -3,12 +3,14 @@
 //! [`crate::plan::Workload`], which job files and the JSON share.
 
 mod capture;
+mod iolog;
 mod path;
 mod point;
 mod pts;
 mod replay;
 pub mod workload;
 pub use capture::{CaptureArgs, TraceFileFormat};
+pub use iolog::IoLogArg;
 pub use path::PathArgs;
 pub use point::{PointArgs, SteadyArg, SteadyArgs};
 pub use pts::PtsArgs;
@@ -459,6 +461,9 @@ pub struct RunArgs {
     /// Repetitions.
     #[command(flatten)]
     pub repeat: RepeatArg,
+    /// `--io-log`.
+    #[command(flatten)]
+    pub io_log: IoLogArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -8,10 +8,13 @@
 //! | `Report` | `report -o` | refused unless `--force` | whole, atomically |
 //! | `Stream` | `monitor --json`, `monitor --log` | refused unless `--force` | record by record, flushed every interval; `--json -` on stdout |
 //! | `Fio` | `fio --output`, fio's `write_*_log` files | replaced, as fio replaces them | whole, atomically |
+//! | `RankLog` | `run --io-log` | refused unless `--force` | whole, atomically, streamed; by every rank, its own |
 //!
 //! Every path is checked before anything runs (not a directory, in an existing directory, and
 //! the rule for an existing file), so a long run never ends in an unwritable path. Under MPI
-//! rank 0 checks and writes every output for the job; the other ranks neither check nor write.
+//! rank 0 checks and writes every output for the job, and the other ranks neither check nor
+//! write; but a `RankLog` holds one rank's own I/Os, and each rank checks and writes its own
+//! (its path placed with `{rank}`).
 
 use crate::cli::{JsonDest, OutputArgs};
 use crate::output::Existing;
@@ -32,6 +35,8 @@ pub(crate) enum Output {
     Stream,
     /// fio's output and logs (`fio --output`, `write_*_log`).
     Fio,
+    /// A rank's own record (`run --io-log`), written by every rank.
+    RankLog,
 }
 
 impl Output {
@@ -40,7 +45,7 @@ impl Output {
     pub(crate) fn existing(self, force: bool) -> Existing {
         match self {
             Output::Fio => Existing::Replace,
-            Output::Document | Output::Side | Output::Report | Output::Stream => {
+            Output::Document | Output::Side | Output::Report | Output::Stream | Output::RankLog => {
                 Existing::forced(force)
             }
         }
@@ -57,7 +62,7 @@ pub(crate) fn check(
     path: &Path,
     force: bool,
 ) -> crate::Result<()> {
-    if !speaks_for_the_job() {
+    if !speaks_for_the_job() && output != Output::RankLog {
         return Ok(());
     }
     crate::output::check_output(flag, path, output.existing(force))
@@ -79,6 +84,20 @@ pub(crate) fn write_whole(output: Output, path: &Path, bytes: &[u8]) -> anyhow::
         return Ok(());
     }
     crate::output::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes a whole output file atomically from what `fill` streams into it: on rank 0 alone,
+/// except a [`Output::RankLog`], which every rank writes (its own).
+pub(crate) fn write_streamed(
+    output: Output,
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    if !speaks_for_the_job() && output != Output::RankLog {
+        return Ok(());
+    }
+    crate::output::write_atomic_with(path, fill)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Opens a stream output (`monitor`'s `--json` and `--log` files) once it was checked; its
@@ -180,6 +199,7 @@ mod tests {
             Output::Side,
             Output::Report,
             Output::Stream,
+            Output::RankLog,
         ] {
             assert_eq!(o.existing(false), Existing::Refuse, "{o:?}");
             assert_eq!(o.existing(true), Existing::Replace, "{o:?}");

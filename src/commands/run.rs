@@ -1,5 +1,6 @@
 //! `halfpower run`: open the targets, run the workload, report.
 
+use super::export::{self, Output};
 use super::{Exporter, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
@@ -14,6 +15,7 @@ use crate::plan::Workload;
 use crate::render::text;
 use crate::runner::Control;
 use crate::storage::Target;
+use std::path::PathBuf;
 
 /// Refuses what a job of several ranks cannot do: repetitions (each would need its own
 /// gathering) and a steady-state rule (each rank would end its run at its own time).
@@ -39,6 +41,31 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
     Ok(())
 }
 
+/// `--io-log`'s path for this rank, checked before anything runs: with `{rank}` under MPI
+/// (each rank writes its own record), one run (no `--repeat`), writable.
+fn io_log_path(args: &RunArgs) -> crate::Result<Option<PathBuf>> {
+    let Some(given) = &args.io_log.path else {
+        return Ok(None);
+    };
+    if crate::cluster::many() && !given.to_string_lossy().contains("{rank}") {
+        return Err(crate::Error::invalid(
+            "--io-log",
+            given.display(),
+            "a path holding {rank} under MPI, as each rank writes its own (e.g. io.{rank}.csv)",
+        ));
+    }
+    if args.repeat.n > 1 {
+        return Err(crate::Error::invalid(
+            "--repeat",
+            args.repeat.n,
+            "1 with --io-log (the record is of one run)",
+        ));
+    }
+    let path = crate::cluster::place(given);
+    export::check(Output::RankLog, "--io-log", &path, args.output.force.on)?;
+    Ok(Some(path))
+}
+
 /// Runs `halfpower run`.
 pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     // Under MPI each rank has its own targets: `{rank}` and `{host}` name them.
@@ -52,6 +79,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
     let exporter = Exporter::checked(&args.output)?;
+    let io_log = io_log_path(&args)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
@@ -61,6 +89,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let settings = Settings {
         control: Control {
             steady,
+            io_log: io_log.is_some(),
             ..Control::progress(!args.output.quiet && crate::cluster::rank() == 0)
         },
         verify: policy,
@@ -68,8 +97,17 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         list: false,
         ..Settings::new((w.setup().engine, engine_fallback), args.output.quiet)
     };
-    let (runs, infos) =
-        measure::independent(&args.targets, &w, args.repeat.n, &settings, &mut warnings)?;
+    let measure::Repeated {
+        runs,
+        infos,
+        io_log: records,
+    } = measure::independent(&args.targets, &w, args.repeat.n, &settings, &mut warnings)?;
+    if let Some(path) = &io_log {
+        export::write_streamed(Output::RankLog, path, |out| {
+            crate::render::iolog::write(out, &records)
+        })?;
+    }
+    drop(records);
     // Under MPI the job's (every rank's merged), with each rank's own in `ranks`.
     let mut results = runs[0].clone();
     let ranks = match std::mem::take(&mut results.ranks) {

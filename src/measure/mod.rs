@@ -20,6 +20,7 @@ use crate::runner::{self, Control, Layout};
 use crate::signal;
 use crate::stats::cpu::ProcessEvents;
 use crate::stats::depth::DepthCounts;
+use crate::stats::iolog::IoLog;
 use crate::stats::window::Mark;
 use crate::storage::Target;
 use std::io::IsTerminal;
@@ -124,6 +125,8 @@ pub struct Point {
     pub depth: DepthCounts,
     /// Context switches and page faults over the run (not its verification's read-back).
     pub events: ProcessEvents,
+    /// With [`Control::io_log`]: this rank's workers' per-I/O records, in worker order.
+    pub io_log: Vec<IoLog>,
 }
 
 /// Targets opened once and the way every point runs on them.
@@ -272,6 +275,7 @@ impl Session {
         // Under MPI, the job's point: every rank's results merged, on every rank.
         let mut p = self.joined(job::join(Some(r))?, label, warnings);
         (p.marks, p.depth, p.events) = (m.marks, m.total.depth, events);
+        p.io_log = m.io_log;
         Ok(Some(p))
     }
 
@@ -295,6 +299,7 @@ impl Session {
             marks: Vec::new(),
             depth: DepthCounts::default(),
             events: ProcessEvents::default(),
+            io_log: Vec::new(),
         }
     }
 
@@ -337,18 +342,31 @@ impl Session {
     }
 }
 
+/// What [`independent`] runs measured.
+#[derive(Debug)]
+pub struct Repeated {
+    /// Every run's results, in order.
+    pub runs: Vec<Results>,
+    /// The targets of the last run (every rank's under MPI).
+    pub infos: Vec<TargetInfo>,
+    /// With [`Control::io_log`]: the last run's per-I/O records of this rank, in worker order.
+    pub io_log: Vec<IoLog>,
+}
+
 /// `n` independent runs of `w` on `paths` (`run --repeat`): each opens the targets afresh (a
 /// created file filled again) and removes what it created. Stops at Ctrl-C after the first.
-/// Returns every run's results and the targets of the last.
 pub fn independent(
     paths: &[PathBuf],
     w: &RunPlan,
     n: u32,
     settings: &Settings,
     warnings: &mut Vec<Warning>,
-) -> crate::Result<(Vec<Results>, Vec<TargetInfo>)> {
-    let mut runs = Vec::new();
-    let mut infos = Vec::new();
+) -> crate::Result<Repeated> {
+    let mut done = Repeated {
+        runs: Vec::new(),
+        infos: Vec::new(),
+        io_log: Vec::new(),
+    };
     for k in 0..n {
         if k > 0 && job::stopped()? {
             break;
@@ -357,15 +375,17 @@ pub fn independent(
             eprintln!("halfpower: repetition {} of {}", k + 1, n);
         }
         let targets = open_targets(paths, w.workload(), warnings)?;
+        let all = 0..targets.len();
         let mut session = Session::adopt(targets, settings.clone(), 1);
-        let Some(r) = session.run(w, "", warnings)? else {
-            if runs.is_empty() {
+        let Some(p) = session.point_on(all, Layout::Separate, w, "", warnings)? else {
+            if done.runs.is_empty() {
                 return Err(Error::Interrupted);
             }
             break;
         };
-        infos = session.job_infos()?;
-        runs.push(r);
+        done.infos = session.job_infos()?;
+        done.io_log = p.io_log;
+        done.runs.push(p.results);
     }
-    Ok((runs, infos))
+    Ok(done)
 }

@@ -4,6 +4,7 @@
 
 pub mod csv;
 pub mod html;
+pub mod iolog;
 pub mod text;
 pub mod trace;
 pub mod words;

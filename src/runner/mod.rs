@@ -91,6 +91,9 @@ pub struct Measurement {
     pub layout: Layout,
     /// What the host probe saw over the measured window, with the workers' waits for a CPU.
     pub host: Option<HostMeasurement>,
+    /// With [`Control::io_log`]: each worker's per-I/O record, in worker order (target by
+    /// target, each target's threads in turn); else empty.
+    pub io_log: Vec<crate::stats::iolog::IoLog>,
 }
 
 /// The host over the measured window: the probe's record, and how long the workers waited
@@ -144,7 +147,7 @@ pub fn execute(
         control: &control,
         device_names: &names,
     };
-    let phases = run.threads(&mut sampler);
+    let mut phases = run.threads(&mut sampler);
     if let Some(msg) = shared
         .setup_error
         .lock()
@@ -160,6 +163,11 @@ pub fn execute(
         return Err(crate::Error::Interrupted);
     };
     let merged = merge(&phases.outputs, groups.len());
+    let io_log = phases
+        .outputs
+        .iter_mut()
+        .filter_map(|o| o.rec.log.take().map(|l| *l))
+        .collect();
     let window = phases.t1 - phases.t0;
     let ios = merged.total.read.ios + merged.total.write.ios;
     let seconds = if ios > 0 {
@@ -207,6 +215,7 @@ pub fn execute(
         fatal: merged.fatal,
         layout,
         host,
+        io_log,
     })
 }
 

@@ -53,6 +53,8 @@ pub(super) struct Shared {
     pub(super) workers: usize,
     /// With `--verify`: the record the workers seal their writes for.
     pub(super) record: Option<crate::verify::Record>,
+    /// Each worker keeps the per-I/O record of its measured phase.
+    pub(super) io_log: bool,
 }
 
 impl Shared {
@@ -83,6 +85,7 @@ impl Shared {
             done_signal: Condvar::new(),
             workers: n,
             record,
+            io_log: control.io_log,
         }
     }
 
@@ -122,13 +125,14 @@ impl Shared {
     }
 }
 
-/// Drives one worker through its warm-up and its measured phase between the run's barriers;
-/// returns what it recorded and a failure that stopped it.
+/// Drives one worker (`me`, whose first target has index `target`) through its warm-up and
+/// its measured phase between the run's barriers; returns what it recorded and a failure that
+/// stopped it.
 fn drive<E: Engine>(
     eng: &mut E,
     mut worker: Worker<Requests>,
     shared: &Shared,
-    me: usize,
+    (me, target): (usize, usize),
 ) -> (Recorder, Option<Fatal>) {
     let progress = &shared.progress[me];
     let mut fatal = None;
@@ -155,6 +159,9 @@ fn drive<E: Engine>(
     // watcher stops after a time has lasted at least that time in the figures.
     let origin = shared.origin_ns.load(std::sync::atomic::Ordering::Acquire);
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
+    if shared.io_log {
+        rec.keep_log(target as u32);
+    }
     if fatal.is_none() {
         let limit = match shared.budget_of(me) {
             // fio's jobs that end by size may also have a runtime: whichever comes first.
@@ -246,7 +253,8 @@ fn setup_engine(
 struct Phases<'a> {
     worker: Worker<Requests>,
     shared: &'a Shared,
-    me: usize,
+    /// The worker's index and its first target's.
+    me: (usize, usize),
 }
 
 impl Drive for Phases<'_> {
@@ -429,7 +437,7 @@ pub(super) fn worker_thread(
     }
     shared.barrier.wait(); // B0b: every rank of an MPI job set up too
     let worker = Worker::new(plan);
-    let me = id.index;
+    let me = (id.index, id.target);
     let Some(eng) = eng.as_mut() else {
         unreachable!("setup errors return above")
     };

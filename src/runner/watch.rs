@@ -27,6 +27,9 @@ pub struct Control {
     /// The byte budget is split evenly between the workers, each ending when its share is
     /// done (fio's `numjobs` clones each do `size`), instead of one budget all of them draw on.
     pub budget_per_worker: bool,
+    /// Each worker keeps the per-I/O record of its measured phase
+    /// ([`crate::stats::iolog`]), handed over in [`super::Measurement::io_log`].
+    pub io_log: bool,
 }
 
 impl Control {

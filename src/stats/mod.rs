@@ -1,11 +1,12 @@
 //! Measured figures: latency histograms, per-worker recorders, the per-second series, CPU
-//! cost, queue-depth counts, measured windows, the host probe, and the summaries they merge
+//! cost, queue-depth counts, the per-I/O record, measured windows, the host probe, and the summaries they merge
 //! into.
 
 pub mod cpu;
 pub mod depth;
 pub mod histogram;
 pub mod host;
+pub mod iolog;
 pub mod recorder;
 pub mod series;
 pub mod summary;

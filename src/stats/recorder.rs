@@ -3,10 +3,12 @@
 //! [`SeriesSink`] as each second ends.
 //!
 //! Everything here is on the per-I/O hot path: recording a completion is two histogram
-//! increments and a comparison against the next second boundary.
+//! increments, a comparison against the next second boundary and, with the per-I/O record
+//! asked for ([`Recorder::keep_log`]), one [`IoLog`] push (a branch when it is not).
 
 use super::Histogram;
 use super::depth::DepthCounts;
+use super::iolog::IoLog;
 use super::series::SeriesSink;
 use crate::engine::IoDir;
 use serde::{Deserialize, Serialize};
@@ -165,6 +167,8 @@ pub struct Recorder {
     pub depth: DepthCounts,
     /// With open-loop arrivals: service times, lateness and requests in flight.
     pub open: Option<Box<OpenStats>>,
+    /// With the per-I/O record asked for: every successful I/O.
+    pub log: Option<Box<IoLog>>,
     /// Where finished seconds go (None: no series is kept).
     series: Option<Arc<SeriesSink>>,
     /// Start of the measured phase (ns, monotonic).
@@ -199,6 +203,7 @@ impl Recorder {
             syncs: DirStats::default(),
             depth: DepthCounts::default(),
             open: None,
+            log: None,
             series,
             origin_ns,
             last_ns: origin_ns,
@@ -211,11 +216,28 @@ impl Recorder {
         }
     }
 
-    /// Counts one successful I/O of `bytes` that took `latency_ns` and completed at `now_ns`.
+    /// Keeps the per-I/O record from now on, of a worker whose first target has index `base`.
+    pub fn keep_log(&mut self, base: u32) {
+        self.log = Some(Box::new(IoLog::new(base)));
+    }
+
+    /// Counts one successful I/O of `bytes` that took `latency_ns` and completed at `now_ns`,
+    /// at `at` (the worker's file, the byte offset in it) for the per-I/O record.
     #[inline(always)]
-    pub fn complete(&mut self, dir: IoDir, bytes: u64, latency_ns: u64, now_ns: u64) {
+    pub fn complete(
+        &mut self,
+        dir: IoDir,
+        bytes: u64,
+        latency_ns: u64,
+        now_ns: u64,
+        at: (u32, u64),
+    ) {
         if now_ns >= self.next_boundary_ns {
             self.roll(now_ns);
+        }
+        if let Some(log) = self.log.as_deref_mut() {
+            let t = now_ns.saturating_sub(self.origin_ns);
+            log.push(t, latency_ns, dir, bytes as u32, at);
         }
         let d = match dir {
             IoDir::Read => &mut self.read,
@@ -279,9 +301,9 @@ mod tests {
     fn seconds_roll_over_and_gaps_are_zero() {
         let sink = Arc::new(SeriesSink::new(1));
         let mut r = Recorder::with_series(1_000, Some(sink.clone()));
-        r.complete(IoDir::Read, 4096, 100, 1_000 + 10);
-        r.complete(IoDir::Write, 4096, 200, 1_000 + SECOND / 2);
-        r.complete(IoDir::Read, 4096, 300, 1_000 + 2 * SECOND + 5);
+        r.complete(IoDir::Read, 4096, 100, 1_000 + 10, (0, 0));
+        r.complete(IoDir::Write, 4096, 200, 1_000 + SECOND / 2, (0, 0));
+        r.complete(IoDir::Read, 4096, 300, 1_000 + 2 * SECOND + 5, (0, 0));
         assert_eq!(
             sink.pending(),
             0,
@@ -292,6 +314,22 @@ mod tests {
         assert_eq!(ios, vec![2.0, 0.0, 1.0]);
         assert_eq!(r.read.ios, 2);
         assert_eq!(r.write.bytes, 4096);
+    }
+
+    #[test]
+    fn the_per_io_record_is_kept_only_when_asked_from_the_origin() {
+        let mut r = Recorder::new(1_000);
+        r.complete(IoDir::Read, 4096, 100, 1_500, (0, 8192));
+        assert!(r.log.is_none(), "off by default");
+        r.keep_log(2);
+        r.complete(IoDir::Write, 512, 70, 2_000, (1, 4096));
+        let log = r.log.as_ref().unwrap();
+        let rec: Vec<_> = log.iter().collect();
+        assert_eq!(rec.len(), 1);
+        assert_eq!((rec[0].t_ns, rec[0].lat_ns, rec[0].bytes), (1_000, 70, 512));
+        assert_eq!((rec[0].target(), rec[0].offset), (3, 4096));
+        assert_eq!(rec[0].dir(), IoDir::Write);
+        assert_eq!(r.ios(), 2, "the counts do not depend on the record");
     }
 
     #[test]

@@ -163,6 +163,8 @@ pub struct Worker<S = Synthetic> {
     /// Per slot: the instant it was submitted.
     submitted_ns: Vec<u64>,
     offset: Vec<u64>,
+    /// Per slot: its file among the engine's (a stripe set's member; else 0).
+    file: Vec<u32>,
     dir: Vec<IoDir>,
     len: Vec<u32>,
     writes: u64,
@@ -186,6 +188,7 @@ impl<S: Source> Worker<S> {
             start_ns: vec![0; qd],
             submitted_ns: vec![0; qd],
             offset: vec![0; qd],
+            file: vec![0; qd],
             dir: vec![IoDir::Read; qd],
             len: vec![0; qd],
             writes: 0,
@@ -352,6 +355,7 @@ impl<S: Source> Worker<S> {
         let s = slot as usize;
         self.dir[s] = r.dir;
         self.offset[s] = offset;
+        self.file[s] = file;
         self.len[s] = r.len as u32;
         if let (Some(v), IoDir::Read, true) = (&self.plan.verify, r.dir, judge_reads) {
             v.before_read(offset, r.len, &mut self.seen[s]);
@@ -413,6 +417,7 @@ impl<S: Source> Worker<S> {
         let for_a_slot = matches!(wait, Wait::For(w) if w < p.inflight);
         let mut reaped = 0u32;
         let (starts, dirs, offsets, lens) = (&self.start_ns, &self.dir, &self.offset, &self.len);
+        let files = &self.file;
         let submitted = &self.submitted_ns;
         let verify = &self.plan.verify;
         let (reads_done, zero_check) = (&mut self.reads_done, &mut self.zero_check);
@@ -452,7 +457,8 @@ impl<S: Source> Worker<S> {
                     }
                 }
                 if let Some(rec) = rec.as_deref_mut() {
-                    rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t);
+                    let at = (files[s], offsets[s]);
+                    rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t, at);
                     if OPEN {
                         if let Some(open) = rec.open.as_deref_mut() {
                             open.service.record(t.saturating_sub(submitted[s]));

@@ -18,6 +18,7 @@ mod fio;
 mod flags;
 mod fuzz_parsers;
 mod fuzz_path;
+mod iolog;
 mod layers;
 mod loopdev;
 mod monitor;
