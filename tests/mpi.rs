@@ -141,6 +141,7 @@ fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
     };
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("f.{rank}");
+    let io_log = dir.path().join("io.{rank}.csv");
     let v = three_rank_job(
         &hp,
         dir.path(),
@@ -157,6 +158,8 @@ fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
             "8m",
             "--warmup",
             "200ms",
+            "--io-log",
+            io_log.to_str().unwrap(),
         ],
     );
     let ranks = v["ranks"].as_array().unwrap();
@@ -226,6 +229,7 @@ fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
             );
         }
     }
+    every_io_against_the_merged_histograms(&v, dir.path());
     let first = &v["results"]["job"]["first_done"];
     assert!(first["ios"].as_f64().unwrap() <= sum("ios") as f64 + 1e-6);
     assert!(first["seconds"].as_f64().unwrap() <= v["results"]["seconds"].as_f64().unwrap());
@@ -238,6 +242,73 @@ fn three_ranks_make_one_job_with_exact_totals_and_merged_histograms() {
             !dir.path().join(format!("f.{r}")).exists(),
             "rank {r}'s file removed"
         );
+    }
+}
+
+/// The job's histograms and percentiles against every I/O of every rank: each rank's per-I/O
+/// log (`run --io-log`, `dir/io.{rank}.csv`) concatenated, each latency counted in the job's
+/// bucket that holds it (exact counts, none outside), and p50/p99 as the ⌈q·N⌉-th smallest
+/// of them, within the bucket the job reports.
+fn every_io_against_the_merged_histograms(v: &serde_json::Value, dir: &std::path::Path) {
+    let mut all: Vec<(String, u64)> = Vec::new();
+    for r in 0..3 {
+        let text = std::fs::read_to_string(dir.join(format!("io.{r}.csv"))).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("t_ns,lat_ns,dir,bytes,offset,target"));
+        let rows: Vec<(String, u64)> = lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[2].to_string(), f[1].parse().unwrap())
+            })
+            .collect();
+        let ios = v["ranks"][r]["results"]["total"]["ios"].as_u64().unwrap();
+        assert_eq!(
+            rows.len() as u64,
+            ios,
+            "rank {r}: a line per I/O it counted"
+        );
+        all.extend(rows);
+    }
+    for d in ["read", "write"] {
+        let job = &v["results"][d];
+        let mut lat: Vec<u64> = all.iter().filter(|x| x.0 == d).map(|x| x.1).collect();
+        assert_eq!(lat.len() as u64, job["ios"].as_u64().unwrap(), "{d}");
+        let buckets: Vec<(u64, u64, u64)> = job["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                let n = |k: &str| b[k].as_u64().unwrap();
+                (n("low_ns"), n("width_ns"), n("count"))
+            })
+            .collect();
+        let mut counted = vec![0u64; buckets.len()];
+        for &ns in &lat {
+            let i = buckets
+                .iter()
+                .position(|b| (b.0..b.0 + b.1).contains(&ns))
+                .unwrap_or_else(|| panic!("{d}: {ns} ns in none of the job's buckets"));
+            counted[i] += 1;
+        }
+        let counts: Vec<u64> = buckets.iter().map(|b| b.2).collect();
+        assert_eq!(
+            counted, counts,
+            "{d}: the job's buckets count every rank's I/Os"
+        );
+        lat.sort_unstable();
+        for (q, key) in [(0.5, "p50"), (0.99, "p99")] {
+            let rank = ((q * lat.len() as f64).ceil() as usize).max(1);
+            let exact = lat[rank - 1];
+            let got = job["latency_us"][key].as_f64().unwrap() * 1000.0;
+            let b = buckets
+                .iter()
+                .find(|b| (b.0..b.0 + b.1).contains(&exact))
+                .unwrap();
+            assert!(
+                (got - exact as f64).abs() <= b.1 as f64,
+                "{d} {key}: job {got} ns, every I/O's {exact} ns (bucket {b:?})"
+            );
+        }
     }
 }
 
