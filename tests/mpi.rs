@@ -611,6 +611,85 @@ fn replay_is_one_job_of_every_ranks_trace() {
     );
 }
 
+/// `replay --shard` under MPI: one trace dealt out to three ranks, request i to rank i mod 3,
+/// each at its own time: the job replays the trace once at its own pace (41 IOPS, not three
+/// times it), each request once; and the headroom search runs on the job's merged points to
+/// its end on every rank alike. The disk is the tests' FUSE server, one request at a time in
+/// S = 5 ms: response times long beside three ranks' lateness on two CPUs (50–100 µs here; at
+/// S = 2 ms that was near the 5 % the search allows a point), and a limit known to be reached
+/// (ρ = 1 at speed 5).
+#[test]
+fn one_trace_sharded_over_the_ranks_is_replayed_once_at_its_pace() {
+    paced();
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let server = common::fuse::Server::new(8 << 20, Duration::from_millis(5));
+    let Some(fs) = common::fuse::mount_fs_with(server, "halfpower-shard", 1) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 60 reads of 4 KiB every 25 ms: the last due at 1.475 s, 40.68 IOPS asked.
+    let mut s = String::from("# halfpower trace v1\n");
+    for i in 0..60u64 {
+        s.push_str(&format!(
+            "{} R {} 4096\n",
+            i * 25_000,
+            (i * 7919 % 2048) * 4096
+        ));
+    }
+    let trace = dir.path().join("t");
+    std::fs::write(&trace, s).unwrap();
+    let (t, disk) = (trace.to_str().unwrap().to_string(), fs.disk());
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "replay",
+            &t,
+            &disk,
+            "--shard",
+            "--headroom",
+            "--headroom-precision",
+            "25",
+        ],
+    );
+    let p = &v["points"][0];
+    assert_eq!(p["speed"], 1.0);
+    let asked = p["asked_iops"].as_f64().unwrap();
+    assert!((asked - 60.0 / 1.475).abs() < 1e-6, "{asked} asked");
+    // Every request once: the ranks' shares add up to the trace (whole, it would be 180).
+    assert_eq!(p["issued"], 60);
+    let iops = p["achieved_iops"].as_f64().unwrap();
+    assert!(
+        (iops / asked - 1.0).abs() <= 0.05,
+        "{iops:.1} IOPS against {asked:.1}"
+    );
+    // The search went on past speed 1 on every rank alike (a rank that stopped or took
+    // another step would have hung or failed the job) and found the server's limit: at
+    // most 200 IOPS, about 5 times the trace's pace.
+    let h = &v["headroom"];
+    assert_eq!(h["precision"], 0.25);
+    for p in v["points"].as_array().unwrap() {
+        eprintln!(
+            "speed {} mean {} late {}",
+            p["speed"], p["latency_us"]["mean"], p["late_us"]["mean"]
+        );
+    }
+    assert!(v["points"].as_array().unwrap().len() >= 3, "{h}");
+    if let Some(at) = h["speed_at_double_mean"].as_f64() {
+        assert!(at <= 5.0 * 1.25, "{h}");
+    }
+    // A trace per rank and --shard contradict each other.
+    let each = dir.path().join("t.{rank}");
+    let out = std::process::Command::new(&hp)
+        .args(["replay", each.to_str().unwrap(), &disk, "--shard"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard"));
+}
+
 /// `fio` under MPI: a job file's job runs on every rank at once, each rank at its own
 /// `rate_iops`; fio's report is the job's.
 #[test]

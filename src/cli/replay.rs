@@ -37,6 +37,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "PCT", value_parser = parse_precision, requires = "headroom",
           default_value_t = 100.0 * crate::analysis::headroom::PRECISION)]
     pub headroom_precision: f64,
+    /// Under MPI, one trace for the whole job: request i goes to rank i mod N, each at its own
+    /// time from the job's common start, so the job replays the trace at its own pace. (Without
+    /// it, each rank replays all of TRACE: name one per rank with `{rank}`.)
+    #[arg(long)]
+    pub shard: bool,
     /// `--reads-only`.
     #[command(flatten)]
     pub reads_only: super::ReadsOnlyArg,

@@ -40,12 +40,23 @@ fn check_speeds(speeds: &[f64]) -> crate::Result<()> {
 }
 
 /// The trace's requests with its first time at 0.
-fn requests_from_zero(trace: &Trace) -> Arc<[TracedRequest]> {
+fn requests_from_zero(trace: &Trace, shard: bool) -> Arc<[TracedRequest]> {
     let t0 = trace.requests.first().and_then(|r| r.at_ns).unwrap_or(0);
+    let (rank, size) = if shard {
+        (
+            crate::cluster::rank() as usize,
+            crate::cluster::size() as usize,
+        )
+    } else {
+        (0, 1)
+    };
+    // A rank's share keeps the whole trace's origin, so the shares interleave as they did.
     trace
         .requests
         .iter()
-        .map(|r| TracedRequest {
+        .enumerate()
+        .filter(|(i, _)| i % size == rank)
+        .map(|(_, r)| TracedRequest {
             at_ns: r.at_ns.map(|t| t - t0),
             ..*r
         })
@@ -157,14 +168,18 @@ fn point(speed: f64, asked: f64, max_depth: u32, r: &Results) -> ReplayPoint {
 }
 
 /// The rate the job's traces ask for at speed 1, requests/s: under MPI every rank's own trace's
-/// added (each rank replays its own), this trace's for one process; 0 for traces without times.
-/// Every rank calls it at the same step.
-fn asked_at_speed_1(trace: &TraceSummary) -> crate::Result<f64> {
+/// added (each rank replays its own), or the one trace's when the ranks share it out
+/// (`--shard`), this trace's for one process; 0 for traces without times. Every rank calls it
+/// at the same step.
+fn asked_at_speed_1(trace: &TraceSummary, shard: bool) -> crate::Result<f64> {
     let own = if trace.span_s > 0.0 {
         trace.requests as f64 / trace.span_s
     } else {
         0.0
     };
+    if shard {
+        return Ok(own);
+    }
     Ok(crate::measure::job::every_rank(vec![own], |_, r| r)?
         .iter()
         .sum())
@@ -221,6 +236,15 @@ fn same_file(named: &str, target: &std::path::Path) -> bool {
 /// Runs `halfpower replay`.
 pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
     // Under MPI each rank may replay its own trace: `{rank}` and `{host}` name it.
+    if args.shard && args.trace.to_string_lossy().contains('{') {
+        return Err(Error::invalid(
+            "TRACE",
+            args.trace.display(),
+            "one trace for the whole job with --shard (no {rank} or {host}: those name a \
+             trace per rank, which each rank replays whole without --shard)",
+        )
+        .into());
+    }
     args.trace = crate::cluster::place(&args.trace);
     args.target = crate::cluster::place(&args.target);
     let exporter = Exporter::checked(&args.output)?;
@@ -250,7 +274,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         interrupted: false,
         warnings: Vec::new(),
     };
-    let requests = requests_from_zero(&trace);
+    let requests = requests_from_zero(&trace, args.shard);
     let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<Warning>| {
         let plan: RunPlan = base.clone().replaying(ReplayPlan {
             requests: requests.clone(),
@@ -260,7 +284,10 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         });
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };
-    let (asked, depth) = (asked_at_speed_1(&report.trace)?, base.schedule().slots());
+    let (asked, depth) = (
+        asked_at_speed_1(&report.trace, args.shard)?,
+        base.schedule().slots(),
+    );
     for &speed in &args.speed {
         let Some(r) = run(speed, &mut runner, &mut warnings)? else {
             break;
