@@ -97,8 +97,8 @@ impl FioLogOptions {
                 }
                 return Err(FioError::NotYet {
                     option: key.into(),
-                    why: "halfpower writes fio's bw, iops and latency logs of averages; \
-                          histogram logs and per-period maxima are not written"
+                    why: "halfpower writes fio's bw, iops and latency logs (per I/O or \
+                          averaged); histogram logs and per-period maxima are not written"
                         .into(),
                 });
             }
@@ -112,10 +112,17 @@ impl FioLogOptions {
         self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
     }
 
-    /// Refuses what halfpower cannot log yet: rows per I/O (no `log_avg_msec`), periods its
-    /// 100-ms counts cannot give, latency other than per whole second, latency of a job that
-    /// reads and writes, and clones (fio logs each apart).
-    pub fn check(&self, numjobs: u32, mixed: bool) -> Result<(), FioError> {
+    /// Whether the logs hold a row per I/O (no `log_avg_msec`, fio's default).
+    pub fn per_io(&self) -> bool {
+        self.any() && self.avg_ms == 0
+    }
+
+    /// Refuses what halfpower cannot log yet. Rows per I/O (no `log_avg_msec`) come from the
+    /// per-I/O record, for any job of one process; averaged rows from the measured phase's
+    /// 100-ms counts and per-second latency, so not periods those cannot give, latency other
+    /// than per whole second, latency of a job that reads and writes, nor clones (fio logs
+    /// each apart). `ranks`: the MPI job's ranks (each holds only its own I/Os).
+    pub fn check(&self, numjobs: u32, mixed: bool, ranks: u32) -> Result<(), FioError> {
         if !self.any() {
             return Ok(());
         }
@@ -124,32 +131,39 @@ impl FioLogOptions {
             why: why.into(),
         };
         if self.avg_ms == 0 {
-            return Err(not_yet(
-                "fio's logs without log_avg_msec hold a row per I/O, which halfpower does not \
-                 keep; give log_avg_msec (a multiple of 100 ms; of 1000 ms with write_lat_log)",
-            ));
+            if ranks > 1 {
+                return Err(not_yet(
+                    "fio's logs with a row per I/O under MPI (each rank holds its own I/Os): \
+                     give log_avg_msec, or run `halfpower run --io-log` for every rank's",
+                ));
+            }
+            return Ok(());
         }
         if self.avg_ms % 100 != 0 {
             return Err(FioError::value(
                 "log_avg_msec",
                 &self.avg_ms.to_string(),
-                "a multiple of 100 (halfpower counts I/O every 100 ms)",
+                "0 (a row per I/O) or a multiple of 100 (halfpower counts I/O every 100 ms)",
             ));
         }
         if self.lat.is_some() && self.avg_ms % 1000 != 0 {
             return Err(not_yet(
-                "latency is logged per whole second (halfpower's per-second mean): give \
-                 log_avg_msec a multiple of 1000 with write_lat_log",
+                "averaged latency is logged per whole second (halfpower's per-second mean): \
+                 give log_avg_msec a multiple of 1000 with write_lat_log, or 0 for a row per I/O",
             ));
         }
         if self.lat.is_some() && mixed {
             return Err(not_yet(
-                "the latency log of a job that reads and writes (halfpower's per-second mean \
-                 covers both directions together)",
+                "the averaged latency log of a job that reads and writes (halfpower's \
+                 per-second mean covers both directions together); log_avg_msec=0 logs a row \
+                 per I/O with its direction",
             ));
         }
         if numjobs > 1 {
-            return Err(not_yet("logs of numjobs clones (fio writes one per clone)"));
+            return Err(not_yet(
+                "averaged logs of numjobs clones (fio writes one per clone); log_avg_msec=0 \
+                 logs a row per I/O in each clone's own files",
+            ));
         }
         Ok(())
     }
@@ -212,21 +226,25 @@ mod tests {
         // Without a value, the job's name.
         let o = logs(&[("write_bw_log", "")]).unwrap();
         assert_eq!(o.files(2, "seq")[0].1, "seq_bw.2.log");
-        assert!(o.check(1, false).is_err(), "a row per I/O is not kept");
+        assert!(
+            o.check(2, true, 1).is_ok(),
+            "a row per I/O, of clones and mixed jobs"
+        );
+        assert!(o.check(1, false, 3).is_err(), "not under MPI");
     }
 
     #[test]
     fn what_cannot_be_logged_is_refused_by_name() {
         let base = [("write_lat_log", "x"), ("log_avg_msec", "1000")];
-        assert!(logs(&base).unwrap().check(1, false).is_ok());
-        assert!(logs(&base).unwrap().check(2, false).is_err());
-        assert!(logs(&base).unwrap().check(1, true).is_err());
+        assert!(logs(&base).unwrap().check(1, false, 1).is_ok());
+        assert!(logs(&base).unwrap().check(2, false, 1).is_err());
+        assert!(logs(&base).unwrap().check(1, true, 1).is_err());
         let half = logs(&[("write_lat_log", "x"), ("log_avg_msec", "500")]).unwrap();
-        assert!(half.check(1, false).is_err());
+        assert!(half.check(1, false, 1).is_err());
         let bw = logs(&[("write_bw_log", "x"), ("log_avg_msec", "500")]).unwrap();
-        assert!(bw.check(1, true).is_ok());
+        assert!(bw.check(1, true, 1).is_ok());
         let odd = logs(&[("write_bw_log", "x"), ("log_avg_msec", "250")]).unwrap();
-        assert!(odd.check(1, false).is_err());
+        assert!(odd.check(1, false, 1).is_err());
         for (k, v) in [("write_hist_log", "h"), ("log_max_value", "1")] {
             let e = logs(&[(k, v)]).unwrap_err().to_string();
             assert!(e.contains(k), "{e}");

@@ -163,11 +163,7 @@ pub fn execute(
         return Err(crate::Error::Interrupted);
     };
     let merged = merge(&phases.outputs, groups.len());
-    let io_log = phases
-        .outputs
-        .iter_mut()
-        .filter_map(|o| o.rec.log.take().map(|l| *l))
-        .collect();
+    let io_log = take_logs(&mut phases.outputs);
     let window = phases.t1 - phases.t0;
     let ios = merged.total.read.ios + merged.total.write.ios;
     let seconds = if ios > 0 {
@@ -217,6 +213,14 @@ pub fn execute(
         host,
         io_log,
     })
+}
+
+/// The workers' per-I/O records, taken out of their outputs in worker order.
+fn take_logs(outputs: &mut [WorkerOutput]) -> Vec<crate::stats::iolog::IoLog> {
+    outputs
+        .iter_mut()
+        .filter_map(|o| o.rec.log.take().map(|l| *l))
+        .collect()
 }
 
 /// The probe's seconds into the run's series, second by second.

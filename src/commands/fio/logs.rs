@@ -1,13 +1,20 @@
-//! fio's log files of a finished job, as fio 3.33 writes them with `log_avg_msec`: a row per
-//! period and direction, `time (ms), value, direction, 0, [0,] 0` (block size 0 for an
-//! average, the offset column with `log_offset`, the priority 0). Bandwidth (KiB/s) and IOPS
-//! come from the measured phase's 100-ms counts, latency (ns) from its exact per-second means;
-//! halfpower measures one latency from submission to completion, so the `_lat` and `_clat`
-//! files hold it and `_slat` holds 0, as `slat_ns` does in its JSON.
+//! fio's log files of a finished job, as fio 3.33 writes them. Without `log_avg_msec` (fio's
+//! default), a row per I/O from the per-I/O record (`stats::iolog`), each numjobs clone in
+//! files of its own: `time (ms), value, direction, block size, [offset,] 0` (the offset
+//! column with `log_offset`, the priority 0), the time in whole ms since the measured phase
+//! began, each row in completion order; the `_slat` rows at each I/O's submission, in that
+//! order, as fio logs them (io_u.c `io_u_queued`); an IOPS row's value is 1 and a bandwidth
+//! row's is the I/O's bytes × 10^6 / its latency in ns, as fio's `add_bw_sample` computes it.
+//! With `log_avg_msec`: a row per period and direction, `time (ms), value, direction, 0,
+//! [0,] 0` (block size 0 for an average); bandwidth (KiB/s) and IOPS from the measured phase's
+//! 100-ms counts, latency (ns) from its exact per-second means. halfpower measures one latency
+//! from submission to completion, so the `_lat` and `_clat` files hold it and `_slat` holds 0,
+//! as `slat_ns` does in its JSON.
 
 use super::report::{Ran, samples};
 use crate::commands::export::{self, Output};
 use crate::fio::logs::LogKind;
+use crate::stats::iolog::{IoLog, IoRecord, merged};
 use anyhow::Context;
 use std::fmt::Write;
 
@@ -16,6 +23,9 @@ pub(super) fn write(r: &Ran, n: usize) -> anyhow::Result<()> {
     let o = &r.job.opts;
     if !o.logs.any() {
         return Ok(());
+    }
+    if o.logs.per_io() {
+        return write_per_io(r, n);
     }
     for (kind, name) in o.logs.files(n, &o.name) {
         let text = rows(r, kind);
@@ -80,4 +90,136 @@ fn rows(r: &Ran, kind: LogKind) -> String {
         }
     }
     out
+}
+
+/// The workers of each of `numjobs` clones: worker `i` of `n` is clone `i × numjobs / n`
+/// (one worker a clone, or one a clone's file, in clone order).
+fn clones(logs: &[IoLog], numjobs: usize) -> Vec<&[IoLog]> {
+    let n = logs.len();
+    let numjobs = numjobs.max(1);
+    (0..numjobs)
+        .map(|k| {
+            let first = (0..n).find(|i| i * numjobs / n >= k).unwrap_or(n);
+            let end = (0..n).find(|i| i * numjobs / n > k).unwrap_or(n);
+            &logs[first..end]
+        })
+        .collect()
+}
+
+/// Writes job `r`'s logs of a row per I/O, its clones numbered from `n`: each clone's own
+/// files, or with `per_job_logs=0` one file of each kind holding every clone's rows, one
+/// clone after another (fio appends each clone's to it).
+fn write_per_io(r: &Ran, n: usize) -> anyhow::Result<()> {
+    let o = &r.job.opts;
+    let clones = clones(&r.io_log, o.numjobs as usize);
+    // Each file once, with the clones whose rows it holds.
+    let mut files: Vec<(String, LogKind, Vec<usize>)> = Vec::new();
+    for k in 0..clones.len() {
+        for (kind, name) in o.logs.files(n + k, &o.name) {
+            match files.iter_mut().find(|f| f.0 == name) {
+                Some(f) => f.2.push(k),
+                None => files.push((name, kind, vec![k])),
+            }
+        }
+    }
+    for (name, kind, of) in files {
+        let path = std::path::Path::new(&name);
+        export::write_streamed(Output::Fio, path, |w| {
+            of.iter()
+                .try_for_each(|&k| per_io_rows(w, clones[k], kind, o.logs.offset))
+        })
+        .with_context(|| format!("writing fio's log {name}"))?;
+    }
+    Ok(())
+}
+
+/// The rows of one log of a row per I/O of the workers `logs` of one clone.
+fn per_io_rows(
+    w: &mut dyn std::io::Write,
+    logs: &[IoLog],
+    kind: LogKind,
+    offset: bool,
+) -> std::io::Result<()> {
+    let row = |w: &mut dyn std::io::Write, t_ns: u64, value: u64, r: &IoRecord| {
+        let ddir = u8::from(r.dir() == crate::engine::IoDir::Write);
+        let t = t_ns / 1_000_000;
+        match offset {
+            true => writeln!(w, "{t}, {value}, {ddir}, {}, {}, 0", r.bytes, r.offset),
+            false => writeln!(w, "{t}, {value}, {ddir}, {}, 0", r.bytes),
+        }
+    };
+    if kind == LogKind::Slat {
+        // Logged at submission, in the order of submissions.
+        let mut at: Vec<(u64, &IoRecord)> = merged(logs)
+            .map(|r| (r.t_ns.saturating_sub(r.lat_ns), r))
+            .collect();
+        at.sort_by_key(|a| a.0);
+        return at.into_iter().try_for_each(|(t, r)| row(w, t, 0, r));
+    }
+    merged(logs).try_for_each(|r| {
+        let value = match kind {
+            LogKind::Iops => 1,
+            LogKind::Bw if r.lat_ns == 0 => 0,
+            LogKind::Bw => u64::from(r.bytes) * 1_000_000 / r.lat_ns,
+            _ => r.lat_ns,
+        };
+        row(w, r.t_ns, value, r)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_map_onto_clones_in_order() {
+        let logs: Vec<IoLog> = (0..4).map(IoLog::new).collect();
+        let sizes = |c: Vec<&[IoLog]>| c.iter().map(|s| s.len()).collect::<Vec<_>>();
+        assert_eq!(sizes(clones(&logs, 4)), [1, 1, 1, 1]);
+        assert_eq!(sizes(clones(&logs, 2)), [2, 2], "a clone's two files");
+        assert_eq!(sizes(clones(&logs, 1)), [4]);
+        assert_eq!(clones(&logs, 2)[1][0].iter().count(), 0);
+    }
+
+    #[test]
+    fn a_row_per_io_as_fio_writes_it() {
+        let mut log = IoLog::new(0);
+        // Completed at 3.5 ms after 2 ms (submitted at 1.5 ms); then at 4 ms after 0.5 ms.
+        log.push(
+            3_500_000,
+            2_000_000,
+            crate::engine::IoDir::Read,
+            4096,
+            (0, 8192),
+        );
+        log.push(
+            4_000_000,
+            500_000,
+            crate::engine::IoDir::Write,
+            4096,
+            (0, 0),
+        );
+        let text = |kind, offset| {
+            let mut out = Vec::new();
+            per_io_rows(&mut out, std::slice::from_ref(&log), kind, offset).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            text(LogKind::Lat, false),
+            "3, 2000000, 0, 4096, 0\n4, 500000, 1, 4096, 0\n"
+        );
+        assert_eq!(
+            text(LogKind::Bw, true),
+            "3, 2048, 0, 4096, 8192, 0\n4, 8192, 1, 4096, 0, 0\n"
+        );
+        assert_eq!(
+            text(LogKind::Iops, false),
+            "3, 1, 0, 4096, 0\n4, 1, 1, 4096, 0\n"
+        );
+        // Submitted at 1.5 ms and 3.5 ms: in that order.
+        assert_eq!(
+            text(LogKind::Slat, false),
+            "1, 0, 0, 4096, 0\n3, 0, 1, 4096, 0\n"
+        );
+    }
 }

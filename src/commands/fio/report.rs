@@ -31,6 +31,8 @@ pub(super) struct Ran {
     pub(super) ended_ms: u64,
     /// Why the job failed its `rate_min`, if it did.
     pub(super) below_min: Option<Warning>,
+    /// With logs of a row per I/O: each worker's per-I/O record, in worker order.
+    pub(super) io_log: Vec<crate::stats::iolog::IoLog>,
 }
 
 /// fio's `rate_min` and `rate_iops_min` check on a finished job: the first whole second after

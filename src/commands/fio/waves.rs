@@ -209,6 +209,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         warmup_in_budget: true,
         budget_per_worker: true,
         steady: plan.steady.map(SteadyRule::fio),
+        io_log: job.opts.logs.per_io(),
         ..Control::progress(!a.quiet)
     };
     let settings = Settings {
@@ -253,6 +254,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         events: point.events,
         ended_ms: unix_ms(),
         below_min: below,
+        io_log: point.io_log,
     })
 }
 

@@ -122,3 +122,126 @@ fn averaged_logs_have_fios_files_columns_and_rows() {
         true
     });
 }
+
+/// Runs the job of `t` with `program` (fio, or halfpower with `extra` first) in `cwd`, in the
+/// throttled cgroup; it must succeed.
+fn run_in(t: &Throttled, program: &Path, extra: &[&str], cwd: &Path) {
+    let mut args = extra.to_vec();
+    args.extend([t.job.to_str().unwrap(), "--output-format=json"]);
+    let out = t
+        .throttle
+        .command_of(program, &args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// fio's default logs, a row per I/O, of two numjobs clones on one device throttled to 2000
+/// IOPS, each doing 4 MiB of 4k random reads at QD128 (1024 I/Os, about 1 s together): the
+/// same files (each clone its own, `.1` and `.2`), the same six columns (`log_offset`),
+/// exactly a row per I/O in every file, and latency (and the bandwidth each I/O's latency
+/// gives) beside fio's. The depth makes the medians the throttle's: blk-throttle lets 200
+/// I/Os through per 100-ms slice, so at QD4 most I/Os pass at once and the medians are the
+/// loop device's tens of µs (each tool's own path: 35 µs in fio, 50 in halfpower, measured),
+/// while 256 in flight wait about two slices each (200 ms in both, measured).
+#[test]
+fn per_io_logs_of_clones_have_fios_files_columns_and_rows() {
+    let _turn = crate::common::measuring();
+    let Some(t) = Throttled::new("fioiolog", 400_000_000, 2000, |dev| {
+        format!(
+            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=128\n\
+             numjobs=2\nio_size=4m\nwrite_bw_log=j\nwrite_iops_log=j\nwrite_lat_log=j\n\
+             log_offset=1\n"
+        )
+    }) else {
+        return;
+    };
+    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
+    for d in [&fio_dir, &hp_dir] {
+        std::fs::create_dir(d).unwrap();
+    }
+    run_in(&t, Path::new("fio"), &[], &fio_dir);
+    let hp = assert_cmd::cargo::cargo_bin("halfpower");
+    run_in(&t, &hp, &["fio", "--quiet"], &hp_dir);
+    let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
+    assert_eq!(names(&fio_dir), names(&hp_dir));
+    assert_eq!(
+        names(&hp_dir).len(),
+        10,
+        "bw, iops, lat, clat, slat of each clone"
+    );
+    assert!(names(&hp_dir).contains(&"j_lat.2.log".to_string()));
+    let mut report = Vec::new();
+    for name in names(&fio_dir) {
+        let (f, h) = (rows(&fio_dir.join(&name)), rows(&hp_dir.join(&name)));
+        let q = |r: &[Vec<f64>], p: f64| {
+            let mut v: Vec<f64> = r.iter().map(|x| x[1]).collect();
+            v.sort_by(f64::total_cmp);
+            v[((v.len() as f64 * p) as usize).min(v.len() - 1)]
+        };
+        report.push(format!(
+            "{name}: fio {} rows, median {}, p10 {}, p90 {}, last at {} ms; \
+             halfpower {} rows, median {}, p10 {}, p90 {}, last at {} ms",
+            f.len(),
+            median(&f),
+            q(&f, 0.1),
+            q(&f, 0.9),
+            f.last().unwrap()[0],
+            h.len(),
+            median(&h),
+            q(&h, 0.1),
+            q(&h, 0.9),
+            h.last().unwrap()[0]
+        ));
+        // 4 MiB of 4 KiB: every I/O is a row, in both tools.
+        assert_eq!(h.len(), 1024, "{name}");
+        assert!(
+            (f.len() as i64 - 1024).abs() <= 1,
+            "{name}: fio {}",
+            f.len()
+        );
+        assert!(
+            f.iter().chain(&h).all(|r| r.len() == 6),
+            "{name}: six columns"
+        );
+        for r in &h {
+            // A read of 4096 bytes at an aligned offset in the 64-MiB device, priority 0.
+            assert_eq!((r[2], r[3], r[5]), (0.0, 4096.0, 0.0), "{name}: {r:?}");
+            assert!(
+                r[4] % 4096.0 == 0.0 && r[4] < (64 << 20) as f64,
+                "{name}: {r:?}"
+            );
+        }
+        if name.contains("_iops") {
+            assert!(h.iter().all(|r| r[1] == 1.0), "{name}: 1 per I/O as in fio");
+        }
+        if !name.contains("_slat") {
+            let times: Vec<f64> = h.iter().map(|r| r[0]).collect();
+            assert!(
+                times.windows(2).all(|w| w[0] <= w[1]),
+                "{name}: completion order"
+            );
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    let ratio = |n: &str| median(&rows(&hp_dir.join(n))) / median(&rows(&fio_dir.join(n)));
+    for k in 1..=2 {
+        for kind in ["lat", "clat", "bw"] {
+            let r = ratio(&format!("j_{kind}.{k}.log"));
+            assert!(
+                (r - 1.0).abs() < 0.25,
+                "{kind} of clone {k}: {r:.3} of fio's: {report:#?}"
+            );
+        }
+        assert!(
+            rows(&hp_dir.join(format!("j_slat.{k}.log")))
+                .iter()
+                .all(|r| r[1] == 0.0)
+        );
+    }
+}
