@@ -163,7 +163,7 @@ pub struct Worker<S = Synthetic> {
     /// Per slot: the instant it was submitted.
     submitted_ns: Vec<u64>,
     offset: Vec<u64>,
-    /// Per slot: its file among the engine's (a stripe set's member; else always 0).
+    /// Per slot: its file (a stripe set's member; else always 0), for the per-I/O record.
     file: Vec<u32>,
     dir: Vec<IoDir>,
     len: Vec<u32>,
@@ -352,8 +352,7 @@ impl<S: Source> Worker<S> {
         let (file, offset) = match &self.plan.stripe {
             Some(stripe) => {
                 let (file, offset) = stripe.map(r.logical);
-                // Only a stripe set's slots change file (the per-I/O record's target).
-                self.file[s] = file;
+                self.file[s] = file; // only a stripe set's slots change file
                 (file, offset)
             }
             None => (0, r.logical),
