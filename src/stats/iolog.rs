@@ -6,7 +6,9 @@
 //! Memory: 32 bytes per I/O ([`IoRecord`]), in chunks of [`CHUNK`] records (2 MiB), so the
 //! record grows without ever copying what it holds (a `Vec` doubling 1 GiB would stall the
 //! worker for its copy): 1 million I/Os take 32 MB; a worker at 100k IOPS fills 3.2 MB a
-//! second. Off (the default), it costs the recorder one predictable branch per I/O.
+//! second. Off (the default), it costs the recorder one predictable branch per I/O (the push
+//! is cold and out of line: `Recorder::complete`); on, about 20 ns per I/O on the null engine
+//! (65 → 86 ns of CPU, most of it faulting in fresh chunks), nothing a device would show.
 
 use crate::engine::IoDir;
 

@@ -163,7 +163,7 @@ pub struct Worker<S = Synthetic> {
     /// Per slot: the instant it was submitted.
     submitted_ns: Vec<u64>,
     offset: Vec<u64>,
-    /// Per slot: its file among the engine's (a stripe set's member; else 0).
+    /// Per slot: its file (a stripe set's member; else always 0), for the per-I/O record.
     file: Vec<u32>,
     dir: Vec<IoDir>,
     len: Vec<u32>,
@@ -348,14 +348,17 @@ impl<S: Source> Worker<S> {
         due: Option<u64>,
         judge_reads: bool,
     ) {
+        let s = slot as usize;
         let (file, offset) = match &self.plan.stripe {
-            Some(s) => s.map(r.logical),
+            Some(stripe) => {
+                let (file, offset) = stripe.map(r.logical);
+                self.file[s] = file; // only a stripe set's slots change file
+                (file, offset)
+            }
             None => (0, r.logical),
         };
-        let s = slot as usize;
         self.dir[s] = r.dir;
         self.offset[s] = offset;
-        self.file[s] = file;
         self.len[s] = r.len as u32;
         if let (Some(v), IoDir::Read, true) = (&self.plan.verify, r.dir, judge_reads) {
             v.before_read(offset, r.len, &mut self.seen[s]);
@@ -457,7 +460,7 @@ impl<S: Source> Worker<S> {
                     }
                 }
                 if let Some(rec) = rec.as_deref_mut() {
-                    let at = (files[s], offsets[s]);
+                    let at = || (files[s], offsets[s]);
                     rec.complete(dir, len as u64, t.saturating_sub(starts[s]), t, at);
                     if OPEN {
                         if let Some(open) = rec.open.as_deref_mut() {
