@@ -4,7 +4,10 @@
 
 use crate::access::{Access, Arrivals, Distribution, RequestSize};
 use crate::affinity::Affinity;
-use crate::plan::{Create, DEFAULT_SEED, EngineKind, OnError, RwMode, Safety, Setup, Workload};
+use crate::engine::pattern::{Formats, Pattern};
+use crate::plan::{
+    Create, DEFAULT_SEED, EngineKind, OnError, Payload, RwMode, Safety, Setup, Workload,
+};
 use crate::units::{ByteSize, Choice, Dur};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -308,9 +311,20 @@ pub struct SetupArgs {
     /// to the end. Failures are counted per target and direction either way, and exit 1.
     #[arg(long, value_parser = choice::<OnError>(), value_name = "HOW", default_value = "stop")]
     pub on_error: OnError,
+    /// Write this pattern instead of halfpower's stamped random data, repeated over each
+    /// write from its start, in fio's grammar: hex (0xdeadbeef), decimals, "strings",
+    /// 'FILE' and %o (the write's offset), one after another, at most 512 bytes. A
+    /// compressing or deduplicating device may store far fewer bytes than it was given.
+    #[arg(long, value_name = "PATTERN", value_parser = write_pattern)]
+    pub write_pattern: Option<Pattern>,
     /// Offset distribution, random share, stride, rate cap and think time.
     #[command(flatten)]
     pub access: AccessArgs,
+}
+
+/// `--write-pattern`'s value in fio's pattern grammar.
+fn write_pattern(v: &str) -> Result<Pattern, String> {
+    Pattern::parse(v, Formats::Offset).map_err(|e| e.to_string())
 }
 
 /// The write permissions, one definition for every command that writes: halfpower never
@@ -424,6 +438,7 @@ impl From<SetupArgs> for Setup {
             affinity: a.affinity,
             spin: a.spin,
             on_error: a.on_error,
+            payload: a.write_pattern.map_or(Payload::Stamped, Payload::Pattern),
             access: a.access.into(),
         }
     }

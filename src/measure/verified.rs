@@ -68,6 +68,14 @@ pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Res
             "with --verify, every size of a mix a multiple of the smallest",
         );
     }
+    if let (Some(_), Some(p)) = (&policy.state, w.setup.payload.pattern()) {
+        return refuse(
+            "--write-pattern",
+            p.to_string(),
+            "no pattern with --verify-state (the state does not record it, so a later verify \
+             could not judge the blocks); use --verify alone",
+        );
+    }
     if w.setup.offset.0 % block != 0 {
         return refuse(
             "--offset",
@@ -148,6 +156,7 @@ pub fn prepare(
         tables,
         during,
         removed_after,
+        pattern: w.setup.payload.pattern().cloned().map(Arc::new),
     }))
 }
 
@@ -217,6 +226,7 @@ pub fn finish(policy: &Policy, record: &Record, targets: &[Target]) -> Result<Ve
         let scope = Scope::Record {
             id: record.state.id,
             table: &record.state.tables[i],
+            pattern: record.pattern.as_deref(),
         };
         checks.push(
             check(&t.path, scope)

@@ -6,6 +6,7 @@
 mod run_plan;
 pub mod schedule;
 
+pub use crate::engine::payload::Payload;
 pub use crate::engine::{EngineCaps, EngineKind};
 pub use run_plan::RunPlan;
 pub use schedule::Schedule;
@@ -215,6 +216,9 @@ pub struct Setup {
     /// to the end. Failures are counted per target and direction either way, and exit 1.
     #[serde(default)]
     pub on_error: OnError,
+    /// What the writes carry: halfpower's stamped data, or a pattern.
+    #[serde(default, skip_serializing_if = "Payload::is_stamped")]
+    pub payload: Payload,
     /// Offset distribution, random share, stride, rate cap and think time.
     #[serde(flatten)]
     pub access: Access,
@@ -255,6 +259,7 @@ impl Default for Setup {
             affinity: Affinity::Spread,
             spin: Dur(Duration::ZERO),
             on_error: OnError::Stop,
+            payload: Payload::Stamped,
             access: Access::default(),
         }
     }

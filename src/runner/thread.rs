@@ -358,6 +358,7 @@ fn worker_plan(
         verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
         error_grace_ns: (w.setup().on_error == crate::plan::OnError::Stop)
             .then_some(crate::plan::ERROR_GRACE_NS),
+        payload: w.setup().payload.clone(),
     };
     (plan, offsets_error)
 }

@@ -5,6 +5,7 @@
 use super::block::{Expect, Fault, Judgement, Stamp, judge};
 use super::table::{Entry, Table};
 use crate::engine::BufferArena;
+use crate::engine::pattern::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
@@ -207,6 +208,8 @@ pub enum Scope<'a> {
         id: u64,
         /// The target's table.
         table: &'a Table,
+        /// The pattern the blocks were written with instead of seals.
+        pattern: Option<&'a Pattern>,
     },
     /// Every `block`-byte block of the first `size` bytes, any record accepted.
     Whole {
@@ -258,7 +261,7 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
         ..TargetCheck::default()
     };
     let (blocks, id) = match &scope {
-        Scope::Record { id, table } => (table.blocks(), Some(*id)),
+        Scope::Record { id, table, .. } => (table.blocks(), Some(*id)),
         Scope::Whole { size, .. } => (size / block, None),
     };
     let expected = |i: u64| match &scope {
@@ -315,7 +318,12 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
                 generation,
                 durable: durable(i + k),
             };
-            seals.judge(&mut out, one, e);
+            match &scope {
+                Scope::Record {
+                    pattern: Some(p), ..
+                } => out.judged(super::pattern::judge(one, p, e), e),
+                _ => seals.judge(&mut out, one, e),
+            }
         }
         i += n;
     }

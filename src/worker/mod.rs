@@ -21,7 +21,7 @@ pub use pace::Flushes;
 pub use source::{Replay, Request, Requests, Source, Synthetic, Timing};
 
 use crate::clock::now_ns;
-use crate::engine::payload::{stamp, zero_sectors};
+use crate::engine::payload::{Payload, stamp, zero_sectors};
 use crate::engine::{Engine, IoDir, IoRequest};
 use crate::offsets::Stripe;
 use crate::plan::Schedule;
@@ -61,6 +61,8 @@ pub struct WorkerPlan<S = Synthetic> {
     pub verify: Option<Writer>,
     /// With `--on-error stop`: how long failures may go on before the phase stops, ns.
     pub error_grace_ns: Option<u64>,
+    /// What the writes carry (sealed instead with `--verify`).
+    pub payload: Payload,
 }
 
 /// Live counters of one worker that a progress display may read; one cache line each.
@@ -358,13 +360,14 @@ impl<S: Source> Worker<S> {
         }
         if r.dir == IoDir::Write {
             let buf = &mut eng.buffer(slot)[..r.len as usize];
-            match &self.plan.verify {
-                Some(v) => v.seal(buf, r.logical),
-                None => stamp(
+            match (&self.plan.verify, &self.plan.payload) {
+                (Some(v), _) => v.seal(buf, r.logical),
+                (None, Payload::Stamped) => stamp(
                     buf,
                     r.logical,
                     self.plan.write_tag.wrapping_add(self.writes),
                 ),
+                (None, Payload::Pattern(p)) => p.fill(buf, offset),
             }
             self.writes += 1;
         }
@@ -518,6 +521,7 @@ mod tests {
             stripe: None,
             verify: None,
             error_grace_ns: None,
+            payload: Payload::Stamped,
         }
     }
 
