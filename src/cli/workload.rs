@@ -307,14 +307,17 @@ pub struct SetupArgs {
         default_value = "0"
     )]
     pub spin: Dur,
-    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue
-    /// to the end. Failures are counted per target and direction either way, and exit 1.
+    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure), continue
+    /// to the end, or continue after the failures of one direction only (continue-reads,
+    /// continue-writes). Failures are counted per target and direction either way, and exit 1.
     #[arg(long, value_parser = choice::<OnError>(), value_name = "HOW", default_value = "stop")]
     pub on_error: OnError,
     /// Write this pattern instead of halfpower's stamped random data, repeated over each
     /// write from its start, in fio's grammar: hex (0xdeadbeef), decimals, "strings",
     /// 'FILE' and %o (the write's offset), one after another, at most 512 bytes. A
-    /// compressing or deduplicating device may store far fewer bytes than it was given.
+    /// compressing or deduplicating device may store far fewer bytes than it was given. With
+    /// --verify: over each block, and every block read back is compared with it (a workload
+    /// that only reads compares every block of its region).
     #[arg(long, value_name = "PATTERN", value_parser = write_pattern)]
     pub write_pattern: Option<Pattern>,
     /// Offset distribution, random share, stride, rate cap and think time.

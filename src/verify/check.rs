@@ -220,6 +220,19 @@ pub enum Scope<'a> {
     },
 }
 
+impl Scope<'_> {
+    /// Judges `one`, read where `e` says, into `out`: against the pattern the record's blocks
+    /// were written with, or as seals.
+    fn judge(&self, seals: &mut Spans, out: &mut TargetCheck, one: &[u8], e: Expect) {
+        match self {
+            Scope::Record {
+                pattern: Some(p), ..
+            } => out.judged(super::pattern::judge(one, p, e), e),
+            _ => seals.judge(out, one, e),
+        }
+    }
+}
+
 fn open(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
     match std::fs::OpenOptions::new()
         .read(true)
@@ -318,12 +331,7 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
                 generation,
                 durable: durable(i + k),
             };
-            match &scope {
-                Scope::Record {
-                    pattern: Some(p), ..
-                } => out.judged(super::pattern::judge(one, p, e), e),
-                _ => seals.judge(&mut out, one, e),
-            }
+            scope.judge(&mut seals, &mut out, one, e);
         }
         i += n;
     }

@@ -24,7 +24,7 @@ use crate::clock::now_ns;
 use crate::engine::payload::{Payload, stamp, zero_sectors};
 use crate::engine::{Engine, IoDir, IoRequest};
 use crate::offsets::Stripe;
-use crate::plan::Schedule;
+use crate::plan::{OnError, Schedule};
 use crate::signal;
 use crate::stats::Recorder;
 use crate::verify::Writer;
@@ -59,8 +59,11 @@ pub struct WorkerPlan<S = Synthetic> {
     pub stripe: Option<Stripe>,
     /// With `--verify`: the record every write is sealed for and acknowledged in.
     pub verify: Option<Writer>,
-    /// With `--on-error stop`: how long failures may go on before the phase stops, ns.
+    /// With `--on-error stop` (or `continue-reads`, `continue-writes`): how long failures
+    /// may go on before the phase stops, ns.
     pub error_grace_ns: Option<u64>,
+    /// Which failures start that grace (every failure but those `--on-error` goes on after).
+    pub on_error: OnError,
     /// What the writes carry (sealed instead with `--verify`).
     pub payload: Payload,
 }
@@ -417,7 +420,7 @@ impl<S: Source> Worker<S> {
         let mut reaped = 0u32;
         let (starts, dirs, offsets, lens) = (&self.start_ns, &self.dir, &self.offset, &self.len);
         let submitted = &self.submitted_ns;
-        let verify = &self.plan.verify;
+        let (verify, on_error) = (&self.plan.verify, self.plan.on_error);
         let (reads_done, zero_check) = (&mut self.reads_done, &mut self.zero_check);
         let sample_zeros = rec.is_some();
         let judge_reads = p.judge_reads;
@@ -463,7 +466,9 @@ impl<S: Source> Worker<S> {
                     }
                 }
             } else {
-                first_fail.get_or_insert(t);
+                if on_error.stops_on(dir) {
+                    first_fail.get_or_insert(t);
+                }
                 if let Some(rec) = rec.as_deref_mut() {
                     rec.fail(dir, offsets[s], res.min(0), t);
                 }
@@ -521,6 +526,7 @@ mod tests {
             stripe: None,
             verify: None,
             error_grace_ns: None,
+            on_error: OnError::Continue,
             payload: Payload::Stamped,
         }
     }
