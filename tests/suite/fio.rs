@@ -7,6 +7,7 @@ use crate::common;
 mod jobs;
 mod logs;
 mod options;
+mod patterns;
 mod steady;
 use common::*;
 use serde_json::Value;
