@@ -134,8 +134,8 @@ struct Phase<'a> {
     /// The clock as last read, monotonic ns.
     now: u64,
     counts: PhaseCounts,
-    /// When the first I/O of the phase failed.
-    first_fail: Option<u64>,
+    /// When the first read and the first write of the phase failed.
+    first_fail: [Option<u64>; 2],
     /// With `--verify-while`, reads are judged as they complete.
     judge_reads: bool,
 }
@@ -154,7 +154,7 @@ impl<'a> Phase<'a> {
             held: 0,
             now,
             counts: PhaseCounts::default(),
-            first_fail: None,
+            first_fail: [None; 2],
             judge_reads: plan.verify.as_ref().is_some_and(Writer::while_running),
         }
     }
@@ -274,9 +274,21 @@ impl<S: Source> Worker<S> {
         Ok(())
     }
 
-    /// With `--on-error stop`: once failures have gone on past the grace, every worker stops.
+    /// With `--on-error stop` (or one direction's `continue-…`): once failures of a direction
+    /// it stops for have gone on past the grace, every worker stops.
     fn stop_after_grace(&self, p: &Phase, rec: Option<&mut Recorder>, stop: &AtomicBool) {
-        if let (Some(grace), Some(f)) = (self.plan.error_grace_ns, p.first_fail) {
+        let Some(grace) = self.plan.error_grace_ns else {
+            return;
+        };
+        if p.first_fail == [None, None] {
+            return;
+        }
+        let first = [IoDir::Read, IoDir::Write]
+            .into_iter()
+            .filter(|&d| self.plan.on_error.stops_on(d))
+            .filter_map(|d| p.first_fail[d as usize])
+            .min();
+        if let Some(f) = first {
             if p.now >= f.saturating_add(grace) && !stop.load(Ordering::Relaxed) {
                 stop.store(true, Ordering::Relaxed);
                 if let Some(rec) = rec {
@@ -420,7 +432,7 @@ impl<S: Source> Worker<S> {
         let mut reaped = 0u32;
         let (starts, dirs, offsets, lens) = (&self.start_ns, &self.dir, &self.offset, &self.len);
         let submitted = &self.submitted_ns;
-        let (verify, on_error) = (&self.plan.verify, self.plan.on_error);
+        let verify = &self.plan.verify;
         let (reads_done, zero_check) = (&mut self.reads_done, &mut self.zero_check);
         let sample_zeros = rec.is_some();
         let judge_reads = p.judge_reads;
@@ -466,9 +478,7 @@ impl<S: Source> Worker<S> {
                     }
                 }
             } else {
-                if on_error.stops_on(dir) {
-                    first_fail.get_or_insert(t);
-                }
+                first_fail[dir as usize].get_or_insert(t);
                 if let Some(rec) = rec.as_deref_mut() {
                     rec.fail(dir, offsets[s], res.min(0), t);
                 }
