@@ -441,7 +441,9 @@ impl From<SetupArgs> for Setup {
             affinity: a.affinity,
             spin: a.spin,
             on_error: a.on_error,
-            payload: a.write_pattern.map_or(Payload::Stamped, Payload::Pattern),
+            payload: a
+                .write_pattern
+                .map_or(Payload::Stamped, |p| Payload::Pattern(Box::new(p))),
             access: a.access.into(),
         }
     }

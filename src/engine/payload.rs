@@ -25,8 +25,9 @@ pub enum Payload {
     #[default]
     Stamped,
     /// The pattern over each write from its start (`%o`: the write's offset in its file);
-    /// under verification over each block (`%o`: the block's offset).
-    Pattern(Pattern),
+    /// under verification over each block (`%o`: the block's offset). Boxed: the worker's
+    /// plan stays one pointer larger.
+    Pattern(Box<Pattern>),
 }
 
 impl Payload {

@@ -49,7 +49,7 @@ pub(super) fn lower(
                 method: o.verify_set.then(|| m.clone()),
                 ending,
             }));
-            Payload::Pattern(p.clone())
+            Payload::Pattern(Box::new(p.clone()))
         }
         (Some(m), None, _) => {
             notes.push(note(FioNoteKind::Verify {
@@ -60,7 +60,7 @@ pub(super) fn lower(
         }
         (None, _, Some(p)) if o.writes() => {
             notes.push(note(FioNoteKind::BufferPattern));
-            Payload::Pattern(p.clone())
+            Payload::Pattern(Box::new(p.clone()))
         }
         (None, _, _) => Payload::Stamped,
     };
@@ -102,7 +102,7 @@ mod tests {
         // buffer_pattern alone: written, not verified.
         assert_eq!(
             lowered(&[("buffer_pattern", "0xa5")]).unwrap(),
-            (None, Payload::Pattern(p("0xa5")))
+            (None, Payload::Pattern(Box::new(p("0xa5"))))
         );
         // verify_pattern alone verifies with it; verify=pattern the same.
         for given in [
@@ -111,13 +111,16 @@ mod tests {
         ] {
             assert_eq!(
                 lowered(given).unwrap(),
-                (Some("pattern".into()), Payload::Pattern(p("0xb6%o")))
+                (
+                    Some("pattern".into()),
+                    Payload::Pattern(Box::new(p("0xb6%o")))
+                )
             );
         }
         // A checksum with a pattern: the pattern is written and compared.
         assert_eq!(
             lowered(&[("verify", "crc32c"), ("verify_pattern", "1")]).unwrap(),
-            (Some("crc32c".into()), Payload::Pattern(p("1")))
+            (Some("crc32c".into()), Payload::Pattern(Box::new(p("1"))))
         );
         // Under a checksum, buffer_pattern is not written (fio fills random data too).
         assert_eq!(

@@ -478,7 +478,7 @@ impl<S: Source> Worker<S> {
                     }
                 }
             } else {
-                first_fail[dir as usize].get_or_insert(t);
+                failed(first_fail, dir, t);
                 if let Some(rec) = rec.as_deref_mut() {
                     rec.fail(dir, offsets[s], res.min(0), t);
                 }
@@ -507,6 +507,15 @@ impl<S: Source> Worker<S> {
         }
         Ok(())
     }
+}
+
+/// Notes a failure of `dir` at `t` (the first of its direction starts `--on-error`'s grace).
+/// Out of line and cold: the completion closure stays small enough to be inlined into the
+/// engine's reap (510 → 601 instructions per I/O on the null engine when it was not).
+#[cold]
+#[inline(never)]
+fn failed(first: &mut [Option<u64>; 2], dir: IoDir, t: u64) {
+    first[dir as usize].get_or_insert(t);
 }
 
 #[cfg(test)]
