@@ -356,8 +356,16 @@ fn unknown_options_exit_2_by_name_unless_ignored() {
         err.contains("'zonemode'") && err.contains("not supported"),
         "{err}"
     );
+    // fio 3.33 aborts on verify=pattern without a pattern.
     let err = usage_error(&["fio", "--name=x", "--verify=pattern", "--size=1m"]);
+    assert!(err.contains("verify_pattern"), "{err}");
+    let err = usage_error(&["fio", "--name=x", "--verify=crc", "--size=1m"]);
     assert!(err.contains("verify") && err.contains("crc32c"), "{err}");
+    let err = usage_error(&["fio", "--name=x", "--buffer_pattern=0x0x1", "--size=1m"]);
+    assert!(
+        err.contains("buffer_pattern") && err.contains("0x0x1") && err.contains("aborts"),
+        "{err}"
+    );
     let err = usage_error(&[
         "fio",
         "--filename=hp-fio-not-there",
