@@ -4,7 +4,10 @@
 
 use crate::access::{Access, Arrivals, Distribution, RequestSize};
 use crate::affinity::Affinity;
-use crate::plan::{Create, DEFAULT_SEED, EngineKind, OnError, RwMode, Safety, Setup, Workload};
+use crate::engine::pattern::{Formats, Pattern};
+use crate::plan::{
+    Create, DEFAULT_SEED, EngineKind, OnError, Payload, RwMode, Safety, Setup, Workload,
+};
 use crate::units::{ByteSize, Choice, Dur};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
@@ -304,13 +307,27 @@ pub struct SetupArgs {
         default_value = "0"
     )]
     pub spin: Dur,
-    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue
-    /// to the end. Failures are counted per target and direction either way, and exit 1.
+    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure), continue
+    /// to the end, or continue after the failures of one direction only (continue-reads,
+    /// continue-writes). Failures are counted per target and direction either way, and exit 1.
     #[arg(long, value_parser = choice::<OnError>(), value_name = "HOW", default_value = "stop")]
     pub on_error: OnError,
+    /// Write this pattern instead of halfpower's stamped random data, repeated over each
+    /// write from its start, in fio's grammar: hex (0xdeadbeef), decimals, "strings",
+    /// 'FILE' and %o (the write's offset), one after another, at most 512 bytes. A
+    /// compressing or deduplicating device may store far fewer bytes than it was given. With
+    /// --verify: over each block, and every block read back is compared with it (a workload
+    /// that only reads compares every block of its region).
+    #[arg(long, value_name = "PATTERN", value_parser = write_pattern)]
+    pub write_pattern: Option<Pattern>,
     /// Offset distribution, random share, stride, rate cap and think time.
     #[command(flatten)]
     pub access: AccessArgs,
+}
+
+/// `--write-pattern`'s value in fio's pattern grammar.
+fn write_pattern(v: &str) -> Result<Pattern, String> {
+    Pattern::parse(v, Formats::Offset).map_err(|e| e.to_string())
 }
 
 /// The write permissions, one definition for every command that writes: halfpower never
@@ -424,6 +441,9 @@ impl From<SetupArgs> for Setup {
             affinity: a.affinity,
             spin: a.spin,
             on_error: a.on_error,
+            payload: a
+                .write_pattern
+                .map_or(Payload::Stamped, |p| Payload::Pattern(Box::new(p))),
             access: a.access.into(),
         }
     }

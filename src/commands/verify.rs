@@ -65,6 +65,7 @@ fn against_state(p: &std::path::Path, targets: &[std::path::PathBuf]) -> Result<
         let scope = Scope::Record {
             id: state.id,
             table,
+            pattern: None,
         };
         checks.push(
             check(std::path::Path::new(path), scope).map_err(|e| match e.kind() {

@@ -10,6 +10,7 @@
 mod buffer;
 mod kind;
 mod null;
+pub mod pattern;
 pub mod payload;
 mod sync;
 mod uring;

@@ -6,10 +6,50 @@
 //! store every one, and a QD32 random-write run writes 32 × N distinct blocks, not 32.
 //!
 //! The stamp costs two 8-byte stores per sector (measured in docs/performance.md); the rest of
-//! each sector keeps the random fill, so the data stays incompressible.
+//! each sector keeps the random fill, so the data stays incompressible. A run may write a
+//! pattern instead ([`Payload`]).
+
+use super::pattern::Pattern;
+use serde::{Deserialize, Serialize};
 
 /// Bytes per stamped sector.
 pub const SECTOR: usize = 512;
+
+/// What a run's writes carry: halfpower's stamped data, or a pattern (fio's `buffer_pattern`
+/// and `verify_pattern`), which a compressing or deduplicating device may store in far fewer
+/// bytes than it was given.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Payload {
+    /// The random fill stamped per sector ([`stamp`]); sealed blocks under verification.
+    #[default]
+    Stamped,
+    /// The pattern over each write from its start (`%o`: the write's offset in its file);
+    /// under verification over each block (`%o`: the block's offset). Boxed: the worker's
+    /// plan stays one pointer larger.
+    Pattern(Box<Pattern>),
+}
+
+impl Payload {
+    /// Whether it is halfpower's own stamped data.
+    pub fn is_stamped(&self) -> bool {
+        matches!(self, Payload::Stamped)
+    }
+
+    /// The pattern, when it is one.
+    pub fn pattern(&self) -> Option<&Pattern> {
+        match self {
+            Payload::Stamped => None,
+            Payload::Pattern(p) => Some(p),
+        }
+    }
+
+    /// Whether zeros read back may be data the run wrote: never for stamped data (the zero
+    /// check looks past the stamp, in the random fill).
+    pub fn may_read_back_zeros(&self) -> bool {
+        self.pattern().is_some_and(Pattern::may_write_zero_words)
+    }
+}
 
 /// Stamps `buf`, about to be written at byte `offset`, with `unique` (a number no other write
 /// of the run uses): the first 16 bytes of every 512-byte sector become the sector's offset and

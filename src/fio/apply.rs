@@ -5,6 +5,7 @@
 use super::FioError;
 use super::number::{self, KbBase, TimeUnit};
 use super::options::{ContinueOnError, FioEngine, JobOptions, NOT_YET, Unified, VERIFY_METHODS};
+use crate::engine::pattern::{Formats, Pattern};
 use crate::plan::RwMode;
 
 /// Options that change nothing halfpower measures, taken as fio takes them.
@@ -179,7 +180,16 @@ impl JobOptions {
             "iodepth" => self.iodepth = u32_in(key, need(key, value)?, crate::plan::MAX_QD)?,
             "numjobs" => self.numjobs = u32_in(key, need(key, value)?, crate::plan::MAX_THREADS)?,
             "cpus_allowed" => self.cpus_allowed = Some(need(key, value)?.to_string()),
-            "verify" => self.verify = verify_method(key, need(key, value)?.trim())?,
+            "verify" => {
+                self.verify = verify_method(key, need(key, value)?.trim())?;
+                self.verify_set = true;
+            }
+            "verify_pattern" => {
+                self.verify_pattern = Some(pattern(key, need(key, value)?, Formats::Offset)?)
+            }
+            "buffer_pattern" => {
+                self.buffer_pattern = Some(pattern(key, need(key, value)?, Formats::None)?)
+            }
             "continue_on_error" => self.continue_on_error = ContinueOnError::parse(key, value)?,
             _ => return Ok(false),
         }
@@ -312,20 +322,29 @@ fn block_sizes(key: &str, v: &str, job: &JobOptions) -> Result<[u64; 2], FioErro
     Ok([read, write])
 }
 
-/// `verify`'s checksum method (`None` for `none` or `0`).
+/// `verify`'s method: a checksum or `pattern` (`None` for `none` or `0`).
 fn verify_method(key: &str, v: &str) -> Result<Option<String>, FioError> {
     match v {
         "none" | "0" => Ok(None),
-        m if VERIFY_METHODS.contains(&m) => Ok(Some(m.to_string())),
+        m if VERIFY_METHODS.contains(&m) || m == "pattern" => Ok(Some(m.to_string())),
         _ => Err(FioError::value(
             key,
             v,
             format!(
-                "none or a checksum method ({}); pattern verification is not halfpower's",
+                "none, pattern (with verify_pattern) or a checksum method ({})",
                 VERIFY_METHODS.join(", ")
             ),
         )),
     }
+}
+
+/// A `buffer_pattern` or `verify_pattern` in fio's grammar.
+fn pattern(key: &str, v: &str, formats: Formats) -> Result<Pattern, FioError> {
+    Pattern::parse(v, formats).map_err(|e| FioError::Invalid {
+        option: key.into(),
+        value: v.into(),
+        why: e.to_string(),
+    })
 }
 
 /// `percentile_list`: percentiles above 0 and at most 100, separated by `:`.

@@ -4,6 +4,7 @@
 
 pub mod access;
 mod apply;
+mod data;
 pub mod files;
 pub mod jobfile;
 pub mod keywords;
@@ -318,7 +319,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     mapping::plan(o, &mut w, &mut notes)?;
     engine_and_depth(o, &mut w, &mut notes);
     page_cache(o, &mut w);
-    w.setup.on_error = on_error(o)?;
+    w.setup.on_error = on_error(o);
     o.logs
         .check(o.numjobs, o.reads() && o.writes(), crate::cluster::size())?;
     if o.exitall {
@@ -350,18 +351,15 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         }
     }
     let ending = ending(o, &mut w)?;
-    if let Some(m) = &o.verify {
-        notes.push(FioNote {
-            job: o.name.clone(),
-            kind: FioNoteKind::Verify {
-                method: m.clone(),
-                ending: match ending {
-                    Ending::Bytes { .. } => JobEnding::Size,
-                    Ending::Time(_) => JobEnding::Time,
-                },
-            },
-        });
-    }
+    let (verify, data_notes) = data::lower(
+        o,
+        &mut w,
+        match ending {
+            Ending::Bytes { .. } => JobEnding::Size,
+            Ending::Time(_) => JobEnding::Time,
+        },
+    )?;
+    notes.extend(data_notes);
     Ok(JobPlan {
         workload: w,
         paths,
@@ -388,7 +386,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
         size_pct,
         startdelay: Duration::from_micros(o.startdelay_us),
         notes,
-        verify: o.verify.clone(),
+        verify,
         steady: o.ss.rule(),
     })
 }
@@ -445,25 +443,20 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) 
 }
 
 /// What the job does after an I/O error: fio's default stops it (halfpower goes on one second
-/// to see whether the errors are a burst, then stops); going on after errors in one direction
-/// only is *not yet* for a job that does both. Failed verification never stops halfpower's
+/// to see whether the errors are a burst, then stops); `read` (`write`) goes on after failed
+/// reads (writes) and stops after the others. Failed verification never stops halfpower's
 /// read-back (every bad block is reported), so `verify` changes nothing.
-fn on_error(o: &JobOptions) -> Result<crate::plan::OnError, FioError> {
+fn on_error(o: &JobOptions) -> crate::plan::OnError {
     use crate::plan::OnError;
     use options::ContinueOnError as C;
-    Ok(match o.continue_on_error {
+    match o.continue_on_error {
         C::None | C::Verify => OnError::Stop,
         C::Io | C::All => OnError::Continue,
         C::Read if !o.writes() => OnError::Continue,
         C::Write if !o.reads() => OnError::Continue,
-        C::Read | C::Write => {
-            return Err(FioError::NotYet {
-                option: "continue_on_error".into(),
-                why: "going on after errors of one direction in a job that reads and writes:                       halfpower goes on after both or neither (use io or none)"
-                    .into(),
-            });
-        }
-    })
+        C::Read => OnError::ContinueReads,
+        C::Write => OnError::ContinueWrites,
+    }
 }
 
 /// Buffered or direct I/O and O_SYNC in `w`. fio's `invalidate` drops a buffered job's files

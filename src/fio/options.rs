@@ -7,6 +7,7 @@ use super::access::FioAccess;
 use super::logs::FioLogOptions;
 use super::number::{KbBase, Size};
 use super::steady::FioSsOptions;
+use crate::engine::pattern::Pattern;
 use crate::plan::RwMode;
 
 /// fio's I/O engines as halfpower maps them.
@@ -146,8 +147,14 @@ pub struct JobOptions {
     pub bw_avg_ms: u64,
     /// `iopsavgtime`: the period of the IOPS samples, ms.
     pub iops_avg_ms: u64,
-    /// `verify`: the checksum method asked for (`None`: no verification).
+    /// `verify`: the method asked for, a checksum or `pattern` (`None`: no verification).
     pub verify: Option<String>,
+    /// Whether `verify` was given at all (`verify_pattern` verifies unless it was).
+    pub verify_set: bool,
+    /// `verify_pattern`: what verified writes carry, checked on the way back.
+    pub verify_pattern: Option<Pattern>,
+    /// `buffer_pattern`: what writes carry without verification.
+    pub buffer_pattern: Option<Pattern>,
     /// `norandommap`: random offsets drawn with replacement (halfpower always draws so).
     pub norandommap: bool,
     /// `gtod_reduce`: fio's fewer clock reads; halfpower stamps every I/O regardless.
@@ -259,6 +266,9 @@ impl Default for JobOptions {
             bw_avg_ms: DEFAULT_AVG_MS,
             iops_avg_ms: DEFAULT_AVG_MS,
             verify: None,
+            verify_set: false,
+            verify_pattern: None,
+            buffer_pattern: None,
             norandommap: false,
             gtod_reduce: false,
             create_on_open: false,
@@ -317,7 +327,7 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 52] = [
+pub const SUPPORTED: [&str; 54] = [
     "name",
     "filename",
     "directory",
@@ -370,6 +380,8 @@ pub const SUPPORTED: [&str; 52] = [
     "filename_format",
     "exitall",
     "continue_on_error",
+    "buffer_pattern",
+    "verify_pattern",
 ];
 
 #[cfg(test)]
@@ -442,7 +454,17 @@ mod tests {
             Some("crc32c")
         );
         assert_eq!(job(&[("verify", Some("none"))]).unwrap().verify, None);
-        assert!(job(&[("verify", Some("pattern"))]).is_err());
+        assert!(job(&[("verify", Some("crc"))]).is_err());
+        let j = job(&[
+            ("verify", Some("pattern")),
+            ("verify_pattern", Some("0xa5%o")),
+        ])
+        .unwrap();
+        assert_eq!(j.verify.as_deref(), Some("pattern"));
+        assert!(j.verify_pattern.is_some_and(|p| p.has_offsets()));
+        // fio 3.33 takes no format in buffer_pattern.
+        let e = job(&[("buffer_pattern", Some("0xa5%o"))]).unwrap_err();
+        assert!(e.to_string().contains("verify_pattern only"), "{e}");
         assert!(job(&[("rate_iops", Some("0"))]).is_ok());
         assert!(job(&[("random_distribution", Some("random"))]).is_ok());
         assert!(job(&[("verify", Some("md5"))]).is_ok());
@@ -480,6 +502,7 @@ mod tests {
                 "name" | "filename" | "directory" | "wait_for" | "cpus_allowed" => "x",
                 "filename_format" => "$jobname.$jobnum.$filenum",
                 "continue_on_error" => "io",
+                "buffer_pattern" | "verify_pattern" => "0xa5",
                 _ => "1",
             };
             job(&[(k, Some(v))]).unwrap_or_else(|e| panic!("{k}: {e}"));

@@ -25,7 +25,8 @@ pub struct Policy {
 }
 
 /// Checks that workload `w` can run verified on `targets` (before anything is opened for
-/// writing): it writes, on a real engine, every request a whole number of blocks.
+/// writing): it writes (or reads a region it compares with a pattern), on a real engine,
+/// every request a whole number of blocks.
 pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Result<()> {
     let Some(policy) = policy else {
         return Ok(());
@@ -34,14 +35,15 @@ pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Res
     let refuse = |what: &'static str, value: String, accepted: &str| {
         Err(Error::invalid(what, value, accepted.to_string()))
     };
-    // Reading only is checking what an earlier run recorded.
+    // Reading only is checking what an earlier run recorded, or a pattern over the region.
     let checks_a_record = policy.while_running && policy.state.as_ref().is_some_and(|p| p.exists());
-    if !w.writes() && !checks_a_record {
+    if !w.writes() && !checks_a_record && w.setup.payload.pattern().is_none() {
         return refuse(
             "--verify",
             w.rw.to_string(),
             "a workload that writes (write, randwrite, rw, randrw), or reads with \
-             --verify-while and an existing --verify-state",
+             --verify-while and an existing --verify-state, or with --write-pattern to \
+             compare the region with",
         );
     }
     if w.setup.engine == EngineKind::Null {
@@ -68,6 +70,14 @@ pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Res
             "with --verify, every size of a mix a multiple of the smallest",
         );
     }
+    if let (Some(_), Some(p)) = (&policy.state, w.setup.payload.pattern()) {
+        return refuse(
+            "--write-pattern",
+            p.to_string(),
+            "no pattern with --verify-state (the state does not record it, so a later verify \
+             could not judge the blocks); use --verify alone",
+        );
+    }
     if w.setup.offset.0 % block != 0 {
         return refuse(
             "--offset",
@@ -79,7 +89,8 @@ pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Res
 }
 
 /// The record a verified run writes under: the state file's (continued) or a new one, with a
-/// table for every target. `None` without `--verify`.
+/// table for every target (a run that only reads with a pattern expects it in every block of
+/// each region). `None` without `--verify`.
 pub fn prepare(
     policy: Option<&Policy>,
     w: &Workload,
@@ -126,7 +137,14 @@ pub fn prepare(
                 ),
             ));
         }
-        tables.push(state.table_for(&t.path.display().to_string(), blocks));
+        let i = state.table_for(&t.path.display().to_string(), blocks);
+        if !w.writes() && w.setup.payload.pattern().is_some() {
+            // Reading only, with a pattern: every block of the region is to hold it.
+            let table = &state.tables[i];
+            table.release(t.offset, t.size / block * block, true);
+            table.flushed_all();
+        }
+        tables.push(i);
     }
     let during = policy.while_running.then(|| {
         Arc::new(
@@ -148,6 +166,7 @@ pub fn prepare(
         tables,
         during,
         removed_after,
+        pattern: w.setup.payload.pattern().cloned().map(Arc::new),
     }))
 }
 
@@ -217,6 +236,7 @@ pub fn finish(policy: &Policy, record: &Record, targets: &[Target]) -> Result<Ve
         let scope = Scope::Record {
             id: record.state.id,
             table: &record.state.tables[i],
+            pattern: record.pattern.as_deref(),
         };
         checks.push(
             check(&t.path, scope)
@@ -229,6 +249,7 @@ pub fn finish(policy: &Policy, record: &Record, targets: &[Target]) -> Result<Ve
         checks,
     );
     v.notes = notes;
+    v.pattern = record.pattern.as_ref().map(|p| p.to_string());
     v.during_run = record.during.as_ref().map(|d| {
         let checks = d
             .iter()

@@ -224,6 +224,16 @@ pub enum FioNoteKind {
         /// How the job ends (fio's reports of the two differ).
         ending: JobEnding,
     },
+    /// `verify_pattern`: every block is written with the pattern and compared with it.
+    VerifyPattern {
+        /// fio's `verify` as given (`pattern`, or a method under which fio also writes its
+        /// header), or none (fio's default with a pattern writes its header too).
+        method: Option<String>,
+        /// How the job ends.
+        ending: JobEnding,
+    },
+    /// `buffer_pattern`: the job writes the pattern, as fio does, not halfpower's data.
+    BufferPattern,
 }
 
 /// One job as fio reports it.

@@ -47,6 +47,10 @@ pub struct Verification {
     pub record: Option<u64>,
     /// The state file, when there is one.
     pub state: Option<String>,
+    /// The pattern every block was written with and compared with (fio's `verify_pattern`,
+    /// `run --write-pattern`) instead of a seal, as hex runs and `%o`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
     /// Blocks read and judged, all targets.
     pub blocks_checked: u64,
     /// Of those, bad, by fault.

@@ -8,6 +8,7 @@ pub mod ranks;
 mod run_plan;
 pub mod schedule;
 
+pub use crate::engine::payload::Payload;
 pub use crate::engine::{EngineCaps, EngineKind};
 pub use run_plan::RunPlan;
 pub use schedule::Schedule;
@@ -95,6 +96,12 @@ pub enum OnError {
     Stop,
     /// Run to the end whatever fails.
     Continue,
+    /// Run to the end whatever reads fail; stop one second after the first failed write.
+    #[serde(rename = "continue-reads")]
+    ContinueReads,
+    /// Run to the end whatever writes fail; stop one second after the first failed read.
+    #[serde(rename = "continue-writes")]
+    ContinueWrites,
 }
 
 impl OnError {
@@ -103,6 +110,19 @@ impl OnError {
         match self {
             OnError::Stop => "stop",
             OnError::Continue => "continue",
+            OnError::ContinueReads => "continue-reads",
+            OnError::ContinueWrites => "continue-writes",
+        }
+    }
+
+    /// Whether failures of `dir` start the stop.
+    pub fn stops_on(self, dir: crate::engine::IoDir) -> bool {
+        use crate::engine::IoDir;
+        match self {
+            OnError::Stop => true,
+            OnError::Continue => false,
+            OnError::ContinueReads => dir == IoDir::Write,
+            OnError::ContinueWrites => dir == IoDir::Read,
         }
     }
 }
@@ -213,10 +233,14 @@ pub struct Setup {
     /// 20us). Saves the wake-up on fast devices; the polling is CPU time and counts in CPU µs/IO.
     #[serde(default)]
     pub spin: Dur,
-    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure) or continue
-    /// to the end. Failures are counted per target and direction either way, and exit 1.
+    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure), continue
+    /// to the end, or continue after the failures of one direction only (continue-reads,
+    /// continue-writes). Failures are counted per target and direction either way, and exit 1.
     #[serde(default)]
     pub on_error: OnError,
+    /// What the writes carry: halfpower's stamped data, or a pattern.
+    #[serde(default, skip_serializing_if = "Payload::is_stamped")]
+    pub payload: Payload,
     /// Offset distribution, random share, stride, rate cap and think time.
     #[serde(flatten)]
     pub access: Access,
@@ -257,6 +281,7 @@ impl Default for Setup {
             affinity: Affinity::Spread,
             spin: Dur(Duration::ZERO),
             on_error: OnError::Stop,
+            payload: Payload::Stamped,
             access: Access::default(),
         }
     }
@@ -518,7 +543,12 @@ impl crate::units::Choice for Create {
 }
 
 impl crate::units::Choice for OnError {
-    const ALL: &'static [Self] = &[OnError::Stop, OnError::Continue];
+    const ALL: &'static [Self] = &[
+        OnError::Stop,
+        OnError::Continue,
+        OnError::ContinueReads,
+        OnError::ContinueWrites,
+    ];
 
     fn name(self) -> &'static str {
         OnError::name(self)
@@ -530,6 +560,12 @@ impl crate::units::Choice for OnError {
                 "Go on for one second after the first failure (to see whether it is a burst), then stop"
             }
             OnError::Continue => "Run to the end whatever fails",
+            OnError::ContinueReads => {
+                "Run to the end whatever reads fail; stop one second after the first failed write"
+            }
+            OnError::ContinueWrites => {
+                "Run to the end whatever writes fail; stop one second after the first failed read"
+            }
         }
     }
 }

@@ -364,8 +364,10 @@ fn worker_plan(
         write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
         verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
-        error_grace_ns: (w.setup().on_error == crate::plan::OnError::Stop)
+        error_grace_ns: (w.setup().on_error != crate::plan::OnError::Continue)
             .then_some(crate::plan::ERROR_GRACE_NS),
+        on_error: w.setup().on_error,
+        payload: w.setup().payload.clone(),
     };
     (plan, offsets_error)
 }

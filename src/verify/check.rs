@@ -5,6 +5,7 @@
 use super::block::{Expect, Fault, Judgement, Stamp, judge};
 use super::table::{Entry, Table};
 use crate::engine::BufferArena;
+use crate::engine::pattern::Pattern;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
@@ -207,6 +208,8 @@ pub enum Scope<'a> {
         id: u64,
         /// The target's table.
         table: &'a Table,
+        /// The pattern the blocks were written with instead of seals.
+        pattern: Option<&'a Pattern>,
     },
     /// Every `block`-byte block of the first `size` bytes, any record accepted.
     Whole {
@@ -215,6 +218,19 @@ pub enum Scope<'a> {
         /// Bytes to read.
         size: u64,
     },
+}
+
+impl Scope<'_> {
+    /// Judges `one`, read where `e` says, into `out`: against the pattern the record's blocks
+    /// were written with, or as seals.
+    fn judge(&self, seals: &mut Spans, out: &mut TargetCheck, one: &[u8], e: Expect) {
+        match self {
+            Scope::Record {
+                pattern: Some(p), ..
+            } => out.judged(super::pattern::judge(one, p, e), e),
+            _ => seals.judge(out, one, e),
+        }
+    }
 }
 
 fn open(path: &Path) -> std::io::Result<(std::fs::File, bool)> {
@@ -258,7 +274,7 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
         ..TargetCheck::default()
     };
     let (blocks, id) = match &scope {
-        Scope::Record { id, table } => (table.blocks(), Some(*id)),
+        Scope::Record { id, table, .. } => (table.blocks(), Some(*id)),
         Scope::Whole { size, .. } => (size / block, None),
     };
     let expected = |i: u64| match &scope {
@@ -315,7 +331,7 @@ pub fn check(path: &Path, scope: Scope<'_>) -> std::io::Result<TargetCheck> {
                 generation,
                 durable: durable(i + k),
             };
-            seals.judge(&mut out, one, e);
+            scope.judge(&mut seals, &mut out, one, e);
         }
         i += n;
     }

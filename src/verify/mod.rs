@@ -11,7 +11,10 @@
 pub mod block;
 pub mod check;
 pub mod durable;
+pub mod pattern;
 pub mod table;
+
+use crate::engine::pattern::Pattern;
 
 use check::TargetCheck;
 use std::sync::{Arc, Mutex};
@@ -32,6 +35,8 @@ pub struct Record {
     pub during: Option<Arc<Vec<Mutex<TargetCheck>>>>,
     /// Targets the state records that halfpower created for the run and removes at its end.
     pub removed_after: Vec<String>,
+    /// Blocks written with this pattern instead of sealed (fio's `verify_pattern`).
+    pub pattern: Option<Arc<Pattern>>,
 }
 
 impl Record {
@@ -42,6 +47,7 @@ impl Record {
             table: self.tables[target],
             writer: (rank << 16) | (worker as u32 & 0xffff),
             during: self.during.clone().map(|d| (d, target)),
+            pattern: self.pattern.clone(),
         }
     }
 }
@@ -57,6 +63,8 @@ pub struct Writer {
     pub writer: u32,
     /// With `--verify-while`: where this worker's target counts what its reads found.
     pub during: Option<(Arc<Vec<Mutex<TargetCheck>>>, usize)>,
+    /// Blocks written with this pattern instead of sealed.
+    pub pattern: Option<Arc<Pattern>>,
 }
 
 impl Writer {
@@ -72,12 +80,17 @@ impl Writer {
     }
 
     /// Seals every block of `buf` (claimed, about to be written at `offset`) with its header
-    /// and next generation.
+    /// and next generation, or with a pattern writes it over each block.
     pub fn seal(&self, buf: &mut [u8], offset: u64) {
         let t = self.table();
         let bs = t.block as usize;
         for (k, blk) in buf.chunks_mut(bs).enumerate() {
             let at = offset + (k * bs) as u64;
+            if let Some(p) = &self.pattern {
+                // The record still counts the block's writes; the block carries none of it.
+                p.fill(blk, at);
+                continue;
+            }
             block::seal(
                 blk,
                 block::Stamp {
@@ -129,7 +142,11 @@ impl Writer {
                 generation,
                 durable: generation,
             };
-            tally.judged(block::judge(blk, e), e);
+            let judgement = match &self.pattern {
+                Some(p) => pattern::judge(blk, p, e),
+                None => block::judge(blk, e),
+            };
+            tally.judged(judgement, e);
         }
     }
 

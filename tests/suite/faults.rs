@@ -163,6 +163,42 @@ fn on_error_stop_ends_the_run_a_second_after_the_first_failure() {
     assert!(s >= 1.9, "ran its full 2 s: {s}");
 }
 
+/// `--on-error continue-writes` (fio's `continue_on_error=write`) runs a mixed workload to its
+/// end while every write fails (the fault file system takes no write: ENOSYS) and its reads
+/// succeed; `continue-reads` stops it a second after its first failed write.
+#[test]
+fn on_error_by_direction_goes_on_after_that_direction_only() {
+    let _turn = crate::common::measuring();
+    let Some(fs) = mount(Vec::new()) else {
+        return;
+    };
+    let disk = &fs.disk();
+    let mixed = [
+        "--rw",
+        "randrw",
+        "--time",
+        "2s",
+        "--allow-write",
+        "--on-error",
+    ];
+    let (code, v) = run(disk, &[&mixed[..], &["continue-writes"]].concat());
+    assert_eq!(code, Some(1));
+    let e = &v["results"]["errors"];
+    assert_eq!(e["stopped"], false, "{e}");
+    assert!(e["writes"].as_u64() > Some(0) && e["reads"] == 0, "{e}");
+    let s = num(&v, "results.seconds");
+    assert!(s >= 1.9, "ran its full 2 s: {s}");
+    assert!(num(&v, "results.read.ios") > 0.0);
+
+    let (code, v) = run(disk, &[&mixed[..], &["continue-reads"]].concat());
+    assert_eq!(code, Some(1));
+    let e = &v["results"]["errors"];
+    assert_eq!(e["stopped"], true, "{e}");
+    // Not before its second of grace (it may end with the run's own 2 s on a busy host).
+    let s = num(&v, "results.seconds");
+    assert!(s >= 0.9, "stopped a second after the first failure: {s} s");
+}
+
 /// A tmpfs of 2 MiB under a sparse 8-MiB file under a loop device: writes past what the tmpfs
 /// holds fail (ENOSPC from the file system, as the loop device passes it on). Unmounted and
 /// detached on drop, also when the test fails.

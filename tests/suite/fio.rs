@@ -7,6 +7,7 @@ use crate::common;
 mod jobs;
 mod logs;
 mod options;
+mod patterns;
 mod steady;
 use common::*;
 use serde_json::Value;
@@ -355,8 +356,16 @@ fn unknown_options_exit_2_by_name_unless_ignored() {
         err.contains("'zonemode'") && err.contains("not supported"),
         "{err}"
     );
+    // fio 3.33 aborts on verify=pattern without a pattern.
     let err = usage_error(&["fio", "--name=x", "--verify=pattern", "--size=1m"]);
+    assert!(err.contains("verify_pattern"), "{err}");
+    let err = usage_error(&["fio", "--name=x", "--verify=crc", "--size=1m"]);
     assert!(err.contains("verify") && err.contains("crc32c"), "{err}");
+    let err = usage_error(&["fio", "--name=x", "--buffer_pattern=0x0x1", "--size=1m"]);
+    assert!(
+        err.contains("buffer_pattern") && err.contains("0x0x1") && err.contains("aborts"),
+        "{err}"
+    );
     let err = usage_error(&[
         "fio",
         "--filename=hp-fio-not-there",

@@ -207,6 +207,7 @@ mod other_inputs {
                     "rate", "rate_iops", "rate_min", "thinktime", "random_distribution",
                     "filename", "nrfiles", "runtime", "time_based", "rwmixread", "fsync",
                     "percentage_random", "kb_base", "include", "stonewall", "[global]", "[j]",
+                    "buffer_pattern", "verify_pattern", "verify", "continue_on_error",
                 ]), "[ -~]{0,24}"),
                 0..12,
             ),
@@ -258,6 +259,38 @@ proptest! {
             prop_assert!(!t.requests.is_empty());
             prop_assert!(t.requests.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
             let _ = (t.end(), t.span_ns(), t.max_len());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
+
+    /// fio's data patterns (`buffer_pattern`, `verify_pattern`, `run --write-pattern`): items
+    /// of fio's grammar and stray characters never panic; whatever parses is 1 to 512 bytes,
+    /// reads back from its written form as itself, and a buffer it fills matches it at that
+    /// offset (and, with a %o, at no other).
+    #[test]
+    fn patterns_never_panic_and_read_back_as_themselves(
+        parts in prop::collection::vec(
+            "(0[xX][0-9a-fA-F]{0,12}|-?[0-9]{1,12}|\"[ -~]{0,6}\"?|%o|%|'[a-z./]{0,6}'?|[ +xX0-9|])",
+            0..40),
+        len in 1usize..9000,
+        offset in any::<u64>(),
+    ) {
+        use halfpower::engine::pattern::{Formats, Pattern};
+        let text = parts.concat();
+        let _ = Pattern::parse(&text, Formats::None);
+        if let Ok(p) = Pattern::parse(&text, Formats::Offset) {
+            prop_assert!((1..=512).contains(&p.len()));
+            let again = Pattern::parse(&p.to_string(), Formats::Offset);
+            prop_assert_eq!(again.as_ref(), Ok(&p));
+            let mut buf = vec![0u8; len];
+            p.fill(&mut buf, offset);
+            prop_assert!(p.matches(&buf, offset));
+            if p.has_offsets() && len >= p.len() {
+                prop_assert!(!p.matches(&buf, offset ^ 1));
+            }
         }
     }
 }

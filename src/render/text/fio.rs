@@ -327,6 +327,12 @@ pub fn note(n: &FioNote) -> String {
              iodepth_level differs (halfpower refills from 1 after each sync)"
         ),
         FioNoteKind::Verify { method, ending } => verify_note(method, *ending),
+        FioNoteKind::VerifyPattern { method, ending } => pattern_note(method, *ending),
+        FioNoteKind::BufferPattern => "buffer_pattern writes the pattern over every write, \
+             as fio does, instead of halfpower's data (different in every 512-byte sector): a \
+             device that compresses or deduplicates may store far fewer bytes than the job \
+             wrote, and its write figures may then not be the medium's"
+            .to_string(),
     };
     format!("job '{}': {what}", n.job)
 }
@@ -337,7 +343,31 @@ fn verify_note(method: &str, ending: JobEnding) -> String {
         "verify={method} seals every block with halfpower's header and CRC-32C and reads the \
          written blocks back after the job (docs/verify.md); "
     );
-    let unlike = match ending {
+    how + verify_unlike(ending)
+}
+
+/// What halfpower's pattern verification of a job does, and where fio's bytes differ.
+fn pattern_note(method: &Option<String>, ending: JobEnding) -> String {
+    let how = "writes the pattern over every block (the block's offset at each %o) and after \
+               the job compares every block it wrote with it (a job that only reads: every \
+               block of its region; docs/verify.md); ";
+    let given = match method.as_deref() {
+        Some("pattern") => format!("verify=pattern with verify_pattern {how}"),
+        Some(m) => format!(
+            "verify={m} with verify_pattern {how}fio also puts its own header ({m}) at the \
+             start of each block, halfpower writes the pattern alone; "
+        ),
+        None => format!(
+            "verify_pattern {how}fio (verify unset) also puts its own header at the start of \
+             each block, halfpower writes the pattern alone (as fio's verify=pattern); "
+        ),
+    };
+    given + verify_unlike(ending)
+}
+
+/// How fio's report of a verified job differs from halfpower's.
+fn verify_unlike(ending: JobEnding) -> &'static str {
+    match ending {
         JobEnding::Size => {
             "fio counts its verify reads under `read` (and in job_runtime), halfpower reports \
              them only under `halfpower.verify`: `read` holds the job's own reads"
@@ -347,8 +377,7 @@ fn verify_note(method: &str, ending: JobEnding) -> String {
              the runtime (it warns \"verification read phase will never start\" otherwise), \
              halfpower verifies every block the job wrote"
         }
-    };
-    how + unlike
+    }
 }
 
 #[cfg(test)]

@@ -112,6 +112,16 @@ fn bad_blocks(out: &mut String, v: &Verification) {
         } else {
             String::new()
         };
+        if let Some(p) = &v.pattern {
+            let _ = writeln!(
+                out,
+                "  {} offset {}: {}; expected the pattern {p}",
+                b.target,
+                bb.offset,
+                bb.kind.name()
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "  {} offset {}: {}; expected generation {}, found {found}{sectors}",
