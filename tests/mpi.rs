@@ -262,6 +262,7 @@ fn every_io_against_the_merged_histograms(v: &serde_json::Value, dir: &std::path
             })
             .collect();
         let ios = v["ranks"][r]["results"]["total"]["ios"].as_u64().unwrap();
+        assert_eq!(ios, 2048, "8 MiB of 4 KiB requests on rank {r}");
         assert_eq!(
             rows.len() as u64,
             ios,

@@ -37,32 +37,15 @@ fn averaged_logs_have_fios_files_columns_and_rows() {
     }) else {
         return;
     };
-    let Throttled {
-        throttle, job, dir, ..
-    } = &t;
-    let (fio_dir, hp_dir) = (dir.path().join("fio"), dir.path().join("hp"));
+    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
     common::judged_when_quiet(2, |attempt| {
         for d in [&fio_dir, &hp_dir] {
             let _ = std::fs::remove_dir_all(d);
             std::fs::create_dir(d).unwrap();
         }
-        let run = |program: &Path, extra: &[&str], cwd: &Path| {
-            let mut args = extra.to_vec();
-            args.extend([job.to_str().unwrap(), "--output-format=json"]);
-            let out = throttle
-                .command_of(program, &args)
-                .current_dir(cwd)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        run(Path::new("fio"), &[], &fio_dir);
+        run_in(&t, Path::new("fio"), &[], &fio_dir);
         let hp = assert_cmd::cargo::cargo_bin("halfpower");
-        run(&hp, &["fio", "--quiet"], &hp_dir);
+        run_in(&t, &hp, &["fio", "--quiet"], &hp_dir);
         let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
         assert_eq!(names(&fio_dir), names(&hp_dir));
         assert_eq!(names(&hp_dir).len(), 5, "bw, iops, lat, clat, slat");
