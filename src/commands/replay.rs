@@ -233,18 +233,23 @@ fn same_file(named: &str, target: &std::path::Path) -> bool {
     real(std::path::Path::new(named)) == real(target)
 }
 
-/// Runs `halfpower replay`.
-pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    // Under MPI each rank may replay its own trace: `{rank}` and `{host}` name it.
+/// Refuses `--shard` with a trace per rank (`{rank}` or `{host}` in TRACE).
+fn check_shard(args: &ReplayArgs) -> crate::Result<()> {
     if args.shard && args.trace.to_string_lossy().contains('{') {
         return Err(Error::invalid(
             "TRACE",
             args.trace.display(),
             "one trace for the whole job with --shard (no {rank} or {host}: those name a \
              trace per rank, which each rank replays whole without --shard)",
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// Runs `halfpower replay`.
+pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    // Under MPI each rank may replay its own trace: `{rank}` and `{host}` name it.
+    check_shard(&args)?;
     args.trace = crate::cluster::place(&args.trace);
     args.target = crate::cluster::place(&args.target);
     let exporter = Exporter::checked(&args.output)?;
