@@ -22,6 +22,10 @@ use std::ops::Range;
 pub const PENALTY: f64 = 3.0;
 /// The fewest values (seconds) a level lasts.
 pub const MIN_SEGMENT: usize = 3;
+
+/// A latency step that starts within this many values of a step of I/Os per second is that
+/// step seen in latency and is not a change of its own.
+pub const NEAR: usize = 2;
 /// The smallest step reported, as a share of the level before: a second of a throttled loop
 /// device on this VM varies by up to 3 %, and two runs by up to 18 %.
 pub const MIN_STEP: f64 = 0.10;
@@ -220,7 +224,7 @@ pub fn changes(s: &Series) -> Vec<Change> {
             let (a, b) = (&lat[i - 1], &lat[i]);
             let near = iops_levels[1..]
                 .iter()
-                .any(|r| r.start.abs_diff(b.start) <= 2);
+                .any(|r| r.start.abs_diff(b.start) <= NEAR);
             if near {
                 continue;
             }

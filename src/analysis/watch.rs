@@ -8,10 +8,13 @@
 //! [`SAME_WITHIN`] intervals of one already said is the same change and is not said twice.
 //! What was said is not taken back. Only steps between two levels of work are said: the start
 //! and the end of a workload (a level whose median is no I/O) are not steps of the device.
+//! A step of latency waits [`NEAR`] intervals more: a step of I/Os per second within that many
+//! intervals of it is the same change (as `diagnose` counts it), and one whose first interval
+//! was partial is found only then.
 
-use super::changes::MIN_SEGMENT;
+use super::changes::{MIN_SEGMENT, NEAR};
 use super::diagnose::device_changes;
-use crate::model::change::Change;
+use crate::model::change::{Change, ChangeFigure};
 use crate::model::log::DiskInterval;
 use std::collections::VecDeque;
 
@@ -54,6 +57,10 @@ impl Watch {
         let mut new = Vec::new();
         for mut c in device_changes(&ivs) {
             if c.before <= 0.0 || c.after <= 0.0 {
+                continue;
+            }
+            let lasted = self.recent.len() as f64 - c.at_s / step;
+            if c.figure != ChangeFigure::Iops && lasted < (MIN_SEGMENT + NEAR) as f64 - 0.5 {
                 continue;
             }
             c.at_s += self.dropped as f64 * step;
@@ -116,6 +123,29 @@ mod tests {
         // Not before the new level has MIN_SEGMENT intervals (8, 9, 10 are indices 8..=10).
         assert!(*when >= 8 + MIN_SEGMENT - 1, "said at interval {when}");
         assert!(*when <= 8 + 2 * MIN_SEGMENT, "said at interval {when}");
+    }
+
+    /// The lowered cap of tests/alone/changes.rs as monitor saw it: the interval of the step is
+    /// half at each level, and the device's response time falls with its load at the step's
+    /// first interval. One change is said, of I/Os per second, as `diagnose` finds it.
+    #[test]
+    fn a_step_with_a_partial_interval_is_said_as_one_step_of_iops() {
+        let mut iops = level(4000.0, 8);
+        iops.push(3000.0);
+        iops.extend(level(2000.0, 12));
+        let mut w = Watch::default();
+        let mut said = Vec::new();
+        for (i, &x) in iops.iter().enumerate() {
+            let response = if i < 8 { 0.021 } else { 0.0175 };
+            let iv = DiskInterval {
+                response_ms: Some(response * if i % 2 == 0 { 1.01 } else { 0.99 }),
+                ..iv(x)
+            };
+            said.extend(w.push(iv));
+        }
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(said[0].figure, ChangeFigure::Iops, "{said:?}");
+        assert!((said[0].at_s - 8.5).abs() <= 0.5, "{said:?}");
     }
 
     #[test]
