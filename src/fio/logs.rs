@@ -1,21 +1,42 @@
-//! fio's log options (`write_bw_log`, `write_iops_log`, `write_lat_log`, `log_avg_msec`,
-//! `per_job_logs`, `log_offset`, and the refused `write_hist_log`, `log_max_value`) read with
-//! fio 3.33's grammar into [`FioLogOptions`], and the names fio gives the files.
+//! fio's log options (`write_bw_log`, `write_iops_log`, `write_lat_log`, `write_hist_log`,
+//! `log_avg_msec`, `log_hist_msec`, `log_hist_coarseness`, `log_max_value`, `per_job_logs`,
+//! `log_offset`) read with fio 3.33's grammar into [`FioLogOptions`], and the names fio gives
+//! the files.
 
 use super::FioError;
 use super::number;
 
 /// The option names this file reads.
-pub const KEYS: [&str; 8] = [
+pub const KEYS: [&str; 10] = [
     "write_bw_log",
     "write_iops_log",
     "write_lat_log",
     "write_hist_log",
     "log_avg_msec",
+    "log_hist_msec",
+    "log_hist_coarseness",
     "log_max_value",
     "per_job_logs",
     "log_offset",
 ];
+
+/// The bins of fio's latency histograms (stat.h: 29 groups of 2^6).
+pub const HIST_BINS: usize = 29 << 6;
+
+/// fio's bin of a latency of `ns` (stat.c `plat_val_to_idx`): the value itself below 128,
+/// above that 64 bins per power of two (the six bits below the highest set bit), the last bin
+/// holding everything from about 2^34 ns (17 s) on.
+pub fn fio_bin(ns: u64) -> usize {
+    const BITS: u32 = 6;
+    let msb = 63 - ns.max(1).leading_zeros();
+    if msb <= BITS {
+        return ns as usize;
+    }
+    let error_bits = msb - BITS;
+    let base = ((error_bits + 1) << BITS) as usize;
+    let offset = ((ns >> error_bits) & ((1 << BITS) - 1)) as usize;
+    (base + offset).min(HIST_BINS - 1)
+}
 
 /// What a job logs, as fio's options say.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,8 +47,16 @@ pub struct FioLogOptions {
     pub iops: Option<String>,
     /// `write_lat_log`: `_lat`, `_clat` and `_slat` files.
     pub lat: Option<String>,
+    /// `write_hist_log`: the `_clat_hist` file.
+    pub hist: Option<String>,
     /// `log_avg_msec`: one row per this many ms (0: a row per I/O, fio's default).
     pub avg_ms: u64,
+    /// `log_hist_msec`: a histogram row per this many ms (0: none, fio's default).
+    pub hist_ms: u64,
+    /// `log_hist_coarseness` (0–6): each histogram row sums 2^this of fio's 1856 bins.
+    pub hist_coarseness: u32,
+    /// `log_max_value`: averaged latency rows hold each period's largest latency.
+    pub max_value: bool,
     /// `per_job_logs`: the job's number in the file name (fio's default).
     pub per_job: bool,
     /// `log_offset`: an offset column.
@@ -40,7 +69,11 @@ impl Default for FioLogOptions {
             bw: None,
             iops: None,
             lat: None,
+            hist: None,
             avg_ms: 0,
+            hist_ms: 0,
+            hist_coarseness: 0,
+            max_value: false,
             per_job: true,
             offset: false,
         }
@@ -60,6 +93,8 @@ pub enum LogKind {
     Clat,
     /// Submission latency, ns.
     Slat,
+    /// Completion latency histograms, in fio's bins.
+    ClatHist,
 }
 
 impl LogKind {
@@ -71,6 +106,7 @@ impl LogKind {
             LogKind::Lat => "lat",
             LogKind::Clat => "clat",
             LogKind::Slat => "slat",
+            LogKind::ClatHist => "clat_hist",
         }
     }
 }
@@ -86,22 +122,23 @@ impl FioLogOptions {
             "write_bw_log" => self.bw = Some(stem(value)?),
             "write_iops_log" => self.iops = Some(stem(value)?),
             "write_lat_log" => self.lat = Some(stem(value)?),
+            "write_hist_log" => self.hist = Some(stem(value)?),
             "log_avg_msec" => {
                 self.avg_ms = number::int(key, value.unwrap_or("").trim())?;
             }
+            "log_hist_msec" => {
+                self.hist_ms = number::int(key, value.unwrap_or("").trim())?;
+            }
+            "log_hist_coarseness" => {
+                let v = value.unwrap_or("").trim();
+                match number::int(key, v)? {
+                    c @ 0..=6 => self.hist_coarseness = c as u32,
+                    _ => return Err(FioError::value(key, v, "an integer from 0 to 6")),
+                }
+            }
+            "log_max_value" => self.max_value = number::switch(key, value)?,
             "per_job_logs" => self.per_job = number::switch(key, value)?,
             "log_offset" => self.offset = number::switch(key, value)?,
-            "write_hist_log" | "log_max_value" => {
-                if key == "log_max_value" && !number::switch(key, value)? {
-                    return Ok(());
-                }
-                return Err(FioError::NotYet {
-                    option: key.into(),
-                    why: "halfpower writes fio's bw, iops and latency logs (per I/O or \
-                          averaged); histogram logs and per-period maxima are not written"
-                        .into(),
-                });
-            }
             _ => return Err(FioError::Unsupported(key.to_string())),
         }
         Ok(())
@@ -109,12 +146,35 @@ impl FioLogOptions {
 
     /// Whether any log is asked for.
     pub fn any(&self) -> bool {
+        self.rates_or_latency() || self.hist.is_some()
+    }
+
+    /// Whether a bandwidth, IOPS or latency log is asked for.
+    fn rates_or_latency(&self) -> bool {
         self.bw.is_some() || self.iops.is_some() || self.lat.is_some()
     }
 
-    /// Whether the logs hold a row per I/O (no `log_avg_msec`, fio's default).
+    /// Whether the bandwidth, IOPS and latency logs hold a row per I/O (no `log_avg_msec`,
+    /// fio's default).
     pub fn per_io(&self) -> bool {
-        self.any() && self.avg_ms == 0
+        self.rates_or_latency() && self.avg_ms == 0
+    }
+
+    /// Whether the histogram log has rows (fio writes an empty file without `log_hist_msec`).
+    pub fn histograms(&self) -> bool {
+        self.hist.is_some() && self.hist_ms > 0
+    }
+
+    /// Whether the logs are made from the per-I/O record: rows per I/O, histograms, and the
+    /// largest latency of each period.
+    pub fn needs_record(&self) -> bool {
+        self.per_io() || self.histograms() || self.latency_maxima()
+    }
+
+    /// Whether averaged latency rows hold each period's largest latency (`log_max_value`;
+    /// fio's bandwidth and IOPS logs have one rate per period, so their maximum is it).
+    pub fn latency_maxima(&self) -> bool {
+        self.max_value && self.lat.is_some() && self.avg_ms > 0
     }
 
     /// Refuses what halfpower cannot log yet. Rows per I/O (no `log_avg_msec`) come from the
@@ -123,22 +183,26 @@ impl FioLogOptions {
     /// than per whole second, latency of a job that reads and writes, nor clones (fio logs
     /// each apart). `ranks`: the MPI job's ranks (each holds only its own I/Os).
     pub fn check(&self, numjobs: u32, mixed: bool, ranks: u32) -> Result<(), FioError> {
-        if !self.any() {
-            return Ok(());
-        }
-        let not_yet = |why: &str| FioError::NotYet {
-            option: "log_avg_msec".into(),
+        let not_yet = |option: &str, why: &str| FioError::NotYet {
+            option: option.into(),
             why: why.into(),
         };
-        if self.avg_ms == 0 {
-            if ranks > 1 {
-                return Err(not_yet(
-                    "fio's logs with a row per I/O under MPI (each rank holds its own I/Os): \
-                     give log_avg_msec, or run `halfpower run --io-log` for every rank's",
-                ));
-            }
+        if ranks > 1 && self.needs_record() {
+            let option = match () {
+                _ if self.per_io() => "log_avg_msec",
+                _ if self.histograms() => "write_hist_log",
+                _ => "log_max_value",
+            };
+            return Err(not_yet(
+                option,
+                "fio's logs of a row per I/O, histograms and latency maxima under MPI (each \
+                 rank holds its own I/Os): run `halfpower run --io-log` for every rank's",
+            ));
+        }
+        if !self.rates_or_latency() || self.avg_ms == 0 {
             return Ok(());
         }
+        let not_yet = |why: &str| not_yet("log_avg_msec", why);
         if self.avg_ms % 100 != 0 {
             return Err(FioError::value(
                 "log_avg_msec",
@@ -192,6 +256,9 @@ impl FioLogOptions {
                 out.push((k, name(s, k)));
             }
         }
+        if let Some(s) = &self.hist {
+            out.push((LogKind::ClatHist, name(s, LogKind::ClatHist)));
+        }
         out
     }
 }
@@ -209,6 +276,28 @@ mod tests {
     }
 
     #[test]
+    fn latencies_fall_in_fios_bins() {
+        // Below 128 ns each value is its own bin; then 64 bins per power of two.
+        for (ns, bin) in [
+            (0, 0),
+            (1, 1),
+            (127, 127),
+            (128, 128),
+            (129, 128),
+            (130, 129),
+        ] {
+            assert_eq!(fio_bin(ns), bin, "{ns} ns");
+        }
+        assert_eq!(fio_bin(255), 191);
+        assert_eq!(fio_bin(256), 192);
+        // 1 ms: highest bit 19, so 13 error bits; 1 000 000 >> 13 = 122, whose low six bits
+        // are 58, after the 14 × 64 bins below the group.
+        assert_eq!(fio_bin(1_000_000), 14 * 64 + 58);
+        assert_eq!(fio_bin(u64::MAX), HIST_BINS - 1);
+        assert_eq!(fio_bin(1 << 40), HIST_BINS - 1);
+    }
+
+    #[test]
     fn files_are_named_as_fio_names_them() {
         let o = logs(&[
             ("write_bw_log", "x"),
@@ -220,6 +309,12 @@ mod tests {
         assert_eq!(
             names,
             ["x_bw.1.log", "y_lat.1.log", "y_clat.1.log", "y_slat.1.log"]
+        );
+        let o = logs(&[("write_hist_log", "h")]).unwrap();
+        assert_eq!(o.files(2, "j")[0].1, "h_clat_hist.2.log");
+        assert!(
+            !o.histograms() && !o.needs_record(),
+            "no rows without log_hist_msec"
         );
         let o = logs(&[("write_iops_log", "z"), ("per_job_logs", "0")]).unwrap();
         assert_eq!(o.files(3, "j")[0].1, "z_iops.log");
@@ -245,10 +340,24 @@ mod tests {
         assert!(bw.check(1, true, 1).is_ok());
         let odd = logs(&[("write_bw_log", "x"), ("log_avg_msec", "250")]).unwrap();
         assert!(odd.check(1, false, 1).is_err());
-        for (k, v) in [("write_hist_log", "h"), ("log_max_value", "1")] {
-            let e = logs(&[(k, v)]).unwrap_err().to_string();
-            assert!(e.contains(k), "{e}");
-        }
-        assert!(logs(&[("log_max_value", "0")]).is_ok());
+        let e = logs(&[("log_hist_coarseness", "7")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("log_hist_coarseness") && e.contains("0 to 6"),
+            "{e}"
+        );
+        let hist = logs(&[("write_hist_log", "h"), ("log_hist_msec", "500")]).unwrap();
+        assert!(hist.check(2, true, 1).is_ok());
+        let e = hist.check(1, false, 2).unwrap_err().to_string();
+        assert!(e.contains("write_hist_log"), "{e}");
+        let max = logs(&[
+            ("write_lat_log", "x"),
+            ("log_avg_msec", "1000"),
+            ("log_max_value", "1"),
+        ])
+        .unwrap();
+        assert!(max.latency_maxima() && max.needs_record() && !max.per_io());
+        assert!(max.check(1, false, 2).is_err(), "not under MPI");
     }
 }

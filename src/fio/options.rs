@@ -479,11 +479,7 @@ mod tests {
             .iter()
             .chain(&super::super::access::KEYS)
             .chain(&super::super::steady::KEYS)
-            .chain(
-                super::super::logs::KEYS
-                    .iter()
-                    .filter(|k| **k != "write_hist_log"),
-            )
+            .chain(&super::super::logs::KEYS)
         {
             let v = match k {
                 "rw" | "readwrite" => "read",

@@ -13,27 +13,60 @@
 
 use super::report::{Ran, samples};
 use crate::commands::export::{self, Output};
-use crate::fio::logs::LogKind;
+use crate::fio::logs::{HIST_BINS, LogKind, fio_bin};
 use crate::stats::iolog::{IoLog, IoRecord, merged};
 use anyhow::Context;
 use std::fmt::Write;
 
-/// Writes the logs job `r` asks for, `n` being its number in fio's count of jobs (1-based).
+/// Writes the logs job `r` asks for, `n` being its number in fio's count of jobs (1-based):
+/// each numjobs clone's own files, or with `per_job_logs=0` one file of each kind holding
+/// every clone's rows, one clone after another (fio appends each clone's to it).
 pub(super) fn write(r: &Ran, n: usize) -> anyhow::Result<()> {
     let o = &r.job.opts;
     if !o.logs.any() {
         return Ok(());
     }
-    if o.logs.per_io() {
-        return write_per_io(r, n);
+    let clones = clones(&r.io_log, o.numjobs as usize);
+    // Each file once, with the clones whose rows it holds.
+    let mut files: Vec<(String, LogKind, Vec<usize>)> = Vec::new();
+    for k in 0..clones.len() {
+        for (kind, name) in o.logs.files(n + k, &o.name) {
+            match files.iter_mut().find(|f| f.0 == name) {
+                Some(f) => f.2.push(k),
+                None => files.push((name, kind, vec![k])),
+            }
+        }
     }
-    for (kind, name) in o.logs.files(n, &o.name) {
-        let text = rows(r, kind);
+    for (name, kind, of) in files {
         let path = std::path::Path::new(&name);
-        export::write_whole(Output::Fio, path, text.as_bytes())
-            .with_context(|| format!("writing fio's log {name}"))?;
+        export::write_streamed(Output::Fio, path, |w| {
+            of.iter()
+                .try_for_each(|&k| clone_rows(w, r, clones[k], kind))
+        })
+        .with_context(|| format!("writing fio's log {name}"))?;
     }
     Ok(())
+}
+
+/// The rows of one log of kind `kind` of one clone of job `r`, whose workers' records are
+/// `logs`.
+fn clone_rows(
+    w: &mut dyn std::io::Write,
+    r: &Ran,
+    logs: &[IoLog],
+    kind: LogKind,
+) -> std::io::Result<()> {
+    let l = &r.job.opts.logs;
+    match kind {
+        LogKind::ClatHist if l.histograms() => hist_rows(w, logs, l.hist_ms, l.hist_coarseness),
+        // fio's file is empty without log_hist_msec.
+        LogKind::ClatHist => Ok(()),
+        _ if l.per_io() => per_io_rows(w, logs, kind, l.offset),
+        LogKind::Lat | LogKind::Clat if l.latency_maxima() => {
+            w.write_all(max_rows(r, logs).as_bytes())
+        }
+        _ => w.write_all(rows(r, kind).as_bytes()),
+    }
 }
 
 /// The rows of one log of job `r`.
@@ -69,7 +102,8 @@ fn rows(r: &Ran, kind: LogKind) -> String {
                 }
             }
         }
-        LogKind::Lat | LogKind::Clat | LogKind::Slat => {
+        // Latency (the histograms' rows are made by `hist_rows`).
+        _ => {
             // Whole periods of whole seconds, each the I/O-weighted mean of its seconds.
             let per = (avg_ms / 1000).max(1) as usize;
             let seconds = &r.results.timeseries;
@@ -92,6 +126,67 @@ fn rows(r: &Ran, kind: LogKind) -> String {
     out
 }
 
+/// The averaged latency rows of `log_max_value`: each whole period's largest latency among
+/// the I/Os of `logs` that completed in it, as many periods as the averaged rows have.
+fn max_rows(r: &Ran, logs: &[IoLog]) -> String {
+    let o = &r.job.opts;
+    let avg_ms = o.logs.avg_ms;
+    let periods = r.results.timeseries.len() / (avg_ms / 1000).max(1) as usize;
+    let mut max = vec![0u64; periods];
+    for rec in merged(logs) {
+        if let Some(m) = max.get_mut((rec.t_ns / 1_000_000 / avg_ms) as usize) {
+            *m = (*m).max(rec.lat_ns);
+        }
+    }
+    let offset = if o.logs.offset { ", 0" } else { "" };
+    let ddir = u8::from(!o.reads());
+    let mut out = String::new();
+    for (k, m) in max.iter().enumerate() {
+        let t = (k as u64 + 1) * avg_ms;
+        let _ = writeln!(out, "{t}, {m}, {ddir}, 0{offset}, 0");
+    }
+    out
+}
+
+/// The histogram rows of one clone's records `logs`, as fio 3.33's `add_clat_sample` and
+/// `flush_hist_samples` make them: per direction, each completion counted in its fio bin;
+/// once `ms` or more have passed since the direction's last row (its first completion at the
+/// start), a row at that completion's time (whole ms) with its direction and size and the
+/// bins counted since, each sum of 2^`coarseness` bins; the next period is due `ms` after the
+/// last was (fio keeps the drift). The partial period at the end has no row, as in fio.
+fn hist_rows(
+    w: &mut dyn std::io::Write,
+    logs: &[IoLog],
+    ms: u64,
+    coarseness: u32,
+) -> std::io::Result<()> {
+    let mut last = [0u64; 2];
+    let mut bins = [vec![0u64; HIST_BINS], vec![0u64; HIST_BINS]];
+    let stride = 1usize << coarseness;
+    let mut line = String::new();
+    for r in merged(logs) {
+        let d = usize::from(r.dir() == crate::engine::IoDir::Write);
+        let elapsed = r.t_ns / 1_000_000;
+        bins[d][fio_bin(r.lat_ns)] += 1;
+        if last[d] == 0 {
+            last[d] = elapsed;
+        }
+        let this = elapsed.saturating_sub(last[d]);
+        if this < ms {
+            continue;
+        }
+        line.clear();
+        let _ = write!(line, "{elapsed}, {d}, {}", r.bytes);
+        for c in bins[d].chunks(stride) {
+            let _ = write!(line, ", {}", c.iter().sum::<u64>());
+        }
+        writeln!(w, "{line}")?;
+        bins[d].fill(0);
+        last[d] = elapsed - (this - ms);
+    }
+    Ok(())
+}
+
 /// The workers of each of `numjobs` clones: worker `i` of `n` is clone `i × numjobs / n`
 /// (one worker a clone, or one a clone's file, in clone order).
 fn clones(logs: &[IoLog], numjobs: usize) -> Vec<&[IoLog]> {
@@ -104,33 +199,6 @@ fn clones(logs: &[IoLog], numjobs: usize) -> Vec<&[IoLog]> {
             &logs[first..end]
         })
         .collect()
-}
-
-/// Writes job `r`'s logs of a row per I/O, its clones numbered from `n`: each clone's own
-/// files, or with `per_job_logs=0` one file of each kind holding every clone's rows, one
-/// clone after another (fio appends each clone's to it).
-fn write_per_io(r: &Ran, n: usize) -> anyhow::Result<()> {
-    let o = &r.job.opts;
-    let clones = clones(&r.io_log, o.numjobs as usize);
-    // Each file once, with the clones whose rows it holds.
-    let mut files: Vec<(String, LogKind, Vec<usize>)> = Vec::new();
-    for k in 0..clones.len() {
-        for (kind, name) in o.logs.files(n + k, &o.name) {
-            match files.iter_mut().find(|f| f.0 == name) {
-                Some(f) => f.2.push(k),
-                None => files.push((name, kind, vec![k])),
-            }
-        }
-    }
-    for (name, kind, of) in files {
-        let path = std::path::Path::new(&name);
-        export::write_streamed(Output::Fio, path, |w| {
-            of.iter()
-                .try_for_each(|&k| per_io_rows(w, clones[k], kind, o.logs.offset))
-        })
-        .with_context(|| format!("writing fio's log {name}"))?;
-    }
-    Ok(())
 }
 
 /// The rows of one log of a row per I/O of the workers `logs` of one clone.
@@ -179,6 +247,41 @@ mod tests {
         assert_eq!(sizes(clones(&logs, 2)), [2, 2], "a clone's two files");
         assert_eq!(sizes(clones(&logs, 1)), [4]);
         assert_eq!(clones(&logs, 2)[1][0].iter().count(), 0);
+    }
+
+    #[test]
+    fn histogram_rows_as_fio_makes_them() {
+        let mut log = IoLog::new(0);
+        // Reads completing at 1, 2, ..., 12 ms, each of 1 µs, and one write of 200 ns at 7 ms.
+        for ms in 1..=12u64 {
+            log.push(
+                ms * 1_000_000,
+                1000,
+                crate::engine::IoDir::Read,
+                4096,
+                (0, 0),
+            );
+            if ms == 7 {
+                log.push(7_000_001, 200, crate::engine::IoDir::Write, 512, (0, 0));
+            }
+        }
+        let mut out = Vec::new();
+        hist_rows(&mut out, std::slice::from_ref(&log), 5, 6).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<Vec<u64>> = text
+            .lines()
+            .map(|l| l.split(", ").map(|v| v.parse().unwrap()).collect())
+            .collect();
+        // The first read starts the period (1 ms); rows at 6 ms (the reads of 1..=6) and 11 ms
+        // (7..=11); 12 ms is a partial period. The write starts its own and has no row.
+        assert_eq!(rows.len(), 2, "{text}");
+        let bin = fio_bin(1000) / 64;
+        for (row, (t, n)) in rows.iter().zip([(6, 6), (11, 5)]) {
+            assert_eq!(row.len(), 3 + HIST_BINS / 64, "{text}");
+            assert_eq!(&row[..3], &[t, 0, 4096], "{text}");
+            assert_eq!(row[3 + bin], n, "{text}");
+            assert_eq!(row[3..].iter().sum::<u64>(), n, "{text}");
+        }
     }
 
     #[test]

@@ -209,7 +209,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         warmup_in_budget: true,
         budget_per_worker: true,
         steady: plan.steady.map(SteadyRule::fio),
-        io_log: job.opts.logs.per_io(),
+        io_log: job.opts.logs.needs_record(),
         ..Control::progress(!a.quiet)
     };
     let settings = Settings {
