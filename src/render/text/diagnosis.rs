@@ -1,7 +1,10 @@
 //! The diagnosis as text: one line per device, then each active device's rule, evidence,
 //! expectation, advice and (serial devices only) M/M/1 projection.
 
-use crate::model::diagnosis::{Diagnosis, ExpectationSource, ProfileMatch, Verdict};
+use crate::model::diagnosis::{
+    DeviceDiagnosis, Diagnosis, ExpectationSource, ProfileApplied, ProfileMatch, Projection,
+    SystemSummary, Verdict,
+};
 use crate::render::words;
 use std::fmt::Write as _;
 
@@ -12,6 +15,19 @@ fn ms(v: Option<f64>) -> String {
 /// The diagnosis as text: a table of devices, then each non-idle device's evidence and advice.
 pub fn diagnosis_text(d: &Diagnosis) -> String {
     let mut out = String::new();
+    device_table(&mut out, d);
+    for dev in d.devices.iter().filter(|x| x.verdict != Verdict::Idle) {
+        device_detail(&mut out, d, dev);
+    }
+    if let Some(p) = &d.profile {
+        profile_line(&mut out, p);
+    }
+    system_line(&mut out, &d.system);
+    out
+}
+
+/// The summary table: one line per device (idle ones included), so every device is accounted for.
+fn device_table(out: &mut String, d: &Diagnosis) {
     let _ = writeln!(
         out,
         "{:<28} {:<8} {:<9} {:<13} {:>7} {:>10} {:>9} {:>9} {:>9} {:>7}  S from",
@@ -35,75 +51,88 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
             dev.service_source.name()
         );
     }
-    for dev in d.devices.iter().filter(|x| x.verdict != Verdict::Idle) {
-        let _ = writeln!(out, "\n{} — {}", dev.device, dev.verdict.name());
-        for c in &dev.class_evidence {
-            let _ = writeln!(out, "  device: {}", words::class_evidence(c));
-        }
-        let _ = writeln!(out, "  rule: {}", words::rule(dev.verdict));
-        for e in &dev.evidence {
-            let _ = writeln!(out, "  evidence: {}", words::evidence(e));
-        }
-        if let (Some(e), Some(kib)) = (dev.expected_service_ms, dev.expected_request_kib) {
-            let from = words::expectation(dev.expectation_source, dev.class, kib);
-            let _ = writeln!(out, "  expected service time: {e:.3} ms ({from})");
-        }
-        if let (Some(p), ExpectationSource::Class) = (&d.profile, dev.expectation_source) {
-            let _ = writeln!(
-                out,
-                "  the profile describes {} only: this device is judged by its class",
-                p.devices.join(" or ")
-            );
-        }
-        if let Some(h) = &dev.headroom {
-            let _ = writeln!(out, "  headroom: {}", words::headroom(h));
-        }
-        super::run::change_lines(&mut out, &dev.changes);
-        for a in words::advice(dev.verdict) {
-            let _ = writeln!(out, "  advice: {a}");
-        }
-        if let Some(p) = &dev.projection {
-            let cells: Vec<String> = p
-                .iter()
-                .map(|x| {
-                    format!(
-                        "×{:.2} load → {:.0} % busy, Wq {}",
-                        x.load_factor,
-                        x.utilization_pct,
-                        x.queue_ms
-                            .map_or("unbounded".into(), |q| format!("{q:.2} ms"))
-                    )
-                })
-                .collect();
-            let _ = writeln!(out, "  M/M/1 projection: {}", cells.join("; "));
-            let _ = writeln!(out, "    ({})", words::PROJECTION_NOTE);
-        }
+}
+
+/// One active device's block: the rule and evidence behind its verdict, what was expected of it,
+/// its headroom and changes, the advice, and the M/M/1 projection where there is one.
+fn device_detail(out: &mut String, d: &Diagnosis, dev: &DeviceDiagnosis) {
+    let _ = writeln!(out, "\n{} — {}", dev.device, dev.verdict.name());
+    for c in &dev.class_evidence {
+        let _ = writeln!(out, "  device: {}", words::class_evidence(c));
     }
-    if let Some(p) = &d.profile {
-        let how = match p.how {
-            ProfileMatch::Measured => "the disk it was measured on",
-            ProfileMatch::Named => "named with --profile-device",
-            ProfileMatch::OnlyDevice => "the profile names no disk; the logs' only device",
-        };
-        let found = if p.found {
-            ""
-        } else {
-            "; no log holds it, so every device is judged by its class"
-        };
+    let _ = writeln!(out, "  rule: {}", words::rule(dev.verdict));
+    for e in &dev.evidence {
+        let _ = writeln!(out, "  evidence: {}", words::evidence(e));
+    }
+    if let (Some(e), Some(kib)) = (dev.expected_service_ms, dev.expected_request_kib) {
+        let from = words::expectation(dev.expectation_source, dev.class, kib);
+        let _ = writeln!(out, "  expected service time: {e:.3} ms ({from})");
+    }
+    if let (Some(p), ExpectationSource::Class) = (&d.profile, dev.expectation_source) {
         let _ = writeln!(
             out,
-            "\nprofile: applies to {} ({how}){found}",
+            "  the profile describes {} only: this device is judged by its class",
             p.devices.join(" or ")
         );
     }
-    if d.system.paging_intervals > 0 {
+    if let Some(h) = &dev.headroom {
+        let _ = writeln!(out, "  headroom: {}", words::headroom(h));
+    }
+    super::run::change_lines(out, &dev.changes);
+    for a in words::advice(dev.verdict) {
+        let _ = writeln!(out, "  advice: {a}");
+    }
+    if let Some(p) = &dev.projection {
+        projection_lines(out, p);
+    }
+}
+
+/// The M/M/1 projection as one line of load steps, then the note on what the model assumes.
+fn projection_lines(out: &mut String, p: &[Projection]) {
+    let cells: Vec<String> = p
+        .iter()
+        .map(|x| {
+            format!(
+                "×{:.2} load → {:.0} % busy, Wq {}",
+                x.load_factor,
+                x.utilization_pct,
+                x.queue_ms
+                    .map_or("unbounded".into(), |q| format!("{q:.2} ms"))
+            )
+        })
+        .collect();
+    let _ = writeln!(out, "  M/M/1 projection: {}", cells.join("; "));
+    let _ = writeln!(out, "    ({})", words::PROJECTION_NOTE);
+}
+
+/// Which disks the profile applied to and how that was decided, so a reader can check the match.
+fn profile_line(out: &mut String, p: &ProfileApplied) {
+    let how = match p.how {
+        ProfileMatch::Measured => "the disk it was measured on",
+        ProfileMatch::Named => "named with --profile-device",
+        ProfileMatch::OnlyDevice => "the profile names no disk; the logs' only device",
+    };
+    let found = if p.found {
+        ""
+    } else {
+        "; no log holds it, so every device is judged by its class"
+    };
+    let _ = writeln!(
+        out,
+        "\nprofile: applies to {} ({how}){found}",
+        p.devices.join(" or ")
+    );
+}
+
+/// The host's paging, only when it paged hard: paging can explain slow I/O the disks did not cause.
+fn system_line(out: &mut String, s: &SystemSummary) {
+    if s.paging_intervals > 0 {
         let _ = writeln!(
             out,
             "\nsystem: hard paging above 5 pages/s in {} of {} intervals (peak {:.1} pages/s)",
-            d.system.paging_intervals,
-            d.system.intervals,
-            d.system.paging_s_max.unwrap_or(0.0)
+            s.paging_intervals,
+            s.intervals,
+            s.paging_s_max.unwrap_or(0.0)
         );
     }
-    out
 }
