@@ -263,25 +263,38 @@ fn split(name: &str, dev: &DeviceDiagnosis, label: Option<&String>) -> String {
         ),
         Axis::new("ms per I/O", Scale::Linear, Fmt::Plain),
     );
+    push_split_bands(&mut p, &x, &service, &queue);
+    p.series.push(response_series(dev, &x));
+    p.columns = interval_columns(dev, &x);
+    p.note = service_note(dev);
+    plot(&p)
+}
+
+/// The two stacked bands of 004 Figure 10: service time from zero, queue time on top of it.
+fn push_split_bands(p: &mut Plot, x: &[f64], service: &[f64], queue: &[f64]) {
     p.bands.push(Band {
         name: "service time".into(),
         colour: 0,
-        x: x.clone(),
+        x: x.to_vec(),
         low: vec![0.0; x.len()],
-        high: service.clone(),
+        high: service.to_vec(),
     });
     p.bands.push(Band {
         name: "queue time".into(),
         colour: 1,
-        x: x.clone(),
-        low: service.clone(),
-        high: service.iter().zip(&queue).map(|(s, q)| s + q).collect(),
+        x: x.to_vec(),
+        low: service.to_vec(),
+        high: service.iter().zip(queue).map(|(s, q)| s + q).collect(),
     });
-    p.series.push(Series::line(
+}
+
+/// The measured response time drawn over the bands, so a gap between line and bands shows.
+fn response_series(dev: &DeviceDiagnosis, x: &[f64]) -> Series {
+    Series::line(
         "response time",
         dev.intervals
             .iter()
-            .zip(&x)
+            .zip(x)
             .map(|(iv, x)| (*x, iv.response_ms.unwrap_or(f64::NAN)))
             .collect(),
         dev.intervals
@@ -289,11 +302,14 @@ fn split(name: &str, dev: &DeviceDiagnosis, label: Option<&String>) -> String {
             .map(|iv| format!("{}: response {} ms", iv.time, opt(iv.response_ms, 3)))
             .collect(),
         7,
-    ));
-    p.columns = dev
-        .intervals
+    )
+}
+
+/// One hover text per interval with all its figures and verdict, placed at its time.
+fn interval_columns(dev: &DeviceDiagnosis, x: &[f64]) -> Vec<(f64, String)> {
+    dev.intervals
         .iter()
-        .zip(&x)
+        .zip(x)
         .map(|(iv, x)| {
             (
                 *x,
@@ -309,16 +325,19 @@ fn split(name: &str, dev: &DeviceDiagnosis, label: Option<&String>) -> String {
                 ),
             )
         })
-        .collect();
-    p.note = if dev.service_ms.is_some() {
+        .collect()
+}
+
+/// The note under the chart: where the service time came from, or why there is none.
+fn service_note(dev: &DeviceDiagnosis) -> String {
+    if dev.service_ms.is_some() {
         format!(
             "Service time from {}; queue time = response time − service time.",
             dev.service_source
         )
     } else {
         "No service time: a parallel device (SSD, NVMe, RAID) without `monitor --trace` has none, so only its response time is drawn.".into()
-    };
-    plot(&p)
+    }
 }
 
 fn verdict(out: &mut String, dev: &DeviceDiagnosis, label: Option<&String>) {
