@@ -349,6 +349,12 @@ fn runs<'a>(
 
 fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_test: bool) {
     let runs = runs(all, labels, one_test);
+    io_charts(out, &runs);
+    device_charts(out, &runs);
+}
+
+/// IOPS, MB/s and p99 latency per second, one line per run, its changes and host events marked.
+fn io_charts(out: &mut String, runs: &[(String, &Results)]) {
     let x = || Axis::new("second of the measured window", Scale::Linear, Fmt::Plain);
     type Pick = fn(&TimePoint) -> f64;
     let charts: [(&str, &str, Scale, Fmt, Pick); 3] = [
@@ -373,7 +379,7 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
     let figures = [Some(ChangeFigure::Iops), None, Some(ChangeFigure::P99Us)];
     for ((title, y_title, scale, f, get), figure) in charts.into_iter().zip(figures) {
         let mut p = Plot::new(title, x(), Axis::new(y_title, scale, f));
-        for (name, r) in &runs {
+        for (name, r) in runs {
             p.marks.extend(change_marks(name, r, figure));
             if figure == Some(ChangeFigure::Iops) {
                 p.marks.extend(host_marks(name, r));
@@ -391,6 +397,11 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
         }
         out.push_str(&plot(&p));
     }
+}
+
+/// The disks' %util and queue size per second, one line per run and disk, beside the I/O series.
+fn device_charts(out: &mut String, runs: &[(String, &Results)]) {
+    let x = || Axis::new("second of the measured window", Scale::Linear, Fmt::Plain);
     type PickDevice = fn(&DeviceSecond) -> f64;
     let device_charts: [(&str, &str, PickDevice); 2] = [
         ("Disk %util per second", "%util (busy time share)", |d| {
@@ -404,7 +415,7 @@ fn time_series(out: &mut String, all: &[Vec<Test<'_>>], labels: &[String], one_t
     ];
     for (title, y_title, get) in device_charts {
         let mut p = Plot::new(title, x(), Axis::new(y_title, Scale::Linear, Fmt::Plain));
-        for (name, r) in &runs {
+        for (name, r) in runs {
             let mut devices: Vec<&str> = r
                 .device_timeseries
                 .iter()
