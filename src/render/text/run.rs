@@ -300,6 +300,41 @@ pub fn depth(w: &crate::plan::Workload) -> String {
 /// Renders a `run` report.
 pub fn run_table(r: &RunReport) -> String {
     let w = &r.workload;
+    let mut out = format!("{}\n{}", headline(r), results_table(&r.results));
+    if let Some(j) = &r.results.job {
+        job_line(&mut out, j);
+    }
+    if let Some(o) = &r.results.open_loop {
+        out.push_str(&open_loop_lines(o, r.results.total.iops));
+    }
+    if let Some(v) = &r.results.verify {
+        out.push_str(&super::verify::lines(v));
+    }
+    if let Some(s) = &r.results.sync {
+        let _ = writeln!(
+            out,
+            "syncs: {} ({}), mean {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+            s.count,
+            if w.setup.access.fdatasync.is_some() {
+                "fdatasync"
+            } else {
+                "fsync"
+            },
+            s.latency_us.mean,
+            s.latency_us.p99,
+            s.latency_us.max
+        );
+    }
+    if let Some(rep) = &r.repeat {
+        repeat_lines(&mut out, rep);
+    }
+    out
+}
+
+/// The run's first line: the workload as the reader asked for it (pattern, size, depth,
+/// threads, caching, mix, spin and access pattern), so the table beneath needs no legend.
+fn headline(r: &RunReport) -> String {
+    let w = &r.workload;
     let depth = depth(w);
     let mut head = format!(
         "{} {} {depth} T{} {}{}",
@@ -327,60 +362,43 @@ pub fn run_table(r: &RunReport) -> String {
     if !access.is_empty() {
         let _ = write!(head, ", {access}");
     }
-    let mut out = format!("{head}\n{}", results_table(&r.results));
-    if let Some(j) = &r.results.job {
+    head
+}
+
+/// An MPI job's line: ranks and hosts, the stonewall figures of the first rank done, and the
+/// spread between the fastest and slowest rank.
+fn job_line(out: &mut String, j: &crate::model::ranks::Job) {
+    let _ = writeln!(
+        out,
+        "job: {} ranks on {} host(s); first done (rank {}) at {:.2} s: {:.0} IOPS, {:.2} MB/s \
+         (stonewall); ranks {:.0}-{:.0} IOPS (fastest/slowest {:.3})",
+        j.ranks,
+        j.hosts.len(),
+        j.first_done.rank,
+        j.first_done.seconds,
+        j.first_done.iops,
+        j.first_done.bytes_per_s / 1e6,
+        j.spread.slowest_iops,
+        j.spread.fastest_iops,
+        j.spread.ratio
+    );
+}
+
+/// The repetitions' summary: per figure its mean, standard deviation and 95 % interval.
+fn repeat_lines(out: &mut String, rep: &crate::model::run::Repeat) {
+    let _ = writeln!(
+        out,
+        "\nOver {} repetitions (the table above is the first): mean, standard deviation, \
+         t-based 95 % interval",
+        rep.runs.len()
+    );
+    for f in &rep.figures {
         let _ = writeln!(
             out,
-            "job: {} ranks on {} host(s); first done (rank {}) at {:.2} s: {:.0} IOPS, {:.2} MB/s \
-             (stonewall); ranks {:.0}-{:.0} IOPS (fastest/slowest {:.3})",
-            j.ranks,
-            j.hosts.len(),
-            j.first_done.rank,
-            j.first_done.seconds,
-            j.first_done.iops,
-            j.first_done.bytes_per_s / 1e6,
-            j.spread.slowest_iops,
-            j.spread.fastest_iops,
-            j.spread.ratio
+            "  {:<22} {:>14.4} sd {:>12.4}  ±{:.4} (±{:.1} %)",
+            f.figure, f.mean, f.sd, f.ci95.half, f.ci95.pct
         );
     }
-    if let Some(o) = &r.results.open_loop {
-        out.push_str(&open_loop_lines(o, r.results.total.iops));
-    }
-    if let Some(v) = &r.results.verify {
-        out.push_str(&super::verify::lines(v));
-    }
-    if let Some(s) = &r.results.sync {
-        let _ = writeln!(
-            out,
-            "syncs: {} ({}), mean {:.1} µs, p99 {:.1} µs, max {:.1} µs",
-            s.count,
-            if w.setup.access.fdatasync.is_some() {
-                "fdatasync"
-            } else {
-                "fsync"
-            },
-            s.latency_us.mean,
-            s.latency_us.p99,
-            s.latency_us.max
-        );
-    }
-    if let Some(rep) = &r.repeat {
-        let _ = writeln!(
-            out,
-            "\nOver {} repetitions (the table above is the first): mean, standard deviation, \
-             t-based 95 % interval",
-            rep.runs.len()
-        );
-        for f in &rep.figures {
-            let _ = writeln!(
-                out,
-                "  {:<22} {:>14.4} sd {:>12.4}  ±{:.4} (±{:.1} %)",
-                f.figure, f.mean, f.sd, f.ci95.half, f.ci95.pct
-            );
-        }
-    }
-    out
 }
 
 /// Renders the quick suite as CrystalDiskMark does: one row per test and direction.
