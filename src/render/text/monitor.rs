@@ -25,6 +25,15 @@ fn source(s: ServiceMethod) -> &'static str {
 /// One interval as text: the system line, the header and one row per device.
 pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
     let mut out = String::new();
+    system_line(&mut out, system);
+    device_table(&mut out, devices);
+    device_notes(&mut out, devices);
+    out
+}
+
+/// The host's line: CPU shares, interrupts, swapping and faults, PSI where the kernel has it,
+/// and the system's flags, so a slow disk can be told from a busy or paging host.
+fn system_line(out: &mut String, system: &SystemRecord) {
     let psi = system
         .psi_io_some_pct
         .map_or(String::new(), |p| format!("  psi io {p:.1}%"));
@@ -48,6 +57,11 @@ pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
             format!("  [{}]", join(&system.flags))
         }
     );
+}
+
+/// The iostat-like table: a header, then one row per device with its service and queue time,
+/// where the service time came from, and its flags.
+fn device_table(out: &mut String, devices: &[DeviceRecord]) {
     let _ = writeln!(
         out,
         "{:<12} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>5} {:>8} {:>8} {:<5} flags",
@@ -89,10 +103,15 @@ pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
             join(&d.flags)
         );
     }
+}
+
+/// The lines beneath the table: each device's changes (timed from monitor's start), then its
+/// headroom where it has one.
+fn device_notes(out: &mut String, devices: &[DeviceRecord]) {
     for d in devices {
         for c in &d.changes {
             let _ = write!(out, "change {} (from monitor's start):", d.device);
-            crate::render::text::run::change_line(&mut out, c);
+            crate::render::text::run::change_line(out, c);
         }
     }
     for d in devices {
@@ -105,7 +124,6 @@ pub fn interval(system: &SystemRecord, devices: &[DeviceRecord]) -> String {
             );
         }
     }
-    out
 }
 
 #[cfg(test)]
