@@ -147,6 +147,8 @@ pub(super) fn nice_step(span: f64, target: usize) -> f64 {
     }
 }
 
+/// The range and ticks of `axis` for `values`: the axis's own ticks when it has them, else
+/// computed ones; values the axis cannot draw are left out.
 pub(super) fn domain(axis: &Axis, values: &[f64]) -> Domain {
     let vals: Vec<f64> = values
         .iter()
@@ -154,25 +156,7 @@ pub(super) fn domain(axis: &Axis, values: &[f64]) -> Domain {
         .filter(|&v| axis.drawable(v))
         .collect();
     if let Some(ticks) = &axis.ticks {
-        let ts: Vec<f64> = ticks.iter().map(|t| axis.t(t.0)).collect();
-        let all = ts
-            .iter()
-            .chain(vals.iter().map(|&v| axis.t(v)).collect::<Vec<_>>().iter())
-            .copied()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-                (a.min(v), b.max(v))
-            });
-        let pad = ((all.1 - all.0) * 0.04).max(0.1);
-        return Domain {
-            lo: all.0 - pad,
-            hi: all.1 + pad,
-            ticks: {
-                let mut t: Vec<(f64, String)> =
-                    ticks.iter().map(|(v, l)| (axis.t(*v), l.clone())).collect();
-                t.sort_by(|a, b| a.0.total_cmp(&b.0));
-                t
-            },
-        };
+        return given_ticks(axis, ticks, &vals);
     }
     let (min, max) = vals
         .iter()
@@ -185,50 +169,82 @@ pub(super) fn domain(axis: &Axis, values: &[f64]) -> Domain {
         (min, max)
     };
     match axis.scale {
-        Scale::Linear => {
-            let lo = min.min(0.0);
-            let hi = if max > lo { max } else { lo + 1.0 };
-            let step = nice_step(hi - lo, 5);
-            let lo = (lo / step).floor() * step;
-            let hi = (hi / step).ceil() * step;
-            let n = ((hi - lo) / step).round() as usize;
-            let ticks = (0..=n)
-                .map(|i| {
-                    let v = lo + step * i as f64;
-                    (v, fmt(axis.fmt, v))
-                })
-                .collect();
-            Domain { lo, hi, ticks }
-        }
-        Scale::Log2 | Scale::Log10 => {
-            let base = if axis.scale == Scale::Log2 {
-                2f64
-            } else {
-                10f64
-            };
-            let lo = axis.t(min).floor();
-            let hi = axis.t(max).ceil().max(lo + 1.0);
-            let span = (hi - lo) as usize;
-            let every = span.div_ceil(10).max(1);
-            let mut ticks: Vec<(f64, String)> = (0..=span)
-                .step_by(every)
-                .map(|i| {
-                    let e = lo + i as f64;
-                    (e, fmt(axis.fmt, base.powf(e)))
-                })
-                .collect();
-            if axis.scale == Scale::Log10 && span <= 2 {
-                for e in lo as i64..hi as i64 {
-                    for m in [2.0, 5.0] {
-                        let v = m * 10f64.powi(e as i32);
-                        ticks.push((v.log10(), fmt(axis.fmt, v)));
-                    }
-                }
-                ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
-            }
-            Domain { lo, hi, ticks }
-        }
+        Scale::Linear => linear(axis, min, max),
+        Scale::Log2 | Scale::Log10 => logarithmic(axis, min, max),
     }
+}
+
+/// The domain of an axis with ticks of its own: wide enough for its ticks and the values,
+/// padded so no tick sits on the edge.
+fn given_ticks(axis: &Axis, ticks: &[(f64, String)], vals: &[f64]) -> Domain {
+    let ts: Vec<f64> = ticks.iter().map(|t| axis.t(t.0)).collect();
+    let all = ts
+        .iter()
+        .chain(vals.iter().map(|&v| axis.t(v)).collect::<Vec<_>>().iter())
+        .copied()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    let pad = ((all.1 - all.0) * 0.04).max(0.1);
+    Domain {
+        lo: all.0 - pad,
+        hi: all.1 + pad,
+        ticks: {
+            let mut t: Vec<(f64, String)> =
+                ticks.iter().map(|(v, l)| (axis.t(*v), l.clone())).collect();
+            t.sort_by(|a, b| a.0.total_cmp(&b.0));
+            t
+        },
+    }
+}
+
+/// A linear domain from 0 (or below, for negative data) to a round tick above `max`, with
+/// about five evenly spaced ticks.
+fn linear(axis: &Axis, min: f64, max: f64) -> Domain {
+    let lo = min.min(0.0);
+    let hi = if max > lo { max } else { lo + 1.0 };
+    let step = nice_step(hi - lo, 5);
+    let lo = (lo / step).floor() * step;
+    let hi = (hi / step).ceil() * step;
+    let n = ((hi - lo) / step).round() as usize;
+    let ticks = (0..=n)
+        .map(|i| {
+            let v = lo + step * i as f64;
+            (v, fmt(axis.fmt, v))
+        })
+        .collect();
+    Domain { lo, hi, ticks }
+}
+
+/// A log 2 or log 10 domain over whole powers, ticked at powers (at most about ten); a log 10
+/// axis of two decades or fewer also gets 2× and 5× ticks so it has enough to read by.
+fn logarithmic(axis: &Axis, min: f64, max: f64) -> Domain {
+    let base = if axis.scale == Scale::Log2 {
+        2f64
+    } else {
+        10f64
+    };
+    let lo = axis.t(min).floor();
+    let hi = axis.t(max).ceil().max(lo + 1.0);
+    let span = (hi - lo) as usize;
+    let every = span.div_ceil(10).max(1);
+    let mut ticks: Vec<(f64, String)> = (0..=span)
+        .step_by(every)
+        .map(|i| {
+            let e = lo + i as f64;
+            (e, fmt(axis.fmt, base.powf(e)))
+        })
+        .collect();
+    if axis.scale == Scale::Log10 && span <= 2 {
+        for e in lo as i64..hi as i64 {
+            for m in [2.0, 5.0] {
+                let v = m * 10f64.powi(e as i32);
+                ticks.push((v.log10(), fmt(axis.fmt, v)));
+            }
+        }
+        ticks.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    Domain { lo, hi, ticks }
 }
 
 #[cfg(test)]
