@@ -62,6 +62,21 @@ pub fn profile_table(r: &ProfileReport) -> String {
     let mut out = String::new();
     service_table(&mut out, r);
     out.push('\n');
+    cells_table(&mut out, r);
+    out.push('\n');
+    fits_table(&mut out, r);
+    for note in r.fits.iter().filter_map(slope_note) {
+        let _ = writeln!(out, "! {note}");
+    }
+    if r.interrupted {
+        out.push_str("interrupted: the tables hold the cells measured before Ctrl-C\n");
+    }
+    out
+}
+
+/// The measured cells, one row each: throughput, service and response time, and the disk's
+/// own %util and service time beside them for comparison.
+fn cells_table(out: &mut String, r: &ProfileReport) {
     let _ = writeln!(
         out,
         "{:<6} {:<11} {:>6} {:>6} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>10}",
@@ -94,7 +109,11 @@ pub fn profile_table(r: &ProfileReport) -> String {
             ms(c.device_service_ms)
         );
     }
-    out.push('\n');
+}
+
+/// The fitted lines, one row per column of the service table: overhead, cost per KiB, transfer
+/// rate, fit quality, the 32k projection, and the sizes left out as off the line.
+fn fits_table(out: &mut String, r: &ProfileReport) {
     let _ = writeln!(
         out,
         "Fitted lines: service ms = overhead + ms/KiB x size (from the smallest sizes up; ~ = off the line, left out)"
@@ -131,13 +150,6 @@ pub fn profile_table(r: &ProfileReport) -> String {
             }
         );
     }
-    for note in r.fits.iter().filter_map(slope_note) {
-        let _ = writeln!(out, "! {note}");
-    }
-    if r.interrupted {
-        out.push_str("interrupted: the tables hold the cells measured before Ctrl-C\n");
-    }
-    out
 }
 
 /// What a line with a negative slope means, in words (None for any other line).
