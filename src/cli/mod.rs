@@ -3,6 +3,8 @@
 //! [`crate::plan::Workload`], which job files and the JSON share.
 
 mod capture;
+mod common;
+mod help;
 mod iolog;
 mod path;
 mod point;
@@ -10,6 +12,10 @@ mod pts;
 mod replay;
 pub mod workload;
 pub use capture::{CaptureArgs, TraceFileFormat};
+pub use common::{
+    CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, MAX_REPEAT, OutputArgs, OutputFileArg,
+    ReadsOnlyArg, RepeatArg, StateArg,
+};
 pub use iolog::IoLogArg;
 pub use path::PathArgs;
 pub use point::{PointArgs, SteadyArg, SteadyArgs};
@@ -22,120 +28,12 @@ pub use workload::{
 
 use crate::units::{ByteSize, Dur, Rate};
 use clap::{Args, Parser, Subcommand};
+use help::{
+    CAPTURE_HELP, COMPARE_HELP, DIAGNOSE_HELP, EXPERIMENT_HELP, MONITOR_HELP, PATH_HELP,
+    PROFILE_HELP, PTS_HELP, REPLAY_HELP, REPORT_HELP, SCALE_HELP, SELFTEST_HELP, SWEEP_HELP, UNITS,
+    VERIFY_HELP,
+};
 use std::path::PathBuf;
-
-const UNITS: &str = "Units: sizes take k, m, g, t suffixes and are powers of two (4k = 4096 bytes, \
-1m = 1 MiB). Durations take us, ms, s, m (minutes) or h (a bare number is seconds). Throughput is \
-printed in MB/s = 10^6 bytes per second. Latency runs from the submission of each I/O to its \
-completion.";
-
-const MONITOR_HELP: &str = "Figures: r/s w/s are completions per second; MB/s = 10^6 bytes per \
-second; await is the mean time from the start of a request's accounting to its completion (ms); \
-aqu-sz the mean number of requests in the system; %util the share of time with at least one in \
-flight. S (service time) is U/X for a device serving one request at a time, measured by the block \
-tracer with --trace, or estimated from sampled in-flight by Little's law otherwise (src column: \
-util, trace, est). Wq = await - S. Durations take us, ms, s, m (minutes) or h. Ctrl-C ends monitoring \
-normally (exit 0) after printing the interval so far.";
-
-const DIAGNOSE_HELP: &str = "Inputs: halfpower monitor logs (.csv or JSON lines), `iostat -x -t` \
-text (the first report, averages since boot, is left out), and perfmon CSV from typeperf or relog \
-(English counter names). Service time is taken from the log, or by the Utilization Law S = U/X for \
-devices that serve one request at a time; queue time = response - service. Rules: queue time > \
-service time or busy > 85 % with > 2 queued per disk = overloaded; hard paging > 5 pages/s on a \
-busy disk = memory-bound; service time > 1.5x the profile's expectation (2x the class's typical \
-value without --profile) = slow. Times in ms; MB/s = 10^6 bytes/s.";
-
-const SWEEP_HELP: &str = "Each point is one run (same engine and figures as `halfpower run`) on \
-one prepared target; points run in the order rw, threads, request size, queue depth. The \
-plateau is the mean of the points within 5 % of the best; the half-power point is the smallest \
-request size (per queue depth) and the smallest depth (per size) reaching 50 % of the reference \
-(--pap, else the plateau); the knee is where each doubling adds < 10 % throughput while p99 \
-rises. Sizes take k, m, g suffixes (powers of two); throughput is MB/s = 10^6 bytes/s; \
-durations take us, ms, s, m or h.";
-
-const SCALE_HELP: &str = "Each target runs the same workload alone, then the first 2..N run \
-together (step 1 is the first target's run alone). Efficiency is a step's MB/s over the sum of \
-its targets alone; the total saturates at the first step below 90 %, and the limit is the mean \
-of the steps from there. Shared components are block devices beneath more than one target (the \
-disk under partitions, a loop device's backing device, dm/md members) with their MB/s and %util \
-at the limit, and the CPUs when busy at least 90 %. Sequential large requests show a bus best, \
-e.g. --rw read --bs 1m --qd 8. Sizes take k, m, g (powers of two); MB/s = 10^6 bytes/s; \
-durations take us, ms, s, m or h.";
-
-const EXPERIMENT_HELP: &str = "buffering: direct vs buffered sequential reads and writes at 4k..1m, \
-QD1: MB/s and CPU per MB (the page cache of the file is dropped before each buffered point, never \
-the system's). allocation (TARGET a directory): sequential writes of --bs through --size bytes into \
-a written file, an empty file extended by each write and a sparse one, at QD1 and QD8. alignment: \
-random reads of --bs at QD4 at aligned offsets and shifted by 512, 4k and half of --bs (buffered \
-when direct I/O refuses 512-byte offsets). cache: re-reads of the first 1 MiB, sequential and \
-random reads at 4k..64k, then random 4k reads over regions of 256k, 1m, 4m... up to --size: the \
-cache size is where latency jumps past 2x. writecache: sequential writes with and without O_DSYNC \
-at QD1 and QD8, 4k..1m, with the device's queue/write_cache. A directory TARGET gets a scratch \
-file, removed at the end; a file or device needs --allow-write for the writing experiments. \
-Sizes are powers of two (KiB, MiB); MB/s = 10^6 bytes/s; durations take us, ms, s, m or h.";
-
-const COMPARE_HELP: &str = "Figures: total.iops, total.bytes_per_s, read/write.latency_us.p50 \
-and .p99, cpu.us_per_io. With repetitions on both sides (run --repeat N), the interval of B/A is \
-Welch's; with one run each, the delta method on each run's within-run interval (throughput from \
-100-ms windows, percentiles from order statistics), which says nothing about run-to-run \
-variation: repeat runs to compare them honestly. Significant: the interval excludes 1 and the \
-change exceeds --threshold.";
-
-const VERIFY_HELP: &str = "Kinds: corrupt (checksum fails, sectors of one write), misdirected (a \
-valid block of another offset), torn (sectors of two writes), stale (older than the last flushed \
-write: a lost write the device had promised), unwritten (zeros where a flushed write was). Not \
-bad: lost-unflushed (a write after its last flush, lost: allowed after a power cut), unsealed (no \
-seal of halfpower's, without a state). Exit status: 0 when no block is bad, 1 when any is bad or \
-unreadable, 2 for a usage error or when blocks were sealed at another block length than --bs. \
-docs/verify.md.";
-
-const REPLAY_HELP: &str = "Each request is issued at its due time (its time in the trace \
-divided by the speed) whether or not earlier ones have completed, and its response time runs \
-from that due time; a request issued over 1 ms late is counted. Sizes: k/m/g = KiB/MiB/GiB; \
-MB/s = 10^6 bytes/s. Formats: '# halfpower trace v1' (time_us dir offset bytes per line) or fio \
-iolog v2/v3 (v3 times in µs). docs/replay.md.";
-
-const CAPTURE_HELP: &str = "Reads the block layer's tracepoints through a tracefs instance of \
-its own (root): each request's issue and completion on the device, matched into one line: time \
-since the first request, direction, offset, size, flags, OS queue time and device time. The \
-trace is halfpower's ('# halfpower trace v1', time_us dir offset bytes per line) or fio's iolog \
-v3 (--format fio); `replay` replays either. Sizes: k/m/g = KiB/MiB/GiB; MB/s = 10^6 bytes/s. \
-docs/replay.md.";
-
-const PROFILE_HELP: &str = "Friedman's matrix (004 Tables 2-4): reads and writes x sequential, \
-random and cache-hit (the first 1 MiB, re-read or re-written) x request sizes 4k 16k 64k 256k \
-1m (4k 16k 64k with --quick); sequential and cache-hit at QD1, random at QD1 and QD4. Service \
-time S = 1/IOPS from the QD1 runs (Utilization Law, the device 100 % busy); per column a \
-least-squares line S = overhead + ms_per_KiB x size fitted from the smallest sizes up, with the \
-points off the line (> 15 % from it) left out and marked. Sizes are powers of two (KiB); MB/s \
-= 10^6 bytes/s.";
-
-const REPORT_HELP: &str = "Charts per kind: run/quick: MB/s and IOPS per test, latency \
-percentiles on a nines axis, the latency histogram, per-second IOPS, MB/s and p99 with the \
-disk's %util and queue size, CPU us per I/O. sweep: MB/s against request size (one line per \
-queue depth) and against depth, with the half-power line and the H(alf-power), K(nee), \
-P(lateau) and best (*) points; the size x depth heatmap; p99 against MB/s. profile: 004 Table 4 \
-and service time against request size with the fitted line. path: 000 Figure 1, the components \
-as boxes from the application to the host bus with each limit (and measured rate), the tightest \
-marked. monitor/diagnose: utilization, IOPS \
-and response time = service + queue time over time per device, paging and CPU, verdicts and \
-advice. MB/s = 10^6 bytes/s; sizes 4k, 1m are KiB, MiB.";
-
-const PATH_HELP: &str = "Limits: a link's signalling rate x lanes x its line code's share of data \
-bits / 8: PCIe 2.5 and 5 GT/s 8b/10b, 8-32 GT/s 128b/130b (3.0 x4 = 3938 MB/s); SATA and SAS up to \
-12 Gbit/s 8b/10b (6 Gbit/s = 600 MB/s); USB 5 Gbit/s 8b/10b (500 MB/s), 10 and 20 Gbit/s \
-128b/132b; a NIC's speed. Stripes add their members, mirrors add reads and write at the slowest, \
-a component several members share caps their sum; the PAP is the tightest limit over the share \
-each component carries. HALFPOWER_SYSFS=DIR reads DIR instead of /sys (a --capture unpacked; \
-DIR/proc/self/mountinfo places files). MB/s = 10^6 bytes/s. docs/path.md.";
-
-const PTS_HELP: &str = "SNIA PTS v2.0.2: purge (BLKDISCARD on a device, hole punching on a \
-file; recorded as not-supported when refused), preconditioning (twice the capacity in \
-sequential 128k writes; not for wsat), then rounds of the test's matrix, each cell --round \
-long, until steady state: 5 rounds whose tracking variable has max - min <= 20 % of their mean \
-and whose least-squares line moves <= 10 % of it across them; at most 25 rounds. wsat runs \
-random 4k writes until 4 x the capacity is written. Sizes are powers of two (KiB, MiB); MB/s = \
-10^6 bytes/s; durations take us, ms, s, m or h. docs/pts.md.";
 
 /// halfpower: what can this storage really do, how far is a workload from it, and why.
 ///
@@ -228,8 +126,6 @@ pub enum Command {
     Selftest(SelftestArgs),
 }
 
-const SELFTEST_HELP: &str = "The statement: latencies above X are measured within +-10 %, where X is ten times the 99th percentile of a sleeping thread's lateness (rounded up to 1, 2 or 5 x 10^n); rates within +-Z %, Z the share of the time the host stalled halfpower or stole its CPU, at least 0.1 %. Each known answer is held to it (the throttled device's caps within 2 %); exit 1 when one is not. MB/s = 10^6 bytes/s. docs/figures.md, \"Self-test\".";
-
 /// `halfpower selftest`.
 #[derive(Args, Debug)]
 pub struct SelftestArgs {
@@ -300,142 +196,6 @@ pub struct FioArgs {
     /// --output=FILE, --section=NAME, --ignore-unknown, --allow-write, --destroy-data, --quiet.
     #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0.., value_name = "ARGS")]
     pub args: Vec<String>,
-}
-
-/// The most repetitions `--repeat` takes.
-pub const MAX_REPEAT: u32 = 1000;
-
-/// `--repeat N` of `run`, `quick` and `sweep`: one definition, one range.
-#[derive(Args, Debug, Clone, Copy, PartialEq)]
-pub struct RepeatArg {
-    /// Measure N times (1 to 1000) and give each figure its mean, spread and t-based 95 %
-    /// interval over them: `run` repeats the workload on targets opened (a created file filled)
-    /// afresh; `quick` and `sweep` interleave (every test or point once, then again).
-    #[arg(long = "repeat", value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT as i64))]
-    pub n: u32,
-}
-
-/// Where `--json` sends its document: parsed once from `PATH` or `-`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum JsonDest {
-    /// `-`: standard output, instead of the text.
-    Stdout,
-    /// A file, written atomically.
-    File(PathBuf),
-}
-
-impl JsonDest {
-    /// Reads `--json`'s value: `-` for stdout, else a path (not empty).
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "-" => Ok(JsonDest::Stdout),
-            "" => Err("an empty path: give a PATH, or - for stdout".to_string()),
-            p => Ok(JsonDest::File(PathBuf::from(p))),
-        }
-    }
-
-    /// The file, where it is one.
-    pub fn file(&self) -> Option<&std::path::Path> {
-        match self {
-            JsonDest::Stdout => None,
-            JsonDest::File(p) => Some(p),
-        }
-    }
-}
-
-/// `--verify-state PATH`: one definition for `run`, which keeps the record, and `verify`,
-/// which judges by it.
-#[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct StateArg {
-    /// The record of every block's last acknowledged write, 4 bytes per block: `run` keeps it
-    /// in PATH (implies --verify; an existing state is continued) for `verify`, which judges
-    /// every block it names.
-    #[arg(long = "verify-state", id = "verify_state", value_name = "PATH")]
-    pub path: Option<PathBuf>,
-}
-
-/// `-o`/`--output PATH`: one definition for `report` and `capture`.
-#[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct OutputFileArg {
-    /// Write to PATH: report's HTML [default: halfpower-report.html next to the first RESULT],
-    /// capture's trace.
-    #[arg(short = 'o', long = "output", id = "output_file", value_name = "PATH")]
-    pub path: Option<PathBuf>,
-}
-
-/// `--from FILE`: one definition for `sweep` and `path`, which read a document instead of
-/// measuring.
-#[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct FromArg {
-    /// Read FILE instead of measuring. sweep: a sweep JSON, or a CSV with the columns
-    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional), re-analysed.
-    /// path: a `run --json` document whose figures stand beside the limits (the rate through
-    /// each component, and the CPU as a component where the CPUs given to halfpower saturate
-    /// at the run's CPU time per I/O and request size).
-    #[arg(long = "from", id = "from", value_name = "FILE")]
-    pub path: Option<PathBuf>,
-}
-
-/// `--json PATH|-`: one definition for every command that writes JSON.
-#[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct JsonArg {
-    /// Write the results as JSON to PATH, or to stdout with `-` (then no table): one document
-    /// (`monitor`: one line per device per interval and one `_system` line).
-    #[arg(long = "json", id = "json", value_name = "PATH|-", value_parser = JsonDest::parse)]
-    pub dest: Option<JsonDest>,
-}
-
-/// A device's measured curves and service times, for `monitor` and `diagnose`.
-#[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct CurveArgs {
-    /// A `halfpower profile` (schema: docs/profile.md) or `sweep --json` of a device: its
-    /// curves place each interval of that device (diagnose: its busiest) on the curve of its
-    /// mix, with its headroom to the knee and the peak; diagnose also takes its service times
-    /// as that device's expectations (every other device is judged by its class).
-    #[arg(long, value_name = "PROFILE.json|SWEEP.json")]
-    pub profile: Option<PathBuf>,
-    /// The device the --profile describes (its kernel name, or its name in the log: sdb,
-    /// nvme0n1), instead of the disk the profile names.
-    #[arg(long, value_name = "NAME", requires = "profile")]
-    pub profile_device: Option<String>,
-}
-
-/// `--reads-only`: one definition for `profile` and `replay`.
-#[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
-pub struct ReadsOnlyArg {
-    /// Issue no writes, so no --allow-write is needed: profile leaves out its write cells;
-    /// replay issues the trace's writes as reads of the same blocks (said in the result).
-    #[arg(long = "reads-only", id = "reads_only")]
-    pub on: bool,
-}
-
-/// `--force`: one definition for every command that writes files.
-#[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
-pub struct ForceArg {
-    /// Replace output files that exist; without it an existing one is refused before anything
-    /// runs.
-    #[arg(long = "force", id = "force")]
-    pub on: bool,
-}
-
-/// Where results go: the same flags with the same meaning in every command that writes a
-/// result document.
-#[derive(Args, Debug, Clone, Default, PartialEq)]
-pub struct OutputArgs {
-    /// `--json`.
-    #[command(flatten)]
-    pub json: JsonArg,
-    /// Also write a self-contained HTML report with charts to PATH (as `halfpower report`
-    /// draws it).
-    #[arg(long, value_name = "PATH")]
-    pub html: Option<PathBuf>,
-    /// `--force`.
-    #[command(flatten)]
-    pub force: ForceArg,
-    /// No progress display.
-    #[arg(long)]
-    pub quiet: bool,
 }
 
 /// `halfpower run`.

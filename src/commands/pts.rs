@@ -89,6 +89,32 @@ fn needs<T: PartialEq + std::fmt::Display>(
 /// The test's tracks from its defaults and `--bs`/`--mix`, and its outstanding I/O; refuses
 /// lists that repeat a value or leave out the tracking cell, and an outstanding I/O PTS fixes.
 fn test_plan(args: &PtsArgs) -> crate::Result<TestPlan> {
+    let (tracks, oio) = track_plans(args)?;
+    check_lists(args, &tracks)?;
+    let threads = crate::cli::one("--threads", &args.threads.given)?.unwrap_or(oio.0);
+    let qd = crate::cli::one("--qd", &args.qd.given)?.unwrap_or(oio.1);
+    if args.test == PtsTest::Latency && (threads, qd) != (1, 1) {
+        let (what, v) = if threads != 1 {
+            ("--threads", threads)
+        } else {
+            ("--qd", qd)
+        };
+        return Err(Error::invalid(
+            what,
+            v,
+            "1: the latency test runs one thread at QD1, as PTS fixes it",
+        ));
+    }
+    Ok(TestPlan {
+        tracks,
+        threads,
+        qd,
+    })
+}
+
+/// The test's tracks from its defaults and `--bs`/`--mix`, and PTS's outstanding I/O for it
+/// (threads, queue depth).
+fn track_plans(args: &PtsArgs) -> crate::Result<(Vec<TrackPlan>, (u32, u32))> {
     let bs_given: Vec<u64> = args.bs.sizes()?.iter().map(|b| b.0).collect();
     let or = |given: &[u64], default: &[u64]| {
         if given.is_empty() {
@@ -154,26 +180,7 @@ fn test_plan(args: &PtsArgs) -> crate::Result<TestPlan> {
             (vec![random(bs, m, t)], (4, 32))
         }
     };
-    check_lists(args, &tracks)?;
-    let threads = crate::cli::one("--threads", &args.threads.given)?.unwrap_or(oio.0);
-    let qd = crate::cli::one("--qd", &args.qd.given)?.unwrap_or(oio.1);
-    if args.test == PtsTest::Latency && (threads, qd) != (1, 1) {
-        let (what, v) = if threads != 1 {
-            ("--threads", threads)
-        } else {
-            ("--qd", qd)
-        };
-        return Err(Error::invalid(
-            what,
-            v,
-            "1: the latency test runs one thread at QD1, as PTS fixes it",
-        ));
-    }
-    Ok(TestPlan {
-        tracks,
-        threads,
-        qd,
-    })
+    Ok((tracks, oio))
 }
 
 /// Refuses repeated values, a matrix without its tracking cell, and WSAT lists of more than
@@ -400,6 +407,28 @@ fn run_track(
     capacity: u64,
     wsat_bytes: Option<u64>,
 ) -> crate::Result<(Track, bool)> {
+    let mut track = purged_track(b, t)?;
+    if wsat_bytes.is_none() {
+        match b.precondition(capacity)? {
+            Some(p) => track.precondition = Some(p),
+            None => return Ok((track, true)),
+        }
+    }
+    let (values, cut) = run_rounds(b, t, &mut track, wsat_bytes)?;
+    track.steady = if wsat_bytes.is_some() {
+        final_state(&values)
+    } else {
+        steady_state(&values)
+    };
+    if let Some(w) = track.steady.window {
+        track.window_matrix = window_matrix(&track.rounds, w.first_round, w.last_round);
+    }
+    Ok((track, cut))
+}
+
+/// Purges the target for a track (a warning when the target refuses) and starts the track's
+/// record: no preconditioning and no rounds yet.
+fn purged_track(b: &mut Bench<'_>, t: &TrackPlan) -> crate::Result<Track> {
     let purge = crate::storage::purge::purge(&b.runner.targets()[0])?;
     if purge.state == PurgeState::NotSupported {
         warn(
@@ -410,7 +439,7 @@ fn run_track(
             },
         );
     }
-    let mut track = Track {
+    Ok(Track {
         tracking: t.tracking,
         sequential: t.sequential,
         bs_bytes: t.bs.clone(),
@@ -420,13 +449,18 @@ fn run_track(
         rounds: Vec::new(),
         steady: steady_state(&[]),
         window_matrix: Vec::new(),
-    };
-    if wsat_bytes.is_none() {
-        match b.precondition(capacity)? {
-            Some(p) => track.precondition = Some(p),
-            None => return Ok((track, true)),
-        }
-    }
+    })
+}
+
+/// Runs a track's rounds into `track` until steady state or `MAX_ROUNDS` (WSAT: until
+/// `wsat_bytes` are written, nothing more is, or WSAT's longest time): the tracking variable of
+/// each round, and whether Ctrl-C cut them.
+fn run_rounds(
+    b: &mut Bench<'_>,
+    t: &TrackPlan,
+    track: &mut Track,
+    wsat_bytes: Option<u64>,
+) -> crate::Result<(Vec<f64>, bool)> {
     let mut written = track.precondition.as_ref().map_or(0, |p| p.written_bytes);
     let start = Instant::now();
     let mut values = Vec::new();
@@ -465,15 +499,7 @@ fn run_track(
             break;
         }
     }
-    track.steady = if wsat_bytes.is_some() {
-        final_state(&values)
-    } else {
-        steady_state(&values)
-    };
-    if let Some(w) = track.steady.window {
-        track.window_matrix = window_matrix(&track.rounds, w.first_round, w.last_round);
-    }
-    Ok((track, cut))
+    Ok((values, cut))
 }
 
 /// Runs `halfpower pts`.

@@ -15,7 +15,7 @@ use crate::input::trace::{Trace, parse};
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
 use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
-use crate::model::{Document, Header, Kind, Results, Warning};
+use crate::model::{Document, Header, Kind, Results, TargetInfo, Warning};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::replay::replay_table;
@@ -267,18 +267,8 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         &mut warnings,
     )?;
     check_target(&args, &trace, &runner.targets()[0])?;
-    let mut report = ReplayReport {
-        header: Header::new(Kind::Replay, command, String::new()),
-        host: host::read(),
-        trace: summary(&path, &trace),
-        target: runner.infos().remove(0),
-        reads_only: args.reads_only.on,
-        wrapped: args.wrap,
-        points: Vec::new(),
-        headroom: None,
-        interrupted: false,
-        warnings: Vec::new(),
-    };
+    let target = runner.infos().remove(0);
+    let mut report = empty_report(&args, command, summary(&path, &trace), target);
     let requests = requests_from_zero(&trace, args.shard);
     let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<Warning>| {
         let plan: RunPlan = base.clone().replaying(ReplayPlan {
@@ -307,21 +297,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
             &mut warnings,
         )?;
     }
-    if let Some(f) = trace
-        .file
-        .as_deref()
-        .filter(|f| !same_file(f, &args.target))
-    {
-        let other = Warning::OtherFile {
-            file: f.to_string(),
-            target: args.target.display().to_string(),
-        };
-        warn(&mut warnings, other);
-    }
-    if report.trace.syncs + report.trace.trims > 0 {
-        let (syncs, trims) = (report.trace.syncs, report.trace.trims);
-        warn(&mut warnings, Warning::NotReplayed { syncs, trims });
-    }
+    trace_warnings(&args, &trace, &report.trace, &mut warnings);
     let status = runner.exit_status();
     drop(runner);
     report.interrupted = crate::signal::interrupted();
@@ -332,6 +308,52 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
         &replay_table(&report),
     )?;
     Ok(status)
+}
+
+/// The report before anything is replayed: what was asked, no points yet.
+fn empty_report(
+    args: &ReplayArgs,
+    command: Vec<String>,
+    trace: TraceSummary,
+    target: TargetInfo,
+) -> ReplayReport {
+    ReplayReport {
+        header: Header::new(Kind::Replay, command, String::new()),
+        host: host::read(),
+        trace,
+        target,
+        reads_only: args.reads_only.on,
+        wrapped: args.wrap,
+        points: Vec::new(),
+        headroom: None,
+        interrupted: false,
+        warnings: Vec::new(),
+    }
+}
+
+/// Warns of what the trace holds that the replay leaves as it is: another file than the
+/// target, and the syncs and trims it does not replay.
+fn trace_warnings(
+    args: &ReplayArgs,
+    trace: &Trace,
+    summary: &TraceSummary,
+    warnings: &mut Vec<Warning>,
+) {
+    if let Some(f) = trace
+        .file
+        .as_deref()
+        .filter(|f| !same_file(f, &args.target))
+    {
+        let other = Warning::OtherFile {
+            file: f.to_string(),
+            target: args.target.display().to_string(),
+        };
+        warn(warnings, other);
+    }
+    if summary.syncs + summary.trims > 0 {
+        let (syncs, trims) = (summary.syncs, summary.trims);
+        warn(warnings, Warning::NotReplayed { syncs, trims });
+    }
 }
 
 /// Runs the replay at a speed: its results, or None after Ctrl-C.

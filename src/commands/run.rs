@@ -66,15 +66,35 @@ fn io_log_path(args: &RunArgs) -> crate::Result<Option<PathBuf>> {
     Ok(Some(path))
 }
 
-/// Runs `halfpower run`.
-pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    // Under MPI each rank has its own targets: `{rank}` and `{host}` name them.
+/// Under MPI each rank has its own targets and state: `{rank}` and `{host}` in their paths
+/// name them.
+fn place_paths(args: &mut RunArgs) {
     for t in &mut args.targets {
         *t = crate::cluster::place(t);
     }
     if let Some(s) = &mut args.verify.verify_state.path {
         *s = crate::cluster::place(s);
     }
+}
+
+/// A run's results split into the job's (under MPI every rank's merged) and each rank's own
+/// (one rank, these results, without MPI).
+fn job_results(run: &Results) -> (Results, Vec<RankRun>) {
+    let mut results = run.clone();
+    let ranks = match std::mem::take(&mut results.ranks) {
+        ranks if ranks.is_empty() => vec![RankRun {
+            rank: 0,
+            host: crate::cluster::host(),
+            results: results.clone(),
+        }],
+        ranks => ranks,
+    };
+    (results, ranks)
+}
+
+/// Runs `halfpower run`.
+pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    place_paths(&mut args);
     refuse_under_mpi(&args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
@@ -108,16 +128,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         })?;
     }
     drop(records);
-    // Under MPI the job's (every rank's merged), with each rank's own in `ranks`.
-    let mut results = runs[0].clone();
-    let ranks = match std::mem::take(&mut results.ranks) {
-        ranks if ranks.is_empty() => vec![RankRun {
-            rank: 0,
-            host: crate::cluster::host(),
-            results: results.clone(),
-        }],
-        ranks => ranks,
-    };
+    let (results, ranks) = job_results(&runs[0]);
     let warnings = run_warnings(
         w.workload(),
         &infos,

@@ -9,7 +9,9 @@ use crate::analysis::fio as figures;
 use crate::clock::{ctime_utc, unix_ms};
 use crate::commands::export::{self, Output};
 use crate::fio::{self, FioError, FioJob, JobPlan, jobfile};
+use crate::model::Warning;
 use crate::model::fio::FioDocument;
+use crate::oscounters::diskstats::DeviceDelta;
 use crate::render::text::fio as normal;
 use anyhow::Context;
 use report::{Ran, group_bandwidth, job_report, ordered};
@@ -229,13 +231,40 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         return Ok(0);
     }
     let started_ms = unix_ms();
+    let (ran, disk_deltas) = run_waves(&set, &a, &mut warnings)?;
+    let ended = unix_ms();
+    // fio numbers its jobs from 1, each numjobs clone a job of its own.
+    let mut number = 1;
+    for r in &ran {
+        logs::write(r, number)?;
+        number += r.job.opts.numjobs as usize;
+    }
+    let doc = document(&set, &ran, &disk_deltas, a.format, started_ms, ended);
+    emit(&doc, &a)?;
+    let failed = ran
+        .iter()
+        .any(|r| r.results.exit_status() != 0 || r.below_min.is_some());
+    Ok(if failed || crate::signal::interrupted() {
+        1
+    } else {
+        0
+    })
+}
+
+/// Runs the waves one after another until the last or a stop: the jobs that ran, and the
+/// disks' counters that stand for each wave.
+fn run_waves(
+    set: &fio::JobSet,
+    a: &Args,
+    warnings: &mut Vec<Warning>,
+) -> anyhow::Result<(Vec<Ran>, Vec<DeviceDelta>)> {
     let mut ran: Vec<Ran> = Vec::new();
     let mut disk_deltas = Vec::new();
     for wave in set.jobs.chunk_by(|x, y| x.wave == y.wave) {
         if crate::measure::job::stopped()? {
             break;
         }
-        let done = waves::run_wave(wave, &a, &mut warnings)?;
+        let done = waves::run_wave(wave, a, warnings)?;
         // Jobs of one wave share their disks' counters over overlapping windows: the longest
         // job's window stands for the wave, so no disk is counted twice.
         if let Some(longest) = done
@@ -246,17 +275,23 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         }
         ran.extend(done);
     }
-    let ended = unix_ms();
-    // fio numbers its jobs from 1, each numjobs clone a job of its own.
-    let mut number = 1;
-    for r in &ran {
-        logs::write(r, number)?;
-        number += r.job.opts.numjobs as usize;
-    }
+    Ok((ran, disk_deltas))
+}
+
+/// fio's document of the jobs that ran: each job's report with its group's bandwidth, and the
+/// disks' utilization over every wave.
+fn document(
+    set: &fio::JobSet,
+    ran: &[Ran],
+    disk_deltas: &[DeviceDelta],
+    format: Format,
+    started_ms: u64,
+    ended: u64,
+) -> FioDocument {
     let deltas: Vec<_> = disk_deltas.iter().collect();
     let disks = figures::disk_util(&deltas);
-    let groups = group_bandwidth(&ran);
-    let doc = FioDocument {
+    let groups = group_bandwidth(ran);
+    FioDocument {
         fio_version: format!("halfpower-{} (fio-compatible)", env!("CARGO_PKG_VERSION")),
         timestamp: ended / 1000,
         timestamp_ms: ended,
@@ -269,16 +304,20 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
                     .iter()
                     .find(|g| g.0 == r.job.group)
                     .map_or([0.0; 2], |g| g.1);
-                job_report(r, started_ms, a.format, group)
+                job_report(r, started_ms, format, group)
             })
             .collect(),
         disk_util: disks,
-    };
+    }
+}
+
+/// Writes the document in the asked format to --output, or prints it (under MPI, rank 0 only).
+fn emit(doc: &FioDocument, a: &Args) -> anyhow::Result<()> {
     let text = match a.format {
         Format::Json | Format::JsonPlus => {
-            serde_json::to_string_pretty(&doc).context("encoding fio's JSON")? + "\n"
+            serde_json::to_string_pretty(doc).context("encoding fio's JSON")? + "\n"
         }
-        Format::Normal => normal::render(&doc),
+        Format::Normal => normal::render(doc),
     };
     match &a.output {
         Some(p) => export::write_whole(Output::Fio, p, text.as_bytes())?,
@@ -286,12 +325,5 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
         None if export::speaks_for_the_job() => print!("{text}"),
         None => {}
     }
-    let failed = ran
-        .iter()
-        .any(|r| r.results.exit_status() != 0 || r.below_min.is_some());
-    Ok(if failed || crate::signal::interrupted() {
-        1
-    } else {
-        0
-    })
+    Ok(())
 }

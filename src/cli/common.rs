@@ -1,0 +1,142 @@
+//! The flags several commands share, each defined once: where results go (`--json`, `--html`,
+//! `--force`, `--quiet`, `-o`), `--repeat`, `--verify-state`, `--from`, `--profile` and
+//! `--reads-only`.
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// The most repetitions `--repeat` takes.
+pub const MAX_REPEAT: u32 = 1000;
+
+/// `--repeat N` of `run`, `quick` and `sweep`: one definition, one range.
+#[derive(Args, Debug, Clone, Copy, PartialEq)]
+pub struct RepeatArg {
+    /// Measure N times (1 to 1000) and give each figure its mean, spread and t-based 95 %
+    /// interval over them: `run` repeats the workload on targets opened (a created file filled)
+    /// afresh; `quick` and `sweep` interleave (every test or point once, then again).
+    #[arg(long = "repeat", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT as i64))]
+    pub n: u32,
+}
+
+/// Where `--json` sends its document: parsed once from `PATH` or `-`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonDest {
+    /// `-`: standard output, instead of the text.
+    Stdout,
+    /// A file, written atomically.
+    File(PathBuf),
+}
+
+impl JsonDest {
+    /// Reads `--json`'s value: `-` for stdout, else a path (not empty).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "-" => Ok(JsonDest::Stdout),
+            "" => Err("an empty path: give a PATH, or - for stdout".to_string()),
+            p => Ok(JsonDest::File(PathBuf::from(p))),
+        }
+    }
+
+    /// The file, where it is one.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            JsonDest::Stdout => None,
+            JsonDest::File(p) => Some(p),
+        }
+    }
+}
+
+/// `--verify-state PATH`: one definition for `run`, which keeps the record, and `verify`,
+/// which judges by it.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct StateArg {
+    /// The record of every block's last acknowledged write, 4 bytes per block: `run` keeps it
+    /// in PATH (implies --verify; an existing state is continued) for `verify`, which judges
+    /// every block it names.
+    #[arg(long = "verify-state", id = "verify_state", value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
+/// `-o`/`--output PATH`: one definition for `report` and `capture`.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct OutputFileArg {
+    /// Write to PATH: report's HTML [default: halfpower-report.html next to the first RESULT],
+    /// capture's trace.
+    #[arg(short = 'o', long = "output", id = "output_file", value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
+/// `--from FILE`: one definition for `sweep` and `path`, which read a document instead of
+/// measuring.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct FromArg {
+    /// Read FILE instead of measuring. sweep: a sweep JSON, or a CSV with the columns
+    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional), re-analysed.
+    /// path: a `run --json` document whose figures stand beside the limits (the rate through
+    /// each component, and the CPU as a component where the CPUs given to halfpower saturate
+    /// at the run's CPU time per I/O and request size).
+    #[arg(long = "from", id = "from", value_name = "FILE")]
+    pub path: Option<PathBuf>,
+}
+
+/// `--json PATH|-`: one definition for every command that writes JSON.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct JsonArg {
+    /// Write the results as JSON to PATH, or to stdout with `-` (then no table): one document
+    /// (`monitor`: one line per device per interval and one `_system` line).
+    #[arg(long = "json", id = "json", value_name = "PATH|-", value_parser = JsonDest::parse)]
+    pub dest: Option<JsonDest>,
+}
+
+/// A device's measured curves and service times, for `monitor` and `diagnose`.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct CurveArgs {
+    /// A `halfpower profile` (schema: docs/profile.md) or `sweep --json` of a device: its
+    /// curves place each interval of that device (diagnose: its busiest) on the curve of its
+    /// mix, with its headroom to the knee and the peak; diagnose also takes its service times
+    /// as that device's expectations (every other device is judged by its class).
+    #[arg(long, value_name = "PROFILE.json|SWEEP.json")]
+    pub profile: Option<PathBuf>,
+    /// The device the --profile describes (its kernel name, or its name in the log: sdb,
+    /// nvme0n1), instead of the disk the profile names.
+    #[arg(long, value_name = "NAME", requires = "profile")]
+    pub profile_device: Option<String>,
+}
+
+/// `--reads-only`: one definition for `profile` and `replay`.
+#[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReadsOnlyArg {
+    /// Issue no writes, so no --allow-write is needed: profile leaves out its write cells;
+    /// replay issues the trace's writes as reads of the same blocks (said in the result).
+    #[arg(long = "reads-only", id = "reads_only")]
+    pub on: bool,
+}
+
+/// `--force`: one definition for every command that writes files.
+#[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
+pub struct ForceArg {
+    /// Replace output files that exist; without it an existing one is refused before anything
+    /// runs.
+    #[arg(long = "force", id = "force")]
+    pub on: bool,
+}
+
+/// Where results go: the same flags with the same meaning in every command that writes a
+/// result document.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct OutputArgs {
+    /// `--json`.
+    #[command(flatten)]
+    pub json: JsonArg,
+    /// Also write a self-contained HTML report with charts to PATH (as `halfpower report`
+    /// draws it).
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// `--force`.
+    #[command(flatten)]
+    pub force: ForceArg,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+}
