@@ -3,7 +3,7 @@
 
 use super::FioError;
 use super::options::JobOptions;
-use crate::access::RequestSize;
+use crate::access::{Access, RequestSize};
 use crate::model::fio::{FioNote, FioNoteKind};
 use crate::plan::Workload;
 use crate::units::{ByteSize, Dur};
@@ -28,6 +28,17 @@ fn one_for<T: Clone + PartialEq>(
 
 /// Sets the access options of `w` from job `o`, whose request size is already in `w.bs`.
 pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Result<(), FioError> {
+    request_sizes(o, w)?;
+    order(o, w, notes)?;
+    let s = &mut w.setup.access;
+    rates(o, s)?;
+    syncs(o, s, notes)?;
+    think(o, s, notes);
+    Ok(())
+}
+
+/// Replaces `w.bs` with the mix of `bssplit` or `bsrange` when the job sets one.
+fn request_sizes(o: &JobOptions, w: &mut Workload) -> Result<(), FioError> {
     let a = &o.access;
     if let Some(split) = &a.bssplit {
         w.bs = one_for(o, split, "bssplit")?;
@@ -46,6 +57,13 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Resul
         w.bs = RequestSize::mix((1..=n).map(|k| (k * lo, 1)).collect())
             .unwrap_or(RequestSize::fixed(lo));
     }
+    Ok(())
+}
+
+/// The order of the offsets: a random job's distribution, share of random requests and runs,
+/// or a sequential job's gap between requests (`rw=read:GAP`).
+fn order(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Result<(), FioError> {
+    let a = &o.access;
     let s = &mut w.setup.access;
     if w.rw.is_random() {
         s.dist = a.dist.clone();
@@ -76,6 +94,12 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Resul
         })?;
         s.stride = Some(ByteSize(bs + gap));
     }
+    Ok(())
+}
+
+/// The job's caps (`rate`, `rate_iops`), totalled over its numjobs clones.
+fn rates(o: &JobOptions, s: &mut Access) -> Result<(), FioError> {
+    let a = &o.access;
     let clones = o.numjobs as u64;
     let rate = one_for(o, &a.rate, "rate")?;
     let rate_iops = one_for(o, &a.rate_iops, "rate_iops")?;
@@ -89,6 +113,12 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Resul
     // fio's rate is per job, and each numjobs clone is a job: halfpower's cap is the total.
     s.rate = (rate > 0).then_some(ByteSize(rate * clones));
     s.rate_iops = (rate_iops > 0).then_some(rate_iops * clones);
+    Ok(())
+}
+
+/// A writing job's flushes: `fsync` or `fdatasync` every n writes, and `end_fsync`.
+fn syncs(o: &JobOptions, s: &mut Access, notes: &mut Vec<FioNote>) -> Result<(), FioError> {
+    let a = &o.access;
     let writes = o.writes();
     match (a.fsync, a.fdatasync) {
         (0, 0) => {}
@@ -114,6 +144,12 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Resul
         }
     }
     s.end_fsync = a.end_fsync && writes;
+    Ok(())
+}
+
+/// The job's think time (`thinktime`, every `thinktime_blocks` requests).
+fn think(o: &JobOptions, s: &mut Access, notes: &mut Vec<FioNote>) {
+    let a = &o.access;
     if a.thinktime_us > 0 {
         s.think = Some(Dur(Duration::from_micros(a.thinktime_us)));
         s.think_every = a.thinktime_blocks;
@@ -121,7 +157,6 @@ pub fn plan(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) -> Resul
             notes.push(super::note(o, FioNoteKind::ThinktimeWaits));
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 pub mod access;
 mod apply;
 mod data;
+mod extent;
 pub mod files;
 pub mod jobfile;
 pub mod keywords;
@@ -307,15 +308,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     let mut notes = Vec::new();
     let files = files::of(o)?;
     let paths = files.paths.clone();
-    let mut w = Workload {
-        rw: o.rw,
-        ..Workload::default()
-    };
-    w.read_pct = o.rw.is_mixed().then_some(o.rwmixread);
-    w.bs = ByteSize(request_size(o, &w)?).into();
-    // Clones with files of their own are one worker on each; clones that share files are
-    // that many workers on them.
-    w.threads = if files.groups > 1 { 1 } else { o.numjobs };
+    let mut w = shape(o, &files)?;
     mapping::plan(o, &mut w, &mut notes)?;
     engine_and_depth(o, &mut w, &mut notes);
     page_cache(o, &mut w);
@@ -325,6 +318,57 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     if o.exitall {
         notes.push(note(o, FioNoteKind::Exitall));
     }
+    run_setup(o, &mut w, allow_write, destroy_data)?;
+    let (stripe, size_pct) = extent::file_sizes(o, &files, &mut w)?;
+    extent::offset(o, &mut w)?;
+    let ending = extent::ending(o, &mut w)?;
+    let (verify, data_notes) = data::lower(
+        o,
+        &mut w,
+        match ending {
+            Ending::Bytes { .. } => JobEnding::Size,
+            Ending::Time(_) => JobEnding::Time,
+        },
+    )?;
+    notes.extend(data_notes);
+    let (rate_min, rate_iops_min) = minimums(o);
+    Ok(JobPlan {
+        workload: w,
+        paths,
+        clone_files: files.groups,
+        stripe,
+        rate_min,
+        rate_iops_min,
+        ending,
+        size_pct,
+        startdelay: Duration::from_micros(o.startdelay_us),
+        notes,
+        verify,
+        steady: o.ss.rule(),
+    })
+}
+
+/// The workload's direction, read share, request size and threads for job `o` on `files`.
+fn shape(o: &JobOptions, files: &files::JobFiles) -> Result<Workload, FioError> {
+    let mut w = Workload {
+        rw: o.rw,
+        ..Workload::default()
+    };
+    w.read_pct = o.rw.is_mixed().then_some(o.rwmixread);
+    w.bs = ByteSize(request_size(o, &w)?).into();
+    // Clones with files of their own are one worker on each; clones that share files are
+    // that many workers on them.
+    w.threads = if files.groups > 1 { 1 } else { o.numjobs };
+    Ok(w)
+}
+
+/// The warm-up, seed, halfpower's permissions and the CPUs in `w`.
+fn run_setup(
+    o: &JobOptions,
+    w: &mut Workload,
+    allow_write: bool,
+    destroy_data: bool,
+) -> Result<(), FioError> {
     w.setup.warmup = Dur(Duration::from_micros(o.ramp_time_us));
     w.setup.seed = match (o.randseed, o.randrepeat) {
         (Some(s), _) => s,
@@ -339,56 +383,29 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
             .map_err(|e: String| FioError::value("cpus_allowed", list, e))?,
         None => crate::affinity::Affinity::None,
     };
-    let (stripe, size_pct) = file_sizes(o, &files, &mut w)?;
-    match o.offset {
-        Size::Bytes(b) => w.setup.offset = ByteSize(b),
-        Size::Percent(0.0) => {}
-        Size::Percent(_) => {
-            return Err(FioError::NotYet {
-                option: "offset".into(),
-                why: "offsets as a percentage are not implemented yet".into(),
-            });
-        }
-    }
-    let ending = ending(o, &mut w)?;
-    let (verify, data_notes) = data::lower(
-        o,
-        &mut w,
-        match ending {
-            Ending::Bytes { .. } => JobEnding::Size,
-            Ending::Time(_) => JobEnding::Time,
-        },
-    )?;
-    notes.extend(data_notes);
-    Ok(JobPlan {
-        workload: w,
-        paths,
-        clone_files: files.groups,
-        stripe,
-        // Only the directions the job does (a value given once applies to both in fio).
-        rate_min: [
-            if o.reads() { o.access.rate_min[0] } else { 0 } * o.numjobs as u64,
-            if o.writes() { o.access.rate_min[1] } else { 0 } * o.numjobs as u64,
-        ],
-        rate_iops_min: [
-            if o.reads() {
-                o.access.rate_iops_min[0]
-            } else {
-                0
-            } * o.numjobs as u64,
-            if o.writes() {
-                o.access.rate_iops_min[1]
-            } else {
-                0
-            } * o.numjobs as u64,
-        ],
-        ending,
-        size_pct,
-        startdelay: Duration::from_micros(o.startdelay_us),
-        notes,
-        verify,
-        steady: o.ss.rule(),
-    })
+    Ok(())
+}
+
+/// The job's `rate_min` and `rate_iops_min`, totalled over its clones, for the directions
+/// it does (a value given once applies to both in fio).
+fn minimums(o: &JobOptions) -> ([u64; 2], [u64; 2]) {
+    let rate_min = [
+        if o.reads() { o.access.rate_min[0] } else { 0 } * o.numjobs as u64,
+        if o.writes() { o.access.rate_min[1] } else { 0 } * o.numjobs as u64,
+    ];
+    let rate_iops_min = [
+        if o.reads() {
+            o.access.rate_iops_min[0]
+        } else {
+            0
+        } * o.numjobs as u64,
+        if o.writes() {
+            o.access.rate_iops_min[1]
+        } else {
+            0
+        } * o.numjobs as u64,
+    ];
+    (rate_min, rate_iops_min)
 }
 
 /// The request size, bytes, of the directions `w` does: one job cannot mix a read size and
@@ -469,93 +486,12 @@ fn page_cache(o: &JobOptions, w: &mut Workload) {
     w.setup.write_through = o.sync;
 }
 
-/// How the job ends (its runtime, or its bytes), set in `w`; a time-based job needs a
-/// runtime, and a mix of request sizes needs a time-based job.
-fn ending(o: &JobOptions, w: &mut Workload) -> Result<Ending, FioError> {
-    let runtime = o.runtime_us.map(Duration::from_micros);
-    let ending = match (o.time_based, runtime) {
-        (true, Some(t)) => Ending::Time(t),
-        (true, None) => {
-            return Err(FioError::NotYet {
-                option: "time_based".into(),
-                why: "a time-based job without a runtime runs until stopped in fio; give it a \
-                      runtime"
-                    .into(),
-            });
-        }
-        (false, runtime) => Ending::Bytes { runtime },
-    };
-    if matches!(ending, Ending::Bytes { .. }) && w.bs.is_mix() {
-        return Err(FioError::NotYet {
-            option: if o.access.bsrange.is_some() {
-                "bsrange"
-            } else {
-                "bssplit"
-            }
-            .into(),
-            why: "a job with a mix of request sizes that ends by size (add time_based and a \
-                  runtime)"
-                .into(),
-        });
-    }
-    if let Ending::Time(t) = ending {
-        w.setup.time = Some(Dur(t));
-    } else {
-        w.setup.time = runtime.map(Dur);
-    }
-    Ok(ending)
-}
-
 /// Note `kind` for job `o`.
 pub(crate) fn note(o: &JobOptions, kind: FioNoteKind) -> FioNote {
     FioNote {
         job: o.name.clone(),
         kind,
     }
-}
-
-/// Sizes the job's files in `w` as fio does: `filesize` each, or the job's `size` divided
-/// between one clone's files. Returns the stripe chunk when a clone has several files, and the
-/// size as a share of the target when it is given so.
-fn file_sizes(
-    o: &JobOptions,
-    files: &files::JobFiles,
-    w: &mut Workload,
-) -> Result<(Option<u64>, Option<f64>), FioError> {
-    let per_clone = files.per_clone();
-    // A job on several files goes to them in turn, a request at a time: one stripe set in
-    // chunks of the request size (so every size of a mix must divide the largest).
-    let stripe = (per_clone > 1).then(|| w.bs.max());
-    if stripe.is_some() && w.bs.parts().iter().any(|p| w.bs.max() % p.0 != 0) {
-        return Err(FioError::NotYet {
-            option: "filename".into(),
-            why: "several files with request sizes that do not all divide the largest".into(),
-        });
-    }
-    let mut size_pct = None;
-    match (o.filesize, o.size) {
-        (Some(f), None | Some(Size::Bytes(_))) => w.setup.size = Some(ByteSize(f)),
-        (Some(_), Some(Size::Percent(_))) => {
-            return Err(FioError::NotYet {
-                option: "size".into(),
-                why: "a size in percent together with filesize".into(),
-            });
-        }
-        // fio divides a clone's size between its files.
-        (None, Some(Size::Bytes(b))) => w.setup.size = Some(ByteSize(b / per_clone)),
-        (None, Some(Size::Percent(_))) if files.paths.len() > 1 => {
-            return Err(FioError::NotYet {
-                option: "size".into(),
-                why: "a size in percent on several files".into(),
-            });
-        }
-        (None, Some(Size::Percent(p))) if p > 0.0 => size_pct = Some(p),
-        (None, Some(Size::Percent(_))) => {
-            return Err(FioError::value("size", "0%", "a share above 0 %"));
-        }
-        (None, None) => {}
-    }
-    Ok((stripe, size_pct))
 }
 
 impl JobPlan {
