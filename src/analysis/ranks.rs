@@ -311,7 +311,23 @@ fn merge_series(all: &[&Results]) -> Vec<TimePoint> {
     out
 }
 
+/// The figures only a job has: the stonewall, the spread between ranks and the per-host
+/// subtotals, over `seconds` (the job's), with the barrier and gather times.
 fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) -> Job {
+    let first_done = first_done(ranks);
+    let t = first_done.seconds;
+    Job {
+        ranks: ranks.len() as u32,
+        first_done,
+        spread: spread(ranks, t, seconds),
+        hosts: hosts(ranks, seconds),
+        barrier_us,
+        gather_us,
+    }
+}
+
+/// The stonewall: every rank's I/Os until the first rank finished, and their rates.
+fn first_done(ranks: &[RankRun]) -> FirstDone {
     let first = ranks
         .iter()
         .min_by(|a, b| a.results.seconds.total_cmp(&b.results.seconds))
@@ -328,10 +344,40 @@ fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) ->
         bytes += b;
     }
     let rate = |n: f64| if t > 0.0 { n / t } else { 0.0 };
+    FirstDone {
+        seconds: t,
+        rank: first.rank,
+        ios,
+        bytes,
+        iops: rate(ios),
+        bytes_per_s: rate(bytes),
+    }
+}
+
+/// The slowest and fastest ranks by IOPS, between the first rank's end `t` and the job's
+/// `seconds`.
+fn spread(ranks: &[RankRun], t: f64, seconds: f64) -> RankSpread {
     let by_iops =
         |a: &&RankRun, b: &&RankRun| a.results.total.iops.total_cmp(&b.results.total.iops);
     let slow = ranks.iter().min_by(by_iops).expect("at least one rank");
     let fast = ranks.iter().max_by(by_iops).expect("at least one rank");
+    RankSpread {
+        slowest_rank: slow.rank,
+        slowest_iops: slow.results.total.iops,
+        fastest_rank: fast.rank,
+        fastest_iops: fast.results.total.iops,
+        ratio: if slow.results.total.iops > 0.0 {
+            fast.results.total.iops / slow.results.total.iops
+        } else {
+            0.0
+        },
+        seconds: [t, seconds],
+    }
+}
+
+/// Each host's subtotal of its ranks, in the order the hosts first appear, rates over the
+/// job's `seconds`.
+fn hosts(ranks: &[RankRun], seconds: f64) -> Vec<HostSubtotal> {
     let mut hosts: Vec<HostSubtotal> = Vec::new();
     for x in ranks {
         let i = match hosts.iter().position(|h| h.host == x.host) {
@@ -367,32 +413,7 @@ fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) ->
             0.0
         };
     }
-    Job {
-        ranks: ranks.len() as u32,
-        first_done: FirstDone {
-            seconds: t,
-            rank: first.rank,
-            ios,
-            bytes,
-            iops: rate(ios),
-            bytes_per_s: rate(bytes),
-        },
-        spread: RankSpread {
-            slowest_rank: slow.rank,
-            slowest_iops: slow.results.total.iops,
-            fastest_rank: fast.rank,
-            fastest_iops: fast.results.total.iops,
-            ratio: if slow.results.total.iops > 0.0 {
-                fast.results.total.iops / slow.results.total.iops
-            } else {
-                0.0
-            },
-            seconds: [t, seconds],
-        },
-        hosts,
-        barrier_us,
-        gather_us,
-    }
+    hosts
 }
 
 #[cfg(test)]

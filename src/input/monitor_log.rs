@@ -62,29 +62,31 @@ pub fn parse_csv(path: &str, text: &str) -> Log {
     log
 }
 
+/// A finite number at key `k` of record `m`.
+fn num(m: &Map<String, Value>, k: &str) -> Option<f64> {
+    m.get(k).and_then(Value::as_f64).filter(|f| f.is_finite())
+}
+
+/// The value at key `k` of record `m` read as a `T`, when it reads.
+fn parse<T: serde::de::DeserializeOwned>(m: &Map<String, Value>, k: &str) -> Option<T> {
+    m.get(k)
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+}
+
+/// Adds record `m`, read from `line`, to `log` as a system or a disk interval, or warns why
+/// it cannot.
 fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
-    let num = |k: &str| m.get(k).and_then(Value::as_f64).filter(|f| f.is_finite());
     let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
-    match num("schema_version") {
-        Some(v) if v as u32 <= MONITOR_SCHEMA_VERSION && v >= 1.0 => {}
-        Some(v) => {
-            let newer = LineProblem::NewerSchema {
-                version: v,
-                supported: MONITOR_SCHEMA_VERSION,
-            };
-            log.warn(line, newer);
-            return;
-        }
-        None => {
-            log.warn(line, LineProblem::NoSchemaVersion);
-            return;
-        }
+    if let Some(problem) = schema_problem(m) {
+        log.warn(line, problem);
+        return;
     }
     let (Some(device), Some(time)) = (text("device"), text("time")) else {
         log.warn(line, LineProblem::NoDeviceOrTime);
         return;
     };
-    let interval = num("interval_s");
+    let interval = num(m, "interval_s");
     if interval.is_none_or(|s| s <= 0.0) {
         log.warn(line, LineProblem::NoInterval);
         return;
@@ -95,37 +97,63 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         .filter(|h| !h.is_empty())
         .map(str::to_string);
     if device == SYSTEM_DEVICE || host.is_some() {
-        let pct = |k: &str| num(k).unwrap_or(0.0);
-        let cpu = num("cpu_idle_pct").map(|idle| 100.0 - idle - pct("cpu_iowait_pct"));
-        let paging = match (num("swap_in_pages_s"), num("swap_out_pages_s")) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
-        log.system.push(SystemInterval {
-            host,
-            time,
-            paging_s: paging,
-            cpu_pct: cpu,
-            interrupt_pct: num("cpu_irq_pct").map(|i| i + pct("cpu_softirq_pct")),
-        });
+        log.system.push(system_interval(m, host, time));
         return;
     }
-    let (Some(r_s), Some(w_s)) = (num("r_s"), num("w_s")) else {
-        log.warn(line, LineProblem::NoRecordRates(device));
-        return;
+    match disk_interval(m, device, time, interval) {
+        Ok(d) => log.disks.push(d),
+        Err(problem) => log.warn(line, problem),
+    }
+}
+
+/// Why record `m`'s schema version cannot be read here (none, or a newer one), if it cannot.
+fn schema_problem(m: &Map<String, Value>) -> Option<LineProblem> {
+    match num(m, "schema_version") {
+        Some(v) if v as u32 <= MONITOR_SCHEMA_VERSION && v >= 1.0 => None,
+        Some(v) => Some(LineProblem::NewerSchema {
+            version: v,
+            supported: MONITOR_SCHEMA_VERSION,
+        }),
+        None => Some(LineProblem::NoSchemaVersion),
+    }
+}
+
+/// The system interval of record `m` (of `host` in a log of several hosts).
+fn system_interval(m: &Map<String, Value>, host: Option<String>, time: String) -> SystemInterval {
+    let num = |k: &str| num(m, k);
+    let pct = |k: &str| num(k).unwrap_or(0.0);
+    let cpu = num("cpu_idle_pct").map(|idle| 100.0 - idle - pct("cpu_iowait_pct"));
+    let paging = match (num("swap_in_pages_s"), num("swap_out_pages_s")) {
+        (Some(a), Some(b)) => Some(a + b),
+        _ => None,
     };
-    fn parse<T: serde::de::DeserializeOwned>(m: &Map<String, Value>, k: &str) -> Option<T> {
-        m.get(k)
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
+    SystemInterval {
+        host,
+        time,
+        paging_s: paging,
+        cpu_pct: cpu,
+        interrupt_pct: num("cpu_irq_pct").map(|i| i + pct("cpu_softirq_pct")),
     }
+}
+
+/// The disk interval of record `m` for `device`, or the problem when it has no rates.
+fn disk_interval(
+    m: &Map<String, Value>,
+    device: String,
+    time: String,
+    interval: Option<f64>,
+) -> Result<DiskInterval, LineProblem> {
+    let num = |k: &str| num(m, k);
+    let (Some(r_s), Some(w_s)) = (num("r_s"), num("w_s")) else {
+        return Err(LineProblem::NoRecordRates(device));
+    };
     let source: Option<ServiceMethod> = parse(m, "service_source");
     // Version 2 records `serving`. Version 1 had a `serial` bool set from the first intervals'
     // in-flight samples, which could call a parallel device serial: it is ignored, and
     // `analysis::device` derives the service from the class (which version 1 also recorded).
     let serving: Serving = parse(m, "serving").unwrap_or_default();
     let class: Option<DeviceClass> = parse(m, "class");
-    log.disks.push(DiskInterval {
+    Ok(DiskInterval {
         time,
         interval_s: interval,
         device,
@@ -143,7 +171,7 @@ fn add_record(log: &mut Log, line: usize, m: &Map<String, Value>) {
         service_source: source,
         split_io_s: None,
         serving,
-    });
+    })
 }
 
 #[cfg(test)]
