@@ -96,33 +96,13 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
         check_write_allowed(path, kind, live.as_ref(), w)?;
     }
     let (mut file, mut fallback) = open_direct(path, w, writes)?;
-    let capacity = match kind {
-        TargetKind::BlockDevice => {
-            // SAFETY: lseek on a valid fd has no memory effects.
-            let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
-            if end < 0 { 0 } else { end as u64 }
-        }
-        // An empty file halfpower created grows as it is written: its capacity is the region.
-        _ if scratch.is_some() && w.setup.create == Create::Empty => {
-            w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0)
-        }
-        _ => md.len(),
-    };
+    let capacity = capacity(&file, kind, &md, scratch.is_some(), w);
     let lbs = device
         .as_ref()
         .and_then(|d| d.logical_block_size)
         .unwrap_or(512);
-    let asked_direct = fallback.is_none() && !w.setup.buffered;
-    let (mem_align, offset_align) = match statx_dio_align(&file) {
-        Some((m, o)) if m > 0 && o > 0 => (m, o),
-        Some(_) if asked_direct && kind == TargetKind::File => (0, 0), // filesystem: no direct I/O
-        _ => (lbs, lbs),
-    };
-    if asked_direct && (offset_align == 0 || !direct_read_works(&file, offset_align.max(512))) {
-        fallback = Some(DirectFallback::Unsupported);
-        file = open_with(path, writes, false, w.setup.write_through)
-            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-    }
+    let (mem_align, offset_align) =
+        dio_align(path, w, writes, kind, lbs, &mut file, &mut fallback)?;
     if let Some(f) = &fallback {
         warn(Warning::DirectUnavailable {
             path: path.display().to_string(),
@@ -136,11 +116,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
         (4096, 1)
     };
     if direct {
-        let sizes = w.bs.parts().iter().map(|p| ("--bs", p.0));
-        let stride = w.setup.access.stride.map(|s| ("--stride", s.0));
-        for (what, v) in sizes.chain(stride).chain([("--offset", w.setup.offset.0)]) {
-            check_aligned(what, v, offset_align, path)?;
-        }
+        check_direct_sizes(path, w, offset_align)?;
     }
     let size = region(path, w, capacity)?;
     check_dist(w, size, path)?;
@@ -159,6 +135,66 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
         offset_align,
         device,
     })
+}
+
+/// The target's capacity, bytes: a block device's size, an empty file halfpower created
+/// (which grows as it is written) its region, else the file's length.
+fn capacity(
+    file: &File,
+    kind: TargetKind,
+    md: &std::fs::Metadata,
+    created: bool,
+    w: &Workload,
+) -> u64 {
+    match kind {
+        TargetKind::BlockDevice => {
+            // SAFETY: lseek on a valid fd has no memory effects.
+            let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
+            if end < 0 { 0 } else { end as u64 }
+        }
+        // An empty file halfpower created grows as it is written: its capacity is the region.
+        _ if created && w.setup.create == Create::Empty => {
+            w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0)
+        }
+        _ => md.len(),
+    }
+}
+
+/// The direct-I/O alignments (memory, offset) of the opened `file`, from statx or the
+/// device's logical block size `lbs`. Where direct I/O was asked for and does not work,
+/// reopens `file` buffered and sets `fallback`.
+fn dio_align(
+    path: &Path,
+    w: &Workload,
+    writes: bool,
+    kind: TargetKind,
+    lbs: u32,
+    file: &mut File,
+    fallback: &mut Option<DirectFallback>,
+) -> Result<(u32, u32)> {
+    let asked_direct = fallback.is_none() && !w.setup.buffered;
+    let (mem_align, offset_align) = match statx_dio_align(file) {
+        Some((m, o)) if m > 0 && o > 0 => (m, o),
+        Some(_) if asked_direct && kind == TargetKind::File => (0, 0), // filesystem: no direct I/O
+        _ => (lbs, lbs),
+    };
+    if asked_direct && (offset_align == 0 || !direct_read_works(file, offset_align.max(512))) {
+        *fallback = Some(DirectFallback::Unsupported);
+        *file = open_with(path, writes, false, w.setup.write_through)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    }
+    Ok((mem_align, offset_align))
+}
+
+/// Refuses a request size, stride or offset of `w` that is not a multiple of the direct-I/O
+/// alignment `offset_align` of `path`.
+fn check_direct_sizes(path: &Path, w: &Workload, offset_align: u32) -> Result<()> {
+    let sizes = w.bs.parts().iter().map(|p| ("--bs", p.0));
+    let stride = w.setup.access.stride.map(|s| ("--stride", s.0));
+    for (what, v) in sizes.chain(stride).chain([("--offset", w.setup.offset.0)]) {
+        check_aligned(what, v, offset_align, path)?;
+    }
+    Ok(())
 }
 
 /// The null engine's pretend target: a name and a region, nothing opened.
