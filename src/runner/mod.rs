@@ -148,6 +148,15 @@ pub fn execute(
         device_names: &names,
     };
     let mut phases = run.threads(&mut sampler);
+    setup_result(&shared)?;
+    let Some(counters) = phases.counters.take() else {
+        return Err(crate::Error::Interrupted);
+    };
+    Ok(run.measurement(phases, counters, sampler, layout))
+}
+
+/// The error of an engine whose setup failed, if one did.
+fn setup_result(shared: &Shared) -> crate::Result<()> {
     if let Some(msg) = shared
         .setup_error
         .lock()
@@ -159,60 +168,24 @@ pub fn execute(
             std::io::Error::other("engine setup failed"),
         ));
     }
-    let Some((before, after)) = phases.counters else {
-        return Err(crate::Error::Interrupted);
-    };
-    let merged = merge(&phases.outputs, groups.len());
-    let io_log = take_logs(&mut phases.outputs);
-    let window = phases.t1 - phases.t0;
-    let ios = merged.total.read.ios + merged.total.write.ios;
-    let seconds = if ios > 0 {
-        let ended_early = shared.stop.load(std::sync::atomic::Ordering::Relaxed);
-        measured_seconds(shared.time_ns, &shared.budget, ended_early, merged.busy_s)
-    } else {
-        window.as_secs_f64()
-    };
-    let bytes = merged.total.read.bytes + merged.total.write.bytes;
-    let host = phases.host.map(|sample| HostMeasurement {
-        sample,
-        waited_ns: merged.waited_ns,
-        workers: n as u32,
-    });
-    let mut series = shared.series.finish(seconds);
-    if let Some(h) = &host {
-        host_series(&mut series, &h.sample);
-    }
-    let devices = after
+    Ok(())
+}
+
+/// Each disk's counters over the measured `window`, from `before` and `after` it (a disk
+/// missing from `before` is left out).
+fn device_deltas(
+    before: &Counters,
+    after: &Counters,
+    window: std::time::Duration,
+) -> Vec<DeviceDelta> {
+    after
         .0
         .iter()
         .filter_map(|a| {
             let b = before.0.iter().find(|b| b.name == a.name)?;
             Some(DeviceDelta::between(b, a, window))
         })
-        .collect();
-    Ok(Measurement {
-        engine: w.setup().engine,
-        registered: merged.registered,
-        worker_cpus: placement.iter().flatten().copied().collect(),
-        seconds,
-        series,
-        cpu: CpuSummary::between(&before.1, &after.1, window.as_secs_f64(), ios, bytes),
-        devices,
-        device_series: sampler.series(seconds),
-        targets: merged.per_target,
-        total: merged.total,
-        interrupted: signal::interrupted(),
-        steady: control.steady.map(|_| SteadyOutcome {
-            reached: phases.watched.reached,
-            transient_s: phases.transient_s.unwrap_or(0.0),
-            look: phases.watched.look,
-        }),
-        marks: phases.watched.marks,
-        fatal: merged.fatal,
-        layout,
-        host,
-        io_log,
-    })
+        .collect()
 }
 
 /// The workers' per-I/O records, taken out of their outputs in worker order.
@@ -289,6 +262,63 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// The measurement of what the threads left (`phases`) and the counters at the measured
+    /// window's edges, the disks second by second from `sampler`, laid out as `layout`.
+    fn measurement(
+        &self,
+        mut phases: Phases,
+        (before, after): (Counters, Counters),
+        sampler: DeviceSampler,
+        layout: Layout,
+    ) -> Measurement {
+        let (shared, w) = (self.shared, self.w);
+        let n = self.groups.len() * w.threads() as usize;
+        let merged = merge(&phases.outputs, self.groups.len());
+        let io_log = take_logs(&mut phases.outputs);
+        let window = phases.t1 - phases.t0;
+        let ios = merged.total.read.ios + merged.total.write.ios;
+        let seconds = if ios > 0 {
+            let ended_early = shared.stop.load(std::sync::atomic::Ordering::Relaxed);
+            measured_seconds(shared.time_ns, &shared.budget, ended_early, merged.busy_s)
+        } else {
+            window.as_secs_f64()
+        };
+        let bytes = merged.total.read.bytes + merged.total.write.bytes;
+        let host = phases.host.map(|sample| HostMeasurement {
+            sample,
+            waited_ns: merged.waited_ns,
+            workers: n as u32,
+        });
+        let mut series = shared.series.finish(seconds);
+        if let Some(h) = &host {
+            host_series(&mut series, &h.sample);
+        }
+        let devices = device_deltas(&before, &after, window);
+        Measurement {
+            engine: w.setup().engine,
+            registered: merged.registered,
+            worker_cpus: self.placement.iter().flatten().copied().collect(),
+            seconds,
+            series,
+            cpu: CpuSummary::between(&before.1, &after.1, window.as_secs_f64(), ios, bytes),
+            devices,
+            device_series: sampler.series(seconds),
+            targets: merged.per_target,
+            total: merged.total,
+            interrupted: signal::interrupted(),
+            steady: self.control.steady.as_ref().map(|_| SteadyOutcome {
+                reached: phases.watched.reached,
+                transient_s: phases.transient_s.unwrap_or(0.0),
+                look: phases.watched.look,
+            }),
+            marks: phases.watched.marks,
+            fatal: merged.fatal,
+            layout,
+            host,
+            io_log,
+        }
+    }
+
     /// Spawns the workers and takes them through setup, warm-up and the measured phase in
     /// lock-step (barriers B0, B0b, B1, B2), sampling the counters at the window's edges.
     fn threads(&self, sampler: &mut DeviceSampler) -> Phases {
