@@ -287,14 +287,40 @@ fn worker_plan(
 ) -> (WorkerPlan<Requests>, Option<String>) {
     let WorkerId {
         target: ti,
-        thread: th,
         index: me,
         ..
     } = id;
     let stream = stream_of(id);
+    let (region, layout) = region_of(group, stripe, w);
+    let (offsets, offsets_error) = offsets_of(region, id, w);
+    let plan = WorkerPlan {
+        source: source(w, region, offsets, stream),
+        // The run's schedule in final units; each worker takes an equal share of its rate.
+        schedule: w.schedule().shared(shared.workers as u32),
+        stagger: Stagger {
+            // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
+            first_due_ns: w.schedule().offset_ns(me),
+            seed: w.setup().seed ^ stream.rotate_left(17),
+        },
+        flushes: flushes(w, &region),
+        // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
+        write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
+        stripe: layout,
+        verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
+        error_grace_ns: (w.setup().on_error != crate::plan::OnError::Continue)
+            .then_some(crate::plan::ERROR_GRACE_NS),
+        on_error: w.setup().on_error,
+        payload: w.setup().payload.clone(),
+    };
+    (plan, offsets_error)
+}
+
+/// The region a worker on `group` addresses, and with a stripe set of chunk `stripe` the
+/// stripe over its members (the region then the set's logical one).
+fn region_of(group: &[Target], stripe: Option<u64>, w: &RunPlan) -> (Region, Option<Stripe>) {
     // A workload may address less than the opened region (profile's cache-hit cells).
     let size_of = |t: &Target| w.setup().size.map_or(t.size, |s| s.0.min(t.size));
-    let (region, layout) = match stripe {
+    match stripe {
         Some(chunk) => {
             let sizes: Vec<u64> = group.iter().map(size_of).collect();
             let starts = group.iter().map(|t| t.offset).collect();
@@ -307,10 +333,15 @@ fn worker_plan(
             Region::new(group[0].offset, size_of(&group[0]), w.bs().min()),
             None,
         ),
-    };
+    }
+}
+
+/// Worker `id`'s offsets over `region`: drawn (random) or in order (sequential). Where the
+/// distribution does not fit the region, uniform random ones and why.
+fn offsets_of(region: Region, id: WorkerId, w: &RunPlan) -> (OffsetGen, Option<String>) {
     let a = &w.setup().access;
     // The scattering of popular blocks is the same for every worker of a target (one hot set).
-    let mut scatter_rng = Rng::new(w.setup().seed, 0x5ca7 + ti as u64);
+    let mut scatter_rng = Rng::new(w.setup().seed, 0x5ca7 + id.target as u64);
     // Zones are checked against each target's region when it is opened; a stripe set's
     // logical region is checked here.
     let offsets = if w.rw().is_random() {
@@ -320,56 +351,49 @@ fn worker_plan(
     } else {
         Ok(OffsetGen::sequential(
             region,
-            th,
+            id.thread,
             w.threads(),
             a.stride.map(|s| s.0),
         ))
     };
-    let (offsets, offsets_error) = match offsets {
+    match offsets {
         Ok(o) => (o, None),
         Err(e) => (OffsetGen::random(region), Some(e)),
-    };
-    let plan = WorkerPlan {
-        source: match w.replay() {
-            Some(r) => Requests::Replay(Replay::new(
-                r.clone(),
-                region.start,
-                region.blocks * region.align,
-            )),
-            None => Requests::Synthetic(Synthetic {
-                offsets,
-                rng: Rng::new(w.setup().seed, stream),
-                read_pct: w.read_pct(),
-                sizes: SizePicker::new(w.bs()),
-            }),
+    }
+}
+
+/// The worker's request source: the trace being replayed over `region`, or synthetic
+/// requests at `offsets` from random stream `stream`.
+fn source(w: &RunPlan, region: Region, offsets: OffsetGen, stream: u64) -> Requests {
+    match w.replay() {
+        Some(r) => Requests::Replay(Replay::new(
+            r.clone(),
+            region.start,
+            region.blocks * region.align,
+        )),
+        None => Requests::Synthetic(Synthetic {
+            offsets,
+            rng: Rng::new(w.setup().seed, stream),
+            read_pct: w.read_pct(),
+            sizes: SizePicker::new(w.bs()),
+        }),
+    }
+}
+
+/// The worker's flushes (`--fsync`/`--fdatasync` every n writes, at the end) and, with
+/// `--invalidate` on buffered I/O, the bytes of one pass over `region`.
+fn flushes(w: &RunPlan, region: &Region) -> Flushes {
+    let a = &w.setup().access;
+    Flushes {
+        sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
+        data_only: a.fdatasync.is_some(),
+        end_sync: a.end_fsync,
+        pass_bytes: if a.invalidate && w.setup().buffered {
+            pass_bytes(region, a.stride.map(|s| s.0), w.bs().max())
+        } else {
+            0
         },
-        // The run's schedule in final units; each worker takes an equal share of its rate.
-        schedule: w.schedule().shared(shared.workers as u32),
-        stagger: Stagger {
-            // Worker k of n starts k/n of its gap late: together, evenly spaced arrivals.
-            first_due_ns: w.schedule().offset_ns(me),
-            seed: w.setup().seed ^ stream.rotate_left(17),
-        },
-        flushes: Flushes {
-            sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
-            data_only: a.fdatasync.is_some(),
-            end_sync: a.end_fsync,
-            pass_bytes: if a.invalidate && w.setup().buffered {
-                pass_bytes(&region, a.stride.map(|s| s.0), w.bs().max())
-            } else {
-                0
-            },
-        },
-        // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
-        write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
-        stripe: layout,
-        verify: shared.record.as_ref().map(|r| r.writer(ti, 0, me)),
-        error_grace_ns: (w.setup().on_error != crate::plan::OnError::Continue)
-            .then_some(crate::plan::ERROR_GRACE_NS),
-        on_error: w.setup().on_error,
-        payload: w.setup().payload.clone(),
-    };
-    (plan, offsets_error)
+    }
 }
 
 /// The bytes a worker issues in one pass over `region` (`--invalidate`): all of it, or with a
