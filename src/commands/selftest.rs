@@ -174,6 +174,7 @@ fn wake(span: Duration) -> Wake {
             wakeups: late.count(),
             late_p50_us: late.quantile_ns(0.5) / 1e3,
             late_p99_us: late.quantile_ns(0.99) / 1e3,
+            late_p99_upper_us: late.quantile_ns(p99_upper(late.count())) / 1e3,
             late_max_us: late.max_ns() as f64 / 1e3,
             over_1ms_share: late.count_between(1e6, f64::INFINITY) as f64
                 / late.count().max(1) as f64,
@@ -181,6 +182,12 @@ fn wake(span: Duration) -> Wake {
     })
     .join()
     .unwrap_or_default()
+}
+
+/// The quantile whose estimate from `n` samples is a one-sided 95 % upper confidence bound
+/// of the 99th percentile (the normal approximation of the binomial count above it).
+fn p99_upper(n: u64) -> f64 {
+    (0.99 + 1.645 * (0.99 * 0.01 / n.max(1) as f64).sqrt()).min(1.0)
 }
 
 /// The null engine at one request in flight, or paced open-loop at `rate` with even gaps.

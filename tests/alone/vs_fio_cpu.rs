@@ -125,6 +125,16 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
                     num(&v, "results.cpu.us_per_io") * 1e3,
                 ]);
             }
+            // Each tool's CPU per I/O over its five runs: the half of its range as a share of
+            // its median (one run to the next moves by this much on this host).
+            let half_range = |v: &[[f64; 4]]| {
+                let c: Vec<f64> = v.iter().map(|x| x[3]).collect();
+                let (lo, hi) = c
+                    .iter()
+                    .fold((f64::MAX, 0f64), |a, x| (a.0.min(*x), a.1.max(*x)));
+                (hi - lo) / 2.0 / median(c.clone())
+            };
+            let cpu_spread = half_range(&h).max(half_range(&f));
             let r: Vec<f64> = (0..4)
                 .map(|k| {
                     median(h.iter().map(|x| x[k]).collect())
@@ -138,7 +148,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
             );
             // halfpower's own mean in flight by Little's law: at most the depth.
             let inflight = median(h.iter().map(|x| x[0] * x[2] * 1e-6).collect());
-            judged.push((qd, r, inflight));
+            judged.push((qd, r, inflight, cpu_spread));
         }
         if !attempt.quiet() {
             return false;
@@ -148,7 +158,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
         // CPU per I/O too (waking halted vCPUs, caches another guest took).
         let lost = attempt.noise().lost_share();
         let (lo, hi) = (1.0 - lost, 1.0 / (1.0 - lost));
-        for (qd, r, inflight) in judged {
+        for (qd, r, inflight, cpu_spread) in judged {
             let (iops, p50, mean, cpu) = (r[0], r[1], r[2], r[3]);
             // Bounds that catch the QD1 regression (p50 15.5–16.4 µs where fio's
             // was 8.5–10.6 and the build before 10.0–10.2: 1.55 times) and a deep queue short of
@@ -189,10 +199,13 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
                     "QD{qd}: mean in flight {inflight:.2} (p50 ratio {p50:.3}, mean {mean:.3})"
                 );
             }
-            // halfpower's CPU per I/O at most fio's.
+            // halfpower's CPU per I/O at most fio's, give or take the runs' own spread: the
+            // ratio of two medians of five moves by about half a run's range (in CI the two
+            // tools' runs spread 10 651–12 863 and 10 954–12 915 ns, whole overlapping, and the
+            // medians' ratio was 1.050).
             assert!(
-                cpu <= hi,
-                "QD{qd}: CPU per I/O ratio {cpu:.3} (host {lost:.3})"
+                cpu <= hi * (1.0 + cpu_spread),
+                "QD{qd}: CPU per I/O ratio {cpu:.3} (host {lost:.3}, runs' spread {cpu_spread:.3})"
             );
         }
         true
