@@ -62,15 +62,12 @@ fn clone_rows(
         // fio's file is empty without log_hist_msec.
         LogKind::ClatHist => Ok(()),
         _ if l.per_io() => per_io_rows(w, logs, kind, l.offset),
-        LogKind::Lat | LogKind::Clat if l.latency_maxima() => {
-            w.write_all(max_rows(r, logs).as_bytes())
-        }
-        _ => w.write_all(rows(r, kind).as_bytes()),
+        _ => w.write_all(rows(r, logs, kind).as_bytes()),
     }
 }
 
-/// The rows of one log of job `r`.
-fn rows(r: &Ran, kind: LogKind) -> String {
+/// The averaged rows of one log of job `r` (`logs`: one clone's records, for maxima).
+fn rows(r: &Ran, logs: &[IoLog], kind: LogKind) -> String {
     let o = &r.job.opts;
     let avg_ms = o.logs.avg_ms;
     let offset = if o.logs.offset { ", 0" } else { "" };
@@ -104,9 +101,14 @@ fn rows(r: &Ran, kind: LogKind) -> String {
         }
         // Latency (the histograms' rows are made by `hist_rows`).
         _ => {
-            // Whole periods of whole seconds, each the I/O-weighted mean of its seconds.
+            // Whole periods of whole seconds, each the I/O-weighted mean of its seconds, or
+            // with log_max_value the largest latency of the period's I/Os.
             let per = (avg_ms / 1000).max(1) as usize;
             let seconds = &r.results.timeseries;
+            let maxima = o
+                .logs
+                .latency_maxima()
+                .then(|| period_maxima(logs, avg_ms, seconds.len() / per));
             for (k, chunk) in seconds.chunks_exact(per).enumerate() {
                 let ios: f64 = chunk.iter().map(|s| s.iops).sum();
                 let mean_us = if ios > 0.0 {
@@ -114,10 +116,10 @@ fn rows(r: &Ran, kind: LogKind) -> String {
                 } else {
                     0.0
                 };
-                let value = if kind == LogKind::Slat {
-                    0
-                } else {
-                    (mean_us * 1000.0).round() as u64
+                let value = match &maxima {
+                    _ if kind == LogKind::Slat => 0,
+                    Some(m) => m[k],
+                    None => (mean_us * 1000.0).round() as u64,
                 };
                 row(k, value, dirs[0]);
             }
@@ -126,26 +128,16 @@ fn rows(r: &Ran, kind: LogKind) -> String {
     out
 }
 
-/// The averaged latency rows of `log_max_value`: each whole period's largest latency among
-/// the I/Os of `logs` that completed in it, as many periods as the averaged rows have.
-fn max_rows(r: &Ran, logs: &[IoLog]) -> String {
-    let o = &r.job.opts;
-    let avg_ms = o.logs.avg_ms;
-    let periods = r.results.timeseries.len() / (avg_ms / 1000).max(1) as usize;
+/// The largest latency of the I/Os of `logs` that completed in each of `periods` whole
+/// periods of `avg_ms` (0 for a period without I/O).
+fn period_maxima(logs: &[IoLog], avg_ms: u64, periods: usize) -> Vec<u64> {
     let mut max = vec![0u64; periods];
     for rec in merged(logs) {
         if let Some(m) = max.get_mut((rec.t_ns / 1_000_000 / avg_ms) as usize) {
             *m = (*m).max(rec.lat_ns);
         }
     }
-    let offset = if o.logs.offset { ", 0" } else { "" };
-    let ddir = u8::from(!o.reads());
-    let mut out = String::new();
-    for (k, m) in max.iter().enumerate() {
-        let t = (k as u64 + 1) * avg_ms;
-        let _ = writeln!(out, "{t}, {m}, {ddir}, 0{offset}, 0");
-    }
-    out
+    max
 }
 
 /// The histogram rows of one clone's records `logs`, as fio 3.33's `add_clat_sample` and
@@ -247,6 +239,18 @@ mod tests {
         assert_eq!(sizes(clones(&logs, 2)), [2, 2], "a clone's two files");
         assert_eq!(sizes(clones(&logs, 1)), [4]);
         assert_eq!(clones(&logs, 2)[1][0].iter().count(), 0);
+    }
+
+    #[test]
+    fn each_periods_largest_latency() {
+        let mut log = IoLog::new(0);
+        // Periods of 1000 ms: 3 ms and 7 ms in the first, 5 ms in the third, one past the end.
+        for (t_ms, lat_ms) in [(100, 3), (900, 7), (2500, 5), (3100, 9)] {
+            let (t, lat) = (t_ms * 1_000_000, lat_ms * 1_000_000);
+            log.push(t, lat, crate::engine::IoDir::Read, 4096, (0, 0));
+        }
+        let m = period_maxima(std::slice::from_ref(&log), 1000, 3);
+        assert_eq!(m, [7_000_000, 0, 5_000_000]);
     }
 
     #[test]
