@@ -300,3 +300,20 @@ fn throttled(
         [CAP_BYTES as f64, bps, k_bps],
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_p99s_upper_bound_is_the_binomials() {
+        // 2000 wake-ups: 0.99 + 1.645 × √(0.0099 / 2000) = 0.99366; one: the largest.
+        assert!(
+            (p99_upper(2000) - 0.993_66).abs() < 1e-5,
+            "{}",
+            p99_upper(2000)
+        );
+        assert_eq!(p99_upper(1), 1.0);
+        assert!(p99_upper(1_000_000) < 0.9902);
+    }
+}
