@@ -132,7 +132,7 @@ fn iops_and_latency_agree_with_fio_on_the_same_job() {
                 let (lo, hi) = c
                     .iter()
                     .fold((f64::MAX, 0f64), |a, x| (a.0.min(*x), a.1.max(*x)));
-                (hi - lo) / 2.0 / median(c.clone())
+                (hi - lo) / 2.0 / median(c)
             };
             let cpu_spread = half_range(&h).max(half_range(&f));
             let r: Vec<f64> = (0..4)

@@ -411,7 +411,7 @@ fn read_mib_run(held: &mut std::fs::File, name: &str, dev: &str, invalidate: boo
 #[test]
 fn jobs_match_fio_on_a_throttled_device() {
     let _turn = crate::common::measuring();
-    let Some(t) = Throttled::new("fio", 40_000_000, 2000, |dev| {
+    let Some(t) = Throttled::new("fio", CAP_BYTES, CAP_IOPS, |dev| {
         format!(
             "[global]\nfilename={}\nioengine=libaio\ndirect=1\ntime_based\nruntime=2\nsize=48m\n\
              startdelay=300ms\n\n\
@@ -514,14 +514,20 @@ fn jobs_match_fio_on_a_throttled_device() {
     });
 }
 
+/// The throttled device's caps, each way: I/Os and bytes per second.
+const CAP_IOPS: u64 = 2000;
+const CAP_BYTES: u64 = 40_000_000;
+
 /// The IOPS the device's caps (2000 I/Os and 40 MB/s each way) alone set for a job of the
 /// ten, where they do: 4k and 16k requests at any depth are held to 2000 I/Os (16 KiB × 2000
 /// = 32.8 MB/s, under the byte cap), 64 KiB ones to 40 MB/s (610 per second), the rate-capped
 /// job to its 800. None where the mix of directions, sizes or think time sets it.
 fn known(job: &str) -> Option<f64> {
     match job {
-        "rand-read-4k" | "rand-write-4k" | "psync-16k" | "pareto-half-random" => Some(2000.0),
-        "seq-read-64k" | "seq-gaps" => Some(40e6 / 65536.0),
+        "rand-read-4k" | "rand-write-4k" | "psync-16k" | "pareto-half-random" => {
+            Some(CAP_IOPS as f64)
+        }
+        "seq-read-64k" | "seq-gaps" => Some(CAP_BYTES as f64 / 65536.0),
         "rate-capped" => Some(800.0),
         _ => None,
     }

@@ -37,21 +37,12 @@ fn averaged_logs_have_fios_files_columns_and_rows() {
     }) else {
         return;
     };
-    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
     common::judged_when_quiet(2, |attempt| {
-        for d in [&fio_dir, &hp_dir] {
-            let _ = std::fs::remove_dir_all(d);
-            std::fs::create_dir(d).unwrap();
-        }
-        run_in(&t, Path::new("fio"), &[], &fio_dir);
-        let hp = assert_cmd::cargo::cargo_bin("halfpower");
-        run_in(&t, &hp, &["fio", "--quiet"], &hp_dir);
-        let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
-        assert_eq!(names(&fio_dir), names(&hp_dir));
-        assert_eq!(names(&hp_dir).len(), 5, "bw, iops, lat, clat, slat");
+        let (fio_dir, hp_dir, names) = run_both(&t);
+        assert_eq!(names.len(), 5, "bw, iops, lat, clat, slat");
         let mut report = Vec::new();
-        for name in names(&fio_dir) {
-            let (f, h) = (rows(&fio_dir.join(&name)), rows(&hp_dir.join(&name)));
+        for name in &names {
+            let (f, h) = (rows(&fio_dir.join(name)), rows(&hp_dir.join(name)));
             report.push(format!("{name}: fio {f:?}\nhalfpower {h:?}"));
             assert!(
                 (f.len() as i64 - h.len() as i64).abs() <= 1 && !h.is_empty(),
@@ -124,6 +115,24 @@ fn run_in(t: &Throttled, program: &Path, extra: &[&str], cwd: &Path) {
     );
 }
 
+/// Runs the job of `t` with fio and with halfpower, each in an empty directory of its own
+/// under `t`'s (emptied first, for a second attempt); both must write files of the same names.
+/// Returns the two directories and the names, sorted.
+fn run_both(t: &Throttled) -> (std::path::PathBuf, std::path::PathBuf, Vec<String>) {
+    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
+    for d in [&fio_dir, &hp_dir] {
+        let _ = std::fs::remove_dir_all(d);
+        std::fs::create_dir(d).unwrap();
+    }
+    run_in(t, Path::new("fio"), &[], &fio_dir);
+    let hp = assert_cmd::cargo::cargo_bin("halfpower");
+    run_in(t, &hp, &["fio", "--quiet"], &hp_dir);
+    let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
+    assert_eq!(names(&fio_dir), names(&hp_dir));
+    let n = names(&hp_dir);
+    (fio_dir, hp_dir, n)
+}
+
 /// fio's default logs, a row per I/O, of two numjobs clones on one device throttled to 2000
 /// IOPS, each doing 4 MiB of 4k random reads at QD4 (1024 I/Os, about 1 s together): the same
 /// files (each clone its own, `.1` and `.2`), the same six columns (`log_offset`), exactly a
@@ -146,24 +155,12 @@ fn per_io_logs_of_clones_have_fios_files_columns_and_rows() {
     }) else {
         return;
     };
-    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
-    for d in [&fio_dir, &hp_dir] {
-        std::fs::create_dir(d).unwrap();
-    }
-    run_in(&t, Path::new("fio"), &[], &fio_dir);
-    let hp = assert_cmd::cargo::cargo_bin("halfpower");
-    run_in(&t, &hp, &["fio", "--quiet"], &hp_dir);
-    let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
-    assert_eq!(names(&fio_dir), names(&hp_dir));
-    assert_eq!(
-        names(&hp_dir).len(),
-        10,
-        "bw, iops, lat, clat, slat of each clone"
-    );
-    assert!(names(&hp_dir).contains(&"j_lat.2.log".to_string()));
+    let (fio_dir, hp_dir, names) = run_both(&t);
+    assert_eq!(names.len(), 10, "bw, iops, lat, clat, slat of each clone");
+    assert!(names.contains(&"j_lat.2.log".to_string()));
     let mut report = Vec::new();
-    for name in names(&fio_dir) {
-        let (f, h) = (rows(&fio_dir.join(&name)), rows(&hp_dir.join(&name)));
+    for name in &names {
+        let (f, h) = (rows(&fio_dir.join(name)), rows(&hp_dir.join(name)));
         let q = |r: &[Vec<f64>], p: f64| {
             let mut v: Vec<f64> = r.iter().map(|x| x[1]).collect();
             v.sort_by(f64::total_cmp);
@@ -319,16 +316,8 @@ fn histogram_logs_are_fios_bins_of_each_io() {
     }) else {
         return;
     };
-    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
-    for d in [&fio_dir, &hp_dir] {
-        std::fs::create_dir(d).unwrap();
-    }
-    run_in(&t, Path::new("fio"), &[], &fio_dir);
-    let hp = assert_cmd::cargo::cargo_bin("halfpower");
-    run_in(&t, &hp, &["fio", "--quiet"], &hp_dir);
-    let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
-    assert_eq!(names(&fio_dir), names(&hp_dir));
-    assert!(names(&hp_dir).contains(&"j_clat_hist.1.log".to_string()));
+    let (fio_dir, hp_dir, names) = run_both(&t);
+    assert!(names.contains(&"j_clat_hist.1.log".to_string()));
     let mut means = Vec::new();
     for (d, exact) in [(&fio_dir, false), (&hp_dir, true)] {
         let hist: Vec<Vec<u64>> = rows(&d.join("j_clat_hist.1.log"))
@@ -384,17 +373,8 @@ fn latency_maxima_are_each_seconds_largest() {
     }) else {
         return;
     };
-    let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
     common::judged_when_quiet(2, |attempt| {
-        for d in [&fio_dir, &hp_dir] {
-            let _ = std::fs::remove_dir_all(d);
-            std::fs::create_dir(d).unwrap();
-        }
-        run_in(&t, Path::new("fio"), &[], &fio_dir);
-        let hp = assert_cmd::cargo::cargo_bin("halfpower");
-        run_in(&t, &hp, &["fio", "--quiet"], &hp_dir);
-        let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
-        assert_eq!(names(&fio_dir), names(&hp_dir));
+        let (fio_dir, hp_dir, _) = run_both(&t);
         if !attempt.quiet() {
             return false;
         }
