@@ -199,11 +199,16 @@ pub struct Series<'a> {
     pub device_us: Option<&'a [f64]>,
     /// halfpower's own mean latency each second, µs: the device's time and any wait above it.
     pub latency_us: Option<&'a [f64]>,
+    /// Each second's latest wake-up of the host's probe, in the latency series' unit (NaN
+    /// where unknown): what a late wake-up could add to a latency halfpower stamped then.
+    /// None for latencies the kernel times (a monitored device's response time).
+    pub host_late: Option<&'a [f64]>,
 }
 
 /// The changes in `s`: steps in throughput, and steps in latency that are not those of a
 /// throughput step (within 2 s of one; in a closed loop the two move together, Little's
-/// law), each with its cause where the device's time per I/O tells.
+/// law) and larger than the host's late wake-ups then, each with its cause where the
+/// device's time per I/O tells.
 pub fn changes(s: &Series) -> Vec<Change> {
     let mut out = Vec::new();
     let (iops_levels, iops_noise) = levels(s.iops);
@@ -225,7 +230,7 @@ pub fn changes(s: &Series) -> Vec<Change> {
             let near = iops_levels[1..]
                 .iter()
                 .any(|r| r.start.abs_diff(b.start) <= NEAR);
-            if near {
+            if near || within_host(s.host_late, l, a, b) {
                 continue;
             }
             let mut c = change(figure, l, a, b, lat_noise, s);
@@ -239,6 +244,20 @@ pub fn changes(s: &Series) -> Vec<Change> {
     }
     out.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
     out
+}
+
+/// Whether the step between levels `a` and `b` of latency series `l` is no larger than what
+/// the host's late wake-ups could add to a stamped latency in those seconds (the larger of the
+/// two levels' medians of each second's latest wake-up, `host`): the host alone could have
+/// made it. A throttled device's per-second p99 can be the slowest of its quick I/Os, which
+/// is the host's lateness and moves with it (CI: 224 → 98 µs on a steady cap).
+fn within_host(host: Option<&[f64]>, l: &[f64], a: &Range<usize>, b: &Range<usize>) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let late = |r: &Range<usize>| median(host.get(r.clone()).unwrap_or_default());
+    let step = (median(&l[b.clone()]) - median(&l[a.clone()])).abs();
+    step <= late(a).max(late(b))
 }
 
 /// The change between levels `a` and `b` of series `x` of `figure` (one of `s`'s), its cause

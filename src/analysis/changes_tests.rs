@@ -116,6 +116,7 @@ fn a_lowered_cap_is_a_cap() {
         latency: Some((ChangeFigure::P99Us, &p99)),
         device_us: Some(&dev),
         latency_us: Some(&own),
+        host_late: None,
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].cause, Some(ChangeCause::Cap));
@@ -135,6 +136,7 @@ fn a_slower_device_is_device_slower() {
         latency: None,
         device_us: Some(&dev),
         latency_us: Some(&own),
+        host_late: None,
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
@@ -152,6 +154,7 @@ fn a_latency_step_alone_is_reported_with_its_cause() {
         latency: Some((ChangeFigure::P99Us, &lat)),
         device_us: Some(&dev),
         latency_us: Some(&own),
+        host_late: None,
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].figure, ChangeFigure::P99Us);
@@ -172,6 +175,7 @@ fn an_uneven_burst_then_a_flat_baseline_is_burst_ended() {
         latency: None,
         device_us: Some(&dev),
         latency_us: Some(&own),
+        host_late: None,
     });
     assert_eq!(c.len(), 1, "{c:?}");
     assert!(c[0].evidence.spread_before_pct > FLAT_PCT);
@@ -185,4 +189,28 @@ fn medians_and_spreads() {
     assert_eq!(median(&[]), 0.0);
     assert_eq!(spread_pct(&[100.0; 5]), 0.0);
     assert!((spread_pct(&[90.0, 100.0, 110.0]) - 14.826).abs() < 1e-9);
+}
+
+/// CI's steady 4000-IOPS cap at QD4: each second's p99 was the slowest of its quick I/Os,
+/// 224 µs for 6 s then 98 µs. A step no larger than the host's latest wake-ups each second is
+/// not the device's; the same step on a host that wakes within 40 µs is one change.
+#[test]
+fn a_p99_step_within_the_hosts_late_wake_ups_is_no_change() {
+    let x = [4000.0; 12];
+    let p99 = [
+        231.0, 218.0, 224.0, 240.0, 212.0, 226.0, 97.0, 102.0, 95.0, 98.0, 110.0, 91.0,
+    ];
+    let at = |late: f64| {
+        let host = [late; 12];
+        changes(&Series {
+            iops: &x,
+            latency: Some((ChangeFigure::P99Us, &p99)),
+            host_late: Some(&host),
+            ..Series::default()
+        })
+    };
+    assert!(at(150.0).is_empty(), "{:?}", at(150.0));
+    let c = at(40.0);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!((c[0].figure, c[0].at_s), (ChangeFigure::P99Us, 6.0));
 }

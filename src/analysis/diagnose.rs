@@ -443,6 +443,7 @@ pub fn device_changes(ivs: &[(&DiskInterval, Option<&SystemInterval>)]) -> Vec<C
             .map(|r| (crate::model::change::ChangeFigure::ResponseMs, r)),
         device_us: Some(&device_us),
         latency_us: None,
+        host_late: None,
     });
     for c in &mut found {
         c.at_s *= step;

@@ -217,7 +217,8 @@ fn host(h: &super::HostMeasurement, r: &Results, slots: u32) -> crate::model::ho
 
 /// The steps in the run's per-second series: I/Os per second and p99 latency, with the
 /// targets' own disks' time per I/O each second (Little's law: their summed queue size over
-/// the run's I/Os per second) and the run's mean latency each second for the cause.
+/// the run's I/Os per second) and the run's mean latency each second for the cause, and the
+/// host probe's latest wake-up each second (a p99 step no larger is the host's to make).
 fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Change> {
     use crate::analysis::changes::{Series, changes, time_per_io_us};
     let iops: Vec<f64> = m.series.iter().map(|p| p.iops).collect();
@@ -246,11 +247,24 @@ fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Cha
             }
         })
         .collect();
+    let host_late: Option<Vec<f64>> = m.host.as_ref().map(|h| {
+        m.series
+            .iter()
+            .map(|p| {
+                h.sample
+                    .per_second
+                    .iter()
+                    .find(|s| s.t_s == p.t_s)
+                    .map_or(f64::NAN, |s| s.max_late_ns as f64 / 1e3)
+            })
+            .collect()
+    });
     changes(&Series {
         iops: &iops,
         latency: Some((crate::model::change::ChangeFigure::P99Us, &p99)),
         device_us: (!names.is_empty()).then_some(&device_us[..]),
         latency_us: Some(&mean),
+        host_late: host_late.as_deref(),
     })
 }
 
