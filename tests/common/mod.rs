@@ -474,8 +474,8 @@ pub fn measuring() -> std::sync::RwLockReadGuard<'static, ()> {
 }
 
 /// The turn of a test whose figures are CPU-bound (an unthrottled loop device against fio,
-/// the null engine's shares of the CPUs), held until dropped: no other timing test runs beside
-/// it.
+/// the null engine's shares of the CPUs), or that holds two tools to each other job by job
+/// (fio's job file), held until dropped: no other timing test runs beside it.
 pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     CPUS.write().unwrap_or_else(|p| p.into_inner())
 }
