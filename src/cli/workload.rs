@@ -290,8 +290,8 @@ pub struct SetupArgs {
     #[arg(long)]
     pub keep: bool,
     /// How a missing file is created: filled (written with incompressible data first), sparse
-    /// (size set, blocks allocated as written) or empty (every write extends it); the last two
-    /// only for workloads that only write.
+    /// (size set, blocks allocated as written), empty (every write extends it) or allocated
+    /// (fallocate(2), unwritten); all but the first only for workloads that only write.
     #[arg(long, value_parser = choice::<Create>(), value_name = "HOW", default_value = "filled")]
     pub create: Create,
     /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
@@ -434,6 +434,7 @@ impl From<SetupArgs> for Setup {
             engine: a.engine,
             buffered: a.buffered,
             write_through: a.write_through,
+            sync_metadata: false,
             seed: a.seed,
             safety: a.safety.into(),
             keep: a.keep,

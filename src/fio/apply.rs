@@ -4,7 +4,9 @@
 
 use super::FioError;
 use super::number::{self, KbBase, TimeUnit};
-use super::options::{ContinueOnError, FioEngine, JobOptions, NOT_YET, Unified, VERIFY_METHODS};
+use super::options::{
+    ContinueOnError, Fallocate, FioEngine, JobOptions, NOT_YET, OpenSync, Unified, VERIFY_METHODS,
+};
 use crate::engine::pattern::{Formats, Pattern};
 use crate::plan::RwMode;
 
@@ -163,7 +165,8 @@ impl JobOptions {
         Ok(())
     }
 
-    /// How the I/O is done: page cache or not, sync, engine, depth, clones, CPUs, verification.
+    /// How the I/O is done: page cache or not, sync, engine, depth, clones, CPUs, verification,
+    /// errors, the layout of missing files.
     fn apply_io_path(&mut self, key: &str, value: Option<&str>) -> Result<bool, FioError> {
         match key {
             "direct" => self.direct = number::switch(key, value)?,
@@ -171,8 +174,9 @@ impl JobOptions {
             "buffered" => self.direct = !number::switch(key, value)?,
             "sync" => {
                 self.sync = match value.map(str::trim) {
-                    None | Some("1") | Some("sync") | Some("dsync") => true,
-                    Some("0") | Some("none") => false,
+                    None | Some("1") | Some("sync") => OpenSync::Sync,
+                    Some("dsync") => OpenSync::Dsync,
+                    Some("0") | Some("none") => OpenSync::None,
                     Some(v) => return Err(FioError::value(key, v, "0, 1, none, sync or dsync")),
                 }
             }
@@ -191,6 +195,8 @@ impl JobOptions {
                 self.buffer_pattern = Some(pattern(key, need(key, value)?, Formats::None)?)
             }
             "continue_on_error" => self.continue_on_error = ContinueOnError::parse(key, value)?,
+            "overwrite" => self.overwrite = number::switch(key, value)?,
+            "fallocate" => self.fallocate = Fallocate::parse(key, value)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -312,6 +312,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     mapping::plan(o, &mut w, &mut notes)?;
     engine_and_depth(o, &mut w, &mut notes);
     page_cache(o, &mut w);
+    layout(o, &files, &mut w);
     w.setup.on_error = on_error(o);
     o.logs
         .check(o.numjobs, o.reads() && o.writes(), crate::cluster::size())?;
@@ -459,6 +460,20 @@ fn engine_and_depth(o: &JobOptions, w: &mut Workload, notes: &mut Vec<FioNote>) 
     }
 }
 
+/// How the job's files are laid out when they do not exist, as fio lays them out
+/// (filesetup.c's extend_file): written in full for a job that reads or has `overwrite`, else
+/// as `fallocate` says (fio's default reserves the blocks unwritten, so each first write
+/// converts an extent, which a sync then commits). Files that all exist are used as they are,
+/// by fio and halfpower alike.
+fn layout(o: &JobOptions, files: &files::JobFiles, w: &mut Workload) {
+    let missing = files.paths.iter().any(|p| !p.exists());
+    w.setup.create = if !missing || o.reads() || o.overwrite {
+        crate::plan::Create::Filled
+    } else {
+        o.fallocate.create()
+    };
+}
+
 /// What the job does after an I/O error: fio's default stops it (halfpower goes on one second
 /// to see whether the errors are a burst, then stops); `read` (`write`) goes on after failed
 /// reads (writes) and stops after the others. Failed verification never stops halfpower's
@@ -483,7 +498,8 @@ fn page_cache(o: &JobOptions, w: &mut Workload) {
     w.setup.buffered = !o.direct;
     w.setup.access.invalidate =
         w.setup.buffered && o.invalidate && (o.loops > 1 || (o.time_based && !o.rw.is_random()));
-    w.setup.write_through = o.sync;
+    w.setup.write_through = o.sync != options::OpenSync::None;
+    w.setup.sync_metadata = o.sync == options::OpenSync::Sync;
 }
 
 /// Note `kind` for job `o`.

@@ -100,7 +100,7 @@ pub struct JobOptions {
     /// before a buffered job.
     pub invalidate: bool,
     /// `sync`: open with O_SYNC (`1`/`sync`) or O_DSYNC (`dsync`).
-    pub sync: bool,
+    pub sync: OpenSync,
     /// `ioengine` (fio's default is psync).
     pub ioengine: FioEngine,
     /// `iodepth`.
@@ -162,6 +162,10 @@ pub struct JobOptions {
     /// `create_on_open`: fio creates a job's files when it opens them rather than before the
     /// job; halfpower lays them out before measuring either way.
     pub create_on_open: bool,
+    /// `overwrite`: a writing job's missing files are written in full before it starts.
+    pub overwrite: bool,
+    /// `fallocate`: how a missing file of a job that only writes is laid out.
+    pub fallocate: Fallocate,
     /// `filename_format`: how a job without `filename` names its files (`$jobname`, `$jobnum`,
     /// `$filenum`; fio's default `$jobname.$jobnum.$filenum`).
     pub filename_format: Option<String>,
@@ -215,6 +219,72 @@ impl ContinueOnError {
     }
 }
 
+/// fio's `sync`: how a job's files are opened for writing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenSync {
+    /// `0`, `none`: neither.
+    None,
+    /// `1`, `sync`: O_SYNC (data and metadata).
+    Sync,
+    /// `dsync`: O_DSYNC (data, and the metadata needed to read it).
+    Dsync,
+}
+
+/// fio's `fallocate`: how a job that only writes gets a file that does not exist yet
+/// (filesetup.c: reserved, sized or left empty; never written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallocate {
+    /// `none`, `0`: created empty; the writes extend it.
+    None,
+    /// `native` (fio's default), `posix`, `1`: fallocate(2), the blocks reserved unwritten.
+    Reserve,
+    /// `truncate`: its size set with ftruncate, no blocks allocated (sparse).
+    Truncate,
+}
+
+impl Fallocate {
+    /// fio's grammar; `keep` (blocks reserved past a zero length) has no halfpower layout.
+    pub fn parse(key: &str, v: Option<&str>) -> Result<Self, FioError> {
+        Ok(match v.map(str::trim) {
+            Some("none") | Some("0") => Fallocate::None,
+            Some("native") | Some("posix") | Some("1") => Fallocate::Reserve,
+            Some("truncate") => Fallocate::Truncate,
+            Some("keep") => {
+                return Err(FioError::NotYet {
+                    option: key.into(),
+                    why: "keep: blocks reserved past the end of an empty file are not a layout \
+                          halfpower makes (none, native, posix and truncate are)"
+                        .into(),
+                });
+            }
+            Some(x) => {
+                return Err(FioError::value(
+                    key,
+                    x,
+                    "none, native, posix, truncate, 0 or 1",
+                ));
+            }
+            None => {
+                return Err(FioError::value(
+                    key,
+                    "",
+                    "none, native, posix, truncate, 0 or 1",
+                ));
+            }
+        })
+    }
+
+    /// The halfpower layout of a missing file.
+    pub fn create(self) -> crate::plan::Create {
+        use crate::plan::Create;
+        match self {
+            Fallocate::None => Create::Empty,
+            Fallocate::Reserve => Create::Allocated,
+            Fallocate::Truncate => Create::Sparse,
+        }
+    }
+}
+
 /// fio's default period of the bandwidth and IOPS samples (`bwavgtime`, `iopsavgtime`), ms.
 pub const DEFAULT_AVG_MS: u64 = 500;
 
@@ -241,7 +311,7 @@ impl Default for JobOptions {
             bs: [4096, 4096],
             direct: false,
             invalidate: true,
-            sync: false,
+            sync: OpenSync::None,
             ioengine: FioEngine::Sync,
             iodepth: 1,
             numjobs: 1,
@@ -272,6 +342,8 @@ impl Default for JobOptions {
             norandommap: false,
             gtod_reduce: false,
             create_on_open: false,
+            overwrite: false,
+            fallocate: Fallocate::Reserve,
             filename_format: None,
             exitall: false,
             continue_on_error: ContinueOnError::None,
@@ -327,7 +399,7 @@ pub const VERIFY_METHODS: [&str; 16] = [
 ];
 
 /// Every option name `halfpower fio` takes (for the docs and `--ignore-unknown`).
-pub const SUPPORTED: [&str; 54] = [
+pub const SUPPORTED: [&str; 56] = [
     "name",
     "filename",
     "directory",
@@ -377,6 +449,8 @@ pub const SUPPORTED: [&str; 54] = [
     "norandommap",
     "gtod_reduce",
     "create_on_open",
+    "overwrite",
+    "fallocate",
     "filename_format",
     "exitall",
     "continue_on_error",

@@ -300,3 +300,68 @@ fn options_that_change_nothing_here_are_taken_with_a_note() {
     let set = resolve(&parse_command_line(&off, &|_| None).unwrap(), &[], false).unwrap();
     assert!(plan(&set.jobs[0], false, false).unwrap().notes.is_empty());
 }
+
+/// The layout of a missing file, as fio's filesetup.c lays it out, and the open flags of
+/// `sync`: a job that only writes gets it reserved unwritten (`fallocate`'s default), sized
+/// (`truncate`) or empty (`none`); one that reads or has `overwrite` gets it written; a file
+/// that exists is used as it is. `keep` has no halfpower layout and is refused by name.
+#[test]
+fn missing_files_are_laid_out_as_fio_lays_them_out() {
+    use crate::plan::Create;
+    let job = |extra: &[&str]| -> Result<JobPlan, String> {
+        let mut args: Vec<String> = ["--name=l", "--filename=/nonexistent/l.dat", "--size=1m"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let sections = parse_command_line(&args, &|_| None).map_err(|e| e.to_string())?;
+        let set = resolve(&sections, &[], false).map_err(|e| e.to_string())?;
+        plan(&set.jobs[0], true, false).map_err(|e| e.to_string())
+    };
+    let create = |extra: &[&str]| job(extra).unwrap().workload.setup.create;
+    assert_eq!(create(&["--rw=write"]), Create::Allocated);
+    assert_eq!(
+        create(&["--rw=randwrite", "--fallocate=posix"]),
+        Create::Allocated
+    );
+    assert_eq!(create(&["--rw=write", "--fallocate=none"]), Create::Empty);
+    assert_eq!(create(&["--rw=write", "--fallocate=0"]), Create::Empty);
+    assert_eq!(
+        create(&["--rw=write", "--fallocate=truncate"]),
+        Create::Sparse
+    );
+    assert_eq!(create(&["--rw=write", "--overwrite=1"]), Create::Filled);
+    assert_eq!(create(&["--rw=randrw"]), Create::Filled);
+    assert_eq!(create(&["--rw=read"]), Create::Filled);
+    let err = job(&["--rw=write", "--fallocate=keep"]).unwrap_err();
+    assert!(err.contains("fallocate") && err.contains("keep"), "{err}");
+    let err = job(&["--rw=write", "--fallocate=sometimes"]).unwrap_err();
+    assert!(
+        err.contains("sometimes") && err.contains("truncate"),
+        "{err}"
+    );
+    // A file that exists is written over as it is, by fio and halfpower alike.
+    let args: Vec<String> = [
+        "--name=e",
+        "--filename=/dev/null",
+        "--size=1m",
+        "--rw=write",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let set = resolve(&parse_command_line(&args, &|_| None).unwrap(), &[], false).unwrap();
+    let p = plan(&set.jobs[0], true, false).unwrap();
+    assert_eq!(p.workload.setup.create, Create::Filled);
+    let sync = |v: &str| {
+        let s = job(&["--rw=write", &format!("--sync={v}")])
+            .unwrap()
+            .workload
+            .setup;
+        (s.write_through, s.sync_metadata)
+    };
+    assert_eq!(sync("1"), (true, true));
+    assert_eq!(sync("sync"), (true, true));
+    assert_eq!(sync("dsync"), (true, false));
+    assert_eq!(sync("0"), (false, false));
+}

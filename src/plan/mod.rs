@@ -143,6 +143,10 @@ pub enum Create {
     Sparse,
     /// Zero length: every write extends it (appending). Write-only workloads.
     Empty,
+    /// Its blocks reserved with fallocate(2) and not written (unwritten extents: the first
+    /// write of each converts it, as in a file fio lays out for a job that only writes).
+    /// Write-only workloads.
+    Allocated,
 }
 
 impl Create {
@@ -152,6 +156,7 @@ impl Create {
             Create::Filled => "filled",
             Create::Sparse => "sparse",
             Create::Empty => "empty",
+            Create::Allocated => "allocated",
         }
     }
 }
@@ -213,6 +218,10 @@ pub struct Setup {
     pub buffered: bool,
     /// Open with O_DSYNC: each write returns once it is on stable storage.
     pub write_through: bool,
+    /// With `write_through`, open with O_SYNC instead: each write also waits for the file's
+    /// metadata, its modification time among it (fio's `sync=1`; its `dsync` is O_DSYNC).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync_metadata: bool,
     /// Seed of the random offsets and data (same seed, same offsets).
     pub seed: u64,
     /// What it may write to.
@@ -221,8 +230,8 @@ pub struct Setup {
     /// Keep a file halfpower created instead of removing it at the end.
     pub keep: bool,
     /// How a missing file is created: filled (written with incompressible data first), sparse
-    /// (size set, blocks allocated as written) or empty (every write extends it); the last two
-    /// only for workloads that only write.
+    /// (size set, blocks allocated as written), empty (every write extends it) or allocated
+    /// (fallocate(2), unwritten); all but the first only for workloads that only write.
     #[serde(default)]
     pub create: Create,
     /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
@@ -274,6 +283,7 @@ impl Default for Setup {
             engine: EngineKind::Uring,
             buffered: false,
             write_through: false,
+            sync_metadata: false,
             seed: DEFAULT_SEED,
             safety: Safety::default(),
             keep: false,
@@ -460,7 +470,7 @@ impl Workload {
                 "--create",
                 self.setup.create.name(),
                 "filled with a workload that reads: never-written blocks read as zeros without \
-             reaching the disk (sparse and empty are for write-only workloads)",
+             reaching the disk (sparse, empty and allocated are for write-only workloads)",
             ));
         }
         if let Some(s) = self.setup.size {
@@ -521,7 +531,12 @@ impl crate::units::Choice for RwMode {
 }
 
 impl crate::units::Choice for Create {
-    const ALL: &'static [Self] = &[Create::Filled, Create::Sparse, Create::Empty];
+    const ALL: &'static [Self] = &[
+        Create::Filled,
+        Create::Sparse,
+        Create::Empty,
+        Create::Allocated,
+    ];
 
     fn name(self) -> &'static str {
         Create::name(self)
@@ -537,6 +552,9 @@ impl crate::units::Choice for Create {
             }
             Create::Empty => {
                 "Zero length: every write extends it (appending). Write-only workloads"
+            }
+            Create::Allocated => {
+                "Its blocks reserved with fallocate(2), not written: each first write converts an unwritten extent (fio's layout for a job that only writes). Write-only workloads"
             }
         }
     }

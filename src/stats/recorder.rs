@@ -262,10 +262,16 @@ impl Recorder {
         self.last_ns = now_ns;
     }
 
-    /// Counts one fsync or fdatasync that took `ns`.
-    pub fn sync_done(&mut self, ns: u64) {
+    /// Counts one fsync or fdatasync that took `ns` and completed at `now_ns`. The flush is
+    /// part of the workload's time, as fio counts it: the window runs to its completion when it
+    /// is the last thing the worker did (`--end-fsync`, or a sync due after the last write).
+    pub fn sync_done(&mut self, ns: u64, now_ns: u64) {
+        if now_ns >= self.next_boundary_ns {
+            self.roll(now_ns);
+        }
         self.syncs.ios += 1;
         self.syncs.hist.record(ns);
+        self.last_ns = self.last_ns.max(now_ns);
     }
 
     /// Counts one failed I/O (negative errno, or 0 for a short transfer) at `offset`.

@@ -30,13 +30,19 @@ fn statx_dio_align(file: &File) -> Option<(u32, u32)> {
         .then_some((st.stx_dio_mem_align, st.stx_dio_offset_align))
 }
 
-fn open_with(path: &Path, write: bool, direct: bool, dsync: bool) -> std::io::Result<File> {
+/// Opens `path` with O_DIRECT if `direct`, and O_DSYNC (O_SYNC with `sync_metadata`) if
+/// the workload writes through.
+fn open_with(path: &Path, write: bool, direct: bool, w: &Workload) -> std::io::Result<File> {
     let mut flags = 0;
     if direct {
         flags |= libc::O_DIRECT;
     }
-    if dsync {
-        flags |= libc::O_DSYNC;
+    if w.setup.write_through {
+        flags |= if w.setup.sync_metadata {
+            libc::O_SYNC
+        } else {
+            libc::O_DSYNC
+        };
     }
     OpenOptions::new()
         .read(true)
@@ -180,7 +186,7 @@ fn dio_align(
     };
     if asked_direct && (offset_align == 0 || !direct_read_works(file, offset_align.max(512))) {
         *fallback = Some(DirectFallback::Unsupported);
-        *file = open_with(path, writes, false, w.setup.write_through)
+        *file = open_with(path, writes, false, w)
             .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
     }
     Ok((mem_align, offset_align))
@@ -270,13 +276,13 @@ fn kind_of(path: &Path, md: &std::fs::Metadata) -> Result<TargetKind> {
 /// opens it buffered and says why (the second value).
 fn open_direct(path: &Path, w: &Workload, writes: bool) -> Result<(File, Option<DirectFallback>)> {
     let direct = !w.setup.buffered;
-    match open_with(path, writes, direct, w.setup.write_through) {
+    match open_with(path, writes, direct, w) {
         Ok(f) => Ok((f, None)),
         Err(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => {
             let why = DirectFallback::RefusedAtOpen {
                 error: e.to_string(),
             };
-            let f = open_with(path, writes, false, w.setup.write_through)
+            let f = open_with(path, writes, false, w)
                 .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
             Ok((f, Some(why)))
         }

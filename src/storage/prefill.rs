@@ -67,15 +67,18 @@ pub fn create_as(
     use crate::plan::Create;
     match create {
         Create::Filled => create_filled(path, size, seed, keep),
-        Create::Sparse | Create::Empty => {
+        Create::Sparse | Create::Empty | Create::Allocated => {
             let file = create_new(path, size)?;
             let guard = Scratch {
                 path: path.to_path_buf(),
                 keep,
             };
-            if create == Create::Sparse {
-                file.set_len(size)
-                    .map_err(|e| Error::io(format!("sizing {}", path.display()), e))?;
+            match create {
+                Create::Sparse => file
+                    .set_len(size)
+                    .map_err(|e| Error::io(format!("sizing {}", path.display()), e))?,
+                Create::Allocated => allocate(&file, path, size)?,
+                _ => {}
             }
             Ok(guard)
         }
@@ -144,20 +147,30 @@ fn create_new(path: &Path, size: u64) -> Result<File> {
         })
 }
 
+/// Reserves `size` bytes of `file` with fallocate(2) (mode 0: the length set, the blocks
+/// allocated and unwritten). Where the filesystem has no fallocate, the length is set instead
+/// (a sparse file, which is what such a filesystem gives fio too).
+fn allocate(file: &File, path: &Path, size: u64) -> Result<()> {
+    // SAFETY: the fd is open for writing; fallocate only changes the file's allocation.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::ENOSPC) {
+        return Err(Error::refused(
+            path,
+            "not enough free space to preallocate the file",
+        ));
+    }
+    file.set_len(size)
+        .map_err(|e| Error::io(format!("sizing {}", path.display()), e))
+}
+
 fn fill(file: &mut File, path: &Path, size: u64, seed: u64) -> Result<()> {
     let fd = file.as_raw_fd();
-    // SAFETY: fd is open for writing; fallocate only changes the file's allocation.
-    let rc = unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) };
-    if rc != 0 {
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() == Some(libc::ENOSPC) {
-            return Err(Error::refused(
-                path,
-                "not enough free space to preallocate the file",
-            ));
-        }
-        // EOPNOTSUPP and friends: the writes below allocate anyway.
-    }
+    // Preallocated in one piece where the filesystem can; the writes below fill every block.
+    allocate(file, path, size)?;
     let mut rng = Rng::new(seed, 0x5eed_f111);
     let mut buf = vec![0u8; 1 << 20];
     let mut left = size;

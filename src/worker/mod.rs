@@ -214,7 +214,8 @@ impl<S: Source> Worker<S> {
             v.flush_done(m);
         }
         if let Some(rec) = rec {
-            rec.sync_done(now_ns() - t);
+            let done = now_ns();
+            rec.sync_done(done - t, done);
         }
         Ok(())
     }

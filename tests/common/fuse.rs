@@ -153,6 +153,8 @@ pub struct Served {
     pub slow_writes: AtomicU64,
     /// Each write since the mount or the last purge, kept by a server with a cliff.
     pub writes: Mutex<Vec<WriteSpan>>,
+    /// fsyncs and fdatasyncs answered (by a server with a flush time).
+    pub flushes: AtomicU64,
 }
 
 /// One write as its server saw it: the bytes written before it since the last purge, when its
@@ -233,6 +235,9 @@ pub struct Server {
     /// Whether fallocate(PUNCH_HOLE) purges the disk (else it answers ENOSYS, as a file system
     /// without fallocate, and the kernel reports EOPNOTSUPP).
     pub purgeable: bool,
+    /// The time an fsync or fdatasync holds its server (`None`: it answers ENOSYS, which the
+    /// kernel takes as done at once).
+    pub flush: Option<Duration>,
     zeros: Vec<u8>,
 }
 
@@ -257,6 +262,7 @@ impl Server {
             epoch: Instant::now(),
             cliff: None,
             purgeable: false,
+            flush: None,
             zeros: vec![0; 1 << 20],
         }
     }
@@ -273,6 +279,13 @@ impl Server {
     /// The same server taking purges: hole punching forgets every byte written.
     pub fn purgeable(mut self) -> Self {
         self.purgeable = true;
+        self
+    }
+
+    /// The same server whose fsync and fdatasync each take `service`: a disk with a volatile
+    /// cache that a flush empties in a known time.
+    pub fn flushing(mut self, service: Duration) -> Self {
+        self.flush = Some(service);
         self
     }
 
@@ -388,6 +401,23 @@ impl Filesystem for Server {
         }
         reply.written(data.len() as u32);
         self.count(start);
+    }
+
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        let Some(service) = self.flush else {
+            reply.error(Errno::ENOSYS);
+            return;
+        };
+        self.hold_for(Instant::now(), service);
+        self.served.flushes.fetch_add(1, Ordering::SeqCst);
+        reply.ok();
     }
 
     fn fallocate(

@@ -16,6 +16,7 @@ mod faults;
 mod figures;
 mod fio;
 mod flags;
+mod flushes;
 mod fuzz_parsers;
 mod fuzz_path;
 mod iolog;

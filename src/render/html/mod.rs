@@ -85,7 +85,7 @@ fn describe(i: &Input) -> String {
                 s.push_str(" buffered");
             }
             if w.setup.write_through {
-                s.push_str(" write-through");
+                s.push_str(crate::render::text::run::write_through(w));
             }
             if r.results.engine != crate::plan::EngineKind::Uring {
                 let _ = write!(s, " {}", r.results.engine);

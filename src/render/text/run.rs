@@ -347,7 +347,7 @@ fn headline(r: &RunReport) -> String {
             "buffered"
         },
         if w.setup.write_through {
-            " write-through"
+            write_through(w)
         } else {
             ""
         }
@@ -460,6 +460,15 @@ fn placement(cpus: &[usize]) -> String {
             let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
             format!("workers on CPUs {}", list.join(","))
         }
+    }
+}
+
+/// How a write-through workload opens its targets, as the headline says it.
+pub fn write_through(w: &crate::plan::Workload) -> &'static str {
+    if w.setup.sync_metadata {
+        " write-through (O_SYNC)"
+    } else {
+        " write-through (O_DSYNC)"
     }
 }
 
