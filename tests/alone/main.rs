@@ -8,7 +8,9 @@
 //! compare: beside the suite's other tests a 2900-IOPS cap gave 1933 and a flat level spread
 //! 10 %), and the monitor's own CPU time (monitor_overhead: 0.87 % of a core
 //! beside the suite's tests, 0.046 % alone), the host probe against a CPU quota's
-//! stalls (host), and the self-test's known answers (selftest). Each takes [`alone`] first, so no two of them run side by side.
+//! stalls (host), PTS's latency test within 0.5 ms of a FUSE disk's service time (pts_latency),
+//! and the self-test's known answers (selftest). Each takes [`alone`] first, so no two of them
+//! run side by side.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -21,6 +23,7 @@ mod memory;
 mod monitor_overhead;
 mod no_uring;
 mod open_loop;
+mod pts_latency;
 mod replay;
 mod selftest;
 mod spin;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod fuse;
+pub mod pts;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -277,6 +278,20 @@ impl Throttle {
         }
     }
 
+    /// The reads and writes of `dev` that the cgroup's processes issued, as blk-throttle
+    /// counted them (`blkio.throttle.io_serviced`): the kernel's count of this group's I/O
+    /// alone, whatever else reads the device (udev's probes, other tests).
+    pub fn serviced(&self, dev: &Path) -> (u64, u64) {
+        let n = dev_numbers(dev);
+        let text = std::fs::read_to_string(self.dir.join("blkio.throttle.io_serviced")).unwrap();
+        let count = |op: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{n} {op} ")))
+                .map_or(0, |v| v.trim().parse().unwrap())
+        };
+        (count("Read"), count("Write"))
+    }
+
     /// halfpower with `args`, started inside the cgroup.
     pub fn command(&self, args: &[&str]) -> Command {
         self.command_of(&assert_cmd::cargo::cargo_bin("halfpower"), args)
@@ -451,15 +466,22 @@ impl Drop for Ext4 {
     }
 }
 
+/// The fields of block device `name`'s line in /proc/diskstats, from the first counter on
+/// (reads completed, reads merged, sectors read, ms reading, writes completed, …).
+fn diskstats_of(name: &str) -> Vec<u64> {
+    let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let f: Vec<String> = stats
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .find(|f| f.get(2).map(String::as_str) == Some(name))
+        .unwrap_or_else(|| panic!("{name} is not in /proc/diskstats"));
+    f[3..].iter().map(|v| v.parse().unwrap()).collect()
+}
+
 /// Sectors (512 bytes) read and written by block device `name` so far (/proc/diskstats).
 pub fn disk_sectors(name: &str) -> (u64, u64) {
-    let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
-    let f: Vec<&str> = stats
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .find(|f| f.get(2) == Some(&name))
-        .unwrap_or_else(|| panic!("{name} is not in /proc/diskstats"));
-    (f[5].parse().unwrap(), f[9].parse().unwrap())
+    let f = diskstats_of(name);
+    (f[2], f[6])
 }
 
 /// The machine's CPUs as the timing tests share them: read by tests that time a throttled

@@ -19,9 +19,17 @@ fn quantile(v: &[u64], q: f64) -> f64 {
     v[rank - 1] as f64
 }
 
-/// A 3-s mixed random run at QD4 on a device throttled to 2000 IOPS a direction: the log has a line per
-/// I/O the JSON counts, its bytes, its directions, its percentiles within a bucket, and about
-/// as many lines as the cap allows.
+/// A 3-s mixed random run at QD4 on a device throttled to 2000 IOPS a direction: the log has a
+/// line per I/O the JSON counts, its bytes, its directions, its percentiles within a bucket,
+/// a line per I/O the kernel counted on the device, and no more lines than the cap allows.
+///
+/// The test shares the machine with the suite's other tests, so it holds the count to the
+/// kernel's and the cap only from above: a closed loop reaches a cap only while its depth
+/// covers the round trip (QD4 at 4000 IOPS: 1 ms), and each wake-up on the way (the loop
+/// device's worker, the completion's softirq, halfpower's worker) waits for a CPU the other
+/// tests hold. Traced here under load: 16 ms from a completion to the next submission, 220
+/// IOPS a direction, the throttle's timer idle; the "lost second" of earlier runs (4429 reads
+/// in 3 s) was such a run, counted right by both halfpower and the kernel.
 #[test]
 fn the_io_log_holds_every_measured_io_and_its_latency() {
     let _turn = common::measuring();
@@ -44,7 +52,7 @@ fn the_io_log_holds_every_measured_io_and_its_latency() {
         "--time",
         "3s",
         "--warmup",
-        "500ms",
+        "0",
         "--allow-write",
         "--io-log",
         log_arg,
@@ -83,15 +91,26 @@ fn the_io_log_holds_every_measured_io_and_its_latency() {
             "{key}: log {log_ns} ns, JSON {json_ns} ns"
         );
     }
-    // The known answer: blk-throttle caps reads and writes at 2000 IOPS each, and a 50/50
-    // mix in a closed loop keeps both at their cap: 6000 of each in 3 s. blk-throttle may let
-    // one 100-ms slice through at once after the idle drain between warm-up and measurement
-    // (200 I/Os, plus the depth).
+    // The kernel's count of the group's I/O over the whole process, which measured from its
+    // first I/O (no warm-up): every write is a logged one, and every read but the two halfpower
+    // makes before measuring (the signature check and the direct-I/O probe at offset 0).
+    let kernel = cg.serviced(&lo.dev);
+    assert_eq!(
+        kernel.1, writes as u64,
+        "the kernel's writes against the log's"
+    );
+    assert!(
+        (0..=2).contains(&(kernel.0 as i64 - reads as i64)),
+        "the kernel counted {} reads, the log {reads}",
+        kernel.0
+    );
+    // The cap, from above: 2000 a second in each direction, plus one 100-ms slice that
+    // blk-throttle may hand out at once and the depth.
+    let most = 2000.0 * seconds + 200.0 + 4.0;
     for (dir, count) in [("reads", reads), ("writes", writes)] {
-        let c = count as f64;
         assert!(
-            (6000.0 * 0.95..=6000.0 + 204.0).contains(&c),
-            "{c} {dir} in 3 s at 2000 IOPS"
+            count > 0 && count as f64 <= most,
+            "{count} {dir} in {seconds:.3} s at 2000 IOPS"
         );
     }
 }

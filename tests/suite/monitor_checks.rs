@@ -75,7 +75,10 @@ fn traced_device_time_matches_the_utilization_law_at_queue_depth_1() {
     for r in records.iter().filter(|r| r["device"] == lo.name().as_str()) {
         let x = r["r_s"].as_f64().unwrap() + r["w_s"].as_f64().unwrap();
         let traced = r["traced"].as_f64().unwrap_or(0.0);
-        if x < 500.0 || traced < 500.0 {
+        // At least 100 requests an interval: dd at QD1 does about 20 000 a second alone, and
+        // beside the suite's other tests each request's wake-ups may wait for a CPU (a floor of
+        // 500 asked for 2 ms round trips).
+        if x < 100.0 || traced < 100.0 {
             continue;
         }
         assert_eq!(r["service_source"], "trace", "{r}");

@@ -156,7 +156,7 @@ fn iops_is_steady_only_after_the_write_cliff() {
     );
     assert!(cliff >= 2, "cliff in round {cliff}");
     assert!(seen[cliff..].iter().all(|s| s.slow == s.writes), "{seen:?}");
-    crate::pts_known::check_steady_stop(t);
+    crate::common::pts::check_steady_stop(t);
     // No window holding a round before the cliff's can be steady while those rounds ran at
     // 1.5/S1 or more: every round past it runs at most 1.01/S1 (check_rates), so such a window's
     // range is at least 1 − 1.01/1.5 = 33 % of its largest value, and so of its mean. On a host
@@ -254,7 +254,7 @@ fn wsat_shows_the_cliff_at_its_byte_count() {
     // rule on a busy host (…, 323, 313, 319, 313, 281: a fall of 11 %), so the
     // verdict is checked against the rounds rather than assumed.
     let five = &iops[n - 5..];
-    let flat = crate::pts_known::pts_steady(five);
+    let flat = crate::common::pts::pts_steady(five);
     assert_eq!(t["steady"]["reached"], flat, "{five:?}: {t}");
     assert_eq!(num(t, "steady.window.last_round") as usize, n);
     let page = std::fs::read_to_string(&html).unwrap();
