@@ -71,7 +71,10 @@ pub struct Case {
 /// Options every case has.
 const COMMON: [&str; 2] = ["ioengine=io_uring", "direct=1"];
 
-/// The jobs.
+/// The jobs. Where the throttle is to be the bottleneck (Little), the depth covers a round trip
+/// of 16 ms at the caps (32 / 2000 IOPS): a closed loop reaches a cap only while its depth
+/// covers the round trip, and beside the suite's other tests each wake-up on the loop's path
+/// may wait for a CPU (at QD4, 2 ms, one tool read 495 IOPS under the 2000 cap).
 pub const CASES: [Case; 11] = [
     Case {
         on: On::Device,
@@ -79,7 +82,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randread",
             "bs=4k",
-            "iodepth=4",
+            "iodepth=32",
             "time_based",
             "runtime=2",
         ],
@@ -89,7 +92,7 @@ pub const CASES: [Case; 11] = [
     Case {
         on: On::Device,
         name: "write-only",
-        options: &["rw=write", "bs=4k", "iodepth=4", "time_based", "runtime=2"],
+        options: &["rw=write", "bs=4k", "iodepth=32", "time_based", "runtime=2"],
         clat: ClatBound::Little,
         extra: None,
     },
@@ -100,7 +103,7 @@ pub const CASES: [Case; 11] = [
             "rw=randrw",
             "rwmixread=70",
             "bs=8k",
-            "iodepth=8",
+            "iodepth=32",
             "time_based",
             "runtime=2",
         ],
@@ -113,7 +116,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randread",
             "bs=4k",
-            "iodepth=4",
+            "iodepth=32",
             "unified_rw_reporting=1",
             "time_based",
             "runtime=2",
@@ -127,7 +130,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randrw",
             "bs=4k",
-            "iodepth=8",
+            "iodepth=64",
             "unified_rw_reporting=both",
             "time_based",
             "runtime=2",
@@ -170,7 +173,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randread",
             "bs=4k",
-            "iodepth=4",
+            "iodepth=32",
             "size=24m",
             "ramp_time=1",
         ],
@@ -197,7 +200,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randread",
             "bs=4k",
-            "iodepth=4",
+            "iodepth=32",
             "random_distribution=normal:5",
             "time_based",
             "runtime=2",
@@ -211,7 +214,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randread",
             "bs=4k",
-            "iodepth=4",
+            "iodepth=32",
             "random_distribution=zipf:1.2",
             "time_based",
             "runtime=2",
@@ -387,10 +390,30 @@ fn check(case: &Case, fio: &Value, hp: &Value) -> String {
     );
     let cpu = |j: &Value| num(j, "usr_cpu") + num(j, "sys_cpu");
     assert!(cpu(fio) == 0.0 || cpu(hp) > 0.0, "{name}: no CPU time");
+    // fio 3.33 counts in its latency buckets, but not in the total they are shares of, the
+    // requests in flight when ramp_time ends (size-with-ramp at iodepth=32: 100.75 %, 32 of
+    // 4144 reads), so its sum may exceed 100 by the depth's share of the total.
+    let ramp_depth = |job: &Value| {
+        let depth = case
+            .options
+            .iter()
+            .find_map(|o| o.strip_prefix("iodepth="))
+            .map_or(1.0, |d| d.parse().unwrap());
+        let ios: f64 = directions(job)
+            .iter()
+            .map(|d| num(&job[*d], "total_ios"))
+            .sum();
+        let ramps = case.options.iter().any(|o| o.starts_with("ramp_time="));
+        if ramps && std::ptr::eq(job, fio) {
+            100.0 * depth / ios.max(1.0)
+        } else {
+            0.0
+        }
+    };
     for job in [fio, hp] {
         let sum = latency_sum(job);
         assert!(
-            (sum - 100.0).abs() <= 0.5,
+            (sum - 100.0).abs() <= 0.5 + ramp_depth(job),
             "{name}: latency buckets add to {sum}"
         );
     }
