@@ -15,13 +15,16 @@ fn deviation_pct(iops: &[Value]) -> f64 {
 /// A flat 2000-IOPS device with `steadystate=iops:2%`, `ss_dur=5`, `ss_ramp=1` and
 /// `runtime=30`: fio 3.33 attains it and ends after about 7 s. halfpower must attain it, end
 /// before 15 s and not before the ramp and one full window (6 s), write fio's `steadystate`
-/// object with fio's keys, and its criterion must be the one its own samples give.
+/// object with fio's keys, and its criterion must be the one its own samples give. At iodepth=32
+/// the job covers a 16-ms round trip at the cap, so the suite's other tests delaying the wake-ups
+/// on the loop's path do not take it off the cap (a closed loop reaches a cap only while its
+/// depth covers the round trip).
 #[test]
 fn steadystate_ends_a_flat_job_as_fio_does() {
     let _turn = crate::common::measuring();
     let Some(t) = Throttled::new("fiossteady", 400_000_000, 2000, |dev| {
         format!(
-            "[ss]\nfilename={}\nrw=randwrite\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=8\n\
+            "[ss]\nfilename={}\nrw=randwrite\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=32\n\
              runtime=30\ntime_based\nsteadystate=iops:2%\nss_dur=5\nss_ramp=1\n",
             dev
         )
