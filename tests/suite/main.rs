@@ -33,3 +33,4 @@ mod scale;
 mod sweep;
 mod verify;
 mod vs_fio;
+mod warnings;
