@@ -42,8 +42,9 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
 }
 
 /// `--io-log`'s path for this rank, checked before anything runs: with `{rank}` under MPI
-/// (each rank writes its own record), one run (no `--repeat`), writable.
-fn io_log_path(args: &RunArgs) -> crate::Result<Option<PathBuf>> {
+/// (each rank writes its own record), one run (no `--repeat`), writable, a file no other
+/// output of the run writes.
+fn io_log_path(args: &RunArgs, exporter: &mut Exporter) -> crate::Result<Option<PathBuf>> {
     let Some(given) = &args.io_log.path else {
         return Ok(None);
     };
@@ -62,7 +63,9 @@ fn io_log_path(args: &RunArgs) -> crate::Result<Option<PathBuf>> {
         ));
     }
     let path = crate::cluster::place(given);
-    export::check(Output::RankLog, "--io-log", &path, args.output.force.on)?;
+    exporter
+        .outputs()
+        .file(Output::RankLog, "--io-log", &path)?;
     Ok(Some(path))
 }
 
@@ -98,8 +101,11 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     refuse_under_mpi(&args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
-    let exporter = Exporter::checked(&args.output)?;
-    let io_log = io_log_path(&args)?;
+    let mut exporter = Exporter::checked(&args.output)?;
+    if let Some(state) = &args.verify.verify_state.path {
+        exporter.outputs().kept("--verify-state", state)?;
+    }
+    let io_log = io_log_path(&args, &mut exporter)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
