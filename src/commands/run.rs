@@ -140,7 +140,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &infos,
         args.targets.len(),
         &ranks,
-        &results,
+        (&results, &runs[1..]),
         warnings,
     )?;
     let repeat = (args.repeat.n > 1).then(|| Repeat {
@@ -171,13 +171,14 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
 
 /// The run's warnings after `given`: this rank's figures judged on its own targets (`per_rank`
 /// of the job's `infos`) and results (each rank says its own, marked with its rank under MPI),
-/// then the job's failed I/Os and Ctrl-C from its merged results `job`, once.
+/// then the job's failed I/Os and Ctrl-C from its merged results `job`, once, and those of
+/// each `later` repetition (`--repeat`) by its number.
 fn run_warnings(
     w: &Workload,
     infos: &[TargetInfo],
     per_rank: usize,
     ranks: &[RankRun],
-    job: &Results,
+    (job, later): (&Results, &[Results]),
     mut given: Vec<Warning>,
 ) -> crate::Result<Vec<Warning>> {
     let me = crate::cluster::rank() as usize;
@@ -188,6 +189,16 @@ fn run_warnings(
     let mut warnings = measure::job::every_ranks_warnings(given)?;
     for said in sanity::run_end(job) {
         measure::warn_job(&mut warnings, said);
+    }
+    for (k, r) in later.iter().enumerate() {
+        if r.errors.count > 0 || r.fatal.is_some() {
+            let failed = Warning::PointFailed {
+                label: format!("repetition {}", k + 2),
+                errors: r.errors.count,
+                fatal: r.fatal.clone(),
+            };
+            measure::warn_job(&mut warnings, failed);
+        }
     }
     Ok(warnings)
 }

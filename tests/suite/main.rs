@@ -28,6 +28,7 @@ mod monitor_checks;
 mod path;
 mod pts;
 mod pts_known;
+mod quick;
 mod recipes;
 mod report;
 mod scale;
