@@ -3,7 +3,8 @@
 //! name), so a reader never sees half a document, even when the process is killed.
 
 use std::io::Write;
-use std::path::Path;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
 /// Whether an output file that exists may be replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,65 @@ pub fn check_output(what: &'static str, path: &Path, existing: Existing) -> crat
         ));
     }
     Ok(())
+}
+
+/// Where an output lands, as the file system sees it, so that two names of one place (`o.json`
+/// and `./o.json`, `/dev/stdout` and `-`, a link and its file) are one destination.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// Something there already (a file, a device, a pipe): its device and inode.
+    Node(u64, u64),
+    /// A name not there yet: its directory (made canonical where it exists) and file name.
+    Name(PathBuf),
+    /// Standard output where it cannot be looked at (closed).
+    Stdout,
+    /// The null device: it keeps nothing, so any number of outputs may go there.
+    Discard,
+}
+
+impl Destination {
+    /// The destination `path` names.
+    pub fn of(path: &Path) -> Destination {
+        match std::fs::metadata(path) {
+            Ok(m) => Destination::node(&m),
+            Err(_) => {
+                let dir = parent_dir(path);
+                let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| absolute(dir));
+                Destination::Name(match path.file_name() {
+                    Some(name) => dir.join(name),
+                    None => dir,
+                })
+            }
+        }
+    }
+
+    /// Standard output, as whatever it is open on (a terminal, a pipe, a file).
+    pub fn stdout() -> Destination {
+        use std::os::fd::AsFd;
+        let open = std::io::stdout().as_fd().try_clone_to_owned();
+        match open.and_then(|fd| std::fs::File::from(fd).metadata()) {
+            Ok(m) => Destination::node(&m),
+            Err(_) => Destination::Stdout,
+        }
+    }
+
+    fn node(m: &std::fs::Metadata) -> Destination {
+        let null = std::fs::metadata("/dev/null").map(|n| n.rdev()).ok();
+        if m.file_type().is_char_device() && Some(m.rdev()) == null {
+            return Destination::Discard;
+        }
+        Destination::Node(m.dev(), m.ino())
+    }
+
+    /// Whether an output written here and one written at `other` would land in one place.
+    pub fn clashes(&self, other: &Destination) -> bool {
+        self != &Destination::Discard && self == other
+    }
+}
+
+/// `path` made absolute from the working directory (its links left as they are).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Whether `path` is there and not a regular file: a device (`/dev/null`, `/dev/stdout`), a
@@ -131,6 +191,26 @@ mod tests {
         write_atomic(Path::new("/dev/null"), b"{}").unwrap();
         let m = std::fs::metadata("/dev/null").unwrap();
         assert!(!m.is_file(), "/dev/null became a regular file");
+    }
+
+    #[test]
+    fn two_names_of_one_place_are_one_destination() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("o.json");
+        let dotted = dir.path().join(".").join("o.json");
+        // Not there yet: the same directory and name.
+        assert!(Destination::of(&p).clashes(&Destination::of(&dotted)));
+        assert!(!Destination::of(&p).clashes(&Destination::of(&dir.path().join("o.html"))));
+        // There: the same file, by a link as by its name.
+        std::fs::write(&p, b"x").unwrap();
+        let link = dir.path().join("link");
+        std::fs::hard_link(&p, &link).unwrap();
+        assert!(Destination::of(&p).clashes(&Destination::of(&dotted)));
+        assert!(Destination::of(&p).clashes(&Destination::of(&link)));
+        // The null device keeps nothing: it is no one's.
+        let null = Destination::of(Path::new("/dev/null"));
+        assert_eq!(null, Destination::Discard);
+        assert!(!null.clashes(&Destination::of(Path::new("/dev/null"))));
     }
 
     #[test]

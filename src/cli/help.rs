@@ -1,11 +1,14 @@
 //! The closing text of each subcommand's `--help` (clap's `after_help`): how its figures are
 //! defined and which units it takes.
 
-/// The units every command reads and prints (after the top-level, `run` and `quick` help).
+/// The units every command reads and prints, and the exit status (after the top-level, `run`
+/// and `quick` help).
 pub(super) const UNITS: &str = "Units: sizes take k, m, g, t suffixes and are powers of two (4k = 4096 bytes, \
 1m = 1 MiB). Durations take us, ms, s, m (minutes) or h (a bare number is seconds). Throughput is \
 printed in MB/s = 10^6 bytes per second. Latency runs from the submission of each I/O to its \
-completion.";
+completion. Exit status: 0 success; 1 a failure, any failed I/O included (then a warning on stderr, \
+in the JSON and on the HTML page); 2 a usage error or refusal (two outputs naming one file \
+included); 130 interrupted.";
 
 /// After `halfpower monitor --help`.
 pub(super) const MONITOR_HELP: &str = "Figures: r/s w/s are completions per second; MB/s = 10^6 bytes per \

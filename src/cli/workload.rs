@@ -61,7 +61,7 @@ impl WarmupArg {
 pub struct SizeArg {
     /// Region size per target (k/m/g = KiB/MiB/GiB; pts: PTS's capacity); a file halfpower
     /// creates gets this size [default: the file or device size minus --offset, 1g for a new
-    /// file; quick: its scratch file, 1g; experiment: 256m].
+    /// file; quick: its scratch file, 1g, at least its largest request, 1m; experiment: 256m].
     #[arg(long = "size", id = "size", value_name = "SIZE")]
     pub given: Option<ByteSize>,
 }

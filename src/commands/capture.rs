@@ -49,7 +49,7 @@ const TIME: Duration = Duration::from_secs(10);
 
 /// Runs `halfpower capture`.
 pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
+    let mut exporter = Exporter::checked(&args.output)?;
     exporter.side("--output", args.output_file.path.as_deref())?;
     let (path, dev) = device(&args.device)?;
     let time = args.time.or(TIME);

@@ -84,16 +84,9 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// The most warnings of one log printed one by one; the rest are counted.
-const MAX_LOG_WARNINGS: usize = 10;
-
-/// Prints a log's warnings, the first [`MAX_LOG_WARNINGS`] of them and how many more.
+/// Prints a log's warnings, as many as are said one by one and how many more.
 fn print_capped(warnings: &[Warning]) {
-    for w in warnings.iter().take(MAX_LOG_WARNINGS) {
+    for w in crate::render::text::warning::capped(warnings) {
         eprintln!("halfpower: warning: {w}");
-    }
-    if warnings.len() > MAX_LOG_WARNINGS {
-        let more = Warning::MoreLines(warnings.len() - MAX_LOG_WARNINGS);
-        eprintln!("halfpower: warning: {more}");
     }
 }

@@ -11,13 +11,17 @@
 //! | `RankLog` | `run --io-log` | refused unless `--force` | whole, atomically, streamed; by every rank, its own |
 //!
 //! Every path is checked before anything runs (not a directory, in an existing directory, and
-//! the rule for an existing file), so a long run never ends in an unwritable path. Under MPI
+//! the rule for an existing file), so a long run never ends in an unwritable path, and each
+//! claims its destination in the command's [`Outputs`]: two outputs naming one place (the same
+//! file by any name, or standard output, which holds the text unless `--json -` takes it) are
+//! refused, as the second would overwrite or interleave with the first. The null device keeps
+//! nothing and may take any number. Under MPI
 //! rank 0 checks and writes every output for the job, and the other ranks neither check nor
 //! write; but a `RankLog` holds one rank's own I/Os, and each rank checks and writes its own
 //! (its path placed with `{rank}`).
 
 use crate::cli::{JsonDest, OutputArgs};
-use crate::output::Existing;
+use crate::output::{Destination, Existing};
 use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
@@ -56,16 +60,78 @@ impl Output {
 /// rule says, `force` being `--force`. Under MPI only rank 0 checks, as it alone writes: the
 /// path may not exist on the other ranks' hosts, and rank 0's refusal ends the whole job
 /// (`commands::main` aborts it).
-pub(crate) fn check(
-    output: Output,
-    flag: &'static str,
-    path: &Path,
-    force: bool,
-) -> crate::Result<()> {
+fn check(output: Output, flag: &'static str, path: &Path, force: bool) -> crate::Result<()> {
     if !speaks_for_the_job() && output != Output::RankLog {
         return Ok(());
     }
     crate::output::check_output(flag, path, output.existing(force))
+}
+
+/// Every output of one command, each checked before anything runs and each holding its own
+/// destination: the one place a command's output paths are collected.
+pub(crate) struct Outputs {
+    /// `--force`.
+    force: bool,
+    /// The destinations taken so far: where, by which flag, and what it writes (the path as
+    /// given, or standard output).
+    taken: Vec<(Destination, &'static str, String)>,
+}
+
+impl Outputs {
+    /// No output yet, under `--force` when `force`.
+    pub(crate) fn new(force: bool) -> Self {
+        Outputs {
+            force,
+            taken: Vec::new(),
+        }
+    }
+
+    /// Checks `path` (named by `flag`) as `output`'s rule says and takes its destination.
+    pub(crate) fn file(
+        &mut self,
+        output: Output,
+        flag: &'static str,
+        path: &Path,
+    ) -> crate::Result<()> {
+        let named = path.display().to_string();
+        self.take(flag, &named, &named, Destination::of(path))?;
+        check(output, flag, path, self.force)
+    }
+
+    /// Takes the destination of a file the command writes that may exist already and is
+    /// carried on (`run --verify-state`).
+    pub(crate) fn kept(&mut self, flag: &'static str, path: &Path) -> crate::Result<()> {
+        let named = path.display().to_string();
+        self.take(flag, &named, &named, Destination::of(path))
+    }
+
+    /// Takes standard output for `who` (`--json` given `-`, or the text).
+    pub(crate) fn stdout(&mut self, who: &'static str) -> crate::Result<()> {
+        self.take(who, "-", "standard output", Destination::stdout())
+    }
+
+    /// Refuses `dest` (`given` to `who`, which writes `what`) when an output took it already;
+    /// else takes it.
+    fn take(
+        &mut self,
+        who: &'static str,
+        given: &str,
+        what: &str,
+        dest: Destination,
+    ) -> crate::Result<()> {
+        if let Some((_, other, theirs)) = self.taken.iter().find(|t| t.0.clashes(&dest)) {
+            return Err(crate::Error::invalid(
+                who,
+                given,
+                format!(
+                    "a path no other output writes: {other} writes {theirs} already (each \
+                     output needs its own file)"
+                ),
+            ));
+        }
+        self.taken.push((dest, who, what.to_string()));
+        Ok(())
+    }
 }
 
 /// Whether this process writes the outputs and prints the report: one process, or rank 0 of
@@ -116,26 +182,39 @@ pub(crate) fn open_stream(
 /// emit the document, so no command writes to a path it did not check first.
 pub(crate) struct Exporter<'a> {
     out: &'a OutputArgs,
+    /// The command's outputs: the document's and any other file it writes.
+    outputs: Outputs,
 }
 
 impl<'a> Exporter<'a> {
     /// Checks that a `--json PATH` and an `--html PATH` can be written (not a directory, parent
     /// exists, not there already unless `--force`), so a long run does not end in an
-    /// unwritable path.
+    /// unwritable path, and takes standard output for the JSON (`--json -`) or the text.
     pub(crate) fn checked(out: &'a OutputArgs) -> crate::Result<Self> {
+        let mut outputs = Outputs::new(out.force.on);
+        match &out.json.dest {
+            Some(JsonDest::Stdout) => outputs.stdout("--json")?,
+            _ => outputs.stdout("the text")?,
+        }
         let json = out.json.dest.as_ref().and_then(JsonDest::file);
-        for (flag, path) in [("--html", out.html.as_deref()), ("--json", json)] {
+        for (flag, path) in [("--json", json), ("--html", out.html.as_deref())] {
             if let Some(p) = path {
-                check(Output::Document, flag, p, out.force.on)?;
+                outputs.file(Output::Document, flag, p)?;
             }
         }
-        Ok(Exporter { out })
+        Ok(Exporter { out, outputs })
     }
 
     /// Checks a side file of the command (`Output::Side`) named by `flag`, under the same
-    /// `--force`.
-    pub(crate) fn side(&self, flag: &'static str, path: Option<&Path>) -> crate::Result<()> {
-        path.map_or(Ok(()), |p| check(Output::Side, flag, p, self.out.force.on))
+    /// `--force`, a destination of its own.
+    pub(crate) fn side(&mut self, flag: &'static str, path: Option<&Path>) -> crate::Result<()> {
+        path.map_or(Ok(()), |p| self.outputs.file(Output::Side, flag, p))
+    }
+
+    /// The command's outputs, for one beside the document's (`run --io-log`,
+    /// `--verify-state`).
+    pub(crate) fn outputs(&mut self) -> &mut Outputs {
+        &mut self.outputs
     }
 
     /// The one output step of every command that measures or judges: the document's JSON
@@ -205,6 +284,32 @@ mod tests {
             assert_eq!(o.existing(true), Existing::Replace, "{o:?}");
         }
         assert_eq!(Output::Fio.existing(false), Existing::Replace);
+    }
+
+    #[test]
+    fn a_destination_taken_twice_is_refused_naming_both_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("o.json");
+        let mut outputs = Outputs::new(false);
+        outputs.file(Output::Document, "--json", &json).unwrap();
+        outputs
+            .file(Output::Side, "--csv", &dir.path().join("o.csv"))
+            .unwrap();
+        let again = dir.path().join(".").join("o.json");
+        let err = outputs
+            .file(Output::Document, "--html", &again)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--html") && err.contains("--json") && err.contains("o.json"),
+            "{err}"
+        );
+        // The null device takes any number.
+        for flag in ["--log", "--capture"] {
+            outputs
+                .file(Output::Side, flag, Path::new("/dev/null"))
+                .unwrap();
+        }
     }
 
     #[test]

@@ -64,7 +64,10 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         .as_ref()
         .and_then(JsonDest::file)
         .map(PathBuf::from);
-    let mut logs = Vec::new();
+    let json_stdout = args.json.dest == Some(JsonDest::Stdout);
+    let mut outputs = export::Outputs::new(args.force.on);
+    outputs.stdout(if json_stdout { "--json" } else { "the text" })?;
+    let mut streams = Vec::new();
     for (flag, path, format) in [
         (
             "--log",
@@ -76,13 +79,17 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         let (Some(path), Some(format)) = (path, format) else {
             continue;
         };
-        export::check(Output::Stream, flag, path, args.force.on)?;
+        outputs.file(Output::Stream, flag, path)?;
+        streams.push((flag, path, format));
+    }
+    let curves = curves(&args)?;
+    // Created once every output and the profile are known good.
+    let mut logs = Vec::new();
+    for (flag, path, format) in streams {
         if export::speaks_for_the_job() {
             logs.push(open_log(flag, path, format)?);
         }
     }
-    let json_stdout = args.json.dest == Some(JsonDest::Stdout);
-    let curves = curves(&args)?;
     let place = Place::find()?;
     let mut mon = Monitor::start(MonitorConfig {
         devices,

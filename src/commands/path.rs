@@ -242,7 +242,7 @@ fn attach(c: &mut [Component], tops: &[usize], m: &Measured, r: &RunReport) {
 
 /// Runs `halfpower path`.
 pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
+    let mut exporter = Exporter::checked(&args.output)?;
     exporter.side("--capture", args.capture.as_deref())?;
     let run = args.from.path.as_deref().map(read_run).transpose()?;
     let targets = if args.targets.is_empty() {

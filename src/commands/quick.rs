@@ -1,6 +1,7 @@
 //! `halfpower quick` (and `halfpower` alone): CrystalDiskMark's matrix on a scratch file.
 
 use super::{Exporter, warn};
+use crate::access::RequestSize;
 use crate::cli::QuickArgs;
 use crate::clock::utc_now;
 use crate::measure::{Session, Settings, available_engine};
@@ -29,6 +30,14 @@ const TESTS: [(bool, u64, u32); 4] = [
     (false, 4096, 1),
 ];
 
+/// Every request size of the suite, once each.
+fn suite_sizes() -> RequestSize {
+    let mut sizes: Vec<(u64, u32)> = TESTS.iter().map(|&(_, bs, _)| (bs, 1)).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    RequestSize::mix(sizes).unwrap_or_else(|| RequestSize::fixed(4096))
+}
+
 /// A test's CrystalDiskMark-style name from the workload that really ran, e.g. `RND4K Q32T1`
 /// (or `RND4K Q1T32` when the sync engine kept one I/O in flight on each of 32 threads).
 pub fn test_name(w: &Workload) -> String {
@@ -42,9 +51,11 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let path = scratch_path(&args)?;
     let exporter = Exporter::checked(&args.output)?;
     let size = args.size.given.unwrap_or(ByteSize(SIZE));
+    // Every request size of the suite, so that the region and the direct-I/O alignment are
+    // checked for each (a region smaller than 1 MiB is refused as `run` refuses it).
     let base = Workload {
         rw: RwMode::Randrw,
-        bs: ByteSize(4096).into(),
+        bs: suite_sizes(),
         setup: Setup {
             size: Some(size),
             time: Some(args.time.or(TIME)),
@@ -193,8 +204,8 @@ fn tests_of(
     tests
 }
 
-/// Warns, per test, where the application's bytes and the disk's counters disagree and where
-/// reads came back zeroed.
+/// Warns, per test, of its failed I/Os and Ctrl-C, where the application's bytes and the
+/// disk's counters disagree and where reads came back zeroed.
 fn sanity_warnings(
     target: &crate::model::TargetInfo,
     tests: &[QuickTest],
@@ -204,8 +215,9 @@ fn sanity_warnings(
     for t in tests {
         let r = &t.results;
         let sanity = crate::analysis::sanity::device_bytes(infos, r);
-        for said in sanity
+        for said in crate::analysis::sanity::run_end(r)
             .into_iter()
+            .chain(sanity)
             .chain(crate::analysis::sanity::zeroed_reads(r))
         {
             warn(
@@ -217,5 +229,38 @@ fn sanity_warnings(
                 },
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cause::IoFailure;
+    use crate::model::run::ErrorSummary;
+
+    /// A test whose I/Os failed is warned about by its name (once quick's SEQ1M read of a
+    /// region smaller than its requests came back short 616 times, said nowhere).
+    #[test]
+    fn a_test_with_failed_ios_is_warned_about() {
+        let stored = include_str!("../../tests/fixtures/report/quick.json");
+        let mut q: QuickReport = serde_json::from_str(stored).unwrap();
+        q.tests[0].results.errors = ErrorSummary {
+            count: 616,
+            first_offset: Some(0),
+            first_error: Some(IoFailure::Short),
+            first_direction: Some(q.tests[0].direction),
+            reads: 616,
+            ..ErrorSummary::default()
+        };
+        let mut warnings = Vec::new();
+        sanity_warnings(&q.target, &q.tests, &mut warnings);
+        let failed = warnings.iter().find_map(|w| match w {
+            Warning::OfTest { test, warning, .. } => match warning.as_ref() {
+                Warning::IoFailed { count, .. } => Some((test.clone(), *count)),
+                _ => None,
+            },
+            _ => None,
+        });
+        assert_eq!(failed, Some((q.tests[0].name.clone(), 616)), "{warnings:?}");
     }
 }

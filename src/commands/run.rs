@@ -42,8 +42,9 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
 }
 
 /// `--io-log`'s path for this rank, checked before anything runs: with `{rank}` under MPI
-/// (each rank writes its own record), one run (no `--repeat`), writable.
-fn io_log_path(args: &RunArgs) -> crate::Result<Option<PathBuf>> {
+/// (each rank writes its own record), one run (no `--repeat`), writable, a file no other
+/// output of the run writes.
+fn io_log_path(args: &RunArgs, exporter: &mut Exporter) -> crate::Result<Option<PathBuf>> {
     let Some(given) = &args.io_log.path else {
         return Ok(None);
     };
@@ -62,7 +63,9 @@ fn io_log_path(args: &RunArgs) -> crate::Result<Option<PathBuf>> {
         ));
     }
     let path = crate::cluster::place(given);
-    export::check(Output::RankLog, "--io-log", &path, args.output.force.on)?;
+    exporter
+        .outputs()
+        .file(Output::RankLog, "--io-log", &path)?;
     Ok(Some(path))
 }
 
@@ -98,8 +101,11 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     refuse_under_mpi(&args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
-    let exporter = Exporter::checked(&args.output)?;
-    let io_log = io_log_path(&args)?;
+    let mut exporter = Exporter::checked(&args.output)?;
+    if let Some(state) = &args.verify.verify_state.path {
+        exporter.outputs().kept("--verify-state", state)?;
+    }
+    let io_log = io_log_path(&args, &mut exporter)?;
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
@@ -134,7 +140,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &infos,
         args.targets.len(),
         &ranks,
-        &results,
+        (&results, &runs[1..]),
         warnings,
     )?;
     let repeat = (args.repeat.n > 1).then(|| Repeat {
@@ -165,13 +171,14 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
 
 /// The run's warnings after `given`: this rank's figures judged on its own targets (`per_rank`
 /// of the job's `infos`) and results (each rank says its own, marked with its rank under MPI),
-/// then the job's failed I/Os and Ctrl-C from its merged results `job`, once.
+/// then the job's failed I/Os and Ctrl-C from its merged results `job`, once, and those of
+/// each `later` repetition (`--repeat`) by its number.
 fn run_warnings(
     w: &Workload,
     infos: &[TargetInfo],
     per_rank: usize,
     ranks: &[RankRun],
-    job: &Results,
+    (job, later): (&Results, &[Results]),
     mut given: Vec<Warning>,
 ) -> crate::Result<Vec<Warning>> {
     let me = crate::cluster::rank() as usize;
@@ -182,6 +189,16 @@ fn run_warnings(
     let mut warnings = measure::job::every_ranks_warnings(given)?;
     for said in sanity::run_end(job) {
         measure::warn_job(&mut warnings, said);
+    }
+    for (k, r) in later.iter().enumerate() {
+        if r.errors.count > 0 || r.fatal.is_some() {
+            let failed = Warning::PointFailed {
+                label: format!("repetition {}", k + 2),
+                errors: r.errors.count,
+                fatal: r.fatal.clone(),
+            };
+            measure::warn_job(&mut warnings, failed);
+        }
     }
     Ok(warnings)
 }

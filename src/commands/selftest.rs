@@ -93,9 +93,6 @@ pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> 
     };
     let mut st = statement(&m);
     let checks = checks(&m, &mut st);
-    for w in warnings {
-        eprintln!("halfpower: warning: {w}");
-    }
     let report = SelftestReport {
         header: Header::new(Kind::Selftest, command, utc_now()),
         host: crate::oscounters::host::read(),
@@ -107,6 +104,7 @@ pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> 
         skipped,
         statement: st,
         hosts,
+        warnings,
     };
     let status = u8::from(!report.statement.held);
     let text = crate::render::text::selftest::selftest_text(&report);

@@ -117,7 +117,7 @@ fn analyse(report: &mut SweepReport, choice: &PapChoice) {
 
 /// Runs `halfpower sweep`.
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
+    let mut exporter = Exporter::checked(&args.output)?;
     exporter.side("--csv", args.csv.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {

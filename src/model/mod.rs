@@ -108,6 +108,38 @@ impl Document {
         }
     }
 
+    /// The warnings the document carries as its own (those of a monitor log or a diagnosis
+    /// are each log's: [`Document::log_warnings`]).
+    pub fn warnings(&self) -> &[Warning] {
+        match self {
+            Document::Run(r) => &r.warnings,
+            Document::Quick(q) => &q.warnings,
+            Document::Sweep(s) => &s.warnings,
+            Document::Profile(p) => &p.warnings,
+            Document::Scale(s) => &s.warnings,
+            Document::Experiment(e) => &e.warnings,
+            Document::Replay(r) => &r.warnings,
+            Document::Capture(c) => &c.warnings,
+            Document::Path(p) => &p.warnings,
+            Document::Pts(p) => &p.warnings,
+            Document::Selftest(t) => &t.warnings,
+            Document::Monitor(_)
+            | Document::Diagnose(_)
+            | Document::Compare(_)
+            | Document::Verify(_) => &[],
+        }
+    }
+
+    /// The warnings of each log a monitor log or a diagnosis was read from (none for any other
+    /// kind), one list per log.
+    pub fn log_warnings(&self) -> Vec<&[Warning]> {
+        match self {
+            Document::Monitor(m) => vec![&m.log.warnings],
+            Document::Diagnose(d) => d.inputs.iter().map(|i| &i.warnings[..]).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The document's kind.
     pub fn kind(&self) -> Kind {
         match self {

@@ -34,6 +34,9 @@ pub struct SelftestReport {
     /// The host over each measured phase.
     #[serde(default)]
     pub hosts: Vec<PhaseHost>,
+    /// What was warned while it measured (absent from documents written before it was kept).
+    #[serde(default)]
+    pub warnings: Vec<super::Warning>,
 }
 
 /// The host over one phase of the self-test.

@@ -478,7 +478,10 @@ impl Workload {
                 return Err(Error::invalid(
                     "--size",
                     s,
-                    format!("at least one request (--bs {})", self.bs),
+                    format!(
+                        "at least the largest request, {}",
+                        crate::units::ByteSize(self.bs.max())
+                    ),
                 ));
             }
         }

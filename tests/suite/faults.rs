@@ -535,3 +535,30 @@ fn a_point_with_failed_ios_is_named_in_the_warnings_even_when_quiet() {
         "{warnings:?}"
     );
 }
+
+/// A run and a sweep point with failed I/Os say so on every output (stderr, the JSON's
+/// warnings, `--html` and `report` of the JSON) and exit 1.
+#[test]
+fn failed_ios_are_warned_on_every_output() {
+    let bad = [65536u64, 1056768, 3 << 20];
+    let Some(fs) = mount(bad.iter().map(|&o| o..o + 1).collect()) else {
+        return;
+    };
+    let disk = &fs.disk();
+    let dir = tempfile::tempdir().unwrap();
+    let every_block = [
+        "--bs", "4k", "--rw", "read", "--bytes", "4m", "--warmup", "0",
+    ];
+    let continued = ["--on-error", "continue"];
+    for command in [&["run", disk][..], &["sweep", disk, "--qd", "1"]] {
+        let args = [command, &every_block, &continued].concat();
+        let (code, warnings) = crate::warnings::said_everywhere(dir.path(), &args);
+        assert_eq!(code, Some(1), "{args:?}: failed I/Os exit 1");
+        // The blocks the file system failed, counted.
+        let n = bad.len();
+        let counted = |w: &String| {
+            w.contains(&format!("{n} I/Os failed")) || w.contains(&format!("{n} I/O errors"))
+        };
+        assert!(warnings.iter().any(counted), "{args:?}: {warnings:?}");
+    }
+}

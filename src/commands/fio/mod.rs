@@ -217,7 +217,7 @@ pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     };
     if let Some(out) = &a.output {
         // fio replaces its --output file; so does halfpower fio.
-        export::check(Output::Fio, "--output", out, false)?;
+        export::Outputs::new(false).file(Output::Fio, "--output", out)?;
     }
     let set = job_set(&a).map_err(crate::Error::from)?;
     let mut warnings = Vec::new();

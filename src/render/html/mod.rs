@@ -264,6 +264,22 @@ fn host_notes(out: &mut String, inputs: &[Input], labels: &[String]) {
     }
 }
 
+/// Every warning of each input, worded as its command said it (`render::text::warning`): a
+/// figure a warning qualifies (reads served by a cache, data that came back zeroed, failed
+/// I/Os) is not the device's, and the page says so as the terminal did.
+fn warning_notes(out: &mut String, inputs: &[Input], labels: &[String]) {
+    for (i, l) in inputs.iter().zip(labels) {
+        for w in crate::render::text::warning::said(&i.doc) {
+            let _ = writeln!(
+                out,
+                "<p class=\"verdict warning\"><b>{}</b>: warning: {}</p>",
+                esc(l),
+                esc(&w)
+            );
+        }
+    }
+}
+
 /// A figure with several words: the definitions printed in the footer.
 pub struct Definition {
     /// The figure's name as the charts use it.
@@ -337,6 +353,7 @@ pub fn render(inputs: &[Input]) -> String {
         env!("CARGO_PKG_VERSION")
     );
     host_notes(&mut out, inputs, &labels);
+    warning_notes(&mut out, inputs, &labels);
     out.push_str(&body);
     out.push_str("</main>\n<footer>\n<h2>Definitions</h2>\n<dl>\n");
     for d in defs {

@@ -100,13 +100,6 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             esc(label)
         );
         out.push_str(&table4(r, &cols));
-        for w in &r.warnings {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">warning: {}</p>",
-                esc(&w.to_string())
-            );
-        }
     }
     out.push_str(
         "<h2>Service time against request size, per column</h2>\n<div class=\"charts\">\n",

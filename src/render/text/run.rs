@@ -431,11 +431,7 @@ pub fn quick_table(q: &QuickReport) -> String {
             d.iops,
             lat(d.latency_us.p50),
             lat(d.latency_us.p99),
-            if t.results.interrupted {
-                "  (interrupted)"
-            } else {
-                ""
-            }
+            test_marks(&t.results)
         );
     }
     if let Some(v) = super::quick::report_verdict(q) {
@@ -449,6 +445,23 @@ pub fn quick_table(q: &QuickReport) -> String {
         );
     }
     out
+}
+
+/// What a quick test's row says beside its figures: its failed I/Os (the figures count only
+/// the others) and Ctrl-C cutting it short.
+fn test_marks(r: &Results) -> String {
+    let mut marks = Vec::new();
+    if r.errors.count > 0 {
+        marks.push(format!("{} I/Os failed", r.errors.count));
+    }
+    if r.interrupted {
+        marks.push("interrupted".to_string());
+    }
+    if marks.is_empty() {
+        String::new()
+    } else {
+        format!("  ({})", marks.join(", "))
+    }
 }
 
 /// Where the workers ran: `worker on CPU 0`, `workers on CPUs 0,1,0` or `workers not pinned`.

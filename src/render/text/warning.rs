@@ -2,6 +2,7 @@
 //! `halfpower: warning: ` and kept in a document's `warnings`.
 
 use super::cause::{direct_fallback, engine_fallback, fatal, io_failure};
+use crate::model::Document;
 use crate::model::warning::{LineProblem, Shortfall, Warning};
 use crate::units::ByteSize;
 use std::fmt;
@@ -14,6 +15,30 @@ fn gb(bytes: u64) -> String {
     } else {
         format!("{:.1} MB", b / 1e6)
     }
+}
+
+/// The most warnings of one log said one by one; the rest are counted.
+pub const MAX_LOG_WARNINGS: usize = 10;
+
+/// A log's warnings as they are said: the first [`MAX_LOG_WARNINGS`], then how many more.
+pub fn capped(warnings: &[Warning]) -> Vec<String> {
+    let mut out: Vec<String> = warnings
+        .iter()
+        .take(MAX_LOG_WARNINGS)
+        .map(Warning::to_string)
+        .collect();
+    if warnings.len() > MAX_LOG_WARNINGS {
+        out.push(Warning::MoreLines(warnings.len() - MAX_LOG_WARNINGS).to_string());
+    }
+    out
+}
+
+/// Every warning `doc` carries, as its command said them: its own, then each log's
+/// ([`capped`]).
+pub fn said(doc: &Document) -> Vec<String> {
+    let own = doc.warnings().iter().map(Warning::to_string);
+    own.chain(doc.log_warnings().into_iter().flat_map(capped))
+        .collect()
 }
 
 impl fmt::Display for Warning {
