@@ -21,7 +21,6 @@ mod sweep;
 mod verify;
 
 use crate::cli::{Cli, Command, QuickArgs};
-use clap::Parser;
 use std::ffi::OsString;
 
 /// The launcher's variable and world size when this process is one of several that mpirun
@@ -39,7 +38,7 @@ fn launched_as_many() -> Option<(&'static str, u64)> {
 /// Parses `argv`, runs the command and returns the exit status: 0 success, 1 failure, 2 usage
 /// error, 130 interrupted.
 pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
-    let cli = match Cli::try_parse_from(&argv) {
+    let cli = match crate::cli::parse(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
