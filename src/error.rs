@@ -41,6 +41,11 @@ pub enum Error {
     /// The run was stopped by the user (Ctrl-C) before it could produce anything.
     #[error("interrupted")]
     Interrupted,
+    /// An error every rank of an MPI job reached alike, decided from what the ranks shared at
+    /// one step (every rank's targets, gathered before any is opened): rank 0 says it once and
+    /// every rank ends with its status, none left waiting for another.
+    #[error("{0}")]
+    Alike(Box<Error>),
 }
 
 impl Error {
@@ -75,6 +80,7 @@ impl Error {
             Error::Invalid { .. } | Error::Refused { .. } | Error::Foreign(_) => 2,
             Error::Interrupted => crate::signal::exit_status(),
             Error::Io { .. } => 1,
+            Error::Alike(e) => e.exit_code(),
         }
     }
 }

@@ -17,6 +17,8 @@ mod defects;
 mod monitor;
 #[path = "mpi/scale_ranks.rs"]
 mod scale_ranks;
+#[path = "mpi/sharing.rs"]
+mod sharing;
 #[path = "mpi/slurm.rs"]
 mod slurm;
 

@@ -95,19 +95,31 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let result = dispatch(cli, command);
-    if crate::cluster::many() {
-        if let Err(e) = &result {
-            // No rank may be left waiting in a barrier: this one names itself and ends the job.
-            eprintln!(
-                "halfpower: rank {} of {} on {} failed: {e:#}",
-                crate::cluster::rank(),
-                crate::cluster::size(),
-                crate::cluster::host()
-            );
-            crate::cluster::abort(exit_code(e).max(1) as i32);
-        }
+    match result {
+        Err(e) if crate::cluster::many() => failed_rank(e),
+        done => done,
     }
-    result
+}
+
+/// Ends this rank of an MPI job after `e`. An error every rank reached alike at one step:
+/// rank 0 says it once, no rank ends before it has (mpirun ends the job at the first rank's
+/// failed status), and each ends with its status. Any other: no rank may be left waiting in
+/// a barrier, so this one names itself and aborts the job.
+fn failed_rank(e: anyhow::Error) -> anyhow::Result<u8> {
+    if alike(&e) {
+        if crate::cluster::rank() == 0 {
+            eprintln!("halfpower: {e:#}");
+        }
+        crate::cluster::barrier();
+        return Ok(exit_code(&e));
+    }
+    eprintln!(
+        "halfpower: rank {} of {} on {} failed: {e:#}",
+        crate::cluster::rank(),
+        crate::cluster::size(),
+        crate::cluster::host()
+    );
+    crate::cluster::abort(exit_code(&e).max(1) as i32);
 }
 
 /// Whether `command` runs as one job of every rank under MPI: the measuring commands, each
@@ -171,6 +183,13 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     err.chain()
         .find_map(|e| e.downcast_ref::<crate::Error>())
         .map_or(1, crate::Error::exit_code)
+}
+
+/// Whether `err` is one every rank of an MPI job reached alike ([`crate::Error::Alike`]).
+fn alike(err: &anyhow::Error) -> bool {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<crate::Error>())
+        .is_some_and(|e| matches!(e, crate::Error::Alike(_)))
 }
 
 use crate::measure::warn;
