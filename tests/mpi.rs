@@ -17,6 +17,8 @@ mod defects;
 mod monitor;
 #[path = "mpi/scale_ranks.rs"]
 mod scale_ranks;
+#[path = "mpi/sharing.rs"]
+mod sharing;
 #[path = "mpi/slurm.rs"]
 mod slurm;
 
@@ -77,6 +79,16 @@ pub(crate) fn paced() {
 }
 
 fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {
+    mpirun_in(None, np, hp, args)
+}
+
+/// [`mpirun`] in directory `dir` (where a relative path lands), else in the tests' own.
+fn mpirun_in(
+    dir: Option<&std::path::Path>,
+    np: u32,
+    hp: &PathBuf,
+    args: &[&str],
+) -> std::process::Output {
     // Its ranks oversubscribe the CPUs: never beside a job timed against a throttle (which
     // takes `common::exclusive`); a paced job takes it too.
     let (_shared, _alone) = match PACED.with(|p| p.get()) {
@@ -85,6 +97,9 @@ fn mpirun(np: u32, hp: &PathBuf, args: &[&str]) -> std::process::Output {
     };
     let mut c = Command::new("mpirun");
     c.args(["--oversubscribe", "-np", &np.to_string()]).arg(hp);
+    if let Some(d) = dir {
+        c.current_dir(d);
+    }
     ompi_env(&mut c).args(args).output().unwrap()
 }
 

@@ -2,6 +2,7 @@
 //! `main`. A workload's flags are declared once in [`workload`] and lowered into
 //! [`crate::plan::Workload`], which job files and the JSON share.
 
+mod argv;
 mod capture;
 mod common;
 mod help;
@@ -11,6 +12,7 @@ mod point;
 mod pts;
 mod replay;
 pub mod workload;
+pub use argv::{optional_value, parse};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
     CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, MAX_REPEAT, OutputArgs, OutputFileArg,
@@ -360,8 +362,8 @@ pub struct ScaleArgs {
     pub targets: Vec<PathBuf>,
     /// Scale across the ranks of an MPI job (under mpirun or srun) instead of across targets:
     /// each rank alone, then the first 2, 3, … ranks together while the others wait. With
-    /// counts (--ranks=2,4,8): rank 0 alone, then the first 2, 4, 8 ranks, each against that
-    /// many times rank 0 alone.
+    /// counts (--ranks=2,4,8 or --ranks 2,4,8): rank 0 alone, then the first 2, 4, 8 ranks,
+    /// each against that many times rank 0 alone.
     #[arg(
         long,
         value_name = "COUNTS",
@@ -370,7 +372,7 @@ pub struct ScaleArgs {
         default_missing_value = "all",
         conflicts_with = "stripe"
     )]
-    pub ranks: Option<String>,
+    pub ranks: Option<crate::plan::ranks::RankCounts>,
     /// With --ranks: deal the targets out N per rank, in order (rank r takes the list's
     /// targets r·N+1 … r·N+N), so that each step adds N disks with each rank: clients and
     /// disks scale together. The list must hold exactly ranks × N targets, none with '{rank}'

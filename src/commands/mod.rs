@@ -21,7 +21,6 @@ mod sweep;
 mod verify;
 
 use crate::cli::{Cli, Command, QuickArgs};
-use clap::Parser;
 use std::ffi::OsString;
 
 /// The launcher's variable and world size when this process is one of several that mpirun
@@ -39,7 +38,7 @@ fn launched_as_many() -> Option<(&'static str, u64)> {
 /// Parses `argv`, runs the command and returns the exit status: 0 success, 1 failure, 2 usage
 /// error, 130 interrupted.
 pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
-    let cli = match Cli::try_parse_from(&argv) {
+    let cli = match crate::cli::parse(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -96,19 +95,31 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let result = dispatch(cli, command);
-    if crate::cluster::many() {
-        if let Err(e) = &result {
-            // No rank may be left waiting in a barrier: this one names itself and ends the job.
-            eprintln!(
-                "halfpower: rank {} of {} on {} failed: {e:#}",
-                crate::cluster::rank(),
-                crate::cluster::size(),
-                crate::cluster::host()
-            );
-            crate::cluster::abort(exit_code(e).max(1) as i32);
-        }
+    match result {
+        Err(e) if crate::cluster::many() => failed_rank(e),
+        done => done,
     }
-    result
+}
+
+/// Ends this rank of an MPI job after `e`. An error every rank reached alike at one step:
+/// rank 0 says it once, no rank ends before it has (mpirun ends the job at the first rank's
+/// failed status), and each ends with its status. Any other: no rank may be left waiting in
+/// a barrier, so this one names itself and aborts the job.
+fn failed_rank(e: anyhow::Error) -> anyhow::Result<u8> {
+    if alike(&e) {
+        if crate::cluster::rank() == 0 {
+            eprintln!("halfpower: {e:#}");
+        }
+        crate::cluster::barrier();
+        return Ok(exit_code(&e));
+    }
+    eprintln!(
+        "halfpower: rank {} of {} on {} failed: {e:#}",
+        crate::cluster::rank(),
+        crate::cluster::size(),
+        crate::cluster::host()
+    );
+    crate::cluster::abort(exit_code(&e).max(1) as i32);
 }
 
 /// Whether `command` runs as one job of every rank under MPI: the measuring commands, each
@@ -172,6 +183,13 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     err.chain()
         .find_map(|e| e.downcast_ref::<crate::Error>())
         .map_or(1, crate::Error::exit_code)
+}
+
+/// Whether `err` is one every rank of an MPI job reached alike ([`crate::Error::Alike`]).
+fn alike(err: &anyhow::Error) -> bool {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<crate::Error>())
+        .is_some_and(|e| matches!(e, crate::Error::Alike(_)))
 }
 
 use crate::measure::warn;

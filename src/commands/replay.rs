@@ -13,7 +13,7 @@ use crate::engine::IoDir;
 use crate::error::Error;
 use crate::input::trace::{Trace, parse};
 use crate::measure::available_engine;
-use crate::measure::{Session, Settings};
+use crate::measure::{Session, Settings, Sharing};
 use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
 use crate::model::{Document, Header, Kind, Results, TargetInfo, Warning};
 use crate::oscounters::host;
@@ -263,7 +263,14 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
     let mut runner = Session::open(
         std::slice::from_ref(&args.target),
         std::slice::from_ref(&base),
-        Settings::new((engine, fallback), args.output.quiet),
+        Settings {
+            // --shard: one target for the job, each request issued by one rank.
+            sharing: match args.shard {
+                true => Sharing::Requests,
+                false => Sharing::Apart,
+            },
+            ..Settings::new((engine, fallback), args.output.quiet)
+        },
         &mut warnings,
     )?;
     check_target(&args, &trace, &runner.targets()[0])?;

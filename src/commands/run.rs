@@ -6,7 +6,7 @@ use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
-use crate::measure::{self, Settings, effective_workload, open_targets, verified};
+use crate::measure::{self, Settings, Sharing, effective_workload, verified};
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport, TargetInfo, Warning};
@@ -14,14 +14,24 @@ use crate::oscounters::host;
 use crate::plan::Workload;
 use crate::render::text;
 use crate::runner::Control;
-use crate::storage::Target;
 use std::path::PathBuf;
 
 /// Refuses what a job of several ranks cannot do: repetitions (each would need its own
-/// gathering) and a steady-state rule (each rank would end its run at its own time).
+/// gathering), a steady-state rule (each rank would end its run at its own time) and one
+/// `--verify-state` for every rank (each saves its own record). Before the paths are placed.
 fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
     if !crate::cluster::many() {
         return Ok(());
+    }
+    if let Some(given) = &args.verify.verify_state.path {
+        if !given.to_string_lossy().contains("{rank}") {
+            return Err(crate::Error::invalid(
+                "--verify-state",
+                given.display(),
+                "a path holding {rank} under MPI, as each rank saves the record of its own \
+                 writes (e.g. state.{rank}.json)",
+            ));
+        }
     }
     if args.repeat.n > 1 {
         return Err(crate::Error::invalid(
@@ -97,8 +107,8 @@ fn job_results(run: &Results) -> (Results, Vec<RankRun>) {
 
 /// Runs `halfpower run`.
 pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    place_paths(&mut args);
     refuse_under_mpi(&args)?;
+    place_paths(&mut args);
     let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
     let mut exporter = Exporter::checked(&args.output)?;
@@ -109,8 +119,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let policy = args.verify.policy();
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
-    // --shared: rank 0 creates a missing file for every rank's region first.
-    let (asked, _creator) = shared_regions(&args, asked, &mut warnings)?;
+    let (asked, sharing) = shared_regions(&args, asked);
     let (w, engine_fallback) = effective_workload(&asked, &mut warnings)?;
     let settings = Settings {
         control: Control {
@@ -121,6 +130,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         verify: policy,
         announce: false,
         list: false,
+        sharing,
         ..Settings::new((w.setup().engine, engine_fallback), args.output.quiet)
     };
     let measure::Repeated {
@@ -204,32 +214,11 @@ fn run_warnings(
 }
 
 /// With `--shared` under MPI: this rank's workload, its region moved to `--offset` + rank ×
-/// `--size`; and on rank 0 the targets it created for all regions (kept open, and removed at
-/// the end unless `--keep`). Every rank looks for the files before rank 0 creates them, so a
-/// file the job created may be written by every rank without `--allow-write`.
-fn shared_regions(
-    args: &RunArgs,
-    mut w: Workload,
-    warnings: &mut Vec<Warning>,
-) -> anyhow::Result<(Workload, Vec<Target>)> {
-    if !args.shared || !crate::cluster::many() {
-        return Ok((w, Vec::new()));
+/// `--size`, and how its targets are opened (rank 0 creates a missing file for every region);
+/// else the workload as asked, each rank on its own targets.
+fn shared_regions(args: &RunArgs, w: Workload) -> (Workload, Sharing) {
+    match args.shared && crate::cluster::many() {
+        true => (measure::own_region(w), Sharing::Regions),
+        false => (w, Sharing::Apart),
     }
-    let size = w.setup.size.map_or(0, |s| s.0);
-    let (rank, n) = (crate::cluster::rank() as u64, crate::cluster::size() as u64);
-    let missing = args.targets.iter().all(|p| !p.exists());
-    crate::cluster::barrier();
-    let mut created = Vec::new();
-    if rank == 0 {
-        let mut whole = w.clone();
-        whole.setup.size = Some(crate::units::ByteSize(size * n));
-        created = open_targets(&args.targets, &whole, warnings)?;
-    }
-    crate::cluster::barrier();
-    w.setup.offset.0 += rank * size;
-    if missing {
-        w.setup.safety.allow_write = true;
-        w.setup.keep = true; // rank 0's creating target removes the file
-    }
-    Ok((w, created))
 }

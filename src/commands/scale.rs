@@ -10,7 +10,7 @@ use crate::measure::{Session, Settings};
 use crate::model::scale::{Across, Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
-use crate::plan::ranks::Placement;
+use crate::plan::ranks::{Placement, RankCounts};
 use crate::plan::{DepthOnEngine, RunPlan, Workload};
 use crate::render::text::scale::scale_table;
 use crate::runner::Layout;
@@ -315,29 +315,23 @@ fn across_ranks(
 
 /// What `--ranks` asks: None (every count up to the job's size) for `all`, else its counts,
 /// each from 1 to the job's size, in increasing order.
-fn rank_counts(value: &str) -> crate::Result<Option<Vec<u32>>> {
-    if value == "all" {
+fn rank_counts(value: &RankCounts) -> crate::Result<Option<Vec<u32>>> {
+    let RankCounts::Listed(counts) = value else {
         return Ok(None);
-    }
+    };
     let size = crate::cluster::size();
-    let bad = || {
-        crate::Error::invalid(
+    let rising = counts.windows(2).all(|p| p[0] < p[1]);
+    if counts.is_empty() || !rising || counts.iter().any(|&c| c == 0 || c > size) {
+        return Err(crate::Error::invalid(
             "--ranks",
             value,
             format!(
                 "rank counts from 1 to the job's {size}, in increasing order (e.g. \
                  --ranks=2,4), or --ranks alone for every count"
             ),
-        )
-    };
-    let counts: Vec<u32> = (value.split(','))
-        .map(|c| c.trim().parse().map_err(|_| bad()))
-        .collect::<crate::Result<_>>()?;
-    let rising = counts.windows(2).all(|p| p[0] < p[1]);
-    if counts.is_empty() || !rising || counts.iter().any(|&c| c == 0 || c > size) {
-        return Err(bad());
+        ));
     }
-    Ok(Some(counts))
+    Ok(Some(counts.clone()))
 }
 
 /// What `--ranks` and `--targets-per-rank` lower into: what the steps add, with `--ranks=COUNTS`

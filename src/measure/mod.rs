@@ -3,13 +3,16 @@
 //! `[i/n]` lines and the steady rule, repeats points, and turns each run into its results. The
 //! engine runner is called from here and nowhere else (`tests/suite/layers.rs` counts).
 
+mod apart;
 mod engine;
 pub mod job;
 mod open;
+mod regions;
 pub mod verified;
 
 pub use engine::{available_engine, effective_workload};
-pub use open::open_targets;
+pub use open::{Sharing, open_targets};
+pub use regions::own_region;
 
 use crate::analysis::steady::SteadyRule;
 use crate::error::Error;
@@ -83,6 +86,8 @@ pub struct Settings {
     pub list: bool,
     /// The page cache may carry one point's data into the next (warned when buffered).
     pub cache_carries: bool,
+    /// Whether the ranks of an MPI job share the targets, and how.
+    pub sharing: Sharing,
 }
 
 impl Settings {
@@ -102,6 +107,7 @@ impl Settings {
             announce: speaks,
             list: true,
             cache_carries: true,
+            sharing: Sharing::Apart,
         }
     }
 
@@ -159,7 +165,7 @@ impl Session {
         if let Some(f) = &settings.engine_fallback {
             warn(warnings, Warning::PointsOnSync(f.clone()));
         }
-        let targets = open_targets(paths, &opening, warnings)?;
+        let targets = open_targets(paths, &opening, settings.sharing, warnings)?;
         open::check_sizes(&targets, shapes)?;
         Ok(Self::adopt(targets, settings, shapes.len()))
     }
@@ -374,7 +380,7 @@ pub fn independent(
         if n > 1 && settings.control.progress {
             eprintln!("halfpower: repetition {} of {}", k + 1, n);
         }
-        let targets = open_targets(paths, w.workload(), warnings)?;
+        let targets = open_targets(paths, w.workload(), settings.sharing, warnings)?;
         let all = 0..targets.len();
         let mut session = Session::adopt(targets, settings.clone(), 1);
         let Some(p) = session.point_on(all, Layout::Separate, w, "", warnings)? else {

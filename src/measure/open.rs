@@ -7,18 +7,39 @@ use crate::storage::{self, Target};
 use crate::units::ByteSize;
 use std::path::PathBuf;
 
+/// Whether the ranks of an MPI job may open the same targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sharing {
+    /// Each rank its own (`{rank}`, `{host}` in a path): a target ranks would collide on is
+    /// refused before any is opened (`apart`).
+    #[default]
+    Apart,
+    /// Every rank on the same targets, each with its own requests (`replay --shard`'s dealt
+    /// trace).
+    Requests,
+    /// Every rank on the same targets, each in its own region (`run --shared`, `regions`).
+    Regions,
+}
+
 /// Opens every target (under MPI, each rank its own: `{rank}` and `{host}` in a path name
-/// them); the first refusal stops (and removes files created so far), and so do Ctrl-C and
-/// SIGTERM. Linear in the number of targets (a job may have many thousands).
+/// them; or shared as `sharing` says); the first refusal stops (and removes files created so
+/// far), and so do Ctrl-C and SIGTERM. Under MPI a collective: every rank calls it at the same
+/// step. Linear in the number of targets (a job may have many thousands).
 pub fn open_targets(
     paths: &[PathBuf],
     w: &Workload,
+    sharing: Sharing,
     warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<Vec<Target>> {
+    let placed: Vec<PathBuf> = paths.iter().map(|p| crate::cluster::place(p)).collect();
+    match sharing {
+        Sharing::Regions => return super::regions::open(paths, w, warnings),
+        Sharing::Apart => super::apart::check(paths, &placed, w.writes())?,
+        Sharing::Requests => {}
+    }
     let mut targets = Vec::with_capacity(paths.len());
     let mut seen = std::collections::HashSet::with_capacity(paths.len());
-    for p in paths {
-        let p = crate::cluster::place(p);
+    for p in placed {
         if crate::signal::interrupted() {
             return Err(crate::Error::Interrupted);
         }

@@ -5,6 +5,48 @@
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 
+/// `scale --ranks[=COUNTS]` as typed: every count of ranks up to the job's size, or the
+/// counts listed (`2,4,8`); their range and order are checked against the job's size when
+/// `scale` lowers them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RankCounts {
+    /// `--ranks` alone (or `=all`): each rank alone, then every count.
+    All,
+    /// `--ranks=2,4,8`: rank 0 alone, then these counts.
+    Listed(Vec<u32>),
+}
+
+impl std::str::FromStr for RankCounts {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        if s == "all" {
+            return Ok(RankCounts::All);
+        }
+        (s.split(','))
+            .map(|c| c.trim().parse::<u32>())
+            .collect::<std::result::Result<Vec<u32>, _>>()
+            .map(RankCounts::Listed)
+            .map_err(|_| {
+                "rank counts from 1 to the job's size, in increasing order (e.g. --ranks=2,4 or \
+                 --ranks 2,4), or --ranks alone for every count"
+                    .to_string()
+            })
+    }
+}
+
+impl std::fmt::Display for RankCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RankCounts::All => f.write_str("all"),
+            RankCounts::Listed(c) => {
+                let shown: Vec<String> = c.iter().map(u32::to_string).collect();
+                f.write_str(&shown.join(","))
+            }
+        }
+    }
+}
+
 /// How the job's target list is placed on its ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
@@ -125,6 +167,17 @@ mod tests {
         assert!(p.targets(&paths, 3).is_empty(), "no share beyond the job");
         let one = Placement::lower(Some(1), &paths[..3], 3).unwrap();
         assert_eq!(one.targets(&paths[..3], 1), &paths[1..2]);
+    }
+
+    #[test]
+    fn rank_counts_read_as_typed() {
+        assert_eq!("all".parse::<RankCounts>(), Ok(RankCounts::All));
+        let listed: RankCounts = "2, 4,8".parse().unwrap();
+        assert_eq!(listed, RankCounts::Listed(vec![2, 4, 8]));
+        assert_eq!(listed.to_string(), "2,4,8");
+        for bad in ["", "2,", "a", "/mnt/f.{rank}", "-1"] {
+            assert!(bad.parse::<RankCounts>().is_err(), "{bad}");
+        }
     }
 
     #[test]

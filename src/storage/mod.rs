@@ -9,7 +9,7 @@ mod prefill;
 pub mod purge;
 pub mod safety;
 
-pub use open::open;
+pub use open::{open, open_made};
 pub use prefill::{Scratch, create_as, create_filled, free_bytes};
 
 use crate::model::TargetInfo;
@@ -31,6 +31,9 @@ pub struct Target {
     pub file: Option<File>,
     /// Removes a file halfpower created, when dropped.
     pub scratch: Option<Scratch>,
+    /// A file rank 0 of this MPI job created for every rank (`run --shared`): made for the
+    /// run, and removed by rank 0, not here.
+    pub made_by_job: bool,
     /// Size of the file or device, bytes.
     pub capacity: u64,
     /// First byte of the region the workload addresses.
@@ -55,9 +58,9 @@ impl Target {
         self.file.as_ref().map_or(-1, |f| f.as_raw_fd())
     }
 
-    /// Whether halfpower created this file for the run.
+    /// Whether halfpower created this file for the run (here, or on rank 0 for the job).
     pub fn created(&self) -> bool {
-        self.scratch.is_some()
+        self.scratch.is_some() || self.made_by_job
     }
 
     /// Writes back and drops this target's pages from the page cache (fdatasync, then

@@ -83,17 +83,49 @@ fn check_dist(w: &Workload, size: u64, path: &Path) -> Result<()> {
 /// Resolves, creates if needed, checks and opens one target for workload `w` (already
 /// validated). Warnings go to `warn`, each with what to do about it.
 pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<Target> {
+    open_as(path, w, None, warn)
+}
+
+/// Opens a file that rank 0 of this MPI job created for every rank's region (`run --shared`),
+/// `len` bytes as the job asked (an empty file grows towards it as the ranks write), for
+/// workload `w` (this rank's region): as a file made for the run, so it is written without
+/// `--allow-write`, an empty one holds the job's regions and no warning says that `--create`
+/// does not apply. Rank 0 removes it; this target never does.
+pub fn open_made(
+    path: &Path,
+    w: &Workload,
+    len: u64,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<Target> {
+    open_as(path, w, Some(len), warn)
+}
+
+/// [`open`], or [`open_made`] with the job's length `made`.
+fn open_as(
+    path: &Path,
+    w: &Workload,
+    made: Option<u64>,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<Target> {
     if w.setup.engine == EngineKind::Null {
         return open_null(path, w);
     }
     let writes = w.writes();
-    let (md, scratch) = stat_or_create(path, w)?;
+    let (md, scratch) = match made {
+        Some(_) => (inspect(path)?, None),
+        None => stat_or_create(path, w)?,
+    };
+    // The length of a file made for this run, an empty one's included (it grows as written).
+    let made = made.or_else(|| {
+        let size = w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+        scratch.is_some().then_some(w.setup.offset.0 + size)
+    });
     let kind = kind_of(path, &md)?;
     let device = match kind {
         TargetKind::BlockDevice => sysfs::resolve(md.rdev()),
         _ => sysfs::resolve(md.dev()),
     };
-    if writes && scratch.is_none() {
+    if writes && made.is_none() {
         // Judged on this machine's /sys, never on a HALFPOWER_SYSFS tree.
         let live = match kind {
             TargetKind::BlockDevice => sysfs::resolve_live(md.rdev()),
@@ -102,7 +134,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
         check_write_allowed(path, kind, live.as_ref(), w)?;
     }
     let (mut file, mut fallback) = open_direct(path, w, writes)?;
-    let capacity = capacity(&file, kind, &md, scratch.is_some(), w);
+    let capacity = capacity(&file, kind, &md, made, w);
     let lbs = device
         .as_ref()
         .and_then(|d| d.logical_block_size)
@@ -126,11 +158,12 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
     }
     let size = region(path, w, capacity)?;
     check_dist(w, size, path)?;
-    warn_as_it_is(path, w, kind, &md, scratch.is_some(), warn);
+    warn_as_it_is(path, w, kind, &md, made.is_some(), warn);
     Ok(Target {
         path: path.to_path_buf(),
         kind,
         file: Some(file),
+        made_by_job: scratch.is_none() && made.is_some(),
         scratch,
         capacity,
         offset: w.setup.offset.0,
@@ -143,25 +176,22 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
     })
 }
 
-/// The target's capacity, bytes: a block device's size, an empty file halfpower created
-/// (which grows as it is written) its region, else the file's length.
+/// The target's capacity, bytes: a block device's size, an empty file made for the run
+/// (which grows as it is written) the length it was made for (`made`), else the file's length.
 fn capacity(
     file: &File,
     kind: TargetKind,
     md: &std::fs::Metadata,
-    created: bool,
+    made: Option<u64>,
     w: &Workload,
 ) -> u64 {
-    match kind {
-        TargetKind::BlockDevice => {
+    match (kind, made) {
+        (TargetKind::BlockDevice, _) => {
             // SAFETY: lseek on a valid fd has no memory effects.
             let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
             if end < 0 { 0 } else { end as u64 }
         }
-        // An empty file halfpower created grows as it is written: its capacity is the region.
-        _ if created && w.setup.create == Create::Empty => {
-            w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0)
-        }
+        (_, Some(len)) if w.setup.create == Create::Empty => len.max(md.len()),
         _ => md.len(),
     }
 }
@@ -211,6 +241,7 @@ fn open_null(path: &Path, w: &Workload) -> Result<Target> {
         path: path.to_path_buf(),
         kind: TargetKind::Null,
         file: None,
+        made_by_job: false,
         scratch: None,
         capacity: w.setup.offset.0 + size,
         offset: w.setup.offset.0,
@@ -238,7 +269,7 @@ fn stat_or_create(path: &Path, w: &Workload) -> Result<(std::fs::Metadata, Optio
                 w.setup.seed,
                 w.setup.keep,
             )?);
-            std::fs::metadata(path).map_err(|e| Error::io(format!("{}", path.display()), e))?
+            inspect(path)?
         }
         Err(e) => {
             return Err(Error::refused(
@@ -248,6 +279,11 @@ fn stat_or_create(path: &Path, w: &Workload) -> Result<(std::fs::Metadata, Optio
         }
     };
     Ok((md, scratch))
+}
+
+/// The metadata of a file made for the run.
+fn inspect(path: &Path) -> Result<std::fs::Metadata> {
+    std::fs::metadata(path).map_err(|e| Error::io(format!("inspecting {}", path.display()), e))
 }
 
 /// A regular file or a block device; anything else is refused, saying what it is.
@@ -325,23 +361,27 @@ fn region(path: &Path, w: &Workload, capacity: u64) -> Result<u64> {
     Ok(size)
 }
 
-/// Warns about an existing target used as it is: `--create` that cannot apply, and a sparse
-/// file whose holes reads never take to the disk.
+/// Warns about an existing target used as it is (not `made` for the run): `--create` that
+/// cannot apply, and, when the workload reads, a sparse file whose holes reads never take to
+/// the disk.
 fn warn_as_it_is(
     path: &Path,
     w: &Workload,
     kind: TargetKind,
     md: &std::fs::Metadata,
-    created: bool,
+    made: bool,
     warn: &mut dyn FnMut(Warning),
 ) {
-    if w.setup.create != Create::Filled && !created {
+    if made {
+        return;
+    }
+    if w.setup.create != Create::Filled {
         warn(Warning::CreateDoesNotApply {
             path: path.display().to_string(),
             create: w.setup.create,
         });
     }
-    if kind == TargetKind::File && !created && md.blocks() * 512 < md.len() {
+    if kind == TargetKind::File && w.reads() && md.blocks() * 512 < md.len() {
         warn(Warning::Sparse {
             path: path.display().to_string(),
             allocated: md.blocks() * 512,

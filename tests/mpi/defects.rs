@@ -269,3 +269,54 @@ fn an_io_log_without_rank_is_refused() {
     // With `{rank}`, each rank's own log, a line per I/O of its own: the three-rank job of
     // tests/mpi.rs (every_io_against_the_merged_histograms).
 }
+
+/// An OS error is said once: rank 1's target is a program that is running (the kernel refuses
+/// to open it for writing, ETXTBSY), so rank 1 fails opening it and ends the job, and its
+/// message gives the OS error once, not once as its text and again as its cause.
+#[test]
+fn an_os_error_is_said_once() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for r in 0..3 {
+        std::fs::create_dir(dir.path().join(r.to_string())).unwrap();
+    }
+    for r in [0, 2] {
+        std::fs::write(dir.path().join(format!("{r}/f")), vec![0u8; 1 << 20]).unwrap();
+    }
+    let busy = dir.path().join("1/f");
+    std::fs::copy("/bin/sleep", &busy).unwrap();
+    let mut running = std::process::Command::new(&busy).arg("60").spawn().unwrap();
+    // spawn returns once the copy runs: from then on it cannot be opened for writing.
+    let refused = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&busy)
+        .unwrap_err();
+    assert_eq!(refused.raw_os_error(), Some(libc::ETXTBSY), "{refused}");
+    let target = dir.path().join("{rank}/f");
+    let out = mpirun(
+        3,
+        &hp,
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--allow-write",
+            "--time",
+            "1s",
+            "--quiet",
+        ],
+    );
+    let _ = running.kill();
+    let _ = running.wait();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    let os = std::io::Error::from_raw_os_error(libc::ETXTBSY).to_string();
+    assert!(
+        err.contains("rank 1 of 3") && err.contains(&format!("{}: {os}", busy.display())),
+        "{err}"
+    );
+    assert_eq!(err.matches(&os).count(), 1, "the OS error once: {err}");
+}

@@ -413,3 +413,57 @@ fn counts_run_rank_0_alone_then_those_counts() {
         "{err}"
     );
 }
+
+/// `--ranks` takes its counts after `=` or as the next word alike: `--ranks 1,3` is
+/// `--ranks=1,3` (rank 0 alone, then steps of 1 and 3 ranks), never `--ranks` alone with a
+/// target `1,3` that every rank would create (the job runs where such a file would land).
+#[test]
+fn ranks_takes_its_counts_with_or_without_equals() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let json = dir.path().join("scale.json");
+    for counts in [&["--ranks=1,3"][..], &["--ranks", "1,3"][..]] {
+        let mut args = vec!["scale"];
+        args.extend(counts);
+        args.extend([
+            target.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--time",
+            "300ms",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--force",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let out = super::mpirun_in(Some(dir.path()), 3, &hp, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{counts:?}: {err}");
+        let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(
+            v["alone"].as_array().unwrap().len(),
+            1,
+            "{counts:?}: rank 0 alone"
+        );
+        let sizes: Vec<u64> = (v["steps"].as_array().unwrap().iter())
+            .map(|s| s["targets"].as_u64().unwrap())
+            .collect();
+        assert_eq!(sizes, [1, 3], "{counts:?}");
+        assert_eq!(
+            v["targets"].as_array().unwrap().len(),
+            3,
+            "{counts:?}: f.0-f.2"
+        );
+        assert!(
+            !dir.path().join("1,3").exists(),
+            "{counts:?}: no target 1,3"
+        );
+    }
+}

@@ -121,3 +121,53 @@ fn shared_output_flags_read_the_same_everywhere() {
     assert!(all["force"].values().flatten().any(|c| c == "monitor"));
     assert!(all["force"].values().flatten().any(|c| c == "report"));
 }
+
+/// Every flag whose value may be left out (`--ranks[=COUNTS]`, `--steady[=PCT|pts]`) reads a
+/// value the same with `=` and as the next word, in every subcommand that has it: `scale
+/// --ranks 1,2,3 f` is `scale --ranks=1,2,3 f`, never `--ranks` alone with a target `1,2,3`.
+#[test]
+fn an_optional_value_reads_the_same_with_or_without_equals() {
+    let cmd = halfpower::cli::Cli::command();
+    let mut checked = BTreeSet::new();
+    for sub in cmd.get_subcommands() {
+        // A value for each positional argument (TARGET: the subcommands of such flags take
+        // paths).
+        let positionals: Vec<String> = sub.get_positionals().map(|_| "x".to_string()).collect();
+        for a in sub
+            .get_arguments()
+            .filter(|a| halfpower::cli::optional_value(a))
+        {
+            let long = a.get_long().unwrap();
+            // Values each flag takes; a new flag of an optional value adds its own here.
+            let values: &[&str] = match long {
+                "ranks" => &["1,2,3", "all"],
+                "steady" => &["5", "pts"],
+                _ => panic!("--{long} takes an optional value: give it sample values here"),
+            };
+            for v in values {
+                let v = v.to_string();
+                let line = |flag: Vec<String>| -> String {
+                    let mut argv = vec!["halfpower".to_string(), sub.get_name().to_string()];
+                    argv.extend(flag);
+                    argv.extend(positionals.iter().cloned());
+                    let parsed =
+                        halfpower::cli::parse(&argv.iter().map(Into::into).collect::<Vec<_>>());
+                    format!("{:?}", parsed.map_err(|e| e.to_string()))
+                };
+                let equals = line(vec![format!("--{long}={v}")]);
+                let apart = line(vec![format!("--{long}"), v.clone()]);
+                assert!(
+                    equals.starts_with("Ok("),
+                    "{} --{long}={v}: {equals}",
+                    sub.get_name()
+                );
+                assert_eq!(apart, equals, "{} --{long} {v}", sub.get_name());
+            }
+            checked.insert(long.to_string());
+        }
+    }
+    assert!(
+        checked.contains("ranks") && checked.contains("steady"),
+        "the flags of optional values are found: {checked:?}"
+    );
+}

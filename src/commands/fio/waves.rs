@@ -8,7 +8,7 @@ use super::{Args, plan_line};
 use crate::analysis::steady::SteadyRule;
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
-use crate::measure::{Session, Settings, effective_workload, open_targets, verified};
+use crate::measure::{Session, Settings, Sharing, effective_workload, open_targets, verified};
 use crate::model::Warning;
 use crate::plan::RunPlan;
 use crate::runner::{Control, Layout};
@@ -139,13 +139,13 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow:
     }
     let mut w = plan.workload.clone();
     if let Some(pct) = plan.size_pct {
-        let probe = open_targets(&plan.paths, &w, warnings)?;
+        let probe = open_targets(&plan.paths, &w, Sharing::Apart, warnings)?;
         let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
         let unit = w.bs.max();
         let bytes = (whole as f64 * pct / 100.0) as u64 / unit * unit;
         w.setup.size = Some(ByteSize(bytes.max(unit)));
     }
-    let targets = open_targets(&plan.paths, &w, warnings)?;
+    let targets = open_targets(&plan.paths, &w, Sharing::Apart, warnings)?;
     let region: u64 = targets.iter().map(|t| t.size).sum();
     if let Some(b) = plan.budget(&job.opts, region) {
         if b == 0 {
@@ -220,6 +220,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         announce: false,
         list: false,
         cache_carries: false,
+        sharing: Sharing::Apart,
     };
     let n = targets.len();
     let mut session = Session::adopt(targets, settings, 1);

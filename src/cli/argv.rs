@@ -1,0 +1,120 @@
+//! The words of a command line made ready for clap. A flag whose value is optional
+//! (`--ranks[=COUNTS]`, `--steady[=PCT|pts]`: `num_args = 0..=1` with `require_equals`) takes
+//! the next word as its value when the flag's own value parser accepts it, as if typed with
+//! `=` (`--ranks 2,4` is `--ranks=2,4`); any other word stays what it was (`--ranks /mnt/f`:
+//! a target). Clap alone reads `--ranks 2,4 f` as `--ranks` without a value and `2,4` as a
+//! target. A target spelled like such a value is written `./2,4`.
+
+use super::Cli;
+use clap::{Arg, CommandFactory, Parser};
+use std::ffi::{OsStr, OsString};
+
+/// Parses `argv` (the program's name first) into the command line.
+pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(joined(argv))
+}
+
+/// `argv` with each optional-valued flag of its subcommand joined to the value that follows it.
+fn joined(argv: &[OsString]) -> Vec<OsString> {
+    let cmd = Cli::command();
+    let sub = argv
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, w)| !w.to_string_lossy().starts_with('-'))
+        .and_then(|(i, w)| Some((i, cmd.find_subcommand(w)?)));
+    let Some((at, sub)) = sub else {
+        return argv.to_vec();
+    };
+    let optional: Vec<&Arg> = sub.get_arguments().filter(|a| optional_value(a)).collect();
+    let mut out = argv[..=at].to_vec();
+    let mut words = argv[at + 1..].iter().peekable();
+    while let Some(word) = words.next() {
+        if word == "--" {
+            out.push(word.clone());
+            out.extend(words.cloned());
+            break;
+        }
+        let flag = (word.to_str().and_then(|w| w.strip_prefix("--")))
+            .and_then(|name| optional.iter().find(|a| a.get_long() == Some(name)));
+        match (flag, words.peek()) {
+            (Some(a), Some(value)) if accepts(a, value) => {
+                let mut both = word.clone();
+                both.push("=");
+                both.push(value);
+                out.push(both);
+                words.next();
+            }
+            _ => out.push(word.clone()),
+        }
+    }
+    out
+}
+
+/// Whether `a` is a long flag whose value may be left out.
+pub fn optional_value(a: &Arg) -> bool {
+    a.get_long().is_some()
+        && a.get_num_args()
+            .is_some_and(|r| r.min_values() == 0 && r.max_values() == 1)
+}
+
+/// Whether `a`'s value parser takes `value` (never a word that looks like a flag).
+fn accepts(a: &Arg, value: &OsStr) -> bool {
+    if value.to_string_lossy().starts_with('-') {
+        return false;
+    }
+    let probe = Arg::new("v")
+        .long("v")
+        .value_parser(a.get_value_parser().clone());
+    clap::Command::new("probe")
+        .arg(probe)
+        .try_get_matches_from([OsStr::new("probe"), OsStr::new("--v"), value])
+        .is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Command;
+    use crate::plan::ranks::RankCounts;
+
+    fn words(s: &str) -> Vec<OsString> {
+        s.split_whitespace().map(OsString::from).collect()
+    }
+
+    fn scale(s: &str) -> crate::cli::ScaleArgs {
+        match parse(&words(s)).unwrap().command {
+            Some(Command::Scale(a)) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn ranks_takes_its_counts_with_or_without_equals() {
+        for line in [
+            "halfpower scale --ranks 1,2,3 f.{rank}",
+            "halfpower scale --ranks=1,2,3 f.{rank}",
+            "halfpower scale f.{rank} --ranks 1,2,3",
+        ] {
+            let a = scale(line);
+            assert_eq!(a.ranks, Some(RankCounts::Listed(vec![1, 2, 3])), "{line}");
+            assert_eq!(
+                a.targets,
+                ["f.{rank}"].map(std::path::PathBuf::from),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_word_the_flag_does_not_take_stays_a_target() {
+        let a = scale("halfpower scale --ranks /mnt/f.{rank} g");
+        assert_eq!(a.ranks, Some(RankCounts::All));
+        assert_eq!(a.targets.len(), 2);
+        let a = scale("halfpower scale --ranks --size 1m f");
+        assert_eq!(a.ranks, Some(RankCounts::All));
+        assert_eq!(a.workload.setup.size.given.map(|s| s.0), Some(1 << 20));
+        let a = scale("halfpower scale a b -- --ranks 2");
+        assert_eq!(a.ranks, None, "after --, every word is a target");
+    }
+}
