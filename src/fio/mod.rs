@@ -313,8 +313,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     engine_and_depth(o, &mut w, &mut notes);
     page_cache(o, &mut w);
     w.setup.on_error = on_error(o);
-    o.logs
-        .check(o.numjobs, o.reads() && o.writes(), crate::cluster::size())?;
+    o.logs.check(crate::cluster::size())?;
     if o.exitall {
         notes.push(note(o, FioNoteKind::Exitall));
     }
