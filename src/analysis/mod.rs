@@ -14,6 +14,7 @@ pub mod diagnose;
 pub mod expect;
 pub mod experiments;
 pub mod fio;
+pub mod fio_logs;
 pub mod fio_steady;
 pub mod fit;
 pub mod headroom;

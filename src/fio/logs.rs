@@ -177,57 +177,28 @@ impl FioLogOptions {
         self.max_value && self.lat.is_some() && self.avg_ms > 0
     }
 
-    /// Refuses what halfpower cannot log yet. Rows per I/O (no `log_avg_msec`) come from the
-    /// per-I/O record, for any job of one process; averaged rows from the measured phase's
-    /// 100-ms counts and per-second latency, so not periods those cannot give, latency other
-    /// than per whole second, latency of a job that reads and writes, nor clones (fio logs
-    /// each apart). `ranks`: the MPI job's ranks (each holds only its own I/Os).
-    pub fn check(&self, numjobs: u32, mixed: bool, ranks: u32) -> Result<(), FioError> {
-        let not_yet = |option: &str, why: &str| FioError::NotYet {
-            option: option.into(),
-            why: why.into(),
-        };
+    /// With averaged bandwidth, IOPS or latency logs: the period the workers keep their counts
+    /// at, ns (`log_avg_msec`).
+    pub fn periods_ns(&self) -> Option<u64> {
+        (self.rates_or_latency() && self.avg_ms > 0).then(|| self.avg_ms * 1_000_000)
+    }
+
+    /// Refuses what halfpower cannot log yet: under MPI (`ranks` > 1, each rank holding only
+    /// its own I/Os), the logs made from the per-I/O record. Averaged rows come from the
+    /// workers' counts at each period's edge, for any period, direction and clone.
+    pub fn check(&self, ranks: u32) -> Result<(), FioError> {
         if ranks > 1 && self.needs_record() {
             let option = match () {
                 _ if self.per_io() => "log_avg_msec",
                 _ if self.histograms() => "write_hist_log",
                 _ => "log_max_value",
             };
-            return Err(not_yet(
-                option,
-                "fio's logs of a row per I/O, histograms and latency maxima under MPI (each \
-                 rank holds its own I/Os): run `halfpower run --io-log` for every rank's",
-            ));
-        }
-        if !self.rates_or_latency() || self.avg_ms == 0 {
-            return Ok(());
-        }
-        let not_yet = |why: &str| not_yet("log_avg_msec", why);
-        if self.avg_ms % 100 != 0 {
-            return Err(FioError::value(
-                "log_avg_msec",
-                &self.avg_ms.to_string(),
-                "0 (a row per I/O) or a multiple of 100 (halfpower counts I/O every 100 ms)",
-            ));
-        }
-        if self.lat.is_some() && self.avg_ms % 1000 != 0 {
-            return Err(not_yet(
-                "averaged latency is logged per whole second (halfpower's per-second mean): \
-                 give log_avg_msec a multiple of 1000 with write_lat_log, or 0 for a row per I/O",
-            ));
-        }
-        if self.lat.is_some() && mixed {
-            return Err(not_yet(
-                "the averaged latency log of a job that reads and writes (halfpower's \
-                 per-second mean covers both directions together); log_avg_msec=0 logs a row \
-                 per I/O with its direction",
-            ));
-        }
-        if numjobs > 1 {
-            return Err(not_yet(
-                "averaged logs of numjobs clones (fio writes one per clone); log_avg_msec=0 \
-                 logs a row per I/O in each clone's own files",
-            ));
+            return Err(FioError::NotYet {
+                option: option.into(),
+                why: "fio's logs of a row per I/O, histograms and latency maxima under MPI (each \
+                      rank holds its own I/Os): run `halfpower run --io-log` for every rank's"
+                    .into(),
+            });
         }
         Ok(())
     }
@@ -321,25 +292,26 @@ mod tests {
         // Without a value, the job's name.
         let o = logs(&[("write_bw_log", "")]).unwrap();
         assert_eq!(o.files(2, "seq")[0].1, "seq_bw.2.log");
-        assert!(
-            o.check(2, true, 1).is_ok(),
-            "a row per I/O, of clones and mixed jobs"
-        );
-        assert!(o.check(1, false, 3).is_err(), "not under MPI");
+        assert!(o.check(1).is_ok(), "a row per I/O");
+        assert!(o.check(3).is_err(), "not under MPI");
     }
 
     #[test]
-    fn what_cannot_be_logged_is_refused_by_name() {
-        let base = [("write_lat_log", "x"), ("log_avg_msec", "1000")];
-        assert!(logs(&base).unwrap().check(1, false, 1).is_ok());
-        assert!(logs(&base).unwrap().check(2, false, 1).is_err());
-        assert!(logs(&base).unwrap().check(1, true, 1).is_err());
-        let half = logs(&[("write_lat_log", "x"), ("log_avg_msec", "500")]).unwrap();
-        assert!(half.check(1, false, 1).is_err());
-        let bw = logs(&[("write_bw_log", "x"), ("log_avg_msec", "500")]).unwrap();
-        assert!(bw.check(1, true, 1).is_ok());
-        let odd = logs(&[("write_bw_log", "x"), ("log_avg_msec", "250")]).unwrap();
-        assert!(odd.check(1, false, 1).is_err());
+    fn any_period_is_taken_and_what_cannot_be_logged_is_refused_by_name() {
+        for avg in ["1", "100", "250", "500", "1000", "1500"] {
+            let o = logs(&[("write_lat_log", "x"), ("log_avg_msec", avg)]).unwrap();
+            assert!(o.check(1).is_ok() && !o.needs_record(), "every {avg} ms");
+            let ms: u64 = avg.parse().unwrap();
+            assert_eq!(o.periods_ns(), Some(ms * 1_000_000));
+        }
+        let per_io = logs(&[("write_iops_log", "x")]).unwrap();
+        assert_eq!(per_io.periods_ns(), None, "a row per I/O keeps no periods");
+        let hist_only = logs(&[("write_hist_log", "h"), ("log_avg_msec", "500")]).unwrap();
+        assert_eq!(
+            hist_only.periods_ns(),
+            None,
+            "the histograms have their own period"
+        );
         let e = logs(&[("log_hist_coarseness", "7")])
             .unwrap_err()
             .to_string();
@@ -348,8 +320,8 @@ mod tests {
             "{e}"
         );
         let hist = logs(&[("write_hist_log", "h"), ("log_hist_msec", "500")]).unwrap();
-        assert!(hist.check(2, true, 1).is_ok());
-        let e = hist.check(1, false, 2).unwrap_err().to_string();
+        assert!(hist.check(1).is_ok());
+        let e = hist.check(2).unwrap_err().to_string();
         assert!(e.contains("write_hist_log"), "{e}");
         let max = logs(&[
             ("write_lat_log", "x"),
@@ -358,6 +330,11 @@ mod tests {
         ])
         .unwrap();
         assert!(max.latency_maxima() && max.needs_record() && !max.per_io());
-        assert!(max.check(1, false, 2).is_err(), "not under MPI");
+        assert!(max.check(2).is_err(), "not under MPI");
+        let avg = logs(&[("write_bw_log", "x"), ("log_avg_msec", "100")]).unwrap();
+        assert!(
+            avg.check(4).is_ok(),
+            "averaged rows under MPI: each rank's own"
+        );
     }
 }

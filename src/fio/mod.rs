@@ -314,8 +314,7 @@ pub fn plan(job: &FioJob, allow_write: bool, destroy_data: bool) -> Result<JobPl
     page_cache(o, &mut w);
     layout(o, &files, &mut w);
     w.setup.on_error = on_error(o);
-    o.logs
-        .check(o.numjobs, o.reads() && o.writes(), crate::cluster::size())?;
+    o.logs.check(crate::cluster::size())?;
     if o.exitall {
         notes.push(note(o, FioNoteKind::Exitall));
     }

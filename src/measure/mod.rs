@@ -133,6 +133,9 @@ pub struct Point {
     pub events: ProcessEvents,
     /// With [`Control::io_log`]: this rank's workers' per-I/O records, in worker order.
     pub io_log: Vec<IoLog>,
+    /// With [`Control::periods_ns`]: this rank's workers' counts at the period edges, in
+    /// worker order.
+    pub periods: Vec<crate::stats::periods::Periods>,
 }
 
 /// Targets opened once and the way every point runs on them.
@@ -281,7 +284,7 @@ impl Session {
         // Under MPI, the job's point: every rank's results merged, on every rank.
         let mut p = self.joined(job::join(Some(r))?, label, warnings);
         (p.marks, p.depth, p.events) = (m.marks, m.total.depth, events);
-        p.io_log = m.io_log;
+        (p.io_log, p.periods) = (m.io_log, m.periods);
         Ok(Some(p))
     }
 
@@ -306,6 +309,7 @@ impl Session {
             depth: DepthCounts::default(),
             events: ProcessEvents::default(),
             io_log: Vec::new(),
+            periods: Vec::new(),
         }
     }
 

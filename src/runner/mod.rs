@@ -94,6 +94,9 @@ pub struct Measurement {
     /// With [`Control::io_log`]: each worker's per-I/O record, in worker order (target by
     /// target, each target's threads in turn); else empty.
     pub io_log: Vec<crate::stats::iolog::IoLog>,
+    /// With [`Control::periods_ns`]: each worker's counts at the period edges, in worker
+    /// order; else empty.
+    pub periods: Vec<crate::stats::periods::Periods>,
 }
 
 /// The host over the measured window: the probe's record, and how long the workers waited
@@ -196,6 +199,14 @@ fn take_logs(outputs: &mut [WorkerOutput]) -> Vec<crate::stats::iolog::IoLog> {
         .collect()
 }
 
+/// The workers' counts at the period edges, taken out of their outputs in worker order.
+fn take_periods(outputs: &mut [WorkerOutput]) -> Vec<crate::stats::periods::Periods> {
+    outputs
+        .iter_mut()
+        .filter_map(|o| o.rec.periods.take().map(|p| *p))
+        .collect()
+}
+
 /// The probe's seconds into the run's series, second by second.
 fn host_series(series: &mut [TimePoint], sample: &crate::stats::host::HostSample) {
     for p in series {
@@ -275,6 +286,7 @@ impl Run<'_> {
         let n = self.groups.len() * w.threads() as usize;
         let merged = merge(&phases.outputs, self.groups.len());
         let io_log = take_logs(&mut phases.outputs);
+        let periods = take_periods(&mut phases.outputs);
         let window = phases.t1 - phases.t0;
         let ios = merged.total.read.ios + merged.total.write.ios;
         let seconds = if ios > 0 {
@@ -316,6 +328,7 @@ impl Run<'_> {
             layout,
             host,
             io_log,
+            periods,
         }
     }
 

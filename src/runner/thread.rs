@@ -55,6 +55,8 @@ pub(super) struct Shared {
     pub(super) record: Option<crate::verify::Record>,
     /// Each worker keeps the per-I/O record of its measured phase.
     pub(super) io_log: bool,
+    /// Each worker keeps its counts at the edges of periods of this many ns.
+    pub(super) periods_ns: Option<u64>,
 }
 
 impl Shared {
@@ -86,6 +88,7 @@ impl Shared {
             workers: n,
             record,
             io_log: control.io_log,
+            periods_ns: control.periods_ns,
         }
     }
 
@@ -161,6 +164,9 @@ fn drive<E: Engine>(
     let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
     if shared.io_log {
         rec.keep_log(target as u32);
+    }
+    if let Some(p) = shared.periods_ns {
+        rec.keep_periods(p);
     }
     if fatal.is_none() {
         let limit = match shared.budget_of(me) {

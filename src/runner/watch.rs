@@ -30,6 +30,10 @@ pub struct Control {
     /// Each worker keeps the per-I/O record of its measured phase
     /// ([`crate::stats::iolog`]), handed over in [`super::Measurement::io_log`].
     pub io_log: bool,
+    /// Each worker keeps its counts at the edges of periods of this many ns
+    /// ([`crate::stats::periods`], fio's averaged logs), handed over in
+    /// [`super::Measurement::periods`].
+    pub periods_ns: Option<u64>,
 }
 
 impl Control {

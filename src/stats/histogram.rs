@@ -128,6 +128,11 @@ impl Histogram {
         self.max_ns
     }
 
+    /// Exact sum of the values, ns.
+    pub fn sum_ns(&self) -> u128 {
+        self.sum_ns
+    }
+
     /// Exact mean, ns (0 when empty).
     pub fn mean_ns(&self) -> f64 {
         if self.count == 0 {

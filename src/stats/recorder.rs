@@ -1,14 +1,18 @@
 //! What one worker records during the measured phase: per direction I/O and byte counts and a
 //! latency histogram, errors, and its share of the per-second series, handed over to the run's
-//! [`SeriesSink`] as each second ends.
+//! [`SeriesSink`] as each second ends; with fio's averaged logs, its counts at each period's
+//! edge ([`Periods`]).
 //!
 //! Everything here is on the per-I/O hot path: recording a completion is two histogram
-//! increments, a comparison against the next second boundary and, with the per-I/O record
-//! asked for ([`Recorder::keep_log`]), one [`IoLog`] push (a branch when it is not).
+//! increments, a comparison against the direction's next boundary (the next second's, or an
+//! earlier period edge) and, with the per-I/O record asked for ([`Recorder::keep_log`]), one
+//! [`IoLog`] push (a branch when it is not). Seconds and period edges are taken in the cold
+//! path behind that one comparison.
 
 use super::Histogram;
 use super::depth::DepthCounts;
 use super::iolog::IoLog;
+use super::periods::{Periods, Totals};
 use super::series::SeriesSink;
 use crate::engine::IoDir;
 use serde::{Deserialize, Serialize};
@@ -169,6 +173,8 @@ pub struct Recorder {
     pub open: Option<Box<OpenStats>>,
     /// With the per-I/O record asked for: every successful I/O.
     pub log: Option<Box<IoLog>>,
+    /// With fio's averaged logs asked for: the counts at each period's edge.
+    pub periods: Option<Box<Periods>>,
     /// Where finished seconds go (None: no series is kept).
     series: Option<Arc<SeriesSink>>,
     /// Start of the measured phase (ns, monotonic).
@@ -178,7 +184,10 @@ pub struct Recorder {
     /// How long this worker was ready to run and waited for a CPU in its measured phase, ns
     /// (schedstat `run_delay`; None where the kernel keeps none).
     pub waited_ns: Option<u64>,
-    next_boundary_ns: u64,
+    /// Per direction (read, write): the next instant the cold path has work, the earlier of
+    /// the next second's start and the direction's next period edge (monotonic ns).
+    next_ns: [u64; 2],
+    next_second_ns: u64,
     cur_second: u32,
     cur: Histogram,
     cur_ios: u64,
@@ -194,6 +203,15 @@ const SECOND: u64 = 1_000_000_000;
 #[inline(never)]
 fn keep(log: &mut IoLog, t_ns: u64, lat_ns: u64, dir: IoDir, bytes: u64, at: (u32, u64)) {
     log.push(t_ns, lat_ns, dir, bytes as u32, at);
+}
+
+/// A direction's counts so far.
+fn totals(d: &DirStats) -> Totals {
+    Totals {
+        ios: d.ios,
+        bytes: d.bytes,
+        lat_ns: d.hist.sum_ns(),
+    }
 }
 
 impl Recorder {
@@ -213,11 +231,13 @@ impl Recorder {
             depth: DepthCounts::default(),
             open: None,
             log: None,
+            periods: None,
             series,
             origin_ns,
             last_ns: origin_ns,
             waited_ns: None,
-            next_boundary_ns: origin_ns + SECOND,
+            next_ns: [origin_ns + SECOND; 2],
+            next_second_ns: origin_ns + SECOND,
             cur_second: 0,
             cur: Histogram::new(),
             cur_ios: 0,
@@ -228,6 +248,17 @@ impl Recorder {
     /// Keeps the per-I/O record from now on, of a worker whose first target has index `base`.
     pub fn keep_log(&mut self, base: u32) {
         self.log = Some(Box::new(IoLog::new(base)));
+    }
+
+    /// Keeps the counts at the edges of periods of `period_ns` from the origin (before any
+    /// completion is counted).
+    pub fn keep_periods(&mut self, period_ns: u64) {
+        let p = Periods::new(period_ns);
+        for dir in [IoDir::Read, IoDir::Write] {
+            let edge = self.origin_ns + p.next_edge(dir);
+            self.next_ns[dir as usize] = self.next_second_ns.min(edge);
+        }
+        self.periods = Some(Box::new(p));
     }
 
     /// Counts one successful I/O of `bytes` that took `latency_ns` and completed at `now_ns`;
@@ -242,8 +273,8 @@ impl Recorder {
         now_ns: u64,
         at: impl FnOnce() -> (u32, u64),
     ) {
-        if now_ns >= self.next_boundary_ns {
-            self.roll(now_ns);
+        if now_ns >= self.next_ns[dir as usize] {
+            self.roll(dir, now_ns, latency_ns);
         }
         if let Some(log) = self.log.as_deref_mut() {
             let t = now_ns.saturating_sub(self.origin_ns);
@@ -280,12 +311,30 @@ impl Recorder {
         self.last_ns = self.last_ns.max(now_ns);
     }
 
+    /// A completion of `dir` at `now_ns` that took `latency_ns` reached the direction's next
+    /// boundary: the seconds it ended handed over, the period edges it passed taken (before it
+    /// is counted), and each direction's next boundary set.
     #[cold]
-    fn roll(&mut self, now_ns: u64) {
-        while now_ns >= self.next_boundary_ns {
+    fn roll(&mut self, dir: IoDir, now_ns: u64, latency_ns: u64) {
+        while now_ns >= self.next_second_ns {
             self.flush_second();
             self.cur_second += 1;
-            self.next_boundary_ns += SECOND;
+            self.next_second_ns += SECOND;
+        }
+        self.next_ns = [self.next_second_ns; 2];
+        if let Some(p) = self.periods.as_deref_mut() {
+            let t = now_ns - self.origin_ns;
+            if t >= p.next_edge(dir) {
+                let d = match dir {
+                    IoDir::Read => &self.read,
+                    IoDir::Write => &self.write,
+                };
+                p.cross(dir, t, latency_ns, totals(d));
+            }
+            for d in [IoDir::Read, IoDir::Write] {
+                let edge = self.origin_ns + p.next_edge(d);
+                self.next_ns[d as usize] = self.next_second_ns.min(edge);
+            }
         }
     }
 
@@ -298,9 +347,13 @@ impl Recorder {
         self.cur_bytes = 0;
     }
 
-    /// Hands over the last (partial) second; call once after the measured phase.
+    /// Hands over the last (partial) second, and ends the periods; call once after the
+    /// measured phase.
     pub fn finish(&mut self) {
         self.flush_second();
+        if let Some(p) = self.periods.as_deref_mut() {
+            p.finish([totals(&self.read), totals(&self.write)]);
+        }
     }
 
     /// I/Os counted so far (both directions).
@@ -330,6 +383,39 @@ mod tests {
         assert_eq!(ios, vec![2.0, 0.0, 1.0]);
         assert_eq!(r.read.ios, 2);
         assert_eq!(r.write.bytes, 4096);
+    }
+
+    #[test]
+    fn period_edges_leave_the_seconds_as_they_were() {
+        let ios = [
+            (IoDir::Read, 10),
+            (IoDir::Write, SECOND / 3),
+            (IoDir::Read, SECOND / 2),
+            (IoDir::Read, 2 * SECOND + 5),
+            (IoDir::Write, 2 * SECOND + 7),
+        ];
+        let seconds = |periods: Option<u64>| {
+            let sink = Arc::new(SeriesSink::new(1));
+            let mut r = Recorder::with_series(1_000, Some(sink.clone()));
+            if let Some(p) = periods {
+                r.keep_periods(p);
+            }
+            for (dir, t) in ios {
+                r.complete(dir, 4096, 100, 1_000 + t, || (0, 0));
+            }
+            r.finish();
+            (sink.finish(3.0), r)
+        };
+        let (plain, _) = seconds(None);
+        let (with, r) = seconds(Some(SECOND / 4));
+        assert_eq!(plain, with);
+        let p = r.periods.as_deref().unwrap();
+        // Reads passed the edges up to 2 s (8 of them), writes those up to 2 s too; each edge
+        // taken at its direction's first completion after it.
+        assert_eq!(p.next_edge(IoDir::Read), 9 * SECOND / 4);
+        assert_eq!(p.next_edge(IoDir::Write), 9 * SECOND / 4);
+        let reads: Vec<u64> = p.per_period(IoDir::Read, 9).iter().map(|t| t.ios).collect();
+        assert_eq!(reads, [1, 0, 1, 0, 0, 0, 0, 0, 1]);
     }
 
     #[test]

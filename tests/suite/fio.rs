@@ -4,6 +4,7 @@
 
 use crate::common;
 
+mod averaged;
 mod jobs;
 mod logs;
 mod options;

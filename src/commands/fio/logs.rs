@@ -5,16 +5,20 @@
 //! began, each row in completion order; the `_slat` rows at each I/O's submission, in that
 //! order, as fio logs them (io_u.c `io_u_queued`); an IOPS row's value is 1 and a bandwidth
 //! row's is the I/O's bytes × 10^6 / its latency in ns, as fio's `add_bw_sample` computes it.
-//! With `log_avg_msec`: a row per period and direction, `time (ms), value, direction, 0,
-//! [0,] 0` (block size 0 for an average); bandwidth (KiB/s) and IOPS from the measured phase's
-//! 100-ms counts, latency (ns) from its exact per-second means. halfpower measures one latency
-//! from submission to completion, so the `_lat` and `_clat` files hold it and `_slat` holds 0,
-//! as `slat_ns` does in its JSON.
+//! With `log_avg_msec`: rows `time (ms), value, direction, 0, [0,] 0` (block size 0 for an
+//! average) made by `analysis::fio_logs` from each clone's counts at every period's edge
+//! (`stats::periods`), as fio makes them: bandwidth (KiB/s) and IOPS per whole period,
+//! latency (ns) from each period's first completion, and a last latency row for the I/Os after
+//! the last of those. halfpower measures one latency from submission to completion, so the
+//! `_lat` and `_clat` files hold it and `_slat` holds 0, as `slat_ns` does in its JSON.
 
-use super::report::{Ran, samples};
+use super::report::Ran;
+use crate::analysis::fio_logs::{self, Rate, Row};
 use crate::commands::export::{self, Output};
+use crate::engine::IoDir;
 use crate::fio::logs::{HIST_BINS, LogKind, fio_bin};
 use crate::stats::iolog::{IoLog, IoRecord, merged};
+use crate::stats::periods::Periods;
 use anyhow::Context;
 use std::fmt::Write;
 
@@ -26,7 +30,15 @@ pub(super) fn write(r: &Ran, n: usize) -> anyhow::Result<()> {
     if !o.logs.any() {
         return Ok(());
     }
-    let clones = clones(&r.io_log, o.numjobs as usize);
+    let numjobs = o.numjobs as usize;
+    let clones: Vec<JobClone> = clones(&r.io_log, numjobs)
+        .into_iter()
+        .zip(clones(&r.periods, numjobs))
+        .map(|(logs, periods)| JobClone {
+            logs,
+            periods: Periods::merged(&periods.iter().collect::<Vec<_>>()),
+        })
+        .collect();
     // Each file once, with the clones whose rows it holds.
     let mut files: Vec<(String, LogKind, Vec<usize>)> = Vec::new();
     for k in 0..clones.len() {
@@ -41,103 +53,73 @@ pub(super) fn write(r: &Ran, n: usize) -> anyhow::Result<()> {
         let path = std::path::Path::new(&name);
         export::write_streamed(Output::Fio, path, |w| {
             of.iter()
-                .try_for_each(|&k| clone_rows(w, r, clones[k], kind))
+                .try_for_each(|&k| clone_rows(w, r, &clones[k], kind))
         })
         .with_context(|| format!("writing fio's log {name}"))?;
     }
     Ok(())
 }
 
-/// The rows of one log of kind `kind` of one clone of job `r`, whose workers' records are
-/// `logs`.
+/// What one numjobs clone recorded: its workers' per-I/O records (with a log that needs
+/// them) and their counts at the period edges, merged (with averaged logs).
+struct JobClone<'a> {
+    logs: &'a [IoLog],
+    periods: Option<Periods>,
+}
+
+/// The rows of one log of kind `kind` of clone `c` of job `r`.
 fn clone_rows(
     w: &mut dyn std::io::Write,
     r: &Ran,
-    logs: &[IoLog],
+    c: &JobClone,
     kind: LogKind,
 ) -> std::io::Result<()> {
     let l = &r.job.opts.logs;
     match kind {
-        LogKind::ClatHist if l.histograms() => hist_rows(w, logs, l.hist_ms, l.hist_coarseness),
+        LogKind::ClatHist if l.histograms() => hist_rows(w, c.logs, l.hist_ms, l.hist_coarseness),
         // fio's file is empty without log_hist_msec.
         LogKind::ClatHist => Ok(()),
-        _ if l.per_io() => per_io_rows(w, logs, kind, l.offset),
-        _ => w.write_all(rows(r, logs, kind).as_bytes()),
+        _ if l.per_io() => per_io_rows(w, c.logs, kind, l.offset),
+        _ => {
+            let offset = if l.offset { ", 0" } else { "" };
+            let mut out = String::new();
+            for row in averaged(r, c, kind) {
+                let (t, v, d) = (row.t_ms, row.value, row.dir);
+                let _ = writeln!(out, "{t}, {v}, {d}, 0{offset}, 0");
+            }
+            w.write_all(out.as_bytes())
+        }
     }
 }
 
-/// The averaged rows of one log of job `r` (`logs`: one clone's records, for maxima).
-fn rows(r: &Ran, logs: &[IoLog], kind: LogKind) -> String {
+/// The averaged rows of one log of kind `kind` of clone `c` of job `r`: the clone's periods
+/// over the job's measured window (its end is fio's `finalize_logs`); with `log_max_value`,
+/// the latency rows' maxima from the clone's per-I/O record.
+fn averaged(r: &Ran, c: &JobClone, kind: LogKind) -> Vec<Row> {
     let o = &r.job.opts;
-    let avg_ms = o.logs.avg_ms;
-    let offset = if o.logs.offset { ", 0" } else { "" };
-    let dirs: Vec<u8> = [(0u8, o.reads()), (1, o.writes())]
+    let Some(p) = &c.periods else {
+        return Vec::new();
+    };
+    let dirs: Vec<IoDir> = [(IoDir::Read, o.reads()), (IoDir::Write, o.writes())]
         .iter()
         .filter(|d| d.1)
         .map(|d| d.0)
         .collect();
-    let mut out = String::new();
-    let mut row = |k: usize, value: u64, ddir: u8| {
-        let t = (k as u64 + 1) * avg_ms;
-        let _ = writeln!(out, "{t}, {value}, {ddir}, 0{offset}, 0");
+    let end_ns = ((r.results.seconds * 1e9) as u64).max(1);
+    // Where the job stops issuing: its runtime, else its end.
+    let issued_ns = match r.plan.workload.setup.time {
+        Some(t) => (t.0.as_nanos() as u64).min(end_ns),
+        None => end_ns,
     };
     match kind {
-        LogKind::Bw | LogKind::Iops => {
-            let per_dir = samples(&r.marks, avg_ms as f64 / 1000.0);
-            let periods = per_dir.iter().map(Vec::len).max().unwrap_or(0);
-            for k in 0..periods {
-                for &d in &dirs {
-                    let Some(&(iops, bytes_per_s)) = per_dir[d as usize].get(k) else {
-                        continue;
-                    };
-                    let value = if kind == LogKind::Bw {
-                        bytes_per_s / 1024.0
-                    } else {
-                        iops
-                    };
-                    row(k, value.round() as u64, d);
-                }
-            }
+        LogKind::Bw => fio_logs::rate_rows(p, &dirs, Rate::Bw, end_ns),
+        LogKind::Iops => fio_logs::rate_rows(p, &dirs, Rate::Iops, end_ns),
+        LogKind::Slat => fio_logs::slat_rows(p, &dirs, issued_ns, end_ns),
+        _ if o.logs.latency_maxima() => {
+            fio_logs::latency_rows_of(merged(c.logs), o.logs.avg_ms, end_ns / 1_000_000, true)
         }
-        // Latency (the histograms' rows are made by `hist_rows`).
-        _ => {
-            // Whole periods of whole seconds, each the I/O-weighted mean of its seconds, or
-            // with log_max_value the largest latency of the period's I/Os.
-            let per = (avg_ms / 1000).max(1) as usize;
-            let seconds = &r.results.timeseries;
-            let maxima = o
-                .logs
-                .latency_maxima()
-                .then(|| period_maxima(logs, avg_ms, seconds.len() / per));
-            for (k, chunk) in seconds.chunks_exact(per).enumerate() {
-                let ios: f64 = chunk.iter().map(|s| s.iops).sum();
-                let mean_us = if ios > 0.0 {
-                    chunk.iter().map(|s| s.iops * s.mean_us).sum::<f64>() / ios
-                } else {
-                    0.0
-                };
-                let value = match &maxima {
-                    _ if kind == LogKind::Slat => 0,
-                    Some(m) => m[k],
-                    None => (mean_us * 1000.0).round() as u64,
-                };
-                row(k, value, dirs[0]);
-            }
-        }
+        _ => fio_logs::latency_rows(p, &dirs, end_ns),
     }
-    out
-}
-
-/// The largest latency of the I/Os of `logs` that completed in each of `periods` whole
-/// periods of `avg_ms` (0 for a period without I/O).
-fn period_maxima(logs: &[IoLog], avg_ms: u64, periods: usize) -> Vec<u64> {
-    let mut max = vec![0u64; periods];
-    for rec in merged(logs) {
-        if let Some(m) = max.get_mut((rec.t_ns / 1_000_000 / avg_ms) as usize) {
-            *m = (*m).max(rec.lat_ns);
-        }
-    }
-    max
 }
 
 /// The histogram rows of one clone's records `logs`, as fio 3.33's `add_clat_sample` and
@@ -179,16 +161,17 @@ fn hist_rows(
     Ok(())
 }
 
-/// The workers of each of `numjobs` clones: worker `i` of `n` is clone `i × numjobs / n`
-/// (one worker a clone, or one a clone's file, in clone order).
-fn clones(logs: &[IoLog], numjobs: usize) -> Vec<&[IoLog]> {
-    let n = logs.len();
+/// What the workers of each of `numjobs` clones recorded (`of`, one item a worker): worker
+/// `i` of `n` is clone `i × numjobs / n` (one worker a clone, or one a clone's file, in
+/// clone order).
+fn clones<T>(of: &[T], numjobs: usize) -> Vec<&[T]> {
+    let n = of.len();
     let numjobs = numjobs.max(1);
     (0..numjobs)
         .map(|k| {
             let first = (0..n).find(|i| i * numjobs / n >= k).unwrap_or(n);
             let end = (0..n).find(|i| i * numjobs / n > k).unwrap_or(n);
-            &logs[first..end]
+            &of[first..end]
         })
         .collect()
 }
@@ -239,18 +222,6 @@ mod tests {
         assert_eq!(sizes(clones(&logs, 2)), [2, 2], "a clone's two files");
         assert_eq!(sizes(clones(&logs, 1)), [4]);
         assert_eq!(clones(&logs, 2)[1][0].iter().count(), 0);
-    }
-
-    #[test]
-    fn each_periods_largest_latency() {
-        let mut log = IoLog::new(0);
-        // Periods of 1000 ms: 3 ms and 7 ms in the first, 5 ms in the third, one past the end.
-        for (t_ms, lat_ms) in [(100, 3), (900, 7), (2500, 5), (3100, 9)] {
-            let (t, lat) = (t_ms * 1_000_000, lat_ms * 1_000_000);
-            log.push(t, lat, crate::engine::IoDir::Read, 4096, (0, 0));
-        }
-        let m = period_maxima(std::slice::from_ref(&log), 1000, 3);
-        assert_eq!(m, [7_000_000, 0, 5_000_000]);
     }
 
     #[test]

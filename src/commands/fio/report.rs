@@ -33,6 +33,9 @@ pub(super) struct Ran {
     pub(super) below_min: Option<Warning>,
     /// With logs of a row per I/O: each worker's per-I/O record, in worker order.
     pub(super) io_log: Vec<crate::stats::iolog::IoLog>,
+    /// With averaged logs: each worker's counts at the edges of `log_avg_msec`, in worker
+    /// order.
+    pub(super) periods: Vec<crate::stats::periods::Periods>,
 }
 
 /// fio's `rate_min` and `rate_iops_min` check on a finished job: the first whole second after

@@ -210,6 +210,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         budget_per_worker: true,
         steady: plan.steady.map(SteadyRule::fio),
         io_log: job.opts.logs.needs_record(),
+        periods_ns: job.opts.logs.periods_ns(),
         ..Control::progress(!a.quiet)
     };
     let settings = Settings {
@@ -256,6 +257,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         ended_ms: unix_ms(),
         below_min: below,
         io_log: point.io_log,
+        periods: point.periods,
     })
 }
 

@@ -1,12 +1,12 @@
-//! fio's logs with `log_avg_msec` against fio 3.33's on a loop device throttled to 2000 IOPS:
-//! the same files, the same columns, the same rows (±1), IOPS rows at the cap, bandwidth and
-//! latency beside fio's.
+//! fio's logs of a row per I/O, histograms and latency maxima against fio 3.33's on a loop
+//! device throttled to 2000 IOPS: the same files, the same columns, the same rows, latency
+//! beside fio's (the averaged logs are in `averaged.rs`).
 
 use super::jobs::listing;
 use super::*;
 
 /// The rows of a log file, each split at its commas.
-fn rows(path: &Path) -> Vec<Vec<f64>> {
+pub(super) fn rows(path: &Path) -> Vec<Vec<f64>> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -14,92 +14,16 @@ fn rows(path: &Path) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// The median value of a log's rows (fio's last latency row averages the few I/Os after the
-/// last whole second: 23 µs against 2 ms, so the rows are compared by their medians).
+/// The median value of a log's rows.
 fn median(rows: &[Vec<f64>]) -> f64 {
     let mut v: Vec<f64> = rows.iter().map(|r| r[1]).collect();
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
-/// A 4k random read at QD4 for 4 s after a 1-s ramp, with bw, IOPS and latency logs averaged
-/// over each second, run by fio 3.33 and by halfpower in two empty directories.
-#[test]
-fn averaged_logs_have_fios_files_columns_and_rows() {
-    let _turn = crate::common::measuring();
-    let Some(t) = Throttled::new("fiologs", 400_000_000, 2000, |dev| {
-        format!(
-            "[j]\nfilename={}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=4\n\
-             runtime=4\ntime_based\nramp_time=1\nwrite_bw_log=j\nwrite_iops_log=j\n\
-             write_lat_log=j\nlog_avg_msec=1000\n",
-            dev
-        )
-    }) else {
-        return;
-    };
-    common::judged_when_quiet(2, |attempt| {
-        let (fio_dir, hp_dir, names) = run_both(&t);
-        assert_eq!(names.len(), 5, "bw, iops, lat, clat, slat");
-        let mut report = Vec::new();
-        for name in &names {
-            let (f, h) = (rows(&fio_dir.join(name)), rows(&hp_dir.join(name)));
-            report.push(format!("{name}: fio {f:?}\nhalfpower {h:?}"));
-            assert!(
-                (f.len() as i64 - h.len() as i64).abs() <= 1 && !h.is_empty(),
-                "{report:#?}"
-            );
-            let widths = |r: &[Vec<f64>]| r.iter().map(Vec::len).collect::<Vec<_>>();
-            assert!(
-                widths(&h).iter().all(|w| *w == widths(&f)[0]),
-                "the same columns: {report:#?}"
-            );
-            // Times rise by log_avg_msec; reads; an average's block size is 0.
-            for (i, r) in h.iter().enumerate() {
-                assert_eq!(r[0], (i as f64 + 1.0) * 1000.0, "{name}");
-                assert_eq!((r[2], r[3]), (0.0, 0.0), "{name}");
-            }
-        }
-        if !attempt.quiet() {
-            return false;
-        }
-        eprintln!("{}", report.join("\n"));
-        let h = |n: &str| rows(&hp_dir.join(n));
-        let f = |n: &str| rows(&fio_dir.join(n));
-        // At the cap within 5 %. The first two seconds may not be: halfpower's warm-up drains
-        // before the measured phase starts, and blk-throttle lets a group that was idle
-        // dispatch a slice's worth at once (100 ms: 200 I/Os, plus the 4 sent at the start),
-        // which it takes back in the next second (measured: 2192 then 1828, then 1988, 2004;
-        // fio does not drain after its ramp). Each of those two is within a slice and the
-        // depth of the cap, and together within 5 % of two seconds at it.
-        let iops = h("j_iops.1.log");
-        for (i, r) in iops.iter().enumerate() {
-            let tol = if i < 2 { 204.0 } else { 100.0 };
-            assert!((r[1] - 2000.0).abs() <= tol, "at the cap: {report:#?}");
-        }
-        let two = iops.iter().take(2).map(|r| r[1]).sum::<f64>();
-        assert!((two / 4000.0 - 1.0).abs() < 0.05, "{report:#?}");
-        let bw = median(&h("j_bw.1.log")) / median(&f("j_bw.1.log"));
-        assert!((bw - 1.0).abs() < 0.05, "bw {bw:.3} of fio's: {report:#?}");
-        let lat = median(&h("j_lat.1.log")) / median(&f("j_lat.1.log"));
-        assert!(
-            (lat - 1.0).abs() < 0.25,
-            "lat {lat:.3} of fio's: {report:#?}"
-        );
-        // halfpower's one latency is also its clat: fio's clat leaves out the submission
-        // (µs), a small part of a throttled device's ms.
-        let clat = median(&h("j_clat.1.log")) / median(&f("j_clat.1.log"));
-        assert!(
-            (clat - 1.0).abs() < 0.25,
-            "clat {clat:.3} of fio's: {report:#?}"
-        );
-        assert!(h("j_slat.1.log").iter().all(|r| r[1] == 0.0));
-        true
-    });
-}
-
 /// Runs the job of `t` with `program` (fio, or halfpower with `extra` first) in `cwd`, in the
-/// throttled cgroup; it must succeed.
-fn run_in(t: &Throttled, program: &Path, extra: &[&str], cwd: &Path) {
+/// throttled cgroup; it must succeed. Its JSON.
+fn run_in(t: &Throttled, program: &Path, extra: &[&str], cwd: &Path) -> Value {
     let mut args = extra.to_vec();
     args.extend([t.job.to_str().unwrap(), "--output-format=json"]);
     let out = t
@@ -113,24 +37,38 @@ fn run_in(t: &Throttled, program: &Path, extra: &[&str], cwd: &Path) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Runs the job of `t` with fio and with halfpower, each in an empty directory of its own
 /// under `t`'s (emptied first, for a second attempt); both must write files of the same names.
 /// Returns the two directories and the names, sorted.
-fn run_both(t: &Throttled) -> (std::path::PathBuf, std::path::PathBuf, Vec<String>) {
+pub(super) fn run_both(t: &Throttled) -> (std::path::PathBuf, std::path::PathBuf, Vec<String>) {
+    let (f, h, names, _) = run_both_json(t);
+    (f, h, names)
+}
+
+/// [`run_both`], with each tool's JSON (fio's, then halfpower's).
+pub(super) fn run_both_json(
+    t: &Throttled,
+) -> (
+    std::path::PathBuf,
+    std::path::PathBuf,
+    Vec<String>,
+    [Value; 2],
+) {
     let (fio_dir, hp_dir) = (t.dir.path().join("fio"), t.dir.path().join("hp"));
     for d in [&fio_dir, &hp_dir] {
         let _ = std::fs::remove_dir_all(d);
         std::fs::create_dir(d).unwrap();
     }
-    run_in(t, Path::new("fio"), &[], &fio_dir);
+    let fio = run_in(t, Path::new("fio"), &[], &fio_dir);
     let hp = assert_cmd::cargo::cargo_bin("halfpower");
-    run_in(t, &hp, &["fio", "--quiet"], &hp_dir);
+    let hp = run_in(t, &hp, &["fio", "--quiet"], &hp_dir);
     let names = |d: &Path| -> Vec<String> { listing(d).into_iter().map(|f| f.0).collect() };
     assert_eq!(names(&fio_dir), names(&hp_dir));
     let n = names(&hp_dir);
-    (fio_dir, hp_dir, n)
+    (fio_dir, hp_dir, n, [fio, hp])
 }
 
 /// fio's default logs, a row per I/O, of two numjobs clones on one device throttled to 2000
