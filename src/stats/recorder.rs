@@ -297,9 +297,9 @@ impl Recorder {
     /// part of the workload's time, as fio counts it: the window runs to its completion when it
     /// is the last thing the worker did (`--end-fsync`, or a sync due after the last write).
     pub fn sync_done(&mut self, ns: u64, now_ns: u64) {
-        if now_ns >= self.next_boundary_ns {
-            self.roll(now_ns);
-        }
+        // The seconds it spanned end with it (a direction's next edge is taken at its next
+        // completion, which finds its boundary passed).
+        self.roll_seconds(now_ns);
         self.syncs.ios += 1;
         self.syncs.hist.record(ns);
         self.last_ns = self.last_ns.max(now_ns);
@@ -316,11 +316,7 @@ impl Recorder {
     /// is counted), and each direction's next boundary set.
     #[cold]
     fn roll(&mut self, dir: IoDir, now_ns: u64, latency_ns: u64) {
-        while now_ns >= self.next_second_ns {
-            self.flush_second();
-            self.cur_second += 1;
-            self.next_second_ns += SECOND;
-        }
+        self.roll_seconds(now_ns);
         self.next_ns = [self.next_second_ns; 2];
         if let Some(p) = self.periods.as_deref_mut() {
             let t = now_ns - self.origin_ns;
@@ -335,6 +331,15 @@ impl Recorder {
                 let edge = self.origin_ns + p.next_edge(d);
                 self.next_ns[d as usize] = self.next_second_ns.min(edge);
             }
+        }
+    }
+
+    /// Hands over every second that ended by `now_ns`.
+    fn roll_seconds(&mut self, now_ns: u64) {
+        while now_ns >= self.next_second_ns {
+            self.flush_second();
+            self.cur_second += 1;
+            self.next_second_ns += SECOND;
         }
     }
 
