@@ -72,13 +72,15 @@ pub(super) fn run_both_json(
 }
 
 /// fio's default logs, a row per I/O, of two numjobs clones on one device throttled to 2000
-/// IOPS, each doing 4 MiB of 4k random reads at QD4 (1024 I/Os, about 1 s together): the same
+/// IOPS, each doing 4 MiB of 4k random reads at QD16 (1024 I/Os, about 1 s together): the same
 /// files (each clone its own, `.1` and `.2`), the same six columns (`log_offset`), exactly a
 /// row per I/O in every file, each bandwidth row fio's arithmetic on its I/O's latency, and
 /// mean latencies beside fio's. Means, not medians: blk-throttle releases 200 I/Os per 100-ms
-/// slice, so at QD4 most I/Os pass at once and the medians are the loop device's own tens of µs
-/// (each tool's own path: 35 µs in fio, 50 in halfpower, measured), while the mean is the
-/// throttle's, by Little's law 8 in flight / 2000 IOPS = 4 ms in both; deeper queues make the
+/// slice, so at QD16 most I/Os pass at once and the medians are the loop device's own tens of
+/// µs (each tool's own path: 35 µs in fio, 50 in halfpower, measured at QD4), while the mean is
+/// the throttle's, by Little's law 32 in flight / 2000 IOPS = 16 ms in both (the depth covers
+/// that round trip, so other tests' delays on the loop's path leave both at the cap); deeper
+/// queues make the
 /// medians the throttle's but land them on one slice boundary or the next (163 or 200 ms at
 /// QD128, 200 or 300 ms at QD200, measured), either tool on either.
 #[test]
@@ -86,7 +88,7 @@ fn per_io_logs_of_clones_have_fios_files_columns_and_rows() {
     let _turn = crate::common::measuring();
     let Some(t) = Throttled::new("fioiolog", 400_000_000, 2000, |dev| {
         format!(
-            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=4\n\
+            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=16\n\
              numjobs=2\nio_size=4m\nwrite_bw_log=j\nwrite_iops_log=j\nwrite_lat_log=j\n\
              log_offset=1\n"
         )
@@ -235,19 +237,19 @@ fn hist_of(clat: &[Vec<f64>], ms: u64, coarseness: u32) -> Vec<Vec<u64>> {
 }
 
 /// fio's histogram log (`write_hist_log`, `log_hist_msec=250`, `log_hist_coarseness=2`) of 16
-/// MiB of 4k random reads at QD4 on a device throttled to 2000 IOPS (about 2 s), with the
+/// MiB of 4k random reads at QD32 on a device throttled to 2000 IOPS (about 2 s), with the
 /// per-I/O latency logs beside it, by fio 3.33 and by halfpower. Each tool's histogram rows are
 /// its own per-I/O `_clat` log binned by fio's rule as this test spells it (halfpower's
 /// exactly; fio's within one I/O a row, since fio reads the clock once for each of its two
 /// logs); both files have fio's name and 3 + 464 columns, as many rows (±1), and the mean
-/// latency the bins give is within 25 % of fio's (Little's law: 4 in flight / 2000 IOPS = 2
-/// ms).
+/// latency the bins give is within 25 % of fio's (Little's law: 32 in flight / 2000 IOPS = 16
+/// ms; the depth covers that round trip, so other tests' delays leave both at the cap).
 #[test]
 fn histogram_logs_are_fios_bins_of_each_io() {
     let _turn = crate::common::measuring();
     let Some(t) = Throttled::new("fiohist", 400_000_000, 2000, |dev| {
         format!(
-            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=4\n\
+            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=32\n\
              io_size=16m\nwrite_hist_log=j\nlog_hist_msec=250\nlog_hist_coarseness=2\n\
              write_lat_log=j\n"
         )
@@ -296,8 +298,8 @@ fn histogram_logs_are_fios_bins_of_each_io() {
 }
 
 /// `log_max_value=1`: the averaged latency logs hold each second's largest latency. 4k random
-/// reads at QD4 for 3 s on a device throttled to 2000 IOPS: blk-throttle lets each 100-ms
-/// slice's 200 I/Os through within a few ms, and the 4 sent after them wait for the next
+/// reads at QD32 for 3 s on a device throttled to 2000 IOPS: blk-throttle lets each 100-ms
+/// slice's 200 I/Os through within a few ms, and the 32 sent after them wait for the next
 /// slice, so each second's largest latency is nearly a slice (over 50 ms) in either tool, and
 /// halfpower's within 25 % of fio's, row by row; the same files and rows (±1) as fio 3.33.
 #[test]
@@ -305,7 +307,7 @@ fn latency_maxima_are_each_seconds_largest() {
     let _turn = crate::common::measuring();
     let Some(t) = Throttled::new("fiomax", 400_000_000, 2000, |dev| {
         format!(
-            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=4\n\
+            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\niodepth=32\n\
              runtime=3\ntime_based\nwrite_lat_log=j\nlog_avg_msec=1000\nlog_max_value=1\n"
         )
     }) else {
