@@ -57,7 +57,9 @@ alignment: random reads of --bs at QD4 at aligned offsets and shifted by 512, 4k
 --bs (buffered when direct I/O refuses 512-byte offsets). cache: re-reads of the first 1 MiB, \
 sequential and random reads at 4k..64k, then random 4k reads over regions of 256k, 1m, 4m... up \
 to --size: the cache size is where latency jumps past 2x. writecache: sequential writes with and \
-without O_DSYNC at QD1 and QD8, 4k..1m, with the device's queue/write_cache. A directory TARGET gets a \
+without O_DSYNC at QD1 and QD8, 4k..1m, with the device's queue/write_cache. Each ratio a verdict \
+rests on shows its 95 % interval; a cost is named only when the interval excludes none, and a \
+point shorter than two 100-ms windows has none (nothing is judged). A directory TARGET gets a \
 scratch file, removed at the end; a file or device needs --allow-write for the writing \
 experiments. Sizes are powers of two (KiB, MiB); MB/s = 10^6 bytes/s; durations take us, ms, s, \
 m or h. docs/experiments.md.";

@@ -274,6 +274,7 @@ fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>) -> Row {
         qd: w.qd,
         iops: d.iops,
         bytes_per_s: d.bytes_per_s,
+        bytes_per_s_ci95: d.bytes_per_s_ci95,
         mean_us: d.latency_us.mean,
         p99_us: d.latency_us.p99,
         cpu_us_per_mb: r.cpu.us_per_mb,

@@ -466,3 +466,65 @@ fn every_experiment_keeps_to_its_region_on_a_device() {
         trace.clear();
     }
 }
+
+/// Issue 44: two identical 0.2-s alignment runs said "the worst, a 512 shift, costs 20 %" and
+/// "costs nothing measurable", with no interval shown. Now each shift's share carries its 95 %
+/// interval in the JSON and beside it in the text, and the outcome follows the rule on those
+/// very numbers: a cost only where an interval lies wholly below 1 (and its `half` is that
+/// interval's), no cost measurable within the widest half-width where every one holds 1.
+#[test]
+fn alignment_verdicts_rest_on_their_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let v = run("alignment", dir.path());
+        let f = &v["finding"];
+        let shifts = f["shifts"].as_array().unwrap();
+        let ci: Vec<Option<(f64, f64, f64)>> = shifts
+            .iter()
+            .map(|s| {
+                let c = s.get("ci95")?;
+                Some((num(s, "share"), num(c, "low"), num(c, "high")))
+            })
+            .collect();
+        let outcome = &f["outcome"];
+        let half = |(_, low, high): (f64, f64, f64)| (high - low) / 2.0;
+        match outcome["kind"].as_str().unwrap() {
+            "costs" => {
+                let i = shifts
+                    .iter()
+                    .position(|s| s["shift_bytes"] == outcome["shift_bytes"])
+                    .unwrap();
+                let c = ci[i].expect("a cost without an interval");
+                assert!(c.2 < 1.0, "a cost whose interval holds 1: {f}");
+                assert!((num(outcome, "cost") - (1.0 - c.0)).abs() < 1e-9, "{f}");
+                assert!((num(outcome, "half") - half(c)).abs() < 1e-9, "{f}");
+            }
+            "noise" => assert!(ci.iter().flatten().any(|c| c.1 > 1.0), "{f}"),
+            "free" => {
+                let c: Vec<_> = ci.iter().map(|c| c.unwrap()).collect();
+                assert!(c.iter().all(|c| c.1 <= 1.0 && c.2 >= 1.0), "{f}");
+                let widest = c.iter().map(|&c| half(c)).fold(0.0, f64::max);
+                assert!((num(outcome, "within") - widest).abs() < 1e-9, "{f}");
+            }
+            "no-interval" => assert!(ci.iter().any(Option::is_none), "{f}"),
+            other => panic!("outcome {other}: {f}"),
+        }
+        for c in ci.iter().flatten() {
+            assert!(c.1 <= c.0 && c.0 <= c.2, "{f}");
+        }
+    }
+    // The text shows each share's interval beside it.
+    let text = common::stdout_text(&[
+        "experiment",
+        "alignment",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "16m",
+        "--time",
+        "1s",
+        "--warmup",
+        "0",
+    ]);
+    let verdict = text.lines().rev().find(|l| l.contains("misalign")).unwrap();
+    assert!(verdict.matches("(±").count() >= 3, "{text}");
+}
