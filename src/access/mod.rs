@@ -270,6 +270,13 @@ pub struct Access {
     /// invalidate, applied before a job and each of its loops). Closed loop only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub invalidate: bool,
+    /// On a file halfpower creates empty or sparse (`--create`), written by one thread: give
+    /// its blocks back after every pass over the region (the writes in flight completed
+    /// first: an empty file truncated, a sparse one's region punched), so every pass allocates
+    /// as the first did (fio's unlink_each_loop, without the unlink). No flag: `experiment
+    /// allocation` sets it. Closed loop only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reallocate: bool,
 }
 
 /// When a workload's requests are issued (`--arrivals`).
@@ -339,6 +346,7 @@ impl Default for Access {
             fdatasync: None,
             end_fsync: false,
             invalidate: false,
+            reallocate: false,
         }
     }
 }
@@ -387,6 +395,9 @@ impl Access {
         }
         if self.invalidate {
             parts.push("page cache dropped after each pass".into());
+        }
+        if self.reallocate {
+            parts.push("blocks given back after each pass".into());
         }
         parts.join(", ")
     }

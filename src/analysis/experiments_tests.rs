@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::model::Results;
+use crate::stats::summary::Ci95;
 
+/// A row at `mb_s` MB/s whose within-run interval is ±1 %.
 fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
     Row {
         variant,
@@ -14,6 +16,10 @@ fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
         qd,
         iops: mb_s * 1e6 / (kib * 1024) as f64,
         bytes_per_s: mb_s * 1e6,
+        bytes_per_s_ci95: Some(Ci95 {
+            half: mb_s * 1e4,
+            pct: 1.0,
+        }),
         mean_us: 100.0,
         p99_us: 200.0,
         cpu_us_per_mb: 100.0,
@@ -29,6 +35,30 @@ fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
 /// Whether `a` is `b` to within rounding.
 fn near(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
+}
+
+/// `r` with a within-run interval of ±`pct` % (None: none, a point of too few windows).
+fn ci(r: Row, pct: Option<f64>) -> Row {
+    Row {
+        bytes_per_s_ci95: pct.map(|pct| Ci95 {
+            half: r.bytes_per_s * pct / 100.0,
+            pct,
+        }),
+        ..r
+    }
+}
+
+/// The verdict rule: a ratio differs only where its interval lies wholly on one side of 1.
+#[test]
+fn a_difference_only_where_the_interval_excludes_none() {
+    let i = |low, high| Interval { low, high };
+    assert_eq!(against(i(0.74, 0.86)), Against::Below);
+    assert_eq!(against(i(0.55, 1.05)), Against::Holds);
+    assert_eq!(against(i(1.02, 1.3)), Against::Above);
+    // An end exactly at 1 holds it.
+    assert_eq!(against(i(0.9, 1.0)), Against::Holds);
+    assert_eq!(against(i(1.0, 1.1)), Against::Holds);
+    assert!(near(i(0.74, 0.86).half(), 0.06));
 }
 
 /// 000 Figures 2–4: above 16 KB buffered reads cost several times the CPU of direct ones.
@@ -93,7 +123,12 @@ fn extending_a_file_costs_throughput() {
         row(Variant::Sparse, w, 1024, 8, 390.0),
     ];
     let f = finding(ExperimentKind::Allocation, &rows);
-    let ExperimentFinding::Allocation { shares, costly } = &f else {
+    let ExperimentFinding::Allocation {
+        shares,
+        costly,
+        within,
+    } = &f
+    else {
         panic!("{f:?}")
     };
     let share = |v, qd| {
@@ -107,6 +142,10 @@ fn extending_a_file_costs_throughput() {
     assert!(near(share(Variant::Sparse, 8), 0.975), "{f:?}");
     assert_eq!(shares.len(), 4);
     assert!(*costly, "allocating costs throughput");
+    assert_eq!(*within, None);
+    // Extending at QD1: 0.45 with both points' ±1 % in quadrature, ±0.45 × 1.41 %.
+    let ext = shares[0].ci95.unwrap();
+    assert!(near(ext.half(), 0.45 * 0.01 * 2f64.sqrt()), "{ext:?}");
     let flat: Vec<Row> = rows
         .iter()
         .map(|r| Row {
@@ -116,7 +155,28 @@ fn extending_a_file_costs_throughput() {
         .collect();
     let f = finding(ExperimentKind::Allocation, &flat);
     assert!(
-        matches!(f, ExperimentFinding::Allocation { costly: false, .. }),
+        matches!(f, ExperimentFinding::Allocation { costly: false, within: Some(w), .. } if w > 0.0),
+        "{f:?}"
+    );
+    // 30 % slower, but measured ±40 %: no cost shows, within ±(0.7 × 0.57) at most.
+    let wide: Vec<Row> = rows.iter().map(|r| ci(r.clone(), Some(40.0))).collect();
+    let f = finding(ExperimentKind::Allocation, &wide[3..]);
+    assert!(
+        matches!(f, ExperimentFinding::Allocation { costly: false, within: Some(w), .. } if w > 0.3),
+        "{f:?}"
+    );
+    // A point too short for an interval: no verdict either way.
+    let short: Vec<Row> = rows[3..].iter().map(|r| ci(r.clone(), None)).collect();
+    let f = finding(ExperimentKind::Allocation, &short);
+    assert!(
+        matches!(
+            f,
+            ExperimentFinding::Allocation {
+                costly: false,
+                within: None,
+                ..
+            }
+        ),
         "{f:?}"
     );
 }
@@ -144,15 +204,23 @@ fn a_misaligned_shift_costs_a_fifth() {
         shifted(32768, 85.0),
     ];
     let (shifts, outcome) = aligned(&rows);
-    // The worst, a 512 shift, costs 20 %.
+    // The worst, a 512 shift, costs 20 % (±1.1 %: 0.8 × both points' ±1 % in quadrature).
     assert!(
-        matches!(outcome, AlignmentOutcome::Costs { shift_bytes: 512, cost } if near(cost, 0.2)),
+        matches!(outcome, AlignmentOutcome::Costs { shift_bytes: 512, cost, half: Some(h) }
+            if near(cost, 0.2) && near(h, 0.8 * 0.01 * 2f64.sqrt())),
         "{outcome:?}"
     );
     assert_eq!(shifts[1].shift_bytes, 4096);
     assert!(near(shifts[1].share, 0.99), "{shifts:?}");
-    let even = vec![row(Variant::Aligned, r, 64, 4, 100.0), shifted(512, 98.0)];
-    assert_eq!(aligned(&even).1, AlignmentOutcome::Free { within: SAME });
+    let even = vec![
+        ci(row(Variant::Aligned, r, 64, 4, 100.0), Some(3.0)),
+        ci(shifted(512, 98.0), Some(3.0)),
+    ];
+    let AlignmentOutcome::Free { within } = aligned(&even).1 else {
+        panic!("{:?}", aligned(&even))
+    };
+    // 0.98 × √(3² + 3²) %.
+    assert!(near(within, 0.98 * 0.03 * 2f64.sqrt()), "{within}");
     assert_eq!(
         finding(ExperimentKind::Alignment, &even[1..]),
         ExperimentFinding::NothingToCompare {
@@ -286,26 +354,96 @@ fn write_through_costs_and_depth_wins_it_back() {
     );
 }
 
+/// Issue 44: two identical 0.2-s runs said "the worst, a 512 shift, costs 20 %" and "costs
+/// nothing measurable". A verdict is no stronger than its interval: a 20 % shortfall measured
+/// ±30 % is no cost measurable, one without an interval is not judged, and a gain beyond its
+/// interval (impossible for the same reads: noise) hides a smaller cost.
 #[test]
-fn alignment_names_a_cost_no_cost_or_noise() {
-    let shifted = |shift: u64, mb_s: f64| Row {
-        shift_bytes: Some(shift),
-        ..row(Variant::Shifted, Direction::Read, 64, 4, mb_s)
+fn alignment_names_a_cost_only_beyond_its_interval() {
+    let shifted = |shift: u64, mb_s: f64, pct: Option<f64>| {
+        ci(
+            Row {
+                shift_bytes: Some(shift),
+                ..row(Variant::Shifted, Direction::Read, 64, 4, mb_s)
+            },
+            pct,
+        )
     };
-    let base = row(Variant::Aligned, Direction::Read, 64, 4, 100.0);
-    let costly = [base.clone(), shifted(512, 80.0), shifted(4096, 99.0)];
-    let (_, outcome) = aligned(&costly);
+    let base = |pct| ci(row(Variant::Aligned, Direction::Read, 64, 4, 100.0), pct);
+    // Two short runs: the same 20 % shortfall, measured ±20 % (each side), holds 1.
+    let short = [base(Some(20.0)), shifted(512, 80.0, Some(20.0))];
+    let AlignmentOutcome::Free { within } = aligned(&short).1 else {
+        panic!("{:?}", aligned(&short))
+    };
+    assert!(near(within, 0.8 * 0.2 * 2f64.sqrt()), "{within}");
+    // Measured ±3 %: a cost of 20 % (±3.4 %).
+    let long = [base(Some(3.0)), shifted(512, 80.0, Some(3.0))];
     assert!(
-        matches!(outcome, AlignmentOutcome::Costs { shift_bytes: 512, cost } if near(cost, 0.2)),
-        "{outcome:?}"
+        matches!(aligned(&long).1, AlignmentOutcome::Costs { shift_bytes: 512, cost, half: Some(h) }
+            if near(cost, 0.2) && near(h, 0.8 * 0.03 * 2f64.sqrt())),
+        "{:?}",
+        aligned(&long)
     );
-    let same = [base.clone(), shifted(512, 97.0), shifted(4096, 104.0)];
-    assert_eq!(aligned(&same).1, AlignmentOutcome::Free { within: SAME });
-    let noisy = [base, shifted(512, 101.0), shifted(4096, 139.0)];
-    let (_, outcome) = aligned(&noisy);
-    // Up to 39 % faster: noise.
+    // Too short for an interval: not judged.
+    let none = [base(None), shifted(512, 80.0, None)];
+    assert_eq!(aligned(&none).1, AlignmentOutcome::NoInterval);
+    // A 3 % cost beside a 39 % gain, both beyond their intervals: noise, not a cost.
+    let noisy = [
+        base(Some(1.0)),
+        shifted(512, 97.0, Some(1.0)),
+        shifted(4096, 139.0, Some(1.0)),
+    ];
     assert!(
-        matches!(outcome, AlignmentOutcome::Noise { gain } if near(gain, 0.39)),
-        "{outcome:?}"
+        matches!(aligned(&noisy).1, AlignmentOutcome::Noise { gain, half: Some(_) } if near(gain, 0.39)),
+        "{:?}",
+        aligned(&noisy)
+    );
+    // A 20 % cost beside a 5 % gain: the cost stands.
+    let both = [
+        base(Some(1.0)),
+        shifted(512, 80.0, Some(1.0)),
+        shifted(4096, 105.0, Some(1.0)),
+    ];
+    assert!(
+        matches!(
+            aligned(&both).1,
+            AlignmentOutcome::Costs {
+                shift_bytes: 512,
+                ..
+            }
+        ),
+        "{:?}",
+        aligned(&both)
+    );
+}
+
+/// Write-through's shares judged by their intervals: depth wins back only beyond both.
+#[test]
+fn writecache_judges_depth_by_the_shares_intervals() {
+    let depth = |qd, share, half: Option<f64>| DepthShare {
+        qd,
+        share,
+        ci95: half.map(|h| Interval {
+            low: share - h,
+            high: share + h,
+        }),
+    };
+    let judge = |a, b| writecache_outcome(&a, &b);
+    assert_eq!(
+        judge(depth(1, 0.2, Some(0.02)), depth(8, 0.6, Some(0.04))),
+        WriteCacheOutcome::DepthWinsBack
+    );
+    // 0.05 apart, each ±0.1: √2 × 0.1 = 0.14 > 0.05.
+    assert_eq!(
+        judge(depth(1, 0.5, Some(0.1)), depth(8, 0.55, Some(0.1))),
+        WriteCacheOutcome::DepthDoesNot
+    );
+    assert_eq!(
+        judge(depth(1, 0.95, Some(0.1)), depth(8, 0.97, Some(0.1))),
+        WriteCacheOutcome::NoVolatileCache
+    );
+    assert_eq!(
+        judge(depth(1, 0.2, None), depth(8, 0.6, Some(0.04))),
+        WriteCacheOutcome::NoInterval
     );
 }

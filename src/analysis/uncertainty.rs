@@ -163,6 +163,14 @@ pub fn ratio_from_intervals(a: f64, a_half: f64, b: f64, b_half: f64) -> Option<
     Some((r, r * (1.0 - rel), r * (1.0 + rel)))
 }
 
+/// The half-width of the 95 % interval of the mean of independent figures, from each one's
+/// own half-width (the delta method, as [`ratio_from_intervals`]: in quadrature, over their
+/// number). None when there are none.
+pub fn mean_half_from_intervals(halves: &[f64]) -> Option<f64> {
+    (!halves.is_empty())
+        .then(|| halves.iter().map(|h| h * h).sum::<f64>().sqrt() / halves.len() as f64)
+}
+
 /// The ratio mean(b)/mean(a) of two sets of independent repetitions with a 95 % interval:
 /// Welch's standard error of each mean, combined by the delta method, with the
 /// Welch–Satterthwaite degrees of freedom.

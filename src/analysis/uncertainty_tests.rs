@@ -165,3 +165,14 @@ fn order_statistic_ranks() {
     assert_eq!(quantile_ranks(0, 0.5), None);
     assert_eq!(quantile_ranks(1, 0.99), Some((1, 1)));
 }
+
+/// The mean of four figures each ±2: its half-width is √(4 × 2²) / 4 = 1, half of one
+/// figure's, as for a mean of four independent values; one figure is its own.
+#[test]
+fn a_mean_of_intervals_narrows_as_the_root_of_their_number() {
+    assert_eq!(mean_half_from_intervals(&[2.0; 4]), Some(1.0));
+    assert_eq!(mean_half_from_intervals(&[3.0]), Some(3.0));
+    // ±3 and ±4: √25 / 2.
+    assert_eq!(mean_half_from_intervals(&[3.0, 4.0]), Some(2.5));
+    assert_eq!(mean_half_from_intervals(&[]), None);
+}

@@ -48,17 +48,24 @@ e.g. --rw read --bs 1m --qd 8. Sizes take k, m, g (powers of two); MB/s = 10^6 b
 durations take us, ms, s, m or h.";
 
 /// After `halfpower experiment --help`.
-pub(super) const EXPERIMENT_HELP: &str = "buffering: direct vs buffered sequential reads and writes at 4k..1m, \
-QD1: MB/s and CPU per MB (the page cache of the file is dropped before each buffered point, never \
-the system's). allocation (TARGET a directory): sequential writes of --bs through --size bytes into \
-a written file, an empty file extended by each write and a sparse one, at QD1 and QD8. alignment: \
-random reads of --bs at QD4 at aligned offsets and shifted by 512, 4k and half of --bs (buffered \
-when direct I/O refuses 512-byte offsets). cache: re-reads of the first 1 MiB, sequential and \
-random reads at 4k..64k, then random 4k reads over regions of 256k, 1m, 4m... up to --size: the \
-cache size is where latency jumps past 2x. writecache: sequential writes with and without O_DSYNC \
-at QD1 and QD8, 4k..1m, with the device's queue/write_cache. A directory TARGET gets a scratch \
-file, removed at the end; a file or device needs --allow-write for the writing experiments. \
-Sizes are powers of two (KiB, MiB); MB/s = 10^6 bytes/s; durations take us, ms, s, m or h.";
+pub(super) const EXPERIMENT_HELP: &str = "Every experiment keeps to --size, the region: the \
+scratch file's size, or the bytes from the start of a given file or device that it may read or \
+write (the rest is never touched). --time is each point's measured time after its --warmup, in \
+passes over the region. buffering: direct vs buffered sequential reads and writes at 4k..1m, \
+QD1: MB/s and CPU per MB (the file's page cache is dropped before each point, and before each \
+pass of a buffered read, never the system's). allocation (TARGET a directory): sequential writes \
+of --bs into a written file, an empty file extended by each write and a sparse one, at QD1 and \
+QD8, the latter two given their blocks back after each pass so every write allocates. \
+alignment: random reads of --bs at QD4 at aligned offsets and shifted by 512, 4k and half of \
+--bs (buffered when direct I/O refuses 512-byte offsets). cache: re-reads of the first 1 MiB, \
+sequential and random reads at 4k..64k, then random 4k reads over regions of 256k, 1m, 4m... up \
+to --size: the cache size is where latency jumps past 2x. writecache: sequential writes with and \
+without O_DSYNC at QD1 and QD8, 4k..1m, with the device's queue/write_cache. Each ratio a verdict \
+rests on shows its 95 % interval; a cost is named only when the interval excludes none, and a \
+point shorter than two 100-ms windows has none (nothing is judged). A directory TARGET gets a \
+scratch file, removed at the end; a file or device needs --allow-write for the writing \
+experiments. Sizes are powers of two (KiB, MiB); MB/s = 10^6 bytes/s; durations take us, ms, s, \
+m or h. docs/experiments.md.";
 
 /// After `halfpower compare --help`.
 pub(super) const COMPARE_HELP: &str = "Figures: total.iops, total.bytes_per_s, read/write.latency_us.p50 \

@@ -406,13 +406,14 @@ pub struct ExperimentArgs {
     /// device.
     #[arg(value_name = "TARGET")]
     pub target: PathBuf,
-    /// `--size` of the scratch file (and of the region a file or device is used over).
+    /// `--size`: the region every point keeps to (the scratch file's size, or the bytes from
+    /// the start of a file or device).
     #[command(flatten)]
     pub size: SizeArg,
     /// `--bs` of `alignment` and `allocation`.
     #[command(flatten)]
     pub bs: BsArg,
-    /// `--time` of each point.
+    /// `--time`: each point's measured time, in every experiment.
     #[command(flatten)]
     pub time: TimeArg,
     /// `--warmup` before each point.

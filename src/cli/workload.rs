@@ -476,6 +476,7 @@ impl From<AccessArgs> for Access {
             fdatasync: a.fdatasync,
             end_fsync: a.end_fsync,
             invalidate: a.invalidate,
+            reallocate: false,
         }
     }
 }

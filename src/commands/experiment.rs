@@ -48,11 +48,13 @@ fn sizes(max: u64) -> Vec<u64> {
         .collect()
 }
 
-/// Builds the points of one experiment: each a shape on `path` with `base`'s options.
+/// Builds the points of one experiment: each a shape on `path` with `base`'s options, its
+/// region (`--size`), measured time and warm-up among them: every point keeps to the region
+/// and measures for `--time`.
 struct Planner<'a> {
     path: &'a Path,
     base: &'a Setup,
-    /// The scratch file's (or region's) size.
+    /// The scratch file's (or region's) size: `base`'s.
     size: u64,
     /// `--bs` of `alignment` and `allocation`.
     bs: u64,
@@ -77,21 +79,19 @@ impl Planner<'_> {
         }
     }
 
-    /// Direct against buffered, reads and writes, over the size axis: one pass over the file
-    /// from a dropped cache and no warm-up, so every buffered read misses the cache and reaches
-    /// the device, as in 000.
+    /// Direct against buffered, reads and writes, over the size axis: passes over the region,
+    /// buffered reads with the file's cache dropped before each pass (`--invalidate`), so
+    /// every buffered read misses the cache and reaches the device, as in 000.
     fn buffering(&self) -> Vec<Point> {
         let mut out = Vec::new();
         for rw in [RwMode::Read, RwMode::Write] {
             for bs in sizes(self.size) {
                 for (variant, buffered) in [(Variant::Direct, false), (Variant::Buffered, true)] {
-                    let setup = Setup {
+                    let mut setup = Setup {
                         buffered,
-                        time: None,
-                        bytes: Some(ByteSize(self.size / bs * bs)),
-                        warmup: crate::units::Dur(std::time::Duration::ZERO),
                         ..self.base.clone()
                     };
+                    setup.access.invalidate = buffered && rw == RwMode::Read;
                     out.push(self.point(variant, rw, bs, 1, setup));
                 }
             }
@@ -99,8 +99,9 @@ impl Planner<'_> {
         out
     }
 
-    /// Preallocated, extending and sparse files, each written exactly once with no warm-up (so
-    /// every write allocates), at QD1 and QD8; each in a file of its own.
+    /// Preallocated, extending and sparse files at QD1 and QD8, each in a file of its own:
+    /// passes over the region, the extending and sparse files' blocks given back after each
+    /// (`reallocate`), so every write allocates as in the first pass.
     fn allocation(&self) -> Vec<Point> {
         let mut out = Vec::new();
         for qd in [1, 8] {
@@ -109,14 +110,11 @@ impl Planner<'_> {
                 (Variant::Extending, Create::Empty),
                 (Variant::Sparse, Create::Sparse),
             ] {
-                let setup = Setup {
+                let mut setup = Setup {
                     create,
-                    time: None,
-                    bytes: Some(ByteSize(self.size)),
-                    warmup: crate::units::Dur(std::time::Duration::ZERO),
-                    size: Some(ByteSize(self.size)),
                     ..self.base.clone()
                 };
+                setup.access.reallocate = create != Create::Filled;
                 let name = format!("halfpower-experiment-{}.tst", variant.name());
                 out.push(Point {
                     path: self.path.join(scratch_name(&name)),
@@ -127,7 +125,8 @@ impl Planner<'_> {
         out
     }
 
-    /// Random reads aligned and shifted by 512 bytes, 4 KiB and half a request.
+    /// Random reads aligned and shifted by 512 bytes, 4 KiB and half a request, each over
+    /// the region less a request, so the shifted ones too end inside it.
     fn alignment(&self) -> Vec<Point> {
         let bs = self.bs;
         [0, 512, 4096, bs / 2]
@@ -135,7 +134,7 @@ impl Planner<'_> {
             .map(|shift| {
                 let setup = Setup {
                     offset: ByteSize(shift),
-                    size: Some(ByteSize(self.size.saturating_sub(bs).max(bs))),
+                    size: Some(ByteSize(self.size - bs)),
                     ..self.base.clone()
                 };
                 let (variant, shift) = if shift == 0 {
@@ -151,18 +150,19 @@ impl Planner<'_> {
             .collect()
     }
 
-    /// Cache hits (a 1 MiB region), prefetched sequential and random reads over the size axis,
-    /// then random 4 KiB reads over regions growing fourfold up to the file's size.
+    /// Cache hits (a 1 MiB region, or the whole when smaller), prefetched sequential and
+    /// random reads over the size axis, then random 4 KiB reads over regions growing fourfold
+    /// up to the region's size.
     fn cache(&self) -> Vec<Point> {
-        const HIT_REGION: u64 = 1 << 20;
+        let hit_region = self.size.min(1 << 20);
         let mut out = Vec::new();
-        for bs in sizes(64 << 10) {
+        for bs in sizes(64 << 10).into_iter().filter(|&b| b <= hit_region) {
             let hit = Setup {
-                size: Some(ByteSize(HIT_REGION)),
+                size: Some(ByteSize(hit_region)),
                 ..self.base.clone()
             };
             out.push(Point {
-                region: Some(HIT_REGION),
+                region: Some(hit_region),
                 ..self.point(Variant::CacheHit, RwMode::Randread, bs, 1, hit)
             });
             out.push(self.point(Variant::Prefetch, RwMode::Read, bs, 1, self.base.clone()));
@@ -206,7 +206,8 @@ impl Planner<'_> {
     }
 }
 
-/// Each point's measured time, warm-up and scratch size without `--time`, `--warmup`, `--size`.
+/// Each point's measured time, warm-up and region (the scratch file's size) without `--time`,
+/// `--warmup`, `--size`.
 const TIME: std::time::Duration = std::time::Duration::from_secs(2);
 const WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
 const SIZE: u64 = 256 << 20;
@@ -225,6 +226,14 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
         size: size(args),
         bs: args.bs.size()?.map_or(BS, |b| b.0),
     };
+    if args.name == ExperimentKind::Alignment && p.size < 2 * p.bs {
+        // The shifted reads span the region less a request, from up to half a request in.
+        return Err(Error::invalid(
+            "--size",
+            ByteSize(p.size),
+            format!("at least twice --bs ({}) for alignment", ByteSize(p.bs)),
+        ));
+    }
     let points = match args.name {
         ExperimentKind::Buffering => p.buffering(),
         ExperimentKind::Allocation => p.allocation(),
@@ -265,6 +274,7 @@ fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>) -> Row {
         qd: w.qd,
         iops: d.iops,
         bytes_per_s: d.bytes_per_s,
+        bytes_per_s_ci95: d.bytes_per_s_ci95,
         mean_us: d.latency_us.mean,
         p99_us: d.latency_us.p99,
         cpu_us_per_mb: r.cpu.us_per_mb,
@@ -310,6 +320,8 @@ pub fn experiment(mut args: ExperimentArgs, command: Vec<String>) -> anyhow::Res
     let mut base = Setup {
         time: Some(args.time.or(TIME)),
         warmup: args.warmup.or(WARMUP),
+        // Every point keeps to the region, on a device as in the scratch file.
+        size: Some(ByteSize(size(&args))),
         // A file halfpower made is its own to write; a given file or device needs the flags.
         safety: crate::plan::Safety {
             allow_write: args.safety.allow_write || dir,
@@ -329,9 +341,12 @@ pub fn experiment(mut args: ExperimentArgs, command: Vec<String>) -> anyhow::Res
     };
     let points = plan(&args, &path, &base)?;
     let (rows, target, status) = run_points(&args, &points, &engine, &mut warnings)?;
-    let Some(target) = target else {
+    let Some(mut target) = target else {
         return Err(Error::Interrupted.into());
     };
+    // The experiment's region, which each point keeps to (the first may address part of it:
+    // alignment's span less a request, cache's hit region).
+    (target.offset_bytes, target.size_bytes) = (0, size(&args));
     let facts = facts(args.name, &target, &rows);
     if !target.direct && args.name != ExperimentKind::Buffering {
         let path = target.path.clone();

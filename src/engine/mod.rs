@@ -111,6 +111,32 @@ pub trait Engine {
     /// stay until written back), so the next buffered reads reach the device; called with
     /// nothing in flight. The null engine has no cache.
     fn drop_cache(&mut self) {}
+
+    /// Gives the blocks of every file of the engine back to the file system as `how` says, so
+    /// the next writes allocate again; called with nothing in flight. The null engine has no
+    /// blocks.
+    fn release(&mut self, how: Release) -> io::Result<()> {
+        let _ = how;
+        Ok(())
+    }
+}
+
+/// How a file's blocks are given back between passes (`--create empty` or `sparse` with
+/// `Access::reallocate`): the file as halfpower created it, with nothing allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// Truncate to `to` bytes (an empty file: every write extends it again).
+    Truncate {
+        /// The length kept: the region's start.
+        to: u64,
+    },
+    /// Punch a hole over `len` bytes from `from`, keeping the size (a sparse file).
+    Punch {
+        /// The region's start.
+        from: u64,
+        /// The region's length.
+        len: u64,
+    },
 }
 
 /// Something a worker does with its engine, whichever it is (the runner's phases): called with
@@ -183,6 +209,29 @@ pub(crate) fn drop_cache_fds(fds: &[std::os::fd::RawFd]) {
         // no pointers, and a failure only leaves pages cached.
         unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
     }
+}
+
+/// Gives back the blocks of each of `fds` as `how` says.
+pub(crate) fn release_fds(fds: &[std::os::fd::RawFd], how: Release) -> io::Result<()> {
+    for &fd in fds {
+        // SAFETY: fd is open for the engine's lifetime (the engines' contract); the calls take
+        // no pointers.
+        let rc = unsafe {
+            match how {
+                Release::Truncate { to } => libc::ftruncate(fd, to as libc::off_t),
+                Release::Punch { from, len } => libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    from as libc::off_t,
+                    len as libc::off_t,
+                ),
+            }
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// fsync or fdatasync each of `fds`.

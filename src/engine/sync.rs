@@ -82,4 +82,8 @@ impl Engine for SyncEngine {
     fn drop_cache(&mut self) {
         super::drop_cache_fds(&self.fds);
     }
+
+    fn release(&mut self, how: super::Release) -> io::Result<()> {
+        super::release_fds(&self.fds, how)
+    }
 }

@@ -413,4 +413,8 @@ impl Engine for UringEngine {
     fn drop_cache(&mut self) {
         super::drop_cache_fds(&self.fds);
     }
+
+    fn release(&mut self, how: super::Release) -> io::Result<()> {
+        super::release_fds(&self.fds, how)
+    }
 }

@@ -5,6 +5,7 @@
 use super::run::{Results, TargetInfo};
 use super::{Direction, Header};
 use crate::oscounters::host::Host;
+use crate::stats::summary::Ci95;
 use serde::{Deserialize, Serialize};
 
 /// Which experiment.
@@ -115,6 +116,10 @@ pub struct Row {
     pub iops: f64,
     /// Bytes per second.
     pub bytes_per_s: f64,
+    /// The within-run 95 % interval of `bytes_per_s` (`results`' own, docs/uncertainty.md):
+    /// absent when the point had too few windows for one (and in files before issue 44).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_s_ci95: Option<Ci95>,
     /// Mean latency, µs.
     pub mean_us: f64,
     /// 99th percentile latency, µs.
@@ -269,15 +274,38 @@ pub enum Missing {
     WriteThroughAndWriteBack,
 }
 
+/// The 95 % interval of a ratio, its low and high ends (absent where a point had none).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Interval {
+    /// Low end.
+    pub low: f64,
+    /// High end.
+    pub high: f64,
+}
+
+impl Interval {
+    /// Half its width: the ± of a ratio at its middle.
+    pub fn half(self) -> f64 {
+        (self.high - self.low) / 2.0
+    }
+}
+
 /// Buffered against direct I/O in one direction, over the sizes from `from_bytes` up.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub struct BufferingRatio {
     /// Read or write.
     pub rw: Direction,
-    /// The median of buffered ÷ direct CPU per MB.
+    /// The mean over the sizes of buffered ÷ direct CPU per MB (before issue 44: the median).
     pub cpu: f64,
-    /// The median of buffered ÷ direct MB/s.
+    /// Its interval: Student's t over the sizes' ratios (a point's CPU time has no interval of
+    /// its own), so it holds the sizes' spread as well as each point's noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ci95: Option<Interval>,
+    /// The mean over the sizes of buffered ÷ direct MB/s (before issue 44: the median).
     pub speed: f64,
+    /// Its interval, from each point's within-run interval of MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_ci95: Option<Interval>,
 }
 
 /// One allocating variant's throughput against the preallocated file's at one depth.
@@ -290,6 +318,9 @@ pub struct AllocationShare {
     /// Its MB/s ÷ the preallocated file's.
     #[serde(deserialize_with = "super::null_as_nan")]
     pub share: f64,
+    /// Its interval, from both points' within-run intervals of MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<Interval>,
 }
 
 /// One shift's throughput against the aligned reads'.
@@ -300,32 +331,45 @@ pub struct ShiftShare {
     /// Its MB/s ÷ the aligned reads'.
     #[serde(deserialize_with = "super::null_as_nan")]
     pub share: f64,
+    /// Its interval, from both points' within-run intervals of MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<Interval>,
 }
 
-/// What the shifts show, judged against the no-difference band.
+/// What the shifts show, judged by their shares' 95 % intervals against no difference (1).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum AlignmentOutcome {
-    /// The worst shift runs below the band: misalignment costs.
+    /// A shift's interval lies wholly below 1, by more than any shift gains: misalignment
+    /// costs.
     Costs {
-        /// The worst shift, bytes.
+        /// The shift that costs most, bytes.
         shift_bytes: u64,
         /// The throughput it loses: 1 − its share.
         #[serde(deserialize_with = "super::null_as_nan")]
         cost: f64,
+        /// Its interval's half-width (absent in files before issue 44, judged by a 10 % band).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        half: Option<f64>,
     },
-    /// No shift costs, but one runs faster beyond the band, which only run-to-run noise
-    /// explains: a smaller cost cannot be told apart.
+    /// A shift's interval lies wholly above 1, which only run-to-run noise explains (a shift
+    /// cannot make the same reads faster): a cost no larger cannot be told apart.
     Noise {
         /// The largest gain: its share − 1.
         #[serde(deserialize_with = "super::null_as_nan")]
         gain: f64,
+        /// Its interval's half-width (absent in files before issue 44).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        half: Option<f64>,
     },
-    /// Every shift is within the band.
+    /// Every shift's interval holds 1: no cost measurable.
     Free {
-        /// The band: shares within this of 1 are no difference.
+        /// Within ± this share: the widest interval's half-width (before issue 44, a fixed
+        /// band of 0.1).
         within: f64,
     },
+    /// A point had too few windows for an interval, and no other shows a difference.
+    NoInterval,
 }
 
 /// What the regions' latencies say of the cache's size.
@@ -351,22 +395,29 @@ pub enum CacheSizeFound {
 pub struct DepthShare {
     /// I/Os in flight.
     pub qd: u32,
-    /// The median over the sizes of write-through ÷ write-back MB/s.
+    /// The mean over the sizes of write-through ÷ write-back MB/s (before issue 44: the
+    /// median).
     pub share: f64,
+    /// Its interval, from each point's within-run interval of MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<Interval>,
 }
 
-/// What write-through against write-back says of the device's write cache.
+/// What write-through against write-back says of the device's write cache, judged by the
+/// shares' 95 % intervals.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteCacheOutcome {
-    /// Write-through is within the band of write-back at the shallowest depth: no volatile
-    /// cache (or one protected and acknowledged as stable).
+    /// Write-through's share at the shallowest depth has an interval that holds 1: no cost
+    /// measurable, so no volatile cache shows (or one protected and acknowledged as stable).
     NoVolatileCache,
     /// The device acknowledges from its cache, and deeper queues win back part of it (the
-    /// deepest depth's share beyond the band above the shallowest's).
+    /// deepest depth's share above the shallowest's beyond both intervals).
     DepthWinsBack,
-    /// The device acknowledges from its cache, and depth does not win it back.
+    /// The device acknowledges from its cache, and depth does not measurably win it back.
     DepthDoesNot,
+    /// The shallowest depth's share (or the deepest's) has no interval: nothing is judged.
+    NoInterval,
 }
 
 /// What an experiment found: the figures and judgements its verdict is worded from.
@@ -384,15 +435,21 @@ pub enum ExperimentFinding {
         from_bytes: u64,
         /// Per direction with rows of both.
         ratios: Vec<BufferingRatio>,
-        /// Whether buffering costs CPU beyond the no-difference band in some direction.
+        /// Whether buffering costs CPU in some direction: its CPU ratio's interval lies wholly
+        /// above 1 (before issue 44: the ratio above 1.1).
         costly: bool,
     },
     /// `allocation`: extending and sparse files against a written one, per depth.
     Allocation {
         /// Per depth and allocating variant.
         shares: Vec<AllocationShare>,
-        /// Whether the worst share is below the no-difference band.
+        /// Whether allocating costs: some share's interval lies wholly below 1 (before issue
+        /// 44: the worst share below 0.9).
         costly: bool,
+        /// When no share costs and each has an interval: no cost measurable within ± this
+        /// share, the widest interval's half-width (absent otherwise, and in older files).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        within: Option<f64>,
     },
     /// `alignment`: shifted offsets against aligned ones.
     Alignment {

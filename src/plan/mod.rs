@@ -328,8 +328,29 @@ impl Workload {
                 "--invalidate with --buffered (direct I/O never reads the page cache)",
             ));
         }
+        w.check_reallocate()?;
         w.check_region()?;
         Ok(w)
+    }
+
+    /// `reallocate` (no flag: `experiment allocation` sets it) needs a file created empty or
+    /// sparse, one thread writing it in a closed loop: the blocks go back between passes.
+    fn check_reallocate(&self) -> Result<()> {
+        let s = &self.setup;
+        if s.access.reallocate
+            && (s.create == Create::Filled
+                || self.threads != 1
+                || !s.access.arrivals.is_closed()
+                || self.reads())
+        {
+            return Err(Error::invalid(
+                "reallocate",
+                "on",
+                "a file created empty or sparse (--create), written by one thread (--threads 1) \
+                 in a closed loop",
+            ));
+        }
+        Ok(())
     }
 
     /// Refuses a depth, thread count, request size or spin out of range, or one the engine

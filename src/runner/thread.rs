@@ -5,11 +5,11 @@
 use super::Control;
 use crate::access::sample::{Draw, SizePicker};
 use crate::clock::now_ns;
-use crate::engine::{AnyEngine, BufferArena, Drive, Engine};
+use crate::engine::{AnyEngine, BufferArena, Drive, Engine, Release};
 use crate::model::cause::{Fatal, Stage};
 use crate::model::run::TargetKind;
 use crate::offsets::{OffsetGen, Region, Stripe};
-use crate::plan::{EngineKind, RunPlan, Workload};
+use crate::plan::{Create, EngineKind, RunPlan, Workload};
 use crate::rng::Rng;
 use crate::signal;
 use crate::stats::Recorder;
@@ -308,7 +308,7 @@ fn worker_plan(
             first_due_ns: w.schedule().offset_ns(me),
             seed: w.setup().seed ^ stream.rotate_left(17),
         },
-        flushes: flushes(w, &region),
+        flushes: flushes(w, &region, &group[0]),
         // Different per run too (the clock), so a rewrite never repeats an earlier run's data.
         write_tag: Rng::new(w.setup().seed ^ now_ns(), stream ^ 0x7772_6974).next_u64(),
         stripe: layout,
@@ -387,18 +387,37 @@ fn source(w: &RunPlan, region: Region, offsets: OffsetGen, stream: u64) -> Reque
 }
 
 /// The worker's flushes (`--fsync`/`--fdatasync` every n writes, at the end) and, with
-/// `--invalidate` on buffered I/O, the bytes of one pass over `region`.
-fn flushes(w: &RunPlan, region: &Region) -> Flushes {
+/// `--invalidate` on buffered I/O or `reallocate` on a file it created, the bytes of one pass
+/// over `region`.
+fn flushes(w: &RunPlan, region: &Region, target: &Target) -> Flushes {
     let a = &w.setup().access;
+    let release = release(w, region, target);
     Flushes {
         sync_every: a.fsync.or(a.fdatasync).unwrap_or(0),
         data_only: a.fdatasync.is_some(),
         end_sync: a.end_fsync,
-        pass_bytes: if a.invalidate && w.setup().buffered {
+        pass_bytes: if (a.invalidate && w.setup().buffered) || release.is_some() {
             pass_bytes(region, a.stride.map(|s| s.0), w.bs().max())
         } else {
             0
         },
+        release,
+    }
+}
+
+/// With `reallocate`, how the worker gives `target`'s blocks back after each pass: only a
+/// file halfpower created for this run (never one it was given), as it created it.
+fn release(w: &RunPlan, region: &Region, target: &Target) -> Option<Release> {
+    if !w.setup().access.reallocate || !target.created() {
+        return None;
+    }
+    match w.setup().create {
+        Create::Empty => Some(Release::Truncate { to: region.start }),
+        Create::Sparse => Some(Release::Punch {
+            from: region.start,
+            len: region.blocks * region.align,
+        }),
+        Create::Filled => None,
     }
 }
 

@@ -249,8 +249,12 @@ impl<S: Source> Worker<S> {
                 continue;
             }
             if self.passes.due() && p.inflight == 0 {
-                // A pass over the region is complete and drained: the next reads the device.
-                eng.drop_cache();
+                // A pass over the region is complete and drained: the next reads the device,
+                // or allocates its blocks again.
+                match self.plan.flushes.release {
+                    Some(how) => eng.release(how)?,
+                    None => eng.drop_cache(),
+                }
                 self.passes.done();
                 p.now = now_ns();
                 p.held = 0;

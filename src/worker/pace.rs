@@ -11,7 +11,7 @@ use crate::signal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a worker flushes, and when: syncs every N writes and at the end, and the page cache
-/// dropped after every pass over its region.
+/// dropped (or the blocks given back) after every pass over its region.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Flushes {
     /// fsync (or fdatasync) after every this many writes (0: never).
@@ -20,9 +20,13 @@ pub struct Flushes {
     pub data_only: bool,
     /// Sync once more when the phase has drained.
     pub end_sync: bool,
-    /// Drop the files from the page cache after every this many bytes issued, once those in
-    /// flight have completed (`--invalidate`; 0: never).
+    /// Drop the files from the page cache (`--invalidate`), or give their blocks back
+    /// (`release`), after every this many bytes issued, once those in flight have completed
+    /// (0: never).
     pub pass_bytes: u64,
+    /// At each pass's end: give the files' blocks back so the next pass allocates them again
+    /// (`Access::reallocate`); None: drop them from the page cache.
+    pub release: Option<crate::engine::Release>,
 }
 
 /// One phase's pacing: the requests issued so far and the think time's count.

@@ -294,7 +294,7 @@ fn documents_with_verdicts_in_words_still_report_the_same() {
     });
     let now = std::fs::read_to_string(fixture("experiment.json")).unwrap();
     let html = report(&old);
-    assert!(html.contains("write-through runs at 78 % at QD1 and 70 % at QD8"));
+    assert!(html.contains("write-through runs at 24 % (±13 %) at QD1 and 72 % (±19 %) at QD8"));
     assert!(html.contains("<td>vda queue/write_cache</td>"));
     assert_eq!(html, report(&now), "the same report as the current file's");
     let path = dir.path().join("quick.json");

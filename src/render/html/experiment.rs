@@ -6,7 +6,7 @@ use super::svg::Fmt;
 use super::{Definition, esc, table};
 use crate::model::experiment::{ExperimentReport, Row};
 use crate::model::{Document, Input};
-use crate::render::text::experiment::{fact, verdict};
+use crate::render::text::experiment::{ci_pct, fact, verdict};
 use crate::units::ByteSize;
 use std::fmt::Write;
 
@@ -46,7 +46,18 @@ fn chart(e: &ExperimentReport, label: &str, k: usize) -> String {
                     .find(|r| &series_name(r) == n && &category(r) == c)
             };
             BarSeries {
-                errors: Vec::new(),
+                // Each point's within-run 95 % interval of MB/s.
+                errors: cats
+                    .iter()
+                    .map(|c| {
+                        let r = find(c)?;
+                        let ci = r.bytes_per_s_ci95?;
+                        Some((
+                            (r.bytes_per_s - ci.half) / 1e6,
+                            (r.bytes_per_s + ci.half) / 1e6,
+                        ))
+                    })
+                    .collect(),
                 name: n.clone(),
                 colour: k + i,
                 values: cats
@@ -88,6 +99,7 @@ fn rows_table(e: &ExperimentReport) -> String {
                 series_name(r),
                 category(r),
                 format!("{:.1}", r.bytes_per_s / 1e6),
+                ci_pct(r),
                 format!("{:.0}", r.iops),
                 format!("{:.1}", r.mean_us),
                 format!("{:.1}", r.p99_us),
@@ -101,6 +113,7 @@ fn rows_table(e: &ExperimentReport) -> String {
             "variant",
             "size",
             "MB/s",
+            "± (95 %)",
             "IOPS",
             "mean µs",
             "p99 µs",

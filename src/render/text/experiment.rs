@@ -3,7 +3,7 @@
 use crate::model::Direction;
 use crate::model::experiment::{
     AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare,
-    ExperimentFinding, ExperimentReport, Fact, Missing, Row, WriteCacheOutcome,
+    ExperimentFinding, ExperimentReport, Fact, Interval, Missing, Row, WriteCacheOutcome,
 };
 use crate::units::ByteSize;
 use std::fmt::Write;
@@ -11,6 +11,31 @@ use std::fmt::Write;
 fn pct(x: f64) -> String {
     format!("{:.0} %", x * 100.0)
 }
+
+/// ` (±Y %)` for a half-width of a share; nothing without one (files before issue 44).
+fn pm(half: Option<f64>) -> String {
+    half.map_or(String::new(), |h| format!(" (±{})", pct(h)))
+}
+
+/// A share with its interval: `80 % (±6 %)`, or `80 % (no interval)`.
+fn share(x: f64, ci: Option<Interval>) -> String {
+    match ci {
+        Some(c) => format!("{}{}", pct(x), pm(Some(c.half()))),
+        None => format!("{} (no interval)", pct(x)),
+    }
+}
+
+/// A ratio in times with its interval: `4.0× (±0.9×)`, or `4.0× (no interval)`.
+fn times(x: f64, digits: usize, ci: Option<Interval>) -> String {
+    match ci {
+        Some(c) => format!("{x:.digits$}× (±{:.digits$}×)", c.half()),
+        None => format!("{x:.digits$}× (no interval)"),
+    }
+}
+
+/// Why a verdict is not given: some ratio has no interval.
+const NO_INTERVAL: &str = "a point had too few 100-ms windows for an interval (measure \
+                           longer: --time of 1 s or more), so nothing is judged";
 
 /// A fact as a name and its value in words.
 pub fn fact(f: &Fact) -> (String, String) {
@@ -43,11 +68,15 @@ pub fn verdict(f: &ExperimentFinding) -> String {
             ratios,
             costly,
         } => buffering(*from_bytes, ratios, *costly),
-        ExperimentFinding::Allocation { shares, costly } => allocation(shares, *costly),
+        ExperimentFinding::Allocation {
+            shares,
+            costly,
+            within,
+        } => allocation(shares, *costly, *within),
         ExperimentFinding::Alignment { shifts, outcome } => {
             let each = shifts
                 .iter()
-                .map(|s| format!("{} {}", ByteSize(s.shift_bytes), pct(s.share)))
+                .map(|s| format!("{} {}", ByteSize(s.shift_bytes), share(s.share, s.ci95)))
                 .collect::<Vec<_>>()
                 .join(", ");
             alignment(&each, outcome)
@@ -79,34 +108,45 @@ fn buffering(from_bytes: u64, ratios: &[BufferingRatio], costly: bool) -> String
         .iter()
         .map(|r| {
             format!(
-                "buffered {}s cost {:.1}× the CPU per MB of direct ones at {} and above, at \
-                 {:.2}× their MB/s",
+                "buffered {}s cost {} the CPU per MB of direct ones at {} and above, at {} \
+                 their MB/s",
                 r.rw.name(),
-                r.cpu,
+                times(r.cpu, 1, r.cpu_ci95),
                 ByteSize(from_bytes),
-                r.speed
+                times(r.speed, 2, r.speed_ci95)
             )
         })
         .collect();
     let advice = if costly {
         "use direct I/O for large requests (000: avoid file-system buffering above 16 KB)"
+    } else if ratios.iter().all(|r| r.cpu_ci95.is_some()) {
+        "buffering costs no more CPU per MB measurable here"
     } else {
-        "buffering costs no more CPU per MB here"
+        "a CPU ratio has no interval (fewer than two sizes from 16k up: a larger --size), so \
+         nothing is judged"
     };
     format!("{}; {advice}", parts.join("; "))
 }
 
 /// The allocation verdict.
-fn allocation(shares: &[AllocationShare], costly: bool) -> String {
+fn allocation(shares: &[AllocationShare], costly: bool, within: Option<f64>) -> String {
     let parts: Vec<String> = shares
         .iter()
-        .map(|s| format!("{} at QD{} {}", s.variant.name(), s.qd, pct(s.share)))
+        .map(|s| {
+            format!(
+                "{} at QD{} {}",
+                s.variant.name(),
+                s.qd,
+                share(s.share, s.ci95)
+            )
+        })
         .collect();
-    let advice = if costly {
-        "allocating as it writes costs throughput: create and write (or fallocate) files \
-         before the work that needs their speed (000 §5.3)"
-    } else {
-        "allocation costs little here"
+    let advice = match (costly, within) {
+        (true, _) => "allocating as it writes costs throughput: create and write (or \
+                      fallocate) files before the work that needs their speed (000 §5.3)"
+            .to_string(),
+        (false, Some(w)) => format!("no cost of allocation measurable within ±{}", pct(w)),
+        (false, None) => NO_INTERVAL.to_string(),
     };
     format!(
         "sequential writes that allocate run at a share of those into a written file: {}; \
@@ -118,22 +158,30 @@ fn allocation(shares: &[AllocationShare], costly: bool) -> String {
 /// The alignment verdict, `each` the shifts' shares in words.
 fn alignment(each: &str, outcome: &AlignmentOutcome) -> String {
     match outcome {
-        AlignmentOutcome::Costs { shift_bytes, cost } => format!(
+        AlignmentOutcome::Costs {
+            shift_bytes,
+            cost,
+            half,
+        } => format!(
             "misaligned requests run at a share of aligned ones ({each}); the worst, a {} shift, \
-             costs {}: align partitions, stripes and file offsets to the request size (000 §5.4)",
+             costs {}{}: align partitions, stripes and file offsets to the request size (000 \
+             §5.4)",
             ByteSize(*shift_bytes),
-            pct(*cost)
+            pct(*cost),
+            pm(*half)
         ),
-        AlignmentOutcome::Noise { gain } => format!(
-            "no cost of misalignment shows ({each}), but the shifted runs were up to {} faster \
-             than the aligned one, which only run-to-run noise explains: a cost below that \
-             cannot be told apart here (use --time longer, or a device that is not shared)",
-            pct(*gain)
+        AlignmentOutcome::Noise { gain, half } => format!(
+            "no cost of misalignment shows ({each}), but a shifted run was {}{} faster than the \
+             aligned one, which only run-to-run noise explains: a cost below that cannot be told \
+             apart here (use --time longer, or a device that is not shared)",
+            pct(*gain),
+            pm(*half)
         ),
         AlignmentOutcome::Free { within } => format!(
-            "misalignment costs nothing measurable here ({each}; within {})",
+            "no cost of misalignment measurable within ±{} ({each})",
             pct(*within)
         ),
+        AlignmentOutcome::NoInterval => format!("misaligned requests ({each}): {NO_INTERVAL}"),
     }
 }
 
@@ -158,25 +206,33 @@ fn cache_size(size: &CacheSizeFound) -> String {
 fn writecache(shares: &[DepthShare], outcome: WriteCacheOutcome) -> String {
     let parts: Vec<String> = shares
         .iter()
-        .map(|s| format!("{} at QD{}", pct(s.share), s.qd))
+        .map(|s| format!("{} at QD{}", share(s.share, s.ci95), s.qd))
         .collect();
     let tail = match outcome {
         WriteCacheOutcome::NoVolatileCache => {
-            "write-through costs nothing: the device does not hold writes in a volatile cache \
-             (or its cache is protected and acknowledged as stable)"
+            "write-through costs nothing measurable: the device does not hold writes in a \
+             volatile cache (or its cache is protected and acknowledged as stable)"
         }
         WriteCacheOutcome::DepthWinsBack => {
             "the device acknowledges writes from its write cache; deeper queues win back part \
              of the difference (000: 3-deep writes approximate write-cache enabled)"
         }
         WriteCacheOutcome::DepthDoesNot => {
-            "the device acknowledges writes from its write cache, and depth does not win it back"
+            "the device acknowledges writes from its write cache, and depth does not measurably \
+             win it back"
         }
+        WriteCacheOutcome::NoInterval => NO_INTERVAL,
     };
     format!(
         "write-through runs at {} of write-back; {tail}",
         parts.join(" and ")
     )
+}
+
+/// A row's within-run interval of MB/s as printed: `±2.1 %` (`-` without one).
+pub fn ci_pct(row: &Row) -> String {
+    row.bytes_per_s_ci95
+        .map_or("-".into(), |c| format!("±{:.1} %", c.pct))
 }
 
 /// A row's `device_share` as printed (`-` without a disk).
@@ -233,13 +289,14 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10} {:>9} {:>10} {:>10} {:>10} {:>7}",
+        "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10} {:>8} {:>9} {:>10} {:>10} {:>10} {:>7}",
         "variant",
         "shift",
         "rw",
         "size",
         "QD",
         "MB/s",
+        "±",
         "IOPS",
         "mean µs",
         "p99 µs",
@@ -254,7 +311,7 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
             });
         let _ = writeln!(
             out,
-            "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10.1} {:>9.0} {:>10.1} {:>10.1} {:>10.0} {:>7}",
+            "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10.1} {:>8} {:>9.0} {:>10.1} {:>10.1} {:>10.0} {:>7}",
             row.variant.name(),
             row.shift_bytes
                 .map_or("-".into(), |s| ByteSize(s).to_string()),
@@ -262,6 +319,7 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
             size,
             row.qd,
             row.bytes_per_s / 1e6,
+            ci_pct(row),
             row.iops,
             row.mean_us,
             row.p99_us,
@@ -292,231 +350,5 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::experiment::{ShiftShare, Variant};
-
-    /// Each finding in its one line.
-    #[test]
-    fn every_finding_in_words() {
-        let read = BufferingRatio {
-            rw: Direction::Read,
-            cpu: 4.0,
-            speed: 0.9,
-        };
-        assert_eq!(
-            verdict(&ExperimentFinding::Buffering {
-                from_bytes: 16 << 10,
-                ratios: vec![read],
-                costly: true,
-            }),
-            "buffered reads cost 4.0× the CPU per MB of direct ones at 16k and above, at 0.90× \
-             their MB/s; use direct I/O for large requests (000: avoid file-system buffering \
-             above 16 KB)"
-        );
-        let share = |variant, qd, share| AllocationShare { variant, qd, share };
-        assert_eq!(
-            verdict(&ExperimentFinding::Allocation {
-                shares: vec![
-                    share(Variant::Extending, 1, 0.45),
-                    share(Variant::Sparse, 8, 0.975)
-                ],
-                costly: false,
-            }),
-            "sequential writes that allocate run at a share of those into a written file: \
-             extending at QD1 45 %, sparse at QD8 98 %; allocation costs little here"
-        );
-        let shifts = vec![
-            ShiftShare {
-                shift_bytes: 512,
-                share: 0.8,
-            },
-            ShiftShare {
-                shift_bytes: 4096,
-                share: 0.99,
-            },
-        ];
-        let alignment = |outcome| ExperimentFinding::Alignment {
-            shifts: shifts.clone(),
-            outcome,
-        };
-        assert_eq!(
-            verdict(&alignment(AlignmentOutcome::Costs {
-                shift_bytes: 512,
-                cost: 0.2
-            })),
-            "misaligned requests run at a share of aligned ones (512 80 %, 4k 99 %); the worst, \
-             a 512 shift, costs 20 %: align partitions, stripes and file offsets to the request \
-             size (000 §5.4)"
-        );
-        assert_eq!(
-            verdict(&alignment(AlignmentOutcome::Noise { gain: 0.39 })),
-            "no cost of misalignment shows (512 80 %, 4k 99 %), but the shifted runs were up to \
-             39 % faster than the aligned one, which only run-to-run noise explains: a cost \
-             below that cannot be told apart here (use --time longer, or a device that is not \
-             shared)"
-        );
-        assert_eq!(
-            verdict(&alignment(AlignmentOutcome::Free { within: 0.1 })),
-            "misalignment costs nothing measurable here (512 80 %, 4k 99 %; within 10 %)"
-        );
-    }
-
-    /// The cache's latencies and what the regions say of its size.
-    #[test]
-    fn the_cache_finding_in_words() {
-        let cache = |size| ExperimentFinding::Cache {
-            bs_bytes: 4096,
-            cache_hit_us: Some(25.0),
-            prefetch_us: None,
-            random_us: Some(8000.0),
-            size,
-        };
-        assert_eq!(
-            verdict(&cache(CacheSizeFound::Found { bytes: 16 << 20 })),
-            "at 4k: cache hits take 25 µs, read-ahead hits -, random reads 8000 µs; random reads \
-             stay fast up to a region of 16m and slow down beyond it: the cache holds about that \
-             much (000 Table 3)"
-        );
-        assert!(
-            verdict(&cache(CacheSizeFound::Flat {
-                up_to_bytes: 64 << 20
-            }))
-            .ends_with(
-                "random-read latency stays flat up to a region of 64m: no cache shows (a \
-                 memory-backed device, or a cache larger than the regions tried)"
-            )
-        );
-        assert!(
-            verdict(&cache(CacheSizeFound::NotProbed))
-                .ends_with("; no region rows: the cache size was not probed")
-        );
-    }
-
-    /// Write-through against write-back, one sentence per outcome; nothing to compare.
-    #[test]
-    fn write_cache_outcomes_and_nothing_to_compare_in_words() {
-        let writecache = |outcome| ExperimentFinding::Writecache {
-            shares: vec![
-                DepthShare { qd: 1, share: 0.2 },
-                DepthShare { qd: 8, share: 0.6 },
-            ],
-            outcome,
-        };
-        assert_eq!(
-            verdict(&writecache(WriteCacheOutcome::DepthWinsBack)),
-            "write-through runs at 20 % at QD1 and 60 % at QD8 of write-back; the device \
-             acknowledges writes from its write cache; deeper queues win back part of the \
-             difference (000: 3-deep writes approximate write-cache enabled)"
-        );
-        assert!(
-            verdict(&writecache(WriteCacheOutcome::DepthDoesNot))
-                .ends_with("from its write cache, and depth does not win it back")
-        );
-        assert!(
-            verdict(&writecache(WriteCacheOutcome::NoVolatileCache)).ends_with(
-                "; write-through costs nothing: the device does not hold writes in a volatile \
-                 cache (or its cache is protected and acknowledged as stable)"
-            )
-        );
-        for (missing, words) in [
-            (
-                Missing::DirectAndBuffered,
-                "direct and buffered rows of the same size",
-            ),
-            (Missing::Preallocated, "preallocated rows"),
-            (Missing::Aligned, "aligned row"),
-            (Missing::Shifted, "shifted rows"),
-            (
-                Missing::WriteThroughAndWriteBack,
-                "write-through and write-back rows",
-            ),
-        ] {
-            assert_eq!(
-                verdict(&ExperimentFinding::NothingToCompare { missing }),
-                format!("nothing to compare: no {words}")
-            );
-        }
-    }
-
-    /// Facts as a name and a value; an older file's named facts read as the same facts.
-    #[test]
-    fn facts_in_words_and_as_older_files_wrote_them() {
-        let cache = Fact::CacheSize {
-            bytes: Some(8 << 20),
-        };
-        let disk = Fact::WriteCache {
-            disk: "vda".into(),
-            setting: "write back".into(),
-        };
-        let none = Fact::CacheSize { bytes: None };
-        assert_eq!(fact(&cache), ("cache size estimate".into(), "8m".into()));
-        assert_eq!(fact(&none).1, "none found");
-        assert_eq!(
-            fact(&disk),
-            ("vda queue/write_cache".into(), "write back".into())
-        );
-        for f in [&cache, &disk, &none] {
-            let json = serde_json::to_string(f).unwrap();
-            assert_eq!(&serde_json::from_str::<Fact>(&json).unwrap(), f, "{json}");
-            let (name, value) = fact(f);
-            let old = serde_json::json!({ "name": name, "value": value });
-            assert_eq!(&serde_json::from_value::<Fact>(old).unwrap(), f);
-        }
-        assert_eq!(
-            serde_json::to_value(&disk).unwrap(),
-            serde_json::json!({"kind": "write-cache", "disk": "vda", "setting": "write back"})
-        );
-    }
-
-    /// A read point's share counts the device's reads only; the kernel's writes meanwhile are
-    /// named as someone else's (issue 37, item 4: "1.12×" before, read 67 108 864 B plus
-    /// 8 384 512 B of ext4's lazy init).
-    #[test]
-    fn a_read_points_device_share_is_its_reads_and_the_writes_are_named() {
-        let own = 64u64 << 20;
-        let mut results = crate::model::Results::default();
-        results.total.bytes = own;
-        let row = Row {
-            variant: Variant::Direct,
-            shift_bytes: None,
-            region_bytes: None,
-            rw: Direction::Read,
-            bs_bytes: 16 << 10,
-            qd: 1,
-            iops: 1.0,
-            bytes_per_s: 1.0,
-            mean_us: 1.0,
-            p99_us: 1.0,
-            cpu_us_per_mb: 1.0,
-            system_cpu_us_per_mb: 1.0,
-            device_read_bytes: Some(own),
-            device_write_bytes: Some(8_384_512),
-            device_share: Row::share_of(Direction::Read, own, 8_384_512, own),
-            lazy_init: true,
-            results,
-        };
-        assert_eq!(row.device_share, Some(1.0));
-        assert_eq!(device_share(&row), "1.00×");
-        let mut out = String::new();
-        other_direction_note(&mut out, &row);
-        assert_eq!(
-            out,
-            "direct read 16k: the device wrote 8.4 MB meanwhile: not this point's (ext4's lazy \
-             inode-table init, ext4lazyinit, was running)\n"
-        );
-        // A write point's share is its writes; 1 % of reads beside it is not worth a line.
-        assert_eq!(
-            Row::share_of(Direction::Write, own, own / 2, own),
-            Some(0.5)
-        );
-        let quiet = Row {
-            device_write_bytes: Some(own / 100),
-            lazy_init: false,
-            ..row
-        };
-        let mut out = String::new();
-        other_direction_note(&mut out, &quiet);
-        assert!(out.is_empty(), "{out}");
-    }
-}
+#[path = "experiment_tests.rs"]
+mod tests;
