@@ -417,7 +417,9 @@ fn release(w: &RunPlan, region: &Region, target: &Target) -> Option<Release> {
             from: region.start,
             len: region.blocks * region.align,
         }),
-        Create::Filled => None,
+        // Written or reserved blocks stay: the allocation experiment's variants are the other
+        // three (`commands::experiment`).
+        Create::Filled | Create::Allocated => None,
     }
 }
 
