@@ -208,7 +208,10 @@ fn paths_without_limits_or_with_cycles_say_so() {
 fn a_run_matches_only_the_paths_own_devices() {
     // A file's run on sda1 beside the path of another file on sda1, and a stripe's two disks.
     assert!(same_devices(&[Some("sda1")], &[Some("sda1")]));
-    assert!(same_devices(&[Some("sdb"), Some("sdc")], &[Some("sdc"), Some("sdb")]));
+    assert!(same_devices(
+        &[Some("sdb"), Some("sdc")],
+        &[Some("sdc"), Some("sdb")]
+    ));
     // Another device, one beneath (sda under loop0) or above, half a stripe either way.
     assert!(!same_devices(&[Some("sda")], &[Some("loop0")]));
     assert!(!same_devices(&[Some("loop0")], &[Some("sda")]));
