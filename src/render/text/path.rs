@@ -172,14 +172,11 @@ pub fn facts(c: &Component) -> String {
             None => "interface not known".into(),
         },
         Part::Cpu {
-            us_per_io,
-            request_bytes,
+            us_per_io: us,
+            request_bytes: b,
             mean,
             ..
-        } => format!(
-            "{us_per_io:.1} µs per I/O of {}",
-            request_size(*request_bytes, *mean)
-        ),
+        } => format!("{us:.1} µs per I/O of {}", request_size(*b, *mean)),
         // Its limit says why.
         Part::Unresolved { .. } => String::new(),
     }

@@ -270,6 +270,28 @@ fn too_wide(a: &ScaleAnalysis) -> String {
     )
 }
 
+/// The verdict of a scaling analysis that found no limit: linear, unless an interval is too
+/// wide to judge.
+fn unlimited(a: &ScaleAnalysis, many: &str) -> String {
+    let n = a.steps.len();
+    let Some((sum, s)) = a.sum_alone_first_bytes_per_s.last().zip(a.steps.last()) else {
+        return "nothing was measured".into();
+    };
+    let verdict = match a.unjudged.is_empty() {
+        true => format!("the {many} scale linearly:"),
+        false => format!(
+            "whether the {many} scale linearly cannot be judged: {};",
+            too_wide(a)
+        ),
+    };
+    format!(
+        "{verdict} all {n} together deliver {}, {} of the sum of each alone ({})",
+        mb_s(s.efficiency * sum),
+        pct(s.efficiency),
+        mb_s(*sum)
+    )
+}
+
 /// The verdict of a scaling analysis over `targets` targets (or ranks, as `across` says): where
 /// the total stops growing and what holds it, then a sentence per flagged step.
 pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
@@ -300,24 +322,7 @@ pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
                 cause(a, sat, (targets, many), limit)
             )
         }
-        _ => match a.sum_alone_first_bytes_per_s.last().zip(a.steps.last()) {
-            Some((sum, s)) if !a.unjudged.is_empty() => format!(
-                "whether the {many} scale linearly cannot be judged: {}; all {n} together \
-                 deliver {}, {} of the sum of each alone ({})",
-                too_wide(a),
-                mb_s(s.efficiency * sum),
-                pct(s.efficiency),
-                mb_s(*sum)
-            ),
-            Some((sum, s)) => format!(
-                "the {many} scale linearly: all {n} together deliver {}, {} of the sum of \
-                 each alone ({})",
-                mb_s(s.efficiency * sum),
-                pct(s.efficiency),
-                mb_s(*sum)
-            ),
-            None => "nothing was measured".into(),
-        },
+        _ => unlimited(a, many),
     };
     for s in &a.steps {
         let interval = format!(
