@@ -45,6 +45,19 @@ fn runs_of_different_workloads_are_compared_with_a_warning_naming_the_difference
         kept.len() == 1 && kept[0].as_str().unwrap().starts_with(said),
         "{kept:?}"
     );
+    // The report says it too, in the same words.
+    let html = dir.path().join("c.html");
+    halfpower()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("A and B ran different workloads (rw randread in A"));
     // The same workload: no warning.
     let same = halfpower().args(["compare", RUN, RUN]).output().unwrap();
     assert!(same.status.success());
