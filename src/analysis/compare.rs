@@ -7,7 +7,8 @@
 
 use super::uncertainty::{ratio_from_intervals, ratio_one_repeated, ratio_welch, repetitions};
 use crate::model::Results;
-use crate::model::compare::{CompareMethod, FigureComparison};
+use crate::model::RunReport;
+use crate::model::compare::{CompareMethod, FigureComparison, WorkloadDifference};
 use crate::model::run::{FIGURES, FigureStat};
 use crate::stats::summary::Ci95;
 
@@ -94,6 +95,34 @@ pub fn compare(a: &[Results], b: &[Results], threshold: f64) -> Vec<FigureCompar
             })
         })
         .collect()
+}
+
+/// What the workloads of runs `a` and `b` set differently: its shape (rw, the read share of a
+/// mix, bs, qd, threads, targets), how its I/O went (the engine that ran, buffered,
+/// write-through) and its access pattern; not its length, region, seed or which targets (what
+/// a comparison of two devices or two runs changes on purpose).
+pub fn differences(a: &RunReport, b: &RunReport) -> Vec<WorkloadDifference> {
+    use WorkloadDifference as D;
+    let (wa, wb) = (&a.workload, &b.workload);
+    let (sa, sb) = (&wa.setup, &wb.setup);
+    let mixed = |w: &crate::plan::Workload| w.reads() && w.writes();
+    let pct = |w: &crate::plan::Workload| w.read_pct.unwrap_or(50);
+    let each = [
+        (wa.rw != wb.rw).then_some(D::Rw(wa.rw, wb.rw)),
+        (wa.rw == wb.rw && mixed(wa) && pct(wa) != pct(wb)).then(|| D::ReadPct(pct(wa), pct(wb))),
+        (wa.bs != wb.bs).then(|| D::Bs(wa.bs.clone(), wb.bs.clone())),
+        (wa.qd != wb.qd).then_some(D::Qd(wa.qd, wb.qd)),
+        (wa.threads != wb.threads).then_some(D::Threads(wa.threads, wb.threads)),
+        (a.targets.len() != b.targets.len())
+            .then_some(D::Targets(a.targets.len(), b.targets.len())),
+        (a.results.engine != b.results.engine)
+            .then_some(D::Engine(a.results.engine, b.results.engine)),
+        (sa.buffered != sb.buffered).then_some(D::Buffered(sa.buffered, sb.buffered)),
+        (sa.write_through != sb.write_through)
+            .then_some(D::WriteThrough(sa.write_through, sb.write_through)),
+        (sa.access != sb.access).then_some(D::Access),
+    ];
+    each.into_iter().flatten().collect()
 }
 
 fn mean(v: &[f64]) -> Option<f64> {

@@ -89,10 +89,22 @@ pub fn network_bytes_per_s(mbps: f64) -> f64 {
 
 /// The rate at which `cpus` CPUs are saturated by I/Os of `request_bytes` that cost
 /// `us_per_io` µs of CPU each, bytes/s (000: "CPU will saturate at 50 MBps"); None without a
-/// cost.
-pub fn cpu_saturation_bytes_per_s(us_per_io: f64, cpus: u32, request_bytes: u64) -> Option<f64> {
-    (us_per_io.is_finite() && us_per_io > 0.0 && cpus > 0)
-        .then(|| f64::from(cpus) * 1e6 / us_per_io * request_bytes as f64)
+/// cost. For a run's mix of sizes both are its means over the same I/Os (CPU time ÷ I/Os,
+/// bytes ÷ I/Os: [`mean_request_bytes`]), so the rate is CPUs × the run's bytes per CPU second.
+pub fn cpu_saturation_bytes_per_s(us_per_io: f64, cpus: u32, request_bytes: f64) -> Option<f64> {
+    (us_per_io.is_finite() && us_per_io > 0.0 && cpus > 0 && request_bytes.is_finite())
+        .then(|| f64::from(cpus) * 1e6 / us_per_io * request_bytes)
+}
+
+/// A run's bytes per I/O: its bytes ÷ its I/Os, the mean over the same I/Os its CPU µs per I/O
+/// is (a mix of 4k/50:16k/30:64k/20 moves about 20 070 bytes an I/O, not its largest 64k);
+/// `planned` (the mix's weighted mean) when it completed none.
+pub fn mean_request_bytes(bytes: u64, ios: u64, planned: f64) -> f64 {
+    if ios > 0 {
+        bytes as f64 / ios as f64
+    } else {
+        planned
+    }
 }
 
 fn unknown<T>(r: &Reading<T>) -> UnknownLimit {
@@ -173,6 +185,7 @@ pub fn limit(part: &Part, class: Option<DeviceClass>) -> ComponentLimit {
             us_per_io,
             cpus,
             request_bytes,
+            ..
         } => match cpu_saturation_bytes_per_s(*us_per_io, *cpus, *request_bytes) {
             Some(b) => ComponentLimit::Advertised {
                 bytes_per_s: b,
@@ -303,11 +316,12 @@ pub fn components(g: &Graph) -> Vec<Component> {
 
 /// The CPU as a component: the CPUs given to halfpower, saturated at the rate a run's CPU
 /// cost per I/O allows at its request size.
-pub fn cpu_component(us_per_io: f64, cpus: u32, request_bytes: u64) -> Component {
+pub fn cpu_component(us_per_io: f64, cpus: u32, request_bytes: f64, mean: bool) -> Component {
     let part = Part::Cpu {
         us_per_io,
         cpus,
         request_bytes,
+        mean,
     };
     Component {
         name: format!("{cpus} CPUs"),
@@ -320,6 +334,17 @@ pub fn cpu_component(us_per_io: f64, cpus: u32, request_bytes: u64) -> Component
         measured_from: None,
         part,
     }
+}
+
+/// Whether a run measured the targets of a path: `run` holds the block device each of the
+/// run's targets is or lives on (its partition, else its disk: kernel names; None without one),
+/// `path` the same of each path target. They match when each run target's device is a path
+/// target's and each path target's a run target's (a file on tmpfs, without a device, matches
+/// another such). Else the run's figures are another device's, and the path would set them
+/// beside limits they never passed through (a run of sda beside loop0's path, which holds sda
+/// beneath it, too: its I/O never passed through loop0).
+pub fn same_devices(path: &[Option<&str>], run: &[Option<&str>]) -> bool {
+    !run.is_empty() && run.iter().all(|r| path.contains(r)) && path.iter().all(|p| run.contains(p))
 }
 
 #[cfg(test)]

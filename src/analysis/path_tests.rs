@@ -44,10 +44,10 @@ fn serial_links_give_their_bodies_figures() {
 #[test]
 fn the_cpu_saturates_where_000_says() {
     // 000: 64 KB requests at ~1.3 ms of one CPU each: about 50 MBps.
-    let b = cpu_saturation_bytes_per_s(1280.0, 1, 64_000).unwrap();
+    let b = cpu_saturation_bytes_per_s(1280.0, 1, 64_000.0).unwrap();
     assert!(close(b, 50e6, 1.0));
-    assert_eq!(cpu_saturation_bytes_per_s(0.0, 2, 4096), None);
-    assert_eq!(cpu_saturation_bytes_per_s(f64::NAN, 2, 4096), None);
+    assert_eq!(cpu_saturation_bytes_per_s(0.0, 2, 4096.0), None);
+    assert_eq!(cpu_saturation_bytes_per_s(f64::NAN, 2, 4096.0), None);
 }
 
 fn link(gts: f64, w: u32, max_gts: f64, max_w: u32) -> Part {
@@ -114,7 +114,7 @@ fn unreadable_links_are_unknown_with_why() {
 }
 
 fn comp(part: Part, below: Vec<usize>) -> Component {
-    let mut c = cpu_component(1.0, 1, 1);
+    let mut c = cpu_component(1.0, 1, 1.0, false);
     c.combine = combine(&part, below.len());
     c.limit = limit(&part, None);
     c.part = part;
@@ -202,4 +202,23 @@ fn paths_without_limits_or_with_cycles_say_so() {
     let c = vec![comp(link(8.0, 4, 8.0, 4), vec![5, 0])];
     let p = pap::paps(&c, &[(0, 1.0), (9, 1.0)]);
     assert!(close(p.read.unwrap().bytes_per_s, 3.938e9, 0.5e6));
+}
+
+#[test]
+fn a_run_matches_only_the_paths_own_devices() {
+    // A file's run on sda1 beside the path of another file on sda1, and a stripe's two disks.
+    assert!(same_devices(&[Some("sda1")], &[Some("sda1")]));
+    assert!(same_devices(
+        &[Some("sdb"), Some("sdc")],
+        &[Some("sdc"), Some("sdb")]
+    ));
+    // Another device, one beneath (sda under loop0) or above, half a stripe either way.
+    assert!(!same_devices(&[Some("sda")], &[Some("loop0")]));
+    assert!(!same_devices(&[Some("loop0")], &[Some("sda")]));
+    assert!(!same_devices(&[Some("sdb"), Some("sdc")], &[Some("sdb")]));
+    assert!(!same_devices(&[Some("sdb")], &[Some("sdb"), Some("sdc")]));
+    // Files without a device (tmpfs) match each other, not a device; no run target, nothing.
+    assert!(same_devices(&[None], &[None]));
+    assert!(!same_devices(&[Some("sda")], &[None]));
+    assert!(!same_devices(&[Some("sda")], &[]));
 }

@@ -5,7 +5,7 @@
 
 use super::fio::histogram;
 use crate::model::cause::Fatal;
-use crate::model::ranks::{FirstDone, HostSubtotal, Job, RankSpread};
+use crate::model::ranks::{Count, FirstDone, HostSubtotal, Job, RankSpread};
 use crate::model::run::{ErrorSummary, RankRun, Results, SyncSummary};
 use crate::model::verify::Verification;
 use crate::oscounters::diskstats::DeviceDelta;
@@ -43,6 +43,39 @@ fn intervals(mut merged: DirSummary, ranks: &[&DirSummary]) -> DirSummary {
     merged.iops_ci95 = sum(&|p| p.iops_ci95.map(|c| c.half), merged.iops);
     merged.bytes_per_s_ci95 = sum(&|p| p.bytes_per_s_ci95.map(|c| c.half), merged.bytes_per_s);
     merged
+}
+
+/// I/Os and bytes of a rank up to `t` s into its measured phase: from its counts 100 ms apart,
+/// linear between the two around `t` (its totals at its end, `seconds`, so the last stretch
+/// counts too); from its per-second series in older files.
+fn rank_until(r: &Results, t: f64) -> (f64, f64) {
+    if r.counts.is_empty() {
+        return until(&r.timeseries, r.seconds, t);
+    }
+    let end = Count {
+        at_s: r.seconds,
+        ios: r.total.ios,
+        bytes: r.total.bytes,
+    };
+    let start = Count::default();
+    let points: Vec<Count> = std::iter::once(start)
+        .chain(
+            r.counts
+                .iter()
+                .copied()
+                .filter(|c| c.at_s > 0.0 && c.at_s < r.seconds),
+        )
+        .chain([end])
+        .collect();
+    // The first count at or after `t`, and the one before it (strictly before `t`).
+    let (a, b) = match points.iter().position(|c| c.at_s >= t) {
+        None => return (end.ios as f64, end.bytes as f64),
+        Some(0) => return (0.0, 0.0),
+        Some(k) => (points[k - 1], points[k]),
+    };
+    let f = (t - a.at_s) / (b.at_s - a.at_s);
+    let at = |x: u64, y: u64| x as f64 + f * (y as f64 - x as f64);
+    (at(a.ios, b.ios), at(a.bytes, b.bytes))
 }
 
 /// I/Os and bytes of a rank's series up to `t` s: whole seconds, then the share of the second
@@ -127,6 +160,7 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     (r.devices, r.device_timeseries) = host_devices(ranks, hosts.len() > 1);
     r.timeseries = merge_series(&all);
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));
+    r.counts = Vec::new();
     r.host = worst_host(&all);
     r
 }
@@ -326,7 +360,8 @@ fn job(ranks: &[RankRun], seconds: f64, barrier_us: Vec<f64>, gather_us: f64) ->
     }
 }
 
-/// The stonewall: every rank's I/Os until the first rank finished, and their rates.
+/// The stonewall: every rank's I/Os until the first rank finished (each rank's count at that
+/// instant), and their rates.
 fn first_done(ranks: &[RankRun]) -> FirstDone {
     let first = ranks
         .iter()
@@ -338,7 +373,7 @@ fn first_done(ranks: &[RankRun]) -> FirstDone {
         let (i, b) = if x.results.seconds <= t {
             (x.results.total.ios as f64, x.results.total.bytes as f64)
         } else {
-            until(&x.results.timeseries, x.results.seconds, t)
+            rank_until(&x.results, t)
         };
         ios += i;
         bytes += b;

@@ -274,3 +274,51 @@ fn the_jobs_interval_is_the_ranks_in_quadrature() {
     ranks[1].results.total.iops_ci95 = None;
     assert!(merge(&ranks, Vec::new(), 0.0).total.iops_ci95.is_none());
 }
+
+/// The job of runs under a second, which have no per-second series (a part-second under
+/// half a second is dropped): three ranks of 4 KiB reads, rank 0 done first at 0.25 s. Each
+/// rank's count at 0.25 s is read between its counts 100 ms apart: rank 1 (20 000 IOPS
+/// throughout) 4000 at 0.2 s and 6000 at 0.3 s, so 5000; rank 2 (1000 in its first 100 ms,
+/// 3000 in each after) 4000 and 7000, so 5500 (not its 8200 × 0.25/0.34 = 6029); rank 0 all
+/// its 2500. 13 000 I/Os in 0.25 s: 52 000 IOPS, 212.992 MB/s. The series alone counted rank
+/// 0's 2500 and nothing of the others.
+#[test]
+fn the_stonewall_reads_each_ranks_count_at_the_first_ranks_end() {
+    use crate::model::ranks::Count;
+    use crate::stats::window::Window;
+    let with = |n: u32, seconds: f64, marks: &[(f64, u64)]| {
+        let ios = marks.last().unwrap().1;
+        let mut r = rank(n, "a", ios, seconds, &[1_000]);
+        assert_eq!(Window::new(seconds, 1.0).steps(), 0, "no second to report");
+        r.results.timeseries.clear();
+        r.results.counts = std::iter::once(Count::default())
+            .chain(marks.iter().map(|&(at_s, ios)| Count {
+                at_s,
+                ios,
+                bytes: ios * 4096,
+            }))
+            .collect();
+        r
+    };
+    let ranks = [
+        with(0, 0.25, &[(0.1, 1000), (0.2, 2000), (0.2502, 2500)]),
+        with(
+            1,
+            0.32,
+            &[(0.1, 2000), (0.2, 4000), (0.3, 6000), (0.3203, 6400)],
+        ),
+        with(
+            2,
+            0.34,
+            &[(0.1, 1000), (0.2, 4000), (0.3, 7000), (0.3401, 8200)],
+        ),
+    ];
+    let r = merge(&ranks, Vec::new(), 0.0);
+    let first = r.job.unwrap().first_done;
+    assert_eq!((first.rank, first.seconds), (0, 0.25));
+    assert!((first.ios - 13_000.0).abs() < 1e-6, "{first:?}");
+    assert!((first.bytes - 13_000.0 * 4096.0).abs() < 1e-3, "{first:?}");
+    assert!((first.iops - 52_000.0).abs() < 1e-6, "{first:?}");
+    assert!((first.bytes_per_s - 212.992e6).abs() < 1.0, "{first:?}");
+    assert!(r.counts.is_empty(), "the job's results keep no counts");
+}

@@ -226,6 +226,17 @@ fn judge(r: &mut [StepReading]) -> Option<usize> {
     saturates_at
 }
 
+/// The steps before `saturates_at` (every step without it) whose interval reaches below 90 %,
+/// a dip's aside (a later step clearly at or above 90 % stands for it): linear scaling up to
+/// them is not shown, however near 100 % their figures.
+fn unjudged(r: &[StepReading], saturates_at: Option<usize>) -> Vec<usize> {
+    r.iter()
+        .filter(|s| saturates_at.is_none_or(|at| s.targets < at))
+        .filter(|s| s.efficiency_low < SATURATION_EFFICIENCY && s.flag != Some(StepFlag::Dip))
+        .map(|s| s.targets)
+        .collect()
+}
+
 /// What holds the total at the saturating step `at`: the depth when the response time stayed
 /// within 1 / 0.9 of the targets' alone (then IOPS = in flight ÷ that response time accounts
 /// for the total: Little's law), or when fewer I/Os in flight cost more than the longer
@@ -282,6 +293,7 @@ pub fn analyse_sizes(
         sum_alone_bytes_per_s: alone.iter().map(|a| a.bytes_per_s).sum(),
         sum_alone_first_bytes_per_s: sizes.iter().map(|&n| first_alone(alone, n).0).collect(),
         efficiency: readings.iter().map(|r| r.efficiency).collect(),
+        unjudged: unjudged(&readings, saturates_at),
         steps: readings,
         saturates_at,
         limit,

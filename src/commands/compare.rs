@@ -3,7 +3,7 @@
 
 use super::Exporter;
 use crate::Error;
-use crate::analysis::compare::compare as compare_runs;
+use crate::analysis::compare::{compare as compare_runs, differences};
 use crate::cli::CompareArgs;
 use crate::clock::utc_now;
 use crate::input::document::parse;
@@ -54,14 +54,23 @@ pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
         )
         .into());
     }
-    let (_, a) = runs_of(&args.a)?;
-    let (_, b) = runs_of(&args.b)?;
+    let (run_a, a) = runs_of(&args.a)?;
+    let (run_b, b) = runs_of(&args.b)?;
+    let mut warnings = Vec::new();
+    let differ = differences(&run_a, &run_b);
+    if !differ.is_empty() {
+        crate::measure::warn(
+            &mut warnings,
+            crate::model::Warning::WorkloadsDiffer(differ),
+        );
+    }
     let report = CompareReport {
         header: Header::new(Kind::Compare, command, utc_now()),
         a: args.a.display().to_string(),
         b: args.b.display().to_string(),
         threshold: args.threshold / 100.0,
         figures: compare_runs(&a, &b, args.threshold / 100.0),
+        warnings,
     };
     let text = compare_text(&report);
     exporter.emit(Document::Compare(Box::new(report)), &text)?;

@@ -6,7 +6,7 @@
 use super::Exporter;
 use super::export::{Output, write_whole};
 use crate::analysis::pap::{for_mix, target_paps, together_paps};
-use crate::analysis::path::{components, cpu_component};
+use crate::analysis::path::{components, cpu_component, mean_request_bytes, same_devices};
 use crate::cli::PathArgs;
 use crate::clock::utc_now;
 use crate::model::path::{
@@ -209,12 +209,46 @@ fn measured(source: &std::path::Path, r: &RunReport) -> (Measured, Component) {
         bytes_per_s: res.total.bytes_per_s,
         read_bytes_per_s: res.read.as_ref().map_or(0.0, |d| d.bytes_per_s),
         write_bytes_per_s: res.write.as_ref().map_or(0.0, |d| d.bytes_per_s),
-        request_bytes: r.workload.bs.max(),
+        request_bytes: mean_request_bytes(res.total.bytes, res.total.ios, r.workload.bs.mean()),
+        mix: r.workload.bs.is_mix().then(|| r.workload.bs.clone()),
         cpu_us_per_io: res.cpu.us_per_io,
         cpus,
     };
-    let cpu = cpu_component(m.cpu_us_per_io, m.cpus, m.request_bytes);
+    let cpu = cpu_component(m.cpu_us_per_io, m.cpus, m.request_bytes, m.mix.is_some());
     (m, cpu)
+}
+
+/// Refuses a run of other devices than the path's: its figures would stand beside limits they
+/// never passed through. Names the run's devices and the path's.
+fn check_devices(w: &Walk, source: &std::path::Path, r: &RunReport) -> crate::Result<()> {
+    let run: Vec<Option<&str>> = (r.targets.iter())
+        .map(|t| t.partition.as_deref().or(t.device.as_deref()))
+        .collect();
+    let path: Vec<Option<&str>> = w.walked.iter().map(|(_, x)| x.device.as_deref()).collect();
+    if same_devices(&path, &run) {
+        return Ok(());
+    }
+    let named = |d: Option<&str>| d.unwrap_or("no block device").to_string();
+    let measured: Vec<String> = (r.targets.iter().zip(&run))
+        .map(|(t, d)| format!("{} ({})", t.path, named(*d)))
+        .collect();
+    let on: Vec<String> = (w.walked.iter().zip(&path))
+        .map(|((t, _), d)| format!("{t} ({})", named(*d)))
+        .collect();
+    let targets: Vec<&str> = r.targets.iter().map(|t| t.path.as_str()).collect();
+    Err(crate::Error::invalid(
+        "--from",
+        source.display(),
+        format!(
+            "a run of the path's own targets, {}: this run measured {}, whose figures would \
+             stand beside limits they never passed through (set it beside its own path: \
+             halfpower path {} --from {})",
+            on.join(", "),
+            measured.join(", "),
+            targets.join(" "),
+            source.display()
+        ),
+    ))
 }
 
 /// Puts the run's rates beside the components: a block device's by its counters, any
@@ -257,6 +291,7 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut cpu = None;
     let mut meas = None;
     if let (Some(r), Some(src)) = (&run, &args.from.path) {
+        check_devices(&w, src, r)?;
         let (m, c) = measured(src, r);
         attach(&mut comps, &tops, &m, r);
         comps.push(c);

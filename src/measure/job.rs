@@ -50,8 +50,12 @@ pub fn join(mine: Option<Results>) -> crate::Result<Results> {
     let Some(barrier_us) = all.iter().find(|x| x.0.is_some()).map(|x| x.1.clone()) else {
         return Err(none());
     };
-    let ranks: Vec<RankRun> = all.into_iter().filter_map(|x| x.0).collect();
+    let mut ranks: Vec<RankRun> = all.into_iter().filter_map(|x| x.0).collect();
     let mut job = crate::analysis::ranks::merge(&ranks, barrier_us, gather_us);
+    // The counts served the stonewall; the documents keep the ranks' results without them.
+    for x in &mut ranks {
+        x.results.counts.clear();
+    }
     job.ranks = ranks;
     Ok(job)
 }

@@ -2,7 +2,34 @@
 //! its 95 % interval and whether the difference is significant (`analysis::compare`).
 
 use super::Header;
+use crate::access::RequestSize;
+use crate::plan::{EngineKind, RwMode};
 use serde::{Deserialize, Serialize};
+
+/// A setting of the workload the two compared runs ran differently: A's value, then B's.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkloadDifference {
+    /// Direction and pattern.
+    Rw(RwMode, RwMode),
+    /// The read share of one mixed mode, %.
+    ReadPct(u8, u8),
+    /// Request size or mix.
+    Bs(RequestSize, RequestSize),
+    /// I/Os in flight per thread.
+    Qd(u32, u32),
+    /// Threads per target.
+    Threads(u32, u32),
+    /// Targets.
+    Targets(usize, usize),
+    /// The engine that ran.
+    Engine(EngineKind, EngineKind),
+    /// Through the page cache (buffered) or not.
+    Buffered(bool, bool),
+    /// O_DSYNC writes.
+    WriteThrough(bool, bool),
+    /// Where offsets fall, the random share, the stride, a rate cap or think time.
+    Access,
+}
 
 /// Where a ratio's interval comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,4 +83,7 @@ pub struct CompareReport {
     pub threshold: f64,
     /// Each figure both runs have.
     pub figures: Vec<FigureComparison>,
+    /// Warnings (the two runs ran different workloads; absent in older files).
+    #[serde(default)]
+    pub warnings: Vec<super::Warning>,
 }

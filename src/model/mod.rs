@@ -123,10 +123,8 @@ impl Document {
             Document::Path(p) => &p.warnings,
             Document::Pts(p) => &p.warnings,
             Document::Selftest(t) => &t.warnings,
-            Document::Monitor(_)
-            | Document::Diagnose(_)
-            | Document::Compare(_)
-            | Document::Verify(_) => &[],
+            Document::Compare(c) => &c.warnings,
+            Document::Monitor(_) | Document::Diagnose(_) | Document::Verify(_) => &[],
         }
     }
 

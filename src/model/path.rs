@@ -245,8 +245,12 @@ pub struct Measured {
     pub read_bytes_per_s: f64,
     /// Its writes, bytes/s.
     pub write_bytes_per_s: f64,
-    /// Its (largest) request size, bytes.
-    pub request_bytes: u64,
+    /// Its bytes per I/O: the request size, or with a mix of sizes the mean over its I/Os
+    /// (its bytes ÷ its I/Os; written as the largest size before issue 44).
+    pub request_bytes: f64,
+    /// Its mix of request sizes, when it mixed sizes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<crate::access::RequestSize>,
     /// Its process CPU µs per I/O.
     pub cpu_us_per_io: f64,
     /// CPUs the run's process could use.

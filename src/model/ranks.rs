@@ -12,8 +12,8 @@ pub struct FirstDone {
     pub seconds: f64,
     /// The rank that finished first.
     pub rank: u32,
-    /// I/Os of all ranks until then (from each rank's per-second series, linear within a
-    /// second).
+    /// I/Os of all ranks until then: each rank's count at that instant, linear between its
+    /// counts 100 ms apart (`Results::counts`; from its per-second series in older files).
     pub ios: f64,
     /// Bytes of all ranks until then.
     pub bytes: f64,
@@ -21,6 +21,18 @@ pub struct FirstDone {
     pub iops: f64,
     /// `bytes` / `seconds`.
     pub bytes_per_s: f64,
+}
+
+/// A rank's completed I/Os and bytes at one instant of its measured phase: what the stonewall
+/// reads each rank's count at the first rank's end from.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Count {
+    /// Seconds after the start of the measured phase.
+    pub at_s: f64,
+    /// I/Os completed by then.
+    pub ios: u64,
+    /// Bytes completed by then.
+    pub bytes: u64,
 }
 
 /// How far apart the ranks were.

@@ -183,6 +183,11 @@ pub struct ScaleAnalysis {
     /// The first n below 90 % of the sum of those n alone from which no step is clearly at or
     /// above 90 % and some step is clearly below (beyond its interval); None if none.
     pub saturates_at: Option<usize>,
+    /// The steps before `saturates_at` (every step without it) whose interval reaches below
+    /// 90 %, a dip's aside: whether the targets scale linearly up to them cannot be judged,
+    /// whatever their figures (empty in older files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unjudged: Vec<usize>,
     /// What holds the total from `saturates_at` on (`none` without saturation).
     #[serde(default)]
     pub limit: Bottleneck,

@@ -6,6 +6,7 @@
 
 use super::Direction;
 use super::cause::{DirectFallback, EngineFallback, Fatal, IoFailure};
+use super::compare::WorkloadDifference;
 use super::fio::FioNote;
 use super::profile::{NegativeSlope, Pattern};
 use super::pts::Purge;
@@ -275,6 +276,8 @@ pub enum Warning {
     },
     /// More warnings of one log than are printed one by one: how many more.
     MoreLines(usize),
+    /// `compare` of two runs of different workloads: what differs.
+    WorkloadsDiffer(Vec<WorkloadDifference>),
     /// `diagnose --profile` for devices no log holds.
     ProfileUnmatched {
         /// The profile's devices.

@@ -295,6 +295,11 @@ fn placed(h: &crate::model::diagnosis::WorkloadHeadroom, when: &str) -> String {
         " (the nearest size measured; the workload's differs by more than 1.5×)".into()
     };
     let knee = match (c.knee_iops, c.knee_inflight, c.to_knee) {
+        (Some(k), Some(at), Some(x)) if beyond(x) => format!(
+            "beyond the knee, {:.2}× its {k:.0} IOPS with {at} in flight (where more depth stops \
+             adding throughput)",
+            1.0 / x
+        ),
         (Some(k), Some(at), Some(x)) => format!(
             "{x:.1}× to the knee ({k:.0} IOPS with {at} in flight, where more depth stops adding \
              throughput)"
@@ -315,14 +320,30 @@ fn placed(h: &crate::model::diagnosis::WorkloadHeadroom, when: &str) -> String {
         _ => String::new(),
     };
     format!(
-        "{load}: {source} {} {} curve{size} peaks at {:.0} IOPS ({} in flight): {:.1}× to the \
-         peak, {knee}{response}",
+        "{load}: {source} {} {} curve{size} peaks at {:.0} IOPS ({} in flight): {}, \
+         {knee}{response}",
         c.rw,
         crate::units::ByteSize(c.bs_bytes),
         c.peak_iops,
         c.peak_inflight,
-        c.to_peak
+        to_the_peak(c.to_peak)
     )
+}
+
+/// Whether a load lies beyond a point of its curve, `to` being the point's IOPS ÷ the load's
+/// (`to_peak`, `to_knee`): below 1, the load already exceeds the point.
+fn beyond(to: f64) -> bool {
+    to > 0.0 && to < 1.0
+}
+
+/// How far a load is from its curve's peak: how many times it could grow to reach it, or how
+/// many times the peak it already is.
+fn to_the_peak(to: f64) -> String {
+    if beyond(to) {
+        format!("beyond the peak, {:.2}× it", 1.0 / to)
+    } else {
+        format!("{to:.1}× to the peak")
+    }
 }
 
 /// A fact that decided a device's class and service as a sentence.

@@ -311,3 +311,43 @@ fn each_class_fact_in_words() {
         assert_eq!(class_evidence(c), *said, "{c:?}");
     }
 }
+
+/// The issue's load: 115 573 IOPS observed against a profile peak of 104 534 was worded "0.9×
+/// to the peak"; it lies beyond the peak, 115 573 ÷ 104 534 = 1.11 times it (and beyond a knee
+/// of 90 000: 1.28×). A load below both keeps "N× to the peak".
+#[test]
+fn a_load_beyond_the_peak_is_said_to_be_beyond_it() {
+    use crate::model::diagnosis::{CurvePlace, WorkloadHeadroom};
+    let place = |observed: f64| WorkloadHeadroom {
+        at: "12:00:05".into(),
+        observed_iops: observed,
+        observed_read_pct: 100.0,
+        observed_request_bytes: 4096.0,
+        curve: Some(CurvePlace {
+            source: crate::model::profile::CurveSource::Profile,
+            rw: crate::plan::RwMode::Randread,
+            bs_bytes: 4096,
+            size_matches: true,
+            peak_iops: 104_534.0,
+            peak_inflight: 4,
+            knee_iops: Some(90_000.0),
+            knee_inflight: Some(2),
+            to_peak: 104_534.0 / observed,
+            to_knee: Some(90_000.0 / observed),
+            curve_latency_ms: None,
+        }),
+        ..WorkloadHeadroom::default()
+    };
+    let beyond = headroom(&place(115_573.0));
+    assert!(!beyond.contains("to the peak"), "{beyond}");
+    assert!(beyond.contains("beyond the peak, 1.11× it,"), "{beyond}");
+    assert!(
+        beyond.contains("beyond the knee, 1.28× its 90000 IOPS with 2 in flight"),
+        "{beyond}"
+    );
+    let below = headroom(&place(26_133.5));
+    assert!(
+        below.contains("4.0× to the peak, 3.4× to the knee"),
+        "{below}"
+    );
+}

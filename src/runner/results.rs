@@ -120,6 +120,21 @@ fn intervals(all: &mut TargetResult, m: &Measurement) {
     }
 }
 
+/// Under MPI with several ranks, this rank's counts every 100 ms of its measured phase (the
+/// watcher's marks), for the job's stonewall; none for one process.
+fn counts(m: &Measurement) -> Vec<crate::model::ranks::Count> {
+    if !crate::cluster::many() {
+        return Vec::new();
+    }
+    (m.marks.iter())
+        .map(|k| crate::model::ranks::Count {
+            at_s: k.at_s,
+            ios: k.ios,
+            bytes: k.bytes,
+        })
+        .collect()
+}
+
 /// The results of measurement `m` of plan `plan` over `targets`.
 pub fn results(
     m: &Measurement,
@@ -160,6 +175,7 @@ pub fn results(
         }),
         job: None,
         ranks: Vec::new(),
+        counts: counts(m),
         sync: (m.total.syncs.ios > 0).then(|| crate::model::SyncSummary {
             count: m.total.syncs.ios,
             latency_us: crate::stats::summary::LatencySummary::of(&m.total.syncs.hist),

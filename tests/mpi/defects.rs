@@ -1,7 +1,8 @@
 //! What each rank says and checks under MPI: a `run`'s warnings are each rank's own (its
 //! targets judged on its own results) once, not the job's repeated by every rank; the job's
 //! syncs are every rank's; `fio` is printed by rank 0 alone and fails when any rank fell below
-//! its `rate_iops_min`; only rank 0 checks the output paths it alone writes.
+//! its `rate_iops_min`; only rank 0 checks the output paths it alone writes; the stonewall of a
+//! run under a second counts every rank's bytes.
 
 use super::{mpi_halfpower, mpirun, three_rank_job};
 use std::time::{Duration, Instant};
@@ -319,4 +320,62 @@ fn an_os_error_is_said_once() {
         "{err}"
     );
     assert_eq!(err.matches(&os).count(), 1, "the OS error once: {err}");
+}
+
+/// A job of three ranks of 0.3 s each (under a second: no rank has a per-second series). The
+/// ranks start together and stop issuing at the same deadline, so the first rank's end is
+/// within a drain of each rank's: the stonewall holds nearly every rank's bytes, at least 90 %
+/// of each rank's bytes × (first end ÷ its own end). It counted the first rank's alone (a
+/// third: 1.6 against 4.5 GB/s in the issue).
+#[test]
+fn the_stonewall_of_a_run_under_a_second_counts_every_rank() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let v = three_rank_job(
+        &hp,
+        dir.path(),
+        &[
+            "run",
+            target.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--qd",
+            "4",
+            "--time",
+            "300ms",
+            "--warmup",
+            "100ms",
+        ],
+    );
+    let first = &v["results"]["job"]["first_done"];
+    let t = first["seconds"].as_f64().unwrap();
+    let ranks = v["ranks"].as_array().unwrap();
+    let (mut expected, mut all) = (0.0, 0.0);
+    for r in ranks {
+        let res = &r["results"];
+        let (bytes, seconds) = (
+            res["total"]["bytes"].as_f64().unwrap(),
+            res["seconds"].as_f64().unwrap(),
+        );
+        assert!(seconds < 1.0, "{seconds}");
+        assert!(res["timeseries"].as_array().unwrap().is_empty());
+        assert!(
+            res.get("counts").is_none(),
+            "the counts stay out of documents"
+        );
+        expected += bytes * (t / seconds).min(1.0);
+        all += bytes;
+    }
+    let got = first["bytes"].as_f64().unwrap();
+    assert!(
+        got >= 0.9 * expected && got <= all + 1e-6,
+        "stonewall {got} bytes against {expected} (of {all}) from the ranks' own"
+    );
+    let rate = first["bytes_per_s"].as_f64().unwrap();
+    assert!((rate - got / t).abs() <= 1e-6 * rate, "{first}");
 }

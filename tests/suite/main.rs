@@ -8,6 +8,7 @@ mod common;
 mod access;
 mod browser;
 mod cli;
+mod compare;
 mod destinations;
 mod diagnose;
 mod durable;

@@ -472,6 +472,80 @@ fn a_run_puts_its_rates_and_its_cpu_beside_the_limits() {
     }
 }
 
+/// The mix, 4k/50:16k/30:64k/20: the run's fixture with its workload made that mix
+/// and its bytes those of its I/Os drawn in those shares (the test's own arithmetic). The CPU
+/// saturates at 2 CPUs × 10^6 ÷ µs per I/O × the run's bytes per I/O (bytes ÷ I/Os, about
+/// 20 070), not × its largest size, 64k (3.3× more: the 14.3 GB/s beside 4.4).
+#[test]
+fn a_mix_of_sizes_saturates_the_cpu_at_its_mean_size() {
+    let mut run: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/report/run-loop.json").unwrap(),
+    )
+    .unwrap();
+    let ios = run["results"]["total"]["ios"].as_u64().unwrap();
+    let (n4, n16) = (ios / 2, ios * 3 / 10);
+    let bytes = n4 * 4096 + n16 * 16384 + (ios - n4 - n16) * 65536;
+    run["workload"]["bs"] = "4k/50:16k/30:64k/20".into();
+    run["results"]["total"]["bytes"] = bytes.into();
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("mix.json");
+    std::fs::write(&from, serde_json::to_string(&run).unwrap()).unwrap();
+    let v = in_tree("sata", &["path", "loop0", "--from", from.to_str().unwrap()]);
+    let us = num(&run["results"]["cpu"], "us_per_io");
+    let mean = bytes as f64 / ios as f64;
+    assert!((mean - 20070.4).abs() < 1.0, "{mean}");
+    let cpu = &v["components"][v["cpu"].as_u64().unwrap() as usize];
+    let want = 2.0 * 1e6 / us * mean;
+    assert!(
+        near(num(&cpu["limit"], "bytes_per_s"), want, 1.0),
+        "{cpu} against {want}"
+    );
+    assert!(near(num(cpu, "request_bytes"), mean, 1e-6), "{cpu}");
+    assert_eq!(v["measured"]["mix"], "4k/50:16k/30:64k/20");
+    let text = halfpower()
+        .env("HALFPOWER_SYSFS", format!("{FIXTURES}/sata"))
+        .args(["path", "loop0", "--from", from.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let said = format!("per I/O of {mean:.0} bytes on average");
+    assert!(text.contains(&said), "{text}");
+    assert!(!text.contains("of 64k"), "{text}");
+}
+
+/// A run of another device beside a path: refused, exit 2, naming the run's device and the
+/// path's (the run measured loop0; sda lies beneath loop0, but the run's I/O passed through
+/// loop0, which sda's path does not hold). Its own device's path takes it.
+#[test]
+fn a_run_of_another_device_is_refused_naming_both() {
+    let out = halfpower()
+        .env("HALFPOWER_SYSFS", format!("{FIXTURES}/sata"))
+        .args([
+            "path",
+            "sda",
+            "--from",
+            "tests/fixtures/report/run-loop.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("own targets, sda (sda): this run measured /dev/loop0 (loop0), whose"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    in_tree(
+        "sata",
+        &[
+            "path",
+            "loop0",
+            "--from",
+            "tests/fixtures/report/run-loop.json",
+        ],
+    );
+}
+
 /// 000 Figure 3's unbuffered-write curve (half power at 128 KB against the 8.5 MB/s disk),
 /// scaled by 600/8.5 onto a SATA SSD.
 const FIG3_SATA: &str = "tests/corpus/sweep-000-fig3-sata.csv";

@@ -353,6 +353,12 @@ pub struct Results {
     /// `run` document holds them in its `ranks` instead; absent for one process).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankRun>,
+    /// Under MPI with several ranks, a rank's own: its completed I/Os and bytes every 100 ms of
+    /// its measured phase (`stats::window::CI_WINDOW_S`, fewer past 409.6 s), from 0 at its
+    /// start to its end, for the stonewall (`job.first_done`); dropped once the job's results
+    /// are merged, so absent from every document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<super::ranks::Count>,
     /// With `--verify`: what reading the written blocks back found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<super::verify::Verification>,

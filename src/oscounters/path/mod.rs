@@ -291,8 +291,12 @@ pub enum Part {
         us_per_io: f64,
         /// CPUs the process may use.
         cpus: u32,
-        /// Request size, bytes.
-        request_bytes: u64,
+        /// Bytes per I/O: the request size, or the mean of a run's mix of sizes (its bytes ÷ its
+        /// I/Os).
+        request_bytes: f64,
+        /// Whether `request_bytes` is the mean of a mix of sizes.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        mean: bool,
     },
     /// Something that could not be read.
     Unresolved {

@@ -172,10 +172,11 @@ pub fn facts(c: &Component) -> String {
             None => "interface not known".into(),
         },
         Part::Cpu {
-            us_per_io,
-            request_bytes,
+            us_per_io: us,
+            request_bytes: b,
+            mean,
             ..
-        } => format!("{us_per_io:.1} µs per I/O of {}", ByteSize(*request_bytes)),
+        } => format!("{us:.1} µs per I/O of {}", request_size(*b, *mean)),
         // Its limit says why.
         Part::Unresolved { .. } => String::new(),
     }
@@ -444,6 +445,14 @@ fn tree(
     }
 }
 
+/// A run's bytes per I/O: its request size, or the mean of its mix ("20068 bytes on average").
+fn request_size(bytes: f64, mean: bool) -> String {
+    match mean {
+        true => format!("{bytes:.0} bytes on average"),
+        false => ByteSize(bytes.round() as u64).to_string(),
+    }
+}
+
 /// The path document as text.
 pub fn path_text(r: &PathReport) -> String {
     let mut out = String::new();
@@ -474,12 +483,15 @@ pub fn path_text(r: &PathReport) -> String {
         );
     }
     if let Some(m) = &r.measured {
+        let size = match &m.mix {
+            Some(mix) => format!("{mix} requests ({})", request_size(m.request_bytes, true)),
+            None => format!("{} requests", request_size(m.request_bytes, false)),
+        };
         let _ = writeln!(
             out,
-            "Measured ({}): {} at {} requests, {:.1} µs of CPU per I/O on {} CPUs",
+            "Measured ({}): {} at {size}, {:.1} µs of CPU per I/O on {} CPUs",
             m.source,
             rate(m.bytes_per_s),
-            ByteSize(m.request_bytes),
             m.cpu_us_per_io,
             m.cpus
         );

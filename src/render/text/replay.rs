@@ -4,9 +4,35 @@ use crate::model::replay::{Headroom, HeadroomLimit, ReplayReport};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
 
+/// Where the response time doubles, in words: each figure's speed when it was reached; a
+/// figure that never doubled says so as a clause of its own.
+fn doubling(h: &Headroom) -> String {
+    let within = format!("within {:.1} %", 100.0 * h.precision);
+    let tried = format!(
+        "at any speed tried (up to {:.2}× the trace's pace)",
+        h.fastest_tried
+    );
+    match (h.speed_at_double_mean, h.speed_at_double_p99) {
+        (Some(m), Some(p)) => format!(
+            "the mean response time doubles at {m:.2}× the trace's pace, the 99th percentile \
+             at {p:.2}× (each {within})"
+        ),
+        (Some(m), None) => format!(
+            "the mean response time doubles at {m:.2}× the trace's pace ({within}); the 99th \
+             percentile does not double {tried}"
+        ),
+        (None, Some(p)) => format!(
+            "the 99th percentile doubles at {p:.2}× the trace's pace ({within}); the mean \
+             response time does not double {tried}"
+        ),
+        (None, None) => {
+            format!("neither the mean response time nor the 99th percentile doubles {tried}")
+        }
+    }
+}
+
 /// The headroom in one sentence.
 pub fn headroom_sentence(h: &Headroom) -> String {
-    let speed = |s: Option<f64>| s.map_or("not reached".to_string(), |s| format!("{s:.2}×"));
     let why = match h.limit {
         HeadroomLimit::Device => "the device: requests were issued on time and waited for it".to_string(),
         HeadroomLimit::QueueLimit => {
@@ -20,12 +46,7 @@ pub fn headroom_sentence(h: &Headroom) -> String {
             h.fastest_tried
         ),
     };
-    format!(
-        "headroom: the mean response time doubles at {} the trace's pace, the 99th percentile at {} (each within {:.1} %); limited by {why}",
-        speed(h.speed_at_double_mean),
-        speed(h.speed_at_double_p99),
-        100.0 * h.precision,
-    )
+    format!("headroom: {}; limited by {why}", doubling(h))
 }
 
 /// Renders a replay report.
@@ -83,4 +104,58 @@ pub fn replay_table(r: &ReplayReport) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headroom(mean: Option<f64>, p99: Option<f64>, limit: HeadroomLimit) -> Headroom {
+        Headroom {
+            speed_at_double_mean: mean,
+            speed_at_double_p99: p99,
+            limit,
+            fastest_tried: 8.0,
+            precision: 0.02,
+        }
+    }
+
+    /// The issue's sentence: "doubles at not reached the trace's pace, the 99th percentile at
+    /// not reached". A figure that never doubled reads as a clause of its own, naming the
+    /// fastest speed tried.
+    #[test]
+    fn a_headroom_not_reached_reads_as_a_sentence() {
+        let both = headroom_sentence(&headroom(Some(2.3), Some(1.8), HeadroomLimit::Device));
+        assert!(
+            both.starts_with(
+                "headroom: the mean response time doubles at 2.30× the trace's pace, the 99th \
+                 percentile at 1.80× (each within 2.0 %)"
+            ),
+            "{both}"
+        );
+        let none = headroom_sentence(&headroom(None, None, HeadroomLimit::NotReached));
+        assert!(!none.contains("at not reached"), "{none}");
+        assert!(
+            none.contains(
+                "neither the mean response time nor the 99th percentile doubles at any speed \
+                 tried (up to 8.00× the trace's pace)"
+            ),
+            "{none}"
+        );
+        let p99 = headroom_sentence(&headroom(Some(2.3), None, HeadroomLimit::Replayer));
+        assert!(!p99.contains("not reached"), "{p99}");
+        assert!(
+            p99.contains(
+                "2.30× the trace's pace (within 2.0 %); the 99th percentile does not \
+                 double at any speed tried (up to 8.00×"
+            ),
+            "{p99}"
+        );
+        let mean = headroom_sentence(&headroom(None, Some(1.5), HeadroomLimit::Device));
+        assert!(
+            mean.contains("the 99th percentile doubles at 1.50×")
+                && mean.contains("the mean response time does not double at any speed tried"),
+            "{mean}"
+        );
+    }
 }

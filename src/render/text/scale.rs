@@ -245,6 +245,53 @@ fn cause(a: &ScaleAnalysis, at: usize, (targets, many): (usize, &str), limit: f6
     }
 }
 
+/// The steps whose intervals are too wide to judge, with their intervals.
+fn too_wide(a: &ScaleAnalysis) -> String {
+    let each: Vec<String> = (a.steps.iter())
+        .filter(|s| a.unjudged.contains(&s.targets))
+        .map(|s| {
+            format!(
+                "{} ({}, interval {:.0}–{:.0} %)",
+                s.targets,
+                pct(s.efficiency),
+                s.efficiency_low * 100.0,
+                s.efficiency_high * 100.0
+            )
+        })
+        .collect();
+    let (steps, have) = match each.len() {
+        1 => ("step", "has an interval"),
+        _ => ("steps", "have intervals"),
+    };
+    format!(
+        "{steps} {} {have} reaching below {}, too wide to tell; measure longer or repeat",
+        each.join(", "),
+        pct(crate::analysis::scale::SATURATION_EFFICIENCY)
+    )
+}
+
+/// The verdict of a scaling analysis that found no limit: linear, unless an interval is too
+/// wide to judge.
+fn unlimited(a: &ScaleAnalysis, many: &str) -> String {
+    let n = a.steps.len();
+    let Some((sum, s)) = a.sum_alone_first_bytes_per_s.last().zip(a.steps.last()) else {
+        return "nothing was measured".into();
+    };
+    let verdict = match a.unjudged.is_empty() {
+        true => format!("the {many} scale linearly:"),
+        false => format!(
+            "whether the {many} scale linearly cannot be judged: {};",
+            too_wide(a)
+        ),
+    };
+    format!(
+        "{verdict} all {n} together deliver {}, {} of the sum of each alone ({})",
+        mb_s(s.efficiency * sum),
+        pct(s.efficiency),
+        mb_s(*sum)
+    )
+}
+
 /// The verdict of a scaling analysis over `targets` targets (or ranks, as `across` says): where
 /// the total stops growing and what holds it, then a sentence per flagged step.
 pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
@@ -259,7 +306,12 @@ pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
                 true => (sat > 1).then(|| sat - 1),
                 false => a.steps.iter().map(|s| s.targets).filter(|&k| k < sat).max(),
             };
-            let linear = if let Some(k) = before {
+            let linear = if let Some(k) = before.filter(|_| !a.unjudged.is_empty()) {
+                format!(
+                    "up to {k}, whether the {many} scale linearly cannot be judged: {}",
+                    too_wide(a)
+                )
+            } else if let Some(k) = before {
                 format!("the {many} scale linearly up to {k}")
             } else {
                 format!("the {many} do not scale even at the first step")
@@ -270,16 +322,7 @@ pub fn verdict(a: &ScaleAnalysis, targets: usize, across: Across) -> String {
                 cause(a, sat, (targets, many), limit)
             )
         }
-        _ => match a.sum_alone_first_bytes_per_s.last().zip(a.steps.last()) {
-            Some((sum, s)) => format!(
-                "the {many} scale linearly: all {n} together deliver {}, {} of the sum of \
-                 each alone ({})",
-                mb_s(s.efficiency * sum),
-                pct(s.efficiency),
-                mb_s(*sum)
-            ),
-            None => "nothing was measured".into(),
-        },
+        _ => unlimited(a, many),
     };
     for s in &a.steps {
         let interval = format!(
@@ -371,6 +414,52 @@ mod tests {
             }],
             ..ScaleAnalysis::default()
         }
+    }
+
+    /// Two targets of 100 MB/s alone (±1 %), then steps of the given MB/s ± %: the analysis
+    /// on them, and its verdict.
+    fn analysed(steps: &[(f64, f64)]) -> String {
+        use crate::analysis::scale::{StepFigures, analyse};
+        let fig = |mb_s: f64, half_pct: f64| StepFigures {
+            bytes_per_s: mb_s * 1e6,
+            bytes_per_s_half: Some(mb_s * 1e6 * half_pct / 100.0),
+            iops: mb_s * 1e6 / 65536.0,
+            mean_latency_us: 0.0,
+            devices: &[],
+            cpu_busy_pct: 10.0,
+        };
+        let alone: Vec<StepFigures> = (0..steps.len()).map(|_| fig(100.0, 1.0)).collect();
+        let steps: Vec<StepFigures> = steps.iter().map(|&(b, h)| fig(b, h)).collect();
+        verdict(&analyse(&alone, &steps, &[]), steps.len(), Across::Targets)
+    }
+
+    /// The issue's stripe: step 2 at 200 MB/s of the 2 × 100 alone is 100 % by its figure,
+    /// but ±100 % of its own (an interval of 0–200 %) reaches below 90 %: no verdict of linear
+    /// scaling, the step named with its interval. ±2 % supports it.
+    #[test]
+    fn linear_scaling_only_when_the_interval_supports_it() {
+        let tight = analysed(&[(100.0, 1.0), (200.0, 2.0)]);
+        assert!(
+            tight.starts_with("the targets scale linearly: all 2"),
+            "{tight}"
+        );
+        let wide = analysed(&[(100.0, 1.0), (200.0, 100.0)]);
+        assert!(!wide.contains("scale linearly:"), "{wide}");
+        assert!(
+            wide.starts_with("whether the targets scale linearly cannot be judged")
+                && wide.contains(
+                    "step 2 (100 %, interval 0–200 %) has an interval reaching below 90 %"
+                )
+                && wide.contains("too wide"),
+            "{wide}"
+        );
+        // Before a limit: steps 3 and 4 at 50 % of 300 and 400 are clearly below 90 %.
+        let limited = analysed(&[(100.0, 1.0), (200.0, 100.0), (150.0, 1.0), (200.0, 1.0)]);
+        assert!(
+            limited.starts_with("up to 2, whether the targets scale linearly cannot be judged"),
+            "{limited}"
+        );
+        assert!(limited.contains("from the 3rd"), "{limited}");
     }
 
     #[test]

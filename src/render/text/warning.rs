@@ -3,6 +3,7 @@
 
 use super::cause::{direct_fallback, engine_fallback, fatal, io_failure};
 use crate::model::Document;
+use crate::model::compare::WorkloadDifference;
 use crate::model::warning::{LineProblem, Shortfall, Warning};
 use crate::units::ByteSize;
 use std::fmt;
@@ -91,6 +92,7 @@ impl fmt::Display for Warning {
             | Warning::FirstReport { .. }
             | Warning::NoCounter { .. } => f.write_str(&replay_fio_log(self)),
             Warning::MoreLines(n) => write!(f, "… and {n} more lines like these"),
+            Warning::WorkloadsDiffer(d) => workloads_differ(f, d),
             Warning::ProfileUnmatched { devices } => write!(
                 f,
                 "the profile is for {}, which no log holds; every device is judged by its class \
@@ -99,6 +101,40 @@ impl fmt::Display for Warning {
             ),
         }
     }
+}
+
+/// One setting two compared runs set differently: its name, A's value and B's.
+fn difference(d: &WorkloadDifference) -> String {
+    use WorkloadDifference as D;
+    let yes = |b: bool| if b { "on" } else { "off" };
+    let (what, a, b) = match d {
+        D::Rw(a, b) => ("rw", a.to_string(), b.to_string()),
+        D::ReadPct(a, b) => ("read share", format!("{a} %"), format!("{b} %")),
+        D::Bs(a, b) => ("bs", a.to_string(), b.to_string()),
+        D::Qd(a, b) => ("qd", a.to_string(), b.to_string()),
+        D::Threads(a, b) => ("threads", a.to_string(), b.to_string()),
+        D::Targets(a, b) => ("targets", a.to_string(), b.to_string()),
+        D::Engine(a, b) => ("engine", a.to_string(), b.to_string()),
+        D::Buffered(a, b) => ("buffered", yes(*a).into(), yes(*b).into()),
+        D::WriteThrough(a, b) => ("write-through", yes(*a).into(), yes(*b).into()),
+        D::Access => {
+            return "the access pattern (offset distribution, random share, stride, rate cap or \
+                    think time)"
+                .into();
+        }
+    };
+    format!("{what} {a} in A, {b} in B")
+}
+
+/// `compare` of two runs of different workloads.
+fn workloads_differ(f: &mut fmt::Formatter<'_>, d: &[WorkloadDifference]) -> fmt::Result {
+    let each: Vec<String> = d.iter().map(difference).collect();
+    write!(
+        f,
+        "A and B ran different workloads ({}): each ratio sets one workload against another, \
+         not only one system or run against another",
+        each.join("; ")
+    )
 }
 
 fn read_from_cache(f: &mut fmt::Formatter<'_>, s: &Shortfall) -> fmt::Result {
