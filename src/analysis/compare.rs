@@ -8,7 +8,7 @@
 use super::uncertainty::{ratio_from_intervals, ratio_one_repeated, ratio_welch, repetitions};
 use crate::model::Results;
 use crate::model::RunReport;
-use crate::model::compare::{CompareMethod, FigureComparison, WorkloadDifference};
+use crate::model::compare::{AccessSetting, CompareMethod, FigureComparison, WorkloadDifference};
 use crate::model::run::{FIGURES, FigureStat};
 use crate::stats::summary::Ci95;
 
@@ -120,9 +120,31 @@ pub fn differences(a: &RunReport, b: &RunReport) -> Vec<WorkloadDifference> {
         (sa.buffered != sb.buffered).then_some(D::Buffered(sa.buffered, sb.buffered)),
         (sa.write_through != sb.write_through)
             .then_some(D::WriteThrough(sa.write_through, sb.write_through)),
-        (sa.access != sb.access).then_some(D::Access),
+        (sa.write_through && sb.write_through && sa.sync_metadata != sb.sync_metadata)
+            .then_some(D::SyncMetadata(sa.sync_metadata, sb.sync_metadata)),
+        (sa.access != sb.access).then(|| D::Access(access_differences(&sa.access, &sb.access))),
     ];
     each.into_iter().flatten().collect()
+}
+
+/// The access settings `a` and `b` set differently.
+fn access_differences(a: &crate::access::Access, b: &crate::access::Access) -> Vec<AccessSetting> {
+    use AccessSetting as S;
+    let each = [
+        (a.dist != b.dist, S::Distribution),
+        (a.random_pct != b.random_pct || a.random_run != b.random_run, S::RandomShare),
+        (a.stride != b.stride, S::Stride),
+        (a.rate != b.rate || a.rate_iops != b.rate_iops, S::Rate),
+        (a.arrivals != b.arrivals || a.max_inflight != b.max_inflight, S::Arrivals),
+        (a.think != b.think || a.think_every != b.think_every, S::Think),
+        (
+            a.fsync != b.fsync || a.fdatasync != b.fdatasync || a.end_fsync != b.end_fsync,
+            S::Flushes,
+        ),
+        (a.invalidate != b.invalidate, S::Invalidate),
+        (a.reallocate != b.reallocate, S::Reallocate),
+    ];
+    each.into_iter().filter_map(|(differ, s)| differ.then_some(s)).collect()
 }
 
 fn mean(v: &[f64]) -> Option<f64> {

@@ -24,14 +24,7 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
         return Ok(());
     }
     if let Some(given) = &args.verify.verify_state.path {
-        if !given.to_string_lossy().contains("{rank}") {
-            return Err(crate::Error::invalid(
-                "--verify-state",
-                given.display(),
-                "a path holding {rank} under MPI, as each rank saves the record of its own \
-                 writes (e.g. state.{rank}.json)",
-            ));
-        }
+        rank_path("--verify-state", given, "state.{rank}.json")?;
     }
     if args.repeat.n > 1 {
         return Err(crate::Error::invalid(
@@ -51,6 +44,19 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
     Ok(())
 }
 
+/// Refuses a file of `flag`'s that every rank would write (`given` without `{rank}`), naming
+/// an `example` that holds it.
+fn rank_path(flag: &str, given: &std::path::Path, example: &str) -> crate::Result<()> {
+    if given.to_string_lossy().contains("{rank}") {
+        return Ok(());
+    }
+    Err(crate::Error::invalid(
+        flag,
+        given.display(),
+        format!("a path holding {{rank}} under MPI, as each rank writes its own (e.g. {example})"),
+    ))
+}
+
 /// `--io-log`'s path for this rank, checked before anything runs: with `{rank}` under MPI
 /// (each rank writes its own record), one run (no `--repeat`), writable, a file no other
 /// output of the run writes.
@@ -58,12 +64,8 @@ fn io_log_path(args: &RunArgs, exporter: &mut Exporter) -> crate::Result<Option<
     let Some(given) = &args.io_log.path else {
         return Ok(None);
     };
-    if crate::cluster::many() && !given.to_string_lossy().contains("{rank}") {
-        return Err(crate::Error::invalid(
-            "--io-log",
-            given.display(),
-            "a path holding {rank} under MPI, as each rank writes its own (e.g. io.{rank}.csv)",
-        ));
+    if crate::cluster::many() {
+        rank_path("--io-log", given, "io.{rank}.csv")?;
     }
     if args.repeat.n > 1 {
         return Err(crate::Error::invalid(
@@ -202,8 +204,8 @@ fn run_warnings(
     }
     for (k, r) in later.iter().enumerate() {
         if r.errors.count > 0 || r.fatal.is_some() {
-            let failed = Warning::PointFailed {
-                label: format!("repetition {}", k + 2),
+            let failed = Warning::RepetitionFailed {
+                repetition: k as u32 + 2,
                 errors: r.errors.count,
                 fatal: r.fatal.clone(),
             };

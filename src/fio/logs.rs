@@ -183,20 +183,22 @@ impl FioLogOptions {
         (self.rates_or_latency() && self.avg_ms > 0).then(|| self.avg_ms * 1_000_000)
     }
 
-    /// Refuses what halfpower cannot log yet: under MPI (`ranks` > 1, each rank holding only
-    /// its own I/Os), the logs made from the per-I/O record. Averaged rows come from the
+    /// Refuses what halfpower cannot log yet: any log under MPI (`ranks` > 1). Each rank
+    /// holds only its own I/Os and periods, and one file of the job's would need them merged
+    /// period by period; rank 0's alone would not be the job's. Averaged rows come from the
     /// workers' counts at each period's edge, for any period, direction and clone.
     pub fn check(&self, ranks: u32) -> Result<(), FioError> {
-        if ranks > 1 && self.needs_record() {
+        if ranks > 1 && self.any() {
             let option = match () {
-                _ if self.per_io() => "log_avg_msec",
                 _ if self.histograms() => "write_hist_log",
-                _ => "log_max_value",
+                _ if self.per_io() => "log_avg_msec",
+                _ if self.latency_maxima() => "log_max_value",
+                _ => "log_avg_msec",
             };
             return Err(FioError::NotYet {
                 option: option.into(),
-                why: "fio's logs of a row per I/O, histograms and latency maxima under MPI (each \
-                      rank holds its own I/Os): run `halfpower run --io-log` for every rank's"
+                why: "fio's logs under MPI (each rank holds only its own I/Os and periods): run \
+                      `halfpower run --io-log` for every rank's"
                     .into(),
             });
         }
@@ -332,9 +334,11 @@ mod tests {
         assert!(max.latency_maxima() && max.needs_record() && !max.per_io());
         assert!(max.check(2).is_err(), "not under MPI");
         let avg = logs(&[("write_bw_log", "x"), ("log_avg_msec", "100")]).unwrap();
+        assert!(avg.check(1).is_ok());
+        let e = avg.check(4).unwrap_err().to_string();
         assert!(
-            avg.check(4).is_ok(),
-            "averaged rows under MPI: each rank's own"
+            e.contains("log_avg_msec") && e.contains("--io-log"),
+            "averaged rows under MPI would be rank 0's alone: {e}"
         );
     }
 }

@@ -32,27 +32,33 @@ pub fn open_targets(
     warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<Vec<Target>> {
     let placed: Vec<PathBuf> = paths.iter().map(|p| crate::cluster::place(p)).collect();
+    each_once(&placed)?;
     match sharing {
         Sharing::Regions => return super::regions::open(paths, w, warnings),
         Sharing::Apart => super::apart::check(paths, &placed, w.writes())?,
         Sharing::Requests => {}
     }
     let mut targets = Vec::with_capacity(paths.len());
-    let mut seen = std::collections::HashSet::with_capacity(paths.len());
     for p in placed {
         if crate::signal::interrupted() {
             return Err(crate::Error::Interrupted);
         }
-        if !seen.insert(p.clone()) {
-            return Err(crate::Error::invalid(
-                "TARGET",
-                p.display(),
-                "each target once",
-            ));
-        }
         targets.push(storage::open(&p, w, &mut |m| warn(warnings, m))?);
     }
     Ok(targets)
+}
+
+/// Refuses a target named twice (as this rank places it), before anything is opened.
+fn each_once(placed: &[PathBuf]) -> crate::Result<()> {
+    let mut seen = std::collections::HashSet::with_capacity(placed.len());
+    match placed.iter().find(|p| !seen.insert(*p)) {
+        Some(p) => Err(crate::Error::invalid(
+            "TARGET",
+            p.display(),
+            "each target once",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The workload the targets of `shapes` are opened with: for writing when any point writes,

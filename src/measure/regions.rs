@@ -46,6 +46,9 @@ pub(super) fn open(
     let mut guards = guards.into_iter();
     let mut targets = Vec::with_capacity(paths.len());
     for (p, &made) in paths.iter().zip(&missing) {
+        if crate::signal::interrupted() {
+            return Err(crate::Error::Interrupted);
+        }
         let mut said = |m| warn(warnings, m);
         if !made {
             targets.push(storage::open(p, w, &mut said)?);

@@ -25,10 +25,35 @@ pub enum WorkloadDifference {
     Engine(EngineKind, EngineKind),
     /// Through the page cache (buffered) or not.
     Buffered(bool, bool),
-    /// O_DSYNC writes.
+    /// Writes that wait for stable storage (O_DSYNC or O_SYNC).
     WriteThrough(bool, bool),
-    /// Where offsets fall, the random share, the stride, a rate cap or think time.
-    Access,
+    /// Of two write-through runs: O_SYNC (the file's metadata too) against O_DSYNC.
+    SyncMetadata(bool, bool),
+    /// The access settings (`access::Access`) that differ.
+    Access(Vec<AccessSetting>),
+}
+
+/// One of the access settings two compared runs may set differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessSetting {
+    /// Where random offsets fall (`--dist`).
+    Distribution,
+    /// The share of random offsets, or the sequential requests after each (`--random-pct`).
+    RandomShare,
+    /// A sequential stride.
+    Stride,
+    /// A rate cap in bytes or I/Os per second.
+    Rate,
+    /// Closed or open loop, and an open loop's bound on requests in flight.
+    Arrivals,
+    /// Think time.
+    Think,
+    /// fsync, fdatasync or the end fsync.
+    Flushes,
+    /// Dropping the page cache every pass (`--invalidate`).
+    Invalidate,
+    /// Blocks given back every pass (`experiment allocation`).
+    Reallocate,
 }
 
 /// Where a ratio's interval comes from.

@@ -94,6 +94,15 @@ pub enum Warning {
         /// What stopped a worker, if one stopped.
         fatal: Option<Fatal>,
     },
+    /// I/Os of a later repetition of a run failed (`--repeat`; the first's are `IoFailed`).
+    RepetitionFailed {
+        /// Which repetition, from 1.
+        repetition: u32,
+        /// Failed I/Os.
+        errors: u64,
+        /// What stopped a worker, if one stopped.
+        fatal: Option<Fatal>,
+    },
     /// A run's I/Os failed.
     IoFailed {
         /// How many.

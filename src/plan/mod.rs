@@ -338,13 +338,13 @@ impl Workload {
     fn check_reallocate(&self) -> Result<()> {
         let s = &self.setup;
         if s.access.reallocate
-            && (s.create == Create::Filled
+            && (!matches!(s.create, Create::Empty | Create::Sparse)
                 || self.threads != 1
                 || !s.access.arrivals.is_closed()
                 || self.reads())
         {
             return Err(Error::invalid(
-                "reallocate",
+                "experiment allocation's block release between passes",
                 "on",
                 "a file created empty or sparse (--create), written by one thread (--threads 1) \
                  in a closed loop",

@@ -69,6 +69,7 @@ impl fmt::Display for Warning {
             | Warning::ExperimentShallow { .. }
             | Warning::ExperimentBuffered { .. } => f.write_str(&opening(self)),
             Warning::PointFailed { .. }
+            | Warning::RepetitionFailed { .. }
             | Warning::IoFailed { .. }
             | Warning::Interrupted
             | Warning::ZeroedReads { .. }
@@ -117,13 +118,32 @@ fn difference(d: &WorkloadDifference) -> String {
         D::Engine(a, b) => ("engine", a.to_string(), b.to_string()),
         D::Buffered(a, b) => ("buffered", yes(*a).into(), yes(*b).into()),
         D::WriteThrough(a, b) => ("write-through", yes(*a).into(), yes(*b).into()),
-        D::Access => {
-            return "the access pattern (offset distribution, random share, stride, rate cap or \
-                    think time)"
-                .into();
+        D::SyncMetadata(a, b) => {
+            let flag = |m: bool| if m { "O_SYNC" } else { "O_DSYNC" };
+            ("write-through", flag(*a).into(), flag(*b).into())
+        }
+        D::Access(settings) => {
+            let each: Vec<&str> = settings.iter().map(|s| access_setting(*s)).collect();
+            return format!("the access pattern ({})", each.join(", "));
         }
     };
     format!("{what} {a} in A, {b} in B")
+}
+
+/// An access setting as a difference names it.
+fn access_setting(s: crate::model::compare::AccessSetting) -> &'static str {
+    use crate::model::compare::AccessSetting as S;
+    match s {
+        S::Distribution => "offset distribution",
+        S::RandomShare => "random share",
+        S::Stride => "stride",
+        S::Rate => "rate cap",
+        S::Arrivals => "closed or open loop",
+        S::Think => "think time",
+        S::Flushes => "fsync",
+        S::Invalidate => "cache dropped every pass",
+        S::Reallocate => "blocks given back every pass",
+    }
 }
 
 /// `compare` of two runs of different workloads.
@@ -218,17 +238,25 @@ fn opening(w: &Warning) -> String {
 
 /// The warnings of a run's end and of its figures (empty for any other).
 fn run_end(w: &Warning) -> String {
+    let failed = |what: &str, errors: &u64, stop: &Option<crate::model::cause::Fatal>| {
+        format!(
+            "{what}: {errors} I/O errors{}; its figures cover the I/Os that completed. Check \
+             the device (dmesg) before trusting this point",
+            stop.as_ref()
+                .map_or(String::new(), |s| format!(", stopped: {}", fatal(s)))
+        )
+    };
     match w {
         Warning::PointFailed {
             label,
             errors,
             fatal: stop,
-        } => format!(
-            "{label}: {errors} I/O errors{}; its figures cover the I/Os that completed. Check \
-             the device (dmesg) before trusting this point",
-            stop.as_ref()
-                .map_or(String::new(), |s| format!(", stopped: {}", fatal(s)))
-        ),
+        } => failed(label, errors, stop),
+        Warning::RepetitionFailed {
+            repetition,
+            errors,
+            fatal: stop,
+        } => failed(&format!("repetition {repetition}"), errors, stop),
         Warning::IoFailed {
             count,
             first,

@@ -74,6 +74,15 @@ fn each_kind_says_what_it_said_before() {
          completed. Check the device (dmesg) before trusting this point"
     );
     assert_eq!(
+        said(Warning::RepetitionFailed {
+            repetition: 2,
+            errors: 5,
+            fatal: None
+        }),
+        "repetition 2: 5 I/O errors; its figures cover the I/Os that completed. Check the \
+         device (dmesg) before trusting this point"
+    );
+    assert_eq!(
         said(Warning::IoFailed {
             count: 3,
             first: Some(IoFailure::Short),
@@ -316,7 +325,9 @@ fn one_of_every_kind() -> Vec<Warning> {
         },
         Warning::FirstReport { path: "io".into() },
         Warning::MoreLines(3),
-        Warning::WorkloadsDiffer(vec![crate::model::compare::WorkloadDifference::Access]),
+        Warning::WorkloadsDiffer(vec![crate::model::compare::WorkloadDifference::Access(vec![
+            crate::model::compare::AccessSetting::Rate,
+        ])]),
     ]
 }
 

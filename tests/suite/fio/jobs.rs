@@ -430,7 +430,7 @@ fn jobs_match_fio_on_a_throttled_device() {
              [rand-write-4k]\nrw=randwrite\nbs=4k\niodepth=32\nstonewall\n\n\
              [mixed-70-30]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=32\nstonewall\n\n\
              [psync-16k]\nioengine=psync\nrw=randread\nbs=16k\nstonewall\n\n\
-             [rate-capped]\nrw=randread\nbs=4k\niodepth=4\nrate_iops=800\nstonewall\n\n\
+             [rate-capped]\nrw=randread\nbs=4k\niodepth=8\nrate_iops=800\nstonewall\n\n\
              [bssplit-zipf]\nrw=randread\nbssplit=4k/50:16k/30:64k/20\n\
              random_distribution=zipf:1.1\niodepth=32\nstonewall\n\n\
              [pareto-half-random]\nrw=randwrite\nbs=4k\nrandom_distribution=pareto:0.2\n\

@@ -144,7 +144,7 @@ pub const CASES: [Case; 11] = [
         options: &[
             "rw=randread",
             "bs=4k",
-            "iodepth=6",
+            "iodepth=10",
             "rate_iops=1000",
             "time_based",
             "runtime=2",
