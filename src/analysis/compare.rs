@@ -132,11 +132,20 @@ fn access_differences(a: &crate::access::Access, b: &crate::access::Access) -> V
     use AccessSetting as S;
     let each = [
         (a.dist != b.dist, S::Distribution),
-        (a.random_pct != b.random_pct || a.random_run != b.random_run, S::RandomShare),
+        (
+            a.random_pct != b.random_pct || a.random_run != b.random_run,
+            S::RandomShare,
+        ),
         (a.stride != b.stride, S::Stride),
         (a.rate != b.rate || a.rate_iops != b.rate_iops, S::Rate),
-        (a.arrivals != b.arrivals || a.max_inflight != b.max_inflight, S::Arrivals),
-        (a.think != b.think || a.think_every != b.think_every, S::Think),
+        (
+            a.arrivals != b.arrivals || a.max_inflight != b.max_inflight,
+            S::Arrivals,
+        ),
+        (
+            a.think != b.think || a.think_every != b.think_every,
+            S::Think,
+        ),
         (
             a.fsync != b.fsync || a.fdatasync != b.fdatasync || a.end_fsync != b.end_fsync,
             S::Flushes,
@@ -144,7 +153,9 @@ fn access_differences(a: &crate::access::Access, b: &crate::access::Access) -> V
         (a.invalidate != b.invalidate, S::Invalidate),
         (a.reallocate != b.reallocate, S::Reallocate),
     ];
-    each.into_iter().filter_map(|(differ, s)| differ.then_some(s)).collect()
+    each.into_iter()
+        .filter_map(|(differ, s)| differ.then_some(s))
+        .collect()
 }
 
 fn mean(v: &[f64]) -> Option<f64> {

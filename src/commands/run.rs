@@ -46,7 +46,7 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
 
 /// Refuses a file of `flag`'s that every rank would write (`given` without `{rank}`), naming
 /// an `example` that holds it.
-fn rank_path(flag: &str, given: &std::path::Path, example: &str) -> crate::Result<()> {
+fn rank_path(flag: &'static str, given: &std::path::Path, example: &str) -> crate::Result<()> {
     if given.to_string_lossy().contains("{rank}") {
         return Ok(());
     }

@@ -325,9 +325,9 @@ fn one_of_every_kind() -> Vec<Warning> {
         },
         Warning::FirstReport { path: "io".into() },
         Warning::MoreLines(3),
-        Warning::WorkloadsDiffer(vec![crate::model::compare::WorkloadDifference::Access(vec![
-            crate::model::compare::AccessSetting::Rate,
-        ])]),
+        Warning::WorkloadsDiffer(vec![crate::model::compare::WorkloadDifference::Access(
+            vec![crate::model::compare::AccessSetting::Rate],
+        )]),
     ]
 }
 
