@@ -454,10 +454,17 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
                 let (last, each) = mine.split_last().unwrap();
                 let per: Vec<f64> = each.iter().map(|x| (x[0] / 100.0).floor()).collect();
                 // The null engine completes I/O every µs: every period has a first completion,
-                // and (slat) the issuing stops at the runtime, 1000 ms.
-                let upto = if kind == "slat" { 10 } else { periods + 1 };
-                let want: Vec<f64> = (1..upto).map(|k| k as f64).collect();
+                // so a row at each, from the second on; the last period may end with the run
+                // (job_runtime is whole ms), and (slat) the issuing stops at the runtime, 1000 ms.
+                let want: Vec<f64> = (1..=each.len()).map(|k| k as f64).collect();
                 assert_eq!(per, want, "clone {clone} {kind} direction {d}: {r:?}");
+                let least = if kind == "slat" { 9 } else { periods - 1 };
+                assert!(
+                    (least..=periods).contains(&each.len()),
+                    "clone {clone} {kind} direction {d}: {} rows before the last of {periods} \
+                     periods: {r:?}",
+                    each.len()
+                );
                 assert!((last[0] - end).abs() <= 1.0, "clone {clone} {kind}: {r:?}");
             }
             let times: Vec<f64> = r.iter().map(|x| x[0]).collect();
