@@ -180,11 +180,12 @@ fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
         let dir = tempfile::tempdir().unwrap();
         let us: Vec<u64> = times_s.iter().map(|t| (t * 1e6) as u64).collect();
         let tr = trace(dir.path(), "poisson", &us);
-        // A bracket of 5 %, not the default 2 %: the bounds below are 8–10 %, and linear
-        // interpolation across a 5 % stretch of this smooth curve is off by far less than 1 %
-        // (analysis::headroom's tests); the two narrower points per figure cost 40 s.
-        let v = replay(&[&tr, &disk, "--headroom", "--headroom-precision", "5%"]);
-        assert_eq!(v["headroom"]["precision"], 0.05);
+        // A bracket of 10 %, not the default 2 %: the bounds below are 8–10 %, and linear
+        // interpolation across a 10 % stretch of this smooth curve is off by about 0.5 % (M/D/1's
+        // mean read off its chord from speed 2.1 to 2.31 doubles at 2.238, the curve at 2.25);
+        // the narrower points per figure cost a minute of CI's 20.
+        let v = replay(&[&tr, &disk, "--headroom", "--headroom-precision", "10%"]);
+        assert_eq!(v["headroom"]["precision"], 0.1);
         let h = &v["headroom"];
         for p in v["points"].as_array().unwrap() {
             eprintln!(
