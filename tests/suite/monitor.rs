@@ -181,7 +181,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
             "--interval",
             "300ms",
             "--count",
-            "4",
+            "10",
             "--trace",
             "--json",
             "-",
@@ -213,12 +213,18 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.iter().filter(|v| v["device"] == "_system").count(), 4);
+    assert_eq!(
+        lines.iter().filter(|v| v["device"] == "_system").count(),
+        10
+    );
     // The intervals that traced matched most of the reads the kernel counted in them
     // (diskstats' r/s over the interval): a burst's reads counted at an interval's end are
     // traced in the next, and beside the suite's other tests the tracer matched 13 739 of the
-    // 16 000 its intervals counted. Not a fixed share of the 16 000: dd at QD1 may read for
-    // longer than the four intervals (under load, 2 s).
+    // 16 000 its intervals counted. The tracer's reader parses trace_pipe's text and falls
+    // behind while the CPUs are saturated (a fresh clone's suite: idle 0 %, 3900 of 8778 over
+    // the three intervals dd read in, the rest still in the buffers when the fourth ended): ten
+    // intervals (3 s) leave it the time dd does not take (0.4–2 s) to catch up in. Not a fixed
+    // share of the 16 000: dd at QD1 may read for longer than the intervals.
     let (traced, counted) = lines
         .iter()
         .filter(|v| v["device"] == name.as_str())
@@ -272,7 +278,7 @@ fn logs_feed_diagnose_and_trace_cleans_up() {
         ] {
             assert!(dev.get(key).is_some(), "{key} missing in {dev}");
         }
-        assert_eq!(dev["intervals"].as_array().unwrap().len(), 4);
+        assert_eq!(dev["intervals"].as_array().unwrap().len(), 10);
     }
 }
 
