@@ -858,6 +858,9 @@ fn every_flag_in_the_docs_exists() {
         "--all-targets",
         "--no-run",
         "--target-dir",
+        "--tests",
+        "--timings",
+        "--report-time",
         // mpirun, srun
         "--mpi",
         "--oversubscribe",
