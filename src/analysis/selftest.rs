@@ -212,6 +212,14 @@ mod tests {
         assert!(!c[1].held && c[0].held);
     }
 
+    /// What the host did during the paced phase, as the only phase recorded.
+    fn paced_phase(host: crate::model::host::HostNoise) -> [crate::model::selftest::PhaseHost; 1] {
+        [crate::model::selftest::PhaseHost {
+            phase: crate::model::selftest::Phase::Paced,
+            host,
+        }]
+    }
+
     #[test]
     fn a_stalled_host_widens_the_rate_bound() {
         let (w, f) = (wake(36.0), Floor::default());
@@ -226,10 +234,7 @@ mod tests {
             floor: &f,
             paced: (20_000.0, 19_600.0, 30.0),
             device: None,
-            hosts: &[crate::model::selftest::PhaseHost {
-                phase: crate::model::selftest::Phase::Paced,
-                host: h,
-            }],
+            hosts: &paced_phase(h),
         };
         let mut s = statement(&m);
         assert!((s.rates_within_pct - 2.5).abs() < 1e-9, "{s:?}");
@@ -250,10 +255,7 @@ mod tests {
             floor: &f,
             paced: (20_000.0, 20_000.0, 1192.0),
             device: None,
-            hosts: &[crate::model::selftest::PhaseHost {
-                phase: crate::model::selftest::Phase::Paced,
-                host: h,
-            }],
+            hosts: &paced_phase(h),
         };
         let mut s = statement(&m);
         assert_eq!(s.latency_above_us, 20_000.0, "{s:?}");
