@@ -149,7 +149,7 @@ fn lindley_doubling(times_s: &[f64], s: f64) -> f64 {
 fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
     let _turn = crate::alone();
     // Both bounds add what the host did during the attempt, so the one attempt is judged
-    // however the host behaved (measuring again would only double the test's 80 s).
+    // however the host behaved (measuring again would only double the test's 50 s).
     common::judged_when_quiet(1, |attempt| {
         // S = 5 ms: long beside the host's stalls of 1–8 ms (tests/alone/open_loop.rs).
         let server = Server::new(64 << 20, Duration::from_millis(5));
@@ -164,12 +164,14 @@ fn headroom_of_a_poisson_trace_at_a_third_of_md1_is_2_25() {
             "run", &disk, "--rw", "randread", "--qd", "4", "--time", "2s", "--warmup", "0",
         ]);
         let s = 1.0 / served.rate();
-        // Poisson arrivals at ρ = 1/3 for 20 s (1300 requests), from this test's own generator
-        // (xorshift).
+        // Poisson arrivals at ρ = 1/3 for 10 s (about 650 requests), from this test's own
+        // generator (xorshift): this realisation doubles its mean on an exact M/D/1 at 2.14
+        // (20 s: 2.20; theory 2.25), which the first bound below holds within its 10 %, and the
+        // second is judged against this realisation itself.
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut t = 0.0;
         let mut times_s = Vec::new();
-        while t < 20.0 {
+        while t < 10.0 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;

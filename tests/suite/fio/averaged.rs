@@ -222,9 +222,10 @@ impl Logs {
     /// period has its slices' bursts). fio's are its helper
     /// thread's samples while the job runs, each in the period it closes (up to one period
     /// late: its first at 130-147 ms of 100-ms periods, measured; early by at most its 2-ms
-    /// slack), so it lacks the last when that sample would come after its job's end: where
-    /// fio's rows are so (a stalled helper skips samples), halfpower has as many, or one more
-    /// for that last.
+    /// slack), so it lacks the last when that sample would come after its job's end, or with
+    /// it within the logs' whole milliseconds (fio: rows at 1001 and 2002 ms of 1000-ms
+    /// periods, its job's end at 3002): where fio's rows are so (a stalled helper skips
+    /// samples), halfpower has as many, or one more for that last.
     fn rate_rows(&self, report: &str) {
         let a = self.avg;
         for (name, h, f) in [
@@ -242,7 +243,7 @@ impl Logs {
             let last = f.last().map_or(0.0, |r| r[0]);
             if in_periods {
                 assert!(
-                    f.len() == n || (f.len() + 1 == n && last + a > self.fio.end),
+                    f.len() == n || (f.len() + 1 == n && last + a + 1.0 > self.fio.end),
                     "{name}: as many rows as fio's: {report}"
                 );
             } else {
@@ -435,6 +436,8 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
     assert_eq!(names(&hp_dir).len(), 10, "{:?}", names(&hp_dir));
     // halfpower reports the clones as one job (as with group_reporting).
     let end = json[1]["jobs"][0]["job_runtime"].as_f64().unwrap();
+    // The latest last row of each latency log, over both clones and directions.
+    let mut latest = [0f64; 3];
     for clone in [1, 2] {
         let log = |kind: &str| rows(&hp_dir.join(format!("j_{kind}.{clone}.log")));
         let periods = (end / 100.0).floor() as usize;
@@ -447,7 +450,7 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
             assert_eq!(got, want, "clone {clone} {kind}");
             assert!(r.iter().all(|x| x[1] > 0.0), "clone {clone} {kind}");
         }
-        for kind in ["lat", "clat", "slat"] {
+        for (k, kind) in ["lat", "clat", "slat"].into_iter().enumerate() {
             let r = log(kind);
             for d in [0.0, 1.0] {
                 let mine: Vec<&Vec<f64>> = r.iter().filter(|x| x[2] == d).collect();
@@ -465,10 +468,25 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
                      periods: {r:?}",
                     each.len()
                 );
-                assert!((last[0] - end).abs() <= 1.0, "clone {clone} {kind}: {r:?}");
+                // The last row closes its clone's run: at the clone's end when I/O of this
+                // direction completed after the last period's edge, else that period's own row
+                // (a clone stalled across the edge may then complete only the other direction's
+                // I/O: rows at 1000 and 1005 ms, the job's end 1005), never after the job.
+                assert!(
+                    last[0] <= end + 1.0 && last[0] >= 100.0 * each.len() as f64,
+                    "clone {clone} {kind} direction {d}, the job's end {end}: {r:?}"
+                );
+                latest[k] = latest[k].max(last[0]);
             }
             let times: Vec<f64> = r.iter().map(|x| x[0]).collect();
             assert!(times.windows(2).all(|w| w[0] <= w[1]), "{kind}: time order");
         }
+    }
+    // The clone that ended the job wrote its last rows at the job's end (job_runtime is whole ms).
+    for (kind, t) in ["lat", "clat", "slat"].iter().zip(latest) {
+        assert!(
+            (t - end).abs() <= 1.0,
+            "{kind}: last row at {t}, the job's end {end}"
+        );
     }
 }
