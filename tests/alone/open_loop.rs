@@ -2,10 +2,8 @@
 //! served one request at a time in a constant time S. Under Poisson arrivals at utilisation ρ
 //! it is an M/D/1 queue, whose mean response time is R = S (1 + ρ / (2 (1 − ρ))) (Pollaczek–
 //! Khinchine with a constant service time), plus the FUSE path's own delay outside the server
-//! (measured at a rate so low that nothing queues), and exactly what Lindley's recursion gives
-//! for the arrivals the run made (their due times, from its per-I/O record). A closed loop at
-//! the same rate never finds a queue (each request waits for the one before) and reads about S:
-//! coordinated omission.
+//! (measured at a rate so low that nothing queues). A closed loop at the same rate never finds
+//! a queue (each request waits for the one before) and reads about S: coordinated omission.
 
 use crate::common;
 use common::fuse::{Server, mount_fs_with};
@@ -104,20 +102,15 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
                 "path delay {d} s (host {host_s} s)"
             )
         }));
-        // Each open run is judged against this realisation's own queue: its due times (the
-        // per-I/O record's completion less latency, an open loop's latency counting from its
-        // due time) fed to Lindley's recursion with S, which leaves out the arrivals' sampling
-        // error (near ρ 0.7 the waits are correlated over ~40 S: 40 s of arrivals put the
-        // realisation's mean within about 5 % of the expectation, 12 s within about 10 %). The
-        // arrivals themselves are held to Poisson's: their count, and gaps whose squared
-        // coefficient of variation is 1. ρ 0.3 and 0.7: the queue's term at 0.21 and 1.17 times
-        // S.
-        for (rho, secs) in [(0.3, 8), (0.7, 12)] {
+        // Long enough that this realisation's own mean lies within a few % of the expectation:
+        // near ρ 0.7 the queue's waits are correlated over ~40 S, so 40 s hold about 100
+        // independent stretches, a standard error of about 5 % of R (0.98, 0.93,
+        // 0.92 of M/G/1 at ρ 0.3, 0.5, 0.7 with 16, 16 and 28 s).
+        // ρ 0.3 and 0.7: the queue's term at 0.21 and 1.17 times S (0.5 adds no rule the
+        // two do not check, and CI's 20 minutes are short).
+        for (rho, secs) in [(0.3, 16), (0.7, 40)] {
             let rate = (rho / s).round().to_string();
             let t = format!("{secs}s");
-            let log = tempfile::NamedTempFile::new().unwrap();
-            let log_path = log.path().to_str().unwrap().to_string();
-            std::fs::remove_file(&log_path).unwrap();
             served.reset();
             let probe = common::HostNoise::start(Duration::from_millis(S_MS));
             let open = run_json(&[
@@ -132,9 +125,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
                 "--time",
                 &t,
                 "--warmup",
-                "0",
-                "--io-log",
-                &log_path,
+                "1s",
             ]);
             let noise = probe.stop();
             let closed = run_json(&[
@@ -155,65 +146,34 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
             let own = served.mean_s();
             let c2 = (served.second_moment_s2() - own * own) / (s * s);
             let r_md1 = mg1(rho_real, c2) + d;
-            let (due, lindley) = realisation(&log_path, s);
-            let r_own = lindley + d;
-            let gaps: Vec<f64> = due.windows(2).map(|w| w[1] - w[0]).collect();
-            let gap_mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
-            let gap_cv2 = gaps.iter().map(|g| (g - gap_mean).powi(2)).sum::<f64>()
-                / gaps.len() as f64
-                / (gap_mean * gap_mean);
-            let asked: f64 = rate.parse().unwrap();
             let got = num(&open, "results.read.latency_us.mean") / 1e6;
             let shut = num(&closed, "results.read.latency_us.mean") / 1e6;
             let late = num(&open, "results.open_loop.late");
             eprintln!(
-                "ρ {rho} asked, {rho_real:.3} realised ({achieved:.1} IOPS, {} arrivals, gaps' c² \
-                 {gap_cv2:.3}): open loop {:.3} ms, this realisation's queue {:.3} ms ({:.3}), \
-                 M/G/1 (c² {c2:.4}) {:.3} ms ({:.3}); closed loop {:.3} ms ({:.2} of it); \
-                 {late} late; host {noise:?}",
-                due.len(),
+                "ρ {rho} asked, {rho_real:.3} realised ({achieved:.1} IOPS): open loop {:.3} ms, \
+                 M/G/1 (c² {c2:.4}) {:.3} ms ({:.3}); closed loop {:.3} ms ({:.2} of it); {late} late; \
+                 host {noise:?}",
                 got * 1e3,
-                r_own * 1e3,
-                got / r_own,
                 r_md1 * 1e3,
                 got / r_md1,
                 shut * 1e3,
                 shut / r_md1,
             );
-            // Within 10 % of this realisation's queue, plus what the host's stalls add
-            // meanwhile: each delays the issuing thread and the server's wake-ups by about the
-            // probe's own mean lateness, which the path delay d, measured in another stretch of
-            // time, does not hold (a host stealing 4–6 % of the CPU moved the ratio by 12–16 %,
-            // its probe late by 170–400 µs on average). The expectation, M/G/1 with the
-            // service's measured c², within 10 % more: the realisation's own distance from it
-            // over these seconds.
-            let tol = 0.10 + 2.0 * noise.late_mean_us * 1e-6 / r_own;
+            // Within 10 %, plus what the host's stalls add meanwhile: each delays the issuing
+            // thread and the server's wake-ups by about the probe's own mean lateness, which the
+            // path delay d, measured in another stretch of time, does not hold (a host stealing
+            // 4–6 % of the CPU moved the ratio by 12–16 %, its probe late by 170–400 µs on
+            // average).
+            let tol = 0.10 + 2.0 * noise.late_mean_us * 1e-6 / r_md1;
             // At most 2 % more requests over 1 ms late than 1.5 times the share of the probe's
             // wake-ups the host made that late: the worker waits in the engine rather than in a
             // plain sleep and shares the two CPUs with the FUSE server's thread (a host
             // stealing 4 % made 4.5 % of the probe's wake-ups late and 6.4 % of the requests).
             let allowed = (0.02 + 1.5 * noise.over_1ms_share) * achieved * secs as f64;
-            // Poisson arrivals at the asked rate: the count within 4 standard deviations
-            // (√n), the gaps' c² within 4 of its standard errors (√(8 / n) for exponential gaps).
-            let n = asked * secs as f64;
             judge.push(Box::new(move || {
                 assert!(
-                    (due.len() as f64 - n).abs() < 4.0 * n.sqrt() + 2.0,
-                    "ρ {rho}: {} arrivals in {secs} s at {asked}/s",
-                    due.len()
-                );
-                assert!(
-                    (gap_cv2 - 1.0).abs() < 4.0 * (8.0 / n).sqrt(),
-                    "ρ {rho}: the gaps' squared coefficient of variation {gap_cv2}"
-                );
-                assert!(
-                    (got / r_own - 1.0).abs() < tol,
-                    "ρ {rho}: {got} s against this realisation's queue {r_own} s (within {tol})"
-                );
-                assert!(
-                    (got / r_md1 - 1.0).abs() < tol + 0.10,
-                    "ρ {rho}: {got} s against M/G/1 {r_md1} s (within {})",
-                    tol + 0.10
+                    (got / r_md1 - 1.0).abs() < tol,
+                    "ρ {rho}: {got} s against M/D/1 {r_md1} s (within {tol})"
                 );
                 // The closed loop at this rate never queues: it reads the lone request's time.
                 assert!((shut / s - 1.0).abs() < 0.10, "closed loop {shut} s");
@@ -232,27 +192,4 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
         }
         true
     });
-}
-
-/// The due times (s, from the measured phase's start, in order) of every I/O in the per-I/O
-/// record at `path` (each completion less its latency), and the mean response time a single
-/// server of constant time `s` gives them, from an empty queue (Lindley's recursion).
-fn realisation(path: &str, s: f64) -> (Vec<f64>, f64) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut due: Vec<f64> = text
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<f64> = l.split(',').take(2).map(|v| v.parse().unwrap()).collect();
-            (f[0] - f[1]) * 1e-9
-        })
-        .collect();
-    due.sort_by(f64::total_cmp);
-    let (mut free, mut sum) = (f64::MIN, 0.0);
-    for &a in &due {
-        free = free.max(a) + s;
-        sum += free - a;
-    }
-    let mean = sum / due.len() as f64;
-    (due, mean)
 }
