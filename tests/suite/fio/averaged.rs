@@ -436,7 +436,8 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
     assert_eq!(names(&hp_dir).len(), 10, "{:?}", names(&hp_dir));
     // halfpower reports the clones as one job (as with group_reporting).
     let end = json[1]["jobs"][0]["job_runtime"].as_f64().unwrap();
-    // The latest last row of each latency log, over both clones and directions.
+    // The latency logs, and the latest last row of each, over both clones and directions.
+    const LATENCY: [&str; 3] = ["lat", "clat", "slat"];
     let mut latest = [0f64; 3];
     for clone in [1, 2] {
         let log = |kind: &str| rows(&hp_dir.join(format!("j_{kind}.{clone}.log")));
@@ -450,7 +451,7 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
             assert_eq!(got, want, "clone {clone} {kind}");
             assert!(r.iter().all(|x| x[1] > 0.0), "clone {clone} {kind}");
         }
-        for (k, kind) in ["lat", "clat", "slat"].into_iter().enumerate() {
+        for (k, kind) in LATENCY.into_iter().enumerate() {
             let r = log(kind);
             for d in [0.0, 1.0] {
                 let mine: Vec<&Vec<f64>> = r.iter().filter(|x| x[2] == d).collect();
@@ -483,7 +484,7 @@ fn averaged_logs_of_a_mixed_jobs_clones() {
         }
     }
     // The clone that ended the job wrote its last rows at the job's end (job_runtime is whole ms).
-    for (kind, t) in ["lat", "clat", "slat"].iter().zip(latest) {
+    for (kind, t) in LATENCY.iter().zip(latest) {
         assert!(
             (t - end).abs() <= 1.0,
             "{kind}: last row at {t}, the job's end {end}"
