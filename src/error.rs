@@ -74,6 +74,15 @@ impl Error {
         }
     }
 
+    /// This error as one every rank of an MPI job reached alike ([`Error::Alike`]): decided
+    /// from what every rank holds the same (the command line, the job's size).
+    pub fn alike(self) -> Self {
+        match self {
+            Error::Alike(_) => self,
+            e => Error::Alike(Box::new(e)),
+        }
+    }
+
     /// The process exit status this error maps to: 2 for usage errors, 130 for Ctrl-C, else 1.
     pub fn exit_code(&self) -> u8 {
         match self {

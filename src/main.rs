@@ -6,7 +6,7 @@ fn main() -> ExitCode {
     match halfpower::commands::main(std::env::args_os().collect()) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("halfpower: {err:#}");
+            halfpower::output::say_line(format!("halfpower: {err:#}"));
             ExitCode::from(halfpower::commands::exit_code(&err))
         }
     }

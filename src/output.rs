@@ -179,6 +179,23 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Writes `line` and a newline to standard error in one write, ignoring a closed stderr. The
+/// ranks of an MPI job share one stderr, and `eprintln!` writes a line in pieces, which other
+/// ranks' lines can split; one write of a line under the pipe's atomic size arrives whole.
+/// Used through [`say!`].
+pub fn say_line(mut line: String) {
+    line.push('\n');
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// `eprintln!` in one write ([`say_line`]): every line halfpower writes to stderr.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::say_line(::std::format!($($arg)*))
+    };
+}
+pub(crate) use say;
+
 #[cfg(test)]
 mod tests {
     use super::*;

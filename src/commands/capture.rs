@@ -60,7 +60,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let t0 = Instant::now();
     let cap = Capture::start(dev)?;
     if !args.output.quiet {
-        eprintln!(
+        crate::output::say!(
             "halfpower: capturing {} for {} (Ctrl-C ends it early)",
             path.display(),
             time

@@ -75,7 +75,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
             let unmatched = Warning::ProfileUnmatched {
                 devices: a.devices.clone(),
             };
-            eprintln!("halfpower: warning: {unmatched}");
+            crate::output::say!("halfpower: warning: {unmatched}");
         }
     }
     let d = run_rules(&logs, applied.as_ref());
@@ -87,6 +87,6 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
 /// Prints a log's warnings, as many as are said one by one and how many more.
 fn print_capped(warnings: &[Warning]) {
     for w in crate::render::text::warning::capped(warnings) {
-        eprintln!("halfpower: warning: {w}");
+        crate::output::say!("halfpower: warning: {w}");
     }
 }

@@ -232,7 +232,7 @@ impl<'a> Exporter<'a> {
             return Ok(());
         };
         if let Some(why) = doc.nothing_to_draw() {
-            eprintln!("halfpower: {why}, so no HTML report was written");
+            crate::output::say!("halfpower: {why}, so no HTML report was written");
             return Ok(());
         }
         let source = match out.json.dest.as_ref().and_then(JsonDest::file) {
@@ -242,7 +242,7 @@ impl<'a> Exporter<'a> {
         let input = crate::model::Input { path: source, doc };
         let html = crate::render::html::render(std::slice::from_ref(&input));
         write_whole(Output::Document, path, html.as_bytes())?;
-        eprintln!("halfpower: report written to {}", path.display());
+        crate::output::say!("halfpower: report written to {}", path.display());
         Ok(())
     }
 }

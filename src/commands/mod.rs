@@ -51,13 +51,13 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
                 let _ = e.print();
                 return Ok(0);
             }
-            eprintln!("halfpower: {}", one_line(&e.render().to_string()));
+            crate::output::say!("halfpower: {}", one_line(&e.render().to_string()));
             return Ok(2);
         }
     };
     #[cfg(not(feature = "mpi"))]
     if let Some((var, n)) = launched_as_many() {
-        eprintln!(
+        crate::output::say!(
             "halfpower: started as one of {n} processes ({var}={n}: mpirun or srun), but this \
              halfpower was built without MPI, so the {n} copies would measure independently and \
              no one would add them up. Build it with `cargo build --release --features mpi`, \
@@ -66,7 +66,7 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         return Ok(2);
     }
     if let Some(n) = crate::cluster::unjoined_tasks() {
-        eprintln!(
+        crate::output::say!(
             "halfpower: started as one of {n} tasks of a Slurm step (SLURM_STEP_NUM_TASKS={n}) \
              with no MPI process manager, so the {n} copies would measure independently and no \
              one would add them up. Run `srun --mpi=pmix -n {n} halfpower …` with halfpower \
@@ -78,7 +78,7 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
     let _mpi = crate::cluster::init();
     if crate::cluster::many() && !runs_as_one_job(&cli.command) {
         if crate::cluster::rank() == 0 {
-            eprintln!(
+            crate::output::say!(
                 "halfpower: under MPI ({} ranks) the measuring commands run as one job (run, \
                  quick, sweep, profile, scale, experiment, replay, fio; monitor writes one log \
                  of every host); pts stays on one host \
@@ -108,12 +108,12 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
 fn failed_rank(e: anyhow::Error) -> anyhow::Result<u8> {
     if alike(&e) {
         if crate::cluster::rank() == 0 {
-            eprintln!("halfpower: {e:#}");
+            crate::output::say!("halfpower: {e:#}");
         }
         crate::cluster::barrier();
         return Ok(exit_code(&e));
     }
-    eprintln!(
+    crate::output::say!(
         "halfpower: rank {} of {} on {} failed: {e:#}",
         crate::cluster::rank(),
         crate::cluster::size(),

@@ -190,7 +190,7 @@ impl Place {
 /// Prints the job's interval (a table per host, or JSON lines) and appends it to the logs.
 fn report(iv: &JobInterval, json_stdout: bool, logs: &mut [Log]) -> anyhow::Result<()> {
     for n in &iv.notes {
-        eprintln!("halfpower: {n}");
+        crate::output::say!("halfpower: {n}");
     }
     let records: Vec<Record> = (iv.devices.iter().cloned())
         .map(|d| Record::Device(Box::new(d)))

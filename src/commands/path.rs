@@ -135,10 +135,12 @@ impl PapChoice {
         };
         match (said(1.0), said(0.0)) {
             (Some(r), Some(w)) if r == w => {
-                eprintln!("halfpower: PAP {r} (--pap overrides it)")
+                crate::output::say!("halfpower: PAP {r} (--pap overrides it)")
             }
             (Some(r), Some(w)) => {
-                eprintln!("halfpower: PAP for reads {r}, for writes {w} (--pap overrides it)")
+                crate::output::say!(
+                    "halfpower: PAP for reads {r}, for writes {w} (--pap overrides it)"
+                )
             }
             _ => {}
         }
@@ -326,7 +328,7 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
         })?;
         write_whole(Output::Side, out, &bytes)?;
         if !args.output.quiet {
-            eprintln!(
+            crate::output::say!(
                 "halfpower: {} sysfs entries captured to {} (unpack it into DIR and run \
                  HALFPOWER_SYSFS=DIR halfpower path {})",
                 tree.touched().len(),

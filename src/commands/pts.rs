@@ -491,7 +491,7 @@ fn run_rounds(
             cells,
         };
         if b.progress {
-            eprintln!("{}", round_line(&t.tracking, &round, last_window(&values)));
+            crate::output::say!("{}", round_line(&t.tracking, &round, last_window(&values)));
         }
         track.rounds.push(round);
         if wsat_bytes.is_some() && wrote == 0 {

@@ -71,7 +71,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warn(&mut warnings, Warning::QuickOnSync(f.clone()));
     }
     if !args.output.quiet {
-        eprintln!(
+        crate::output::say!(
             "halfpower: filling {} ({} MB) …",
             path.display(),
             size.0 / 1_000_000

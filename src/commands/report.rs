@@ -22,7 +22,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
     let html = html::render(&inputs);
     export::write_whole(Output::Report, &out, html.as_bytes())?;
     let bytes = html.len();
-    eprintln!(
+    crate::output::say!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",
         args.results.len(),
         out.display(),

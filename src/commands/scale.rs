@@ -355,9 +355,11 @@ fn check_across(args: &ScaleArgs) -> crate::Result<Scaling> {
                  the mpi feature)",
             ));
         }
-        let counts = rank_counts(value)?;
+        // Decided from the command line and the job's size, which every rank holds alike.
+        let counts = rank_counts(value).map_err(crate::Error::alike)?;
         let size = crate::cluster::size();
-        let placement = Placement::lower(args.targets_per_rank, &args.targets, size)?;
+        let placement = Placement::lower(args.targets_per_rank, &args.targets, size)
+            .map_err(crate::Error::alike)?;
         return Ok(Scaling {
             across: Across::Ranks,
             counts,

@@ -41,7 +41,7 @@ pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> 
     let start = Instant::now();
     let say = |what: &str| {
         if !args.output.quiet {
-            eprintln!("halfpower: selftest: {what} …");
+            crate::output::say!("halfpower: selftest: {what} …");
         }
     };
     let mut warnings = Vec::new();

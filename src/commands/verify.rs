@@ -23,7 +23,7 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
     if status == 2 && args.output.json.dest == Some(crate::cli::JsonDest::Stdout) {
         // The JSON on stdout says it too; the reason for the status goes to stderr.
         for s in text::verify::other_sizes(&verification) {
-            eprintln!("halfpower: {s}");
+            crate::output::say!("halfpower: {s}");
         }
     }
     let text = text::verify::lines(&verification);

@@ -40,12 +40,12 @@ pub fn warn(list: &mut Vec<Warning>, w: Warning) {
     }
     if crate::cluster::many() {
         // Each rank warns of its own targets and points: named, as the job's stderr mixes them.
-        eprintln!(
+        crate::output::say!(
             "halfpower: rank {}: warning: {said}",
             crate::cluster::rank()
         );
     } else {
-        eprintln!("halfpower: warning: {said}");
+        crate::output::say!("halfpower: warning: {said}");
     }
     list.push(w);
 }
@@ -62,7 +62,7 @@ pub fn warn_job(list: &mut Vec<Warning>, w: Warning) {
         return;
     }
     if crate::cluster::rank() == 0 {
-        eprintln!("halfpower: warning: {said}");
+        crate::output::say!("halfpower: warning: {said}");
     }
     list.push(w);
 }
@@ -258,7 +258,7 @@ impl Session {
         }
         self.done += 1;
         if self.settings.announce && std::io::stderr().is_terminal() {
-            eprintln!("[{}/{}] {label}", self.done, self.total);
+            crate::output::say!("[{}/{}] {label}", self.done, self.total);
         }
         debug_assert_eq!(w.setup().engine, self.settings.engine);
         if !self.taking_part {
@@ -382,7 +382,7 @@ pub fn independent(
             break;
         }
         if n > 1 && settings.control.progress {
-            eprintln!("halfpower: repetition {} of {}", k + 1, n);
+            crate::output::say!("halfpower: repetition {} of {}", k + 1, n);
         }
         let targets = open_targets(paths, w.workload(), settings.sharing, warnings)?;
         let all = 0..targets.len();

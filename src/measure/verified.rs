@@ -183,7 +183,7 @@ fn removed_after(policy: &Policy, w: &Workload, targets: &[Target]) -> Vec<Strin
         .collect();
     for t in &removed {
         let note = VerifyNote::ScratchRemoved { target: t.clone() };
-        eprintln!(
+        crate::output::say!(
             "halfpower: warning: {}",
             crate::render::text::verify::note(&note)
         );
@@ -207,7 +207,7 @@ fn flush(record: &Record, targets: &[Target]) -> Vec<VerifyNote> {
                     target: t.path.display().to_string(),
                     error: e.to_string(),
                 };
-                eprintln!(
+                crate::output::say!(
                     "halfpower: warning: {}",
                     crate::render::text::verify::note(&note)
                 );

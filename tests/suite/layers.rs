@@ -297,3 +297,25 @@ fn no_clap_below_the_commands() {
         "the search finds clap where it is"
     );
 }
+
+/// Every line to stderr goes through `say!` (one write), so the ranks of an MPI job, which
+/// share one stderr, never split each other's lines as `eprintln!`'s piecewise writes can.
+#[test]
+fn every_stderr_line_is_one_write() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        let all = std::fs::read_to_string(f).unwrap();
+        let text = all.split("#[cfg(test)]").next().unwrap_or("");
+        found.extend(text.match_indices("eprintln!(").map(|_| rel.clone()));
+    }
+    assert!(found.is_empty(), "eprintln! instead of say!: {found:?}");
+    let main = std::fs::read_to_string(src.join("main.rs")).unwrap();
+    assert!(
+        main.contains("say_line("),
+        "the search finds say_line where it is"
+    );
+}
