@@ -11,9 +11,14 @@ static PLACE: OnceLock<(u32, u32)> = OnceLock::new();
 /// Keeps MPI initialised while it lives (MPI_Finalize when dropped); a no-op guard for a
 /// singleton.
 pub struct Guard {
-    #[cfg(feature = "mpi")]
-    _universe: Option<mpi::environment::Universe>,
+    _universe: Option<Universe>,
 }
+
+/// MPI's environment, finalised when dropped (nothing without the `mpi` feature).
+#[cfg(feature = "mpi")]
+type Universe = mpi::environment::Universe;
+#[cfg(not(feature = "mpi"))]
+type Universe = std::convert::Infallible;
 
 /// Whether a process manager (mpirun, srun with PMI) started this process.
 pub fn launched() -> bool {
@@ -41,25 +46,18 @@ pub fn unjoined_tasks() -> Option<u64> {
 /// 0 of 1. Call once, first thing; keep the guard until the end.
 pub fn init() -> Guard {
     #[cfg(feature = "mpi")]
-    {
+    if launched() {
         use mpi::traits::Communicator;
-        if launched() {
-            if let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) {
-                let world = universe.world();
-                let _ = PLACE.set((world.rank() as u32, world.size() as u32));
-                return Guard {
-                    _universe: Some(universe),
-                };
-            }
+        if let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) {
+            let world = universe.world();
+            let _ = PLACE.set((world.rank() as u32, world.size() as u32));
+            return Guard {
+                _universe: Some(universe),
+            };
         }
-        let _ = PLACE.set((0, 1));
-        Guard { _universe: None }
     }
-    #[cfg(not(feature = "mpi"))]
-    {
-        let _ = PLACE.set((0, 1));
-        Guard {}
-    }
+    let _ = PLACE.set((0, 1));
+    Guard { _universe: None }
 }
 
 /// This process's rank (0 for a singleton).
@@ -129,6 +127,7 @@ pub fn barrier() {
 /// tests; its wait kept for [`barrier_waits`]. Every phase barrier is one, so that a rank that
 /// waits asleep ([`idle_barrier`]) matches the ranks that wait awake (MPI matches blocking
 /// and non-blocking collectives with their own kind only).
+#[cfg_attr(not(feature = "mpi"), allow(unused_variables))]
 fn tested_barrier(pause: Option<std::time::Duration>) {
     if !many() {
         return;
@@ -155,8 +154,6 @@ fn tested_barrier(pause: Option<std::time::Duration>) {
             }
         }
     }
-    #[cfg(not(feature = "mpi"))]
-    let _ = pause;
     let us = t.elapsed().as_secs_f64() * 1e6;
     WAITS.lock().unwrap_or_else(|p| p.into_inner()).push(us);
 }

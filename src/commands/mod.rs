@@ -24,8 +24,8 @@ use crate::cli::{Cli, Command, QuickArgs};
 use std::ffi::OsString;
 
 /// The launcher's variable and world size when this process is one of several that mpirun
-/// (Open MPI) or an MPI process manager (MPICH, Slurm's PMI) started.
-#[cfg(not(feature = "mpi"))]
+/// (Open MPI) or an MPI process manager (MPICH, Slurm's PMI) started; asked only of a build
+/// without the `mpi` feature.
 fn launched_as_many() -> Option<(&'static str, u64)> {
     ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
         .into_iter()
@@ -55,8 +55,9 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
             return Ok(2);
         }
     };
-    #[cfg(not(feature = "mpi"))]
-    if let Some((var, n)) = launched_as_many() {
+    if !cfg!(feature = "mpi")
+        && let Some((var, n)) = launched_as_many()
+    {
         crate::output::say!(
             "halfpower: started as one of {n} processes ({var}={n}: mpirun or srun), but this \
              halfpower was built without MPI, so the {n} copies would measure independently and \

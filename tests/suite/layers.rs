@@ -319,3 +319,39 @@ fn every_stderr_line_is_one_write() {
         "the search finds say_line where it is"
     );
 }
+
+/// CI lints with the `mpi` feature only (.ci/run): that covers every line only while no code
+/// is compiled just without the feature, which is one type alias (cluster's `Universe`) and the
+/// `allow` that goes with a parameter only MPI reads.
+#[test]
+fn nothing_is_compiled_only_without_mpi() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("not(feature = \"mpi\")") {
+                found.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    let allowed = |l: &String| {
+        l.starts_with("cluster.rs:")
+            && (l.ends_with("#[cfg(not(feature = \"mpi\"))]")
+                || l.ends_with("allow(unused_variables))]"))
+    };
+    assert!(found.iter().all(allowed), "{found:#?}");
+    assert_eq!(found.len(), 2, "the search finds the alias: {found:#?}");
+    let cluster = std::fs::read_to_string(src.join("cluster.rs")).unwrap();
+    let alias = cluster
+        .split("#[cfg(not(feature = \"mpi\"))]")
+        .nth(1)
+        .unwrap_or("");
+    assert!(
+        alias.trim_start().starts_with("type Universe = "),
+        "only the alias is compiled without the feature"
+    );
+}
