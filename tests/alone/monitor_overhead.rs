@@ -1,7 +1,8 @@
-//! The monitor's own cost, checked on every CI run: 20 one-second intervals over all devices
+//! The monitor's own cost, checked on every CI run: 10 one-second intervals over all devices
 //! must take less than 0.5 % of one core (user + system CPU of the process, from getrusage of
 //! the child, from wait4; process start included). Alone: beside the suite's other tests its
-//! CPU time read 0.87 % of a core, by itself 0.046 %.
+//! CPU time read 0.87 % of a core; by itself 0.30 % over 10 intervals and 0.35 % over 20 (about
+//! 3 ms an interval, so the share does not fall with a longer run).
 //! docs/monitor.md has the 60 s figure measured by bench/monitor-overhead.sh.
 
 use crate::common;
@@ -36,7 +37,7 @@ fn monitor_costs_under_half_a_percent_of_one_core() {
             "--interval",
             "1s",
             "--count",
-            "20",
+            "10",
             "--json",
             "-",
         ])
@@ -48,6 +49,6 @@ fn monitor_costs_under_half_a_percent_of_one_core() {
     assert!(ok);
     let share = cpu / wall * 100.0;
     eprintln!("monitor: {cpu:.4} CPU-s over {wall:.2} s = {share:.3} % of one core");
-    assert!(wall >= 19.0, "{wall}");
+    assert!(wall >= 9.0, "{wall}");
     assert!(share < 0.5, "{share:.3} % of one core");
 }
