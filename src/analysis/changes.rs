@@ -207,8 +207,9 @@ pub struct Series<'a> {
 
 /// The changes in `s`: steps in throughput, and steps in latency that are not those of a
 /// throughput step (within 2 s of one; in a closed loop the two move together, Little's
-/// law) and larger than the host's late wake-ups then, each with its cause where the
-/// device's time per I/O tells.
+/// law) and larger than the host's late wake-ups then, each judged within the throughput's
+/// level it falls in ([`within_level`]), and each with its cause where the device's time per
+/// I/O tells.
 pub fn changes(s: &Series) -> Vec<Change> {
     let mut out = Vec::new();
     let (iops_levels, iops_noise) = levels(s.iops);
@@ -226,11 +227,16 @@ pub fn changes(s: &Series) -> Vec<Change> {
     }
     if let Some((figure, l, (lat, lat_noise))) = lat_levels {
         for i in 1..lat.len() {
-            let (a, b) = (&lat[i - 1], &lat[i]);
             let near = iops_levels[1..]
                 .iter()
-                .any(|r| r.start.abs_diff(b.start) <= NEAR);
-            if near || within_host(s.host_late, l, a, b) {
+                .any(|r| r.start.abs_diff(lat[i].start) <= NEAR);
+            if near {
+                continue;
+            }
+            let (a, b) = &within_level(&iops_levels, &lat[i - 1], &lat[i]);
+            let (ma, mb) = (median(&l[a.clone()]), median(&l[b.clone()]));
+            let small = ma > 0.0 && mb > 0.0 && (mb / ma).ln().abs() < (1.0 + MIN_STEP).ln();
+            if small || within_host(s.host_late, l, a, b) {
                 continue;
             }
             let mut c = change(figure, l, a, b, lat_noise, s);
@@ -244,6 +250,24 @@ pub fn changes(s: &Series) -> Vec<Change> {
     }
     out.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
     out
+}
+
+/// Latency levels `a` and `b` cut to the throughput's level their step falls in (a step not
+/// near the throughput's: [`NEAR`]): what the seconds around the step did at one rate. A
+/// latency level that runs across a throughput step mixes two rates, and its medians (of the
+/// latency, the device's time, the host's) are the longer rate's.
+fn within_level(
+    iops_levels: &[Range<usize>],
+    a: &Range<usize>,
+    b: &Range<usize>,
+) -> (Range<usize>, Range<usize>) {
+    let Some(level) = iops_levels.iter().find(|r| r.contains(&b.start)) else {
+        return (a.clone(), b.clone());
+    };
+    (
+        a.start.max(level.start)..a.end,
+        b.start..b.end.min(level.end),
+    )
 }
 
 /// Whether the step between levels `a` and `b` of latency series `l` is no larger than what

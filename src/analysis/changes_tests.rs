@@ -214,3 +214,39 @@ fn a_p99_step_within_the_hosts_late_wake_ups_is_no_change() {
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!((c[0].figure, c[0].at_s), (ChangeFigure::P99Us, 6.0));
 }
+
+/// CI (run 44): one I/O in flight on a disk whose service time doubles 6 s in (5 → 10 ms, 194
+/// → 98 IOPS). The host's stalls raised seconds 3–5's p99 to the slow level's, so the p99's
+/// levels fell at 3 s, not 6: a p99 step not near the throughput's, and a level after it that
+/// spans the throughput's step, whose device time (the median over 9 s, mostly the slow 6)
+/// called it `device-slower`. A latency level is judged only within the throughput's level it
+/// starts in: seconds 3–5 against 0–2, where the device's time did not move and the host's
+/// wake-ups account for the step.
+#[test]
+fn a_latency_step_is_judged_within_the_throughputs_levels() {
+    let iops = [
+        194.0, 194.0, 194.0, 194.0, 194.0, 194.0, 98.0, 98.0, 98.0, 98.0, 98.0, 98.0,
+    ];
+    let p99 = [
+        7913.0, 7650.0, 8120.0, 11050.0, 11400.0, 11305.0, 10289.0, 11124.0, 10617.0, 11316.0,
+        10551.0, 10420.0,
+    ];
+    let dev = [
+        5252.0, 5250.0, 5260.0, 5255.0, 5258.0, 5249.0, 10150.0, 10160.0, 10155.0, 10158.0,
+        10152.0, 10153.0,
+    ];
+    let own = dev.map(|d| d + 60.0);
+    let host = [
+        2700.0, 2500.0, 2900.0, 6000.0, 6200.0, 5800.0, 400.0, 1500.0, 300.0, 1200.0, 350.0, 300.0,
+    ];
+    let c = changes(&Series {
+        iops: &iops,
+        latency: Some((ChangeFigure::P99Us, &p99)),
+        device_us: Some(&dev),
+        latency_us: Some(&own),
+        host_late: Some(&host),
+    });
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!((c[0].figure, c[0].at_s), (ChangeFigure::Iops, 6.0));
+    assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
+}

@@ -263,6 +263,18 @@ fn a_doubled_service_time_is_device_slower() {
         }
         let c = v["results"]["changes"].as_array().unwrap();
         eprintln!("slower disk: {c:?}; server {s0:.0} → {s1:.0} µs, {outside:.3} s outside");
+        // Each second as the detector saw it, for a verdict that surprises.
+        for row in v["results"]["timeseries"].as_array().into_iter().flatten() {
+            eprintln!(
+                "  t {} s: {} IOPS, p99 {} µs, mean {:.0} µs, host stalled {} ms, steal {} %",
+                row["t_s"],
+                row["iops"],
+                row["p99_us"],
+                row["mean_us"].as_f64().unwrap_or(f64::NAN),
+                row["host_stalled_ms"],
+                row["steal_pct"]
+            );
+        }
         assert_eq!(c.len(), 1, "{c:?}");
         let c = &c[0];
         assert!(outside < 0.5, "start-up and end took {outside} s");
