@@ -238,21 +238,35 @@ fn no_two_files_of_one_folder_use_each_other() {
     assert_eq!(cycle(&made), Some(vec!["a".to_string(), "b".to_string()]));
 }
 
+/// Every source file under src/: its path from there and its text.
+fn src_texts(src: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    sources(src, &mut files);
+    files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(src).unwrap().to_string_lossy().into_owned();
+            (rel, std::fs::read_to_string(f).unwrap())
+        })
+        .collect()
+}
+
+/// The code of a source file: its text before its unit tests.
+fn code(text: &str) -> &str {
+    text.split("#[cfg(test)]").next().unwrap_or("")
+}
+
 #[test]
 fn only_the_measuring_session_runs_the_engine() {
     // The runner's entry point and its results.
     let calls = ["runner::execute(", "runner::results("];
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
     let mut outside = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+    for (rel, all) in src_texts(&src) {
         if rel.starts_with("measure/") {
             continue;
         }
-        let all = std::fs::read_to_string(f).unwrap();
-        let text = all.split("#[cfg(test)]").next().unwrap_or("");
+        let text = code(&all);
         for c in calls {
             outside.extend(text.match_indices(c).map(|_| format!("{rel}: {c}")));
         }
@@ -272,17 +286,13 @@ fn only_the_measuring_session_runs_the_engine() {
 #[test]
 fn no_clap_below_the_commands() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+    for (rel, all) in src_texts(&src) {
         let top = rel.split(['/', '.']).next().unwrap_or("");
         if matches!(top, "cli" | "commands" | "main" | "lib") {
             continue;
         }
-        let all = std::fs::read_to_string(f).unwrap();
-        let text = all.split("#[cfg(test)]").next().unwrap_or("");
+        let text = code(&all);
         if text.contains("clap::") || text.contains("use clap") {
             found.push(rel);
         }
@@ -303,14 +313,9 @@ fn no_clap_below_the_commands() {
 #[test]
 fn every_stderr_line_is_one_write() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-        let all = std::fs::read_to_string(f).unwrap();
-        let text = all.split("#[cfg(test)]").next().unwrap_or("");
-        found.extend(text.match_indices("eprintln!(").map(|_| rel.clone()));
+    for (rel, all) in src_texts(&src) {
+        found.extend(code(&all).match_indices("eprintln!(").map(|_| rel.clone()));
     }
     assert!(found.is_empty(), "eprintln! instead of say!: {found:?}");
     let main = std::fs::read_to_string(src.join("main.rs")).unwrap();
@@ -326,12 +331,8 @@ fn every_stderr_line_is_one_write() {
 #[test]
 fn nothing_is_compiled_only_without_mpi() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(f).unwrap();
+    for (rel, text) in src_texts(&src) {
         for (i, line) in text.lines().enumerate() {
             if line.contains("not(feature = \"mpi\")") {
                 found.push(format!("{rel}:{}: {}", i + 1, line.trim()));
