@@ -5,6 +5,7 @@
 //! logs. Each is tested against the seeds' worked examples. Nothing here reads the OS or a
 //! file, or formats output.
 
+pub mod bucket;
 pub mod capture;
 pub mod changes;
 pub mod compare;
@@ -23,6 +24,7 @@ pub mod limits;
 pub mod monitor;
 pub mod pap;
 pub mod path;
+pub mod policy;
 pub mod profile;
 pub mod pts;
 pub mod queueing;

@@ -99,7 +99,7 @@ pub fn pap(c: &[Component], starts: &[(usize, f64)], dir: Direction) -> (Option<
         .collect();
     let bounds: Vec<(usize, f64)> = (0..c.len())
         .filter(|&i| on[i] && load[i] > 0.0)
-        .filter_map(|i| Some((i, c[i].limit.bytes_per_s()? / load[i])))
+        .filter_map(|i| Some((i, c[i].limit.bytes_per_s_in(dir)? / load[i])))
         .filter(|b| b.1.is_finite())
         .collect();
     let best = bounds

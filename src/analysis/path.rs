@@ -14,6 +14,7 @@ use crate::model::DeviceClass;
 use crate::model::path::{Combine, Component, ComponentLimit, Encoding, NoLimit, UnknownLimit};
 use crate::oscounters::path::{Graph, MdLevel, Part, Reading};
 use crate::oscounters::sysfs::DeviceFacts;
+use crate::oscounters::throttle::{IoCap, IoField};
 
 /// The share of the bits on the wire that carry data.
 pub fn efficiency(e: Encoding) -> f64 {
@@ -198,9 +199,65 @@ pub fn limit(part: &Part, class: Option<DeviceClass>) -> ComponentLimit {
                 },
             },
         },
+        Part::CgroupIo { caps, .. } => policy_limit(caps, None),
         Part::Unresolved { why } => ComponentLimit::Unknown {
             why: UnknownLimit::Unresolved { why: why.clone() },
         },
+    }
+}
+
+/// What a cgroup's caps let through in bytes/s, each direction on its own: the least of its
+/// bytes cap and its I/O cap × `request_bytes` (an I/O cap alone, without a request size, says
+/// nothing of bytes: no limit that can be told).
+pub fn policy_limit(caps: &[IoCap], request_bytes: Option<f64>) -> ComponentLimit {
+    let cap = |f: IoField| caps.iter().find(|c| c.field == f).map(|c| c.value);
+    let one = |bytes: IoField, ios: IoField| {
+        let by_ios = cap(ios).zip(request_bytes).map(|(n, b)| n * b);
+        match (cap(bytes), by_ios) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    };
+    let read = one(IoField::ReadBytesPerS, IoField::ReadIops);
+    let write = one(IoField::WriteBytesPerS, IoField::WriteIops);
+    if read.is_none() && write.is_none() {
+        return ComponentLimit::None {
+            why: NoLimit::NeedsRequestSize,
+        };
+    }
+    ComponentLimit::Policy {
+        read_bytes_per_s: read,
+        write_bytes_per_s: write,
+        request_bytes: request_bytes.filter(|_| caps.iter().any(|c| is_ios(c.field))),
+    }
+}
+
+fn is_ios(f: IoField) -> bool {
+    matches!(f, IoField::ReadIops | IoField::WriteIops)
+}
+
+/// The component of a cgroup's `caps` on `device`, set above the component `below` (the
+/// device's), its rate at `request_bytes` where an I/O cap needs one.
+pub fn cgroup_component(
+    device: &str,
+    caps: Vec<IoCap>,
+    below: usize,
+    request_bytes: Option<f64>,
+) -> Component {
+    let limit = policy_limit(&caps, request_bytes);
+    Component {
+        name: device.to_string(),
+        part: Part::CgroupIo {
+            device: device.to_string(),
+            caps,
+        },
+        class: None,
+        below: vec![below],
+        combine: Combine::Chain,
+        limit,
+        down_trained: false,
+        measured_bytes_per_s: None,
+        measured_from: None,
     }
 }
 

@@ -222,3 +222,56 @@ fn a_run_matches_only_the_paths_own_devices() {
     assert!(!same_devices(&[Some("sda")], &[None]));
     assert!(!same_devices(&[Some("sda")], &[]));
 }
+
+#[test]
+fn a_cgroup_cap_limits_each_direction_by_bytes_or_by_ios_at_a_size() {
+    use crate::oscounters::cgroup::CgroupVersion;
+    let cap = |field, value| IoCap {
+        field,
+        value,
+        file: "f".into(),
+        version: CgroupVersion::V1,
+    };
+    // 50 MB/s of reads, 1000 writes a second: writes need a size to be told in bytes.
+    let caps = vec![
+        cap(IoField::ReadBytesPerS, 5e7),
+        cap(IoField::WriteIops, 1000.0),
+    ];
+    let policy = |r, w, size| ComponentLimit::Policy {
+        read_bytes_per_s: r,
+        write_bytes_per_s: w,
+        request_bytes: size,
+    };
+    assert_eq!(policy_limit(&caps, None), policy(Some(5e7), None, None));
+    // At 4 KiB the writes' cap is 4.096 MB/s; with 2000 reads a second too, the tighter:
+    // 2000 × 4096 = 8.192 MB/s.
+    let mut more = caps.clone();
+    more.push(cap(IoField::ReadIops, 2000.0));
+    assert_eq!(
+        policy_limit(&more, Some(4096.0)),
+        policy(Some(8_192_000.0), Some(4_096_000.0), Some(4096.0))
+    );
+    let ios_only = [cap(IoField::ReadIops, 2000.0)];
+    assert_eq!(
+        policy_limit(&ios_only, None),
+        ComponentLimit::None {
+            why: NoLimit::NeedsRequestSize
+        }
+    );
+    // Above a device without a limit of its own, the cap sets the PAP of reads only; above a
+    // stripe member it carries that member's half, so the target's PAP is twice the cap.
+    let c = vec![
+        comp(Part::Virtio, vec![]),
+        cgroup_component("loop0", caps.clone(), 0, None),
+    ];
+    let p = pap::target_paps(&c, 1, &[]);
+    let r = p.read.unwrap();
+    assert_eq!((r.bytes_per_s, r.component), (5e7, 1));
+    assert!(p.write.is_none());
+    let mut c = array(MdLevel::Raid0, 16);
+    c.push(cgroup_component("sda", caps, 3, None));
+    c[1].below = vec![6];
+    let r = pap::paps(&c, &[(0, 1.0)]).read.unwrap();
+    assert_eq!((r.bytes_per_s, r.component, r.load), (1e8, 6, 0.5));
+    assert_eq!(pap::share(Combine::Chain, 1, Direction::Write), 1.0);
+}

@@ -1,7 +1,7 @@
 //! What the quick suite found: how the device looks against what is typical for its class, and
 //! how far one request at a time is from deep queues (the half-power view). Render words it.
 
-use crate::model::quick::{Qd1Reach, QuickFinding, Relation, VsTypical};
+use crate::model::quick::{OnCredits, Qd1Reach, QuickFinding, Relation, VsTypical};
 use crate::model::{Direction, QuickTest, TargetInfo};
 use crate::plan::RwMode;
 
@@ -51,11 +51,21 @@ pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
             needs_parallel: share < PARALLEL_SHARE,
         }
     });
+    let on_credits = tests.iter().enumerate().find_map(|(i, t)| {
+        let b = t.results.bucket.as_ref()?;
+        Some(OnCredits {
+            test: i,
+            burst_iops: b.burst_iops,
+            baseline_iops: b.baseline_iops,
+            ended_at_s: b.ended_at_s,
+        })
+    });
     QuickFinding {
         seq_mb_s: seq,
         deep_iops: deep,
         typical,
         qd1,
+        on_credits,
     }
 }
 
@@ -169,5 +179,26 @@ mod tests {
         let f = finding(&target(Some(DeviceClass::Ssd)), &tests[..1]);
         assert_eq!((f.seq_mb_s, f.deep_iops), (Some(2000.0), None));
         assert_eq!((f.typical, f.qd1), (None, None));
+    }
+
+    /// A test whose series shows a credit bucket: the suite ran on credits.
+    #[test]
+    fn a_test_on_credits_is_named() {
+        let mut tests = vec![
+            t(RwMode::Read, 1 << 20, 8, 200.0, 190.0),
+            t(RwMode::Randread, 4096, 32, 3.8, 929.0),
+        ];
+        assert_eq!(finding(&target(None), &tests).on_credits, None);
+        tests[1].results.bucket = Some(crate::model::bucket::Bucket {
+            burst_iops: 1931.0,
+            baseline_iops: 500.0,
+            ended_at_s: 7.0,
+            ..Default::default()
+        });
+        let c = finding(&target(None), &tests).on_credits.unwrap();
+        assert_eq!(
+            (c.test, c.burst_iops, c.baseline_iops, c.ended_at_s),
+            (1, 1931.0, 500.0, 7.0)
+        );
     }
 }

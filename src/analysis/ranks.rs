@@ -162,6 +162,8 @@ pub fn merge(ranks: &[RankRun], barrier_us: Vec<f64>, gather_us: f64) -> Results
     r.job = Some(job(ranks, seconds, barrier_us, gather_us));
     r.counts = Vec::new();
     r.host = worst_host(&all);
+    // A bucket is read from one series: each rank's own is in its `ranks[]` entry.
+    r.bucket = None;
     r
 }
 

@@ -6,15 +6,18 @@
 use super::Exporter;
 use super::export::{Output, write_whole};
 use crate::analysis::pap::{for_mix, target_paps, together_paps};
-use crate::analysis::path::{components, cpu_component, mean_request_bytes, same_devices};
+use crate::analysis::path::{
+    cgroup_component, components, cpu_component, mean_request_bytes, same_devices,
+};
 use crate::cli::PathArgs;
 use crate::clock::utc_now;
 use crate::model::path::{
     Component, Measured, MeasuredFrom, PapFrom, PapSource, Paps, PathReport, TargetPath,
 };
 use crate::model::{Direction, Document, Header, Kind, RunReport};
+use crate::oscounters::mounts;
 use crate::oscounters::path::tree::Tree;
-use crate::oscounters::path::{Graph, Walked, Walker, capture, mounts};
+use crate::oscounters::path::{Graph, Part, Walked, Walker, capture};
 use crate::oscounters::sysfs;
 use anyhow::Context;
 
@@ -80,14 +83,53 @@ impl PathPap {
 fn path_pap(targets: &[String]) -> Option<PathPap> {
     let tree = Tree::open();
     let w = walk(&tree, targets).ok()?;
-    let comps = components(&w.graph);
-    let tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
+    let mut comps = components(&w.graph);
+    let mut tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
+    with_caps(&mut comps, &mut tops, None);
     let paps = together_paps(&comps, &tops, &[]);
     paps.read.as_ref()?;
     Some(PathPap {
         components: comps,
         paps,
     })
+}
+
+/// Each block device of the walk that this process's cgroups cap gets a component of its caps
+/// set above it (the cap holds the I/O before the device sees it), an I/O cap taken at
+/// `request_bytes`; a target that is the device itself starts at its caps (`tops`). Read from
+/// the live system only, not from a captured sysfs tree.
+fn with_caps(comps: &mut Vec<Component>, tops: &mut [usize], request_bytes: Option<f64>) {
+    if sysfs::overridden() {
+        return;
+    }
+    let devices: Vec<usize> = (0..comps.len())
+        .filter(|&i| {
+            matches!(
+                comps[i].part,
+                Part::Disk { .. }
+                    | Part::Partition { .. }
+                    | Part::Loop { .. }
+                    | Part::Dm { .. }
+                    | Part::Md { .. }
+            )
+        })
+        .collect();
+    for k in devices {
+        let caps = crate::oscounters::throttle::caps(&comps[k].name);
+        if caps.is_empty() {
+            continue;
+        }
+        let at = comps.len();
+        for c in comps.iter_mut() {
+            c.below
+                .iter_mut()
+                .filter(|b| **b == k)
+                .for_each(|b| *b = at);
+        }
+        tops.iter_mut().filter(|t| **t == k).for_each(|t| *t = at);
+        let name = comps[k].name.clone();
+        comps.push(cgroup_component(&name, caps, k, request_bytes));
+    }
 }
 
 /// The PAP a command takes: `--pap` when given, else the path's of its targets.
@@ -289,12 +331,19 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let tree = Tree::open();
     let w = walk(&tree, &targets)?;
     let mut comps = components(&w.graph);
-    let tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
+    let mut tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
+    let from = match (&run, &args.from.path) {
+        (Some(r), Some(src)) => {
+            check_devices(&w, src, r)?;
+            Some((measured(src, r), r))
+        }
+        _ => None,
+    };
+    let request_bytes = from.as_ref().map(|((m, _), _)| m.request_bytes);
+    with_caps(&mut comps, &mut tops, request_bytes);
     let mut cpu = None;
     let mut meas = None;
-    if let (Some(r), Some(src)) = (&run, &args.from.path) {
-        check_devices(&w, src, r)?;
-        let (m, c) = measured(src, r);
+    if let Some(((m, c), r)) = from {
         attach(&mut comps, &tops, &m, r);
         comps.push(c);
         cpu = Some(comps.len() - 1);
@@ -304,13 +353,13 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let report = PathReport {
         header: Header::new(Kind::Path, command, utc_now()),
         sysfs_root: tree.root().display().to_string(),
-        targets: (w.walked.iter())
-            .map(|(t, x)| TargetPath {
+        targets: (w.walked.iter().zip(&tops))
+            .map(|((t, x), &top)| TargetPath {
                 target: t.clone(),
                 form: x.form,
                 device: x.device.clone(),
-                top: x.top,
-                pap: target_paps(&comps, x.top, &carriers),
+                top,
+                pap: target_paps(&comps, top, &carriers),
             })
             .collect(),
         together: (tops.len() > 1).then(|| together_paps(&comps, &tops, &carriers)),

@@ -3,6 +3,7 @@
 //! serde derives and the small accessors that read it. Nothing here measures, computes a figure
 //! from others, or renders; `analysis` fills these types and `render` draws them.
 
+pub mod bucket;
 pub mod capture;
 pub mod cause;
 pub mod change;
@@ -18,6 +19,7 @@ pub mod monitor;
 pub mod open;
 pub mod path;
 pub mod places;
+pub mod policy;
 pub mod profile;
 pub mod pts;
 pub mod quick;

@@ -51,6 +51,9 @@ pub enum NoLimit {
     EmulatedLink,
     /// The host bus: its rate is not in sysfs.
     HostBusRate,
+    /// A cgroup's cap of I/Os per second only: its rate in bytes needs a request size (a
+    /// run's, `--from`).
+    NeedsRequestSize,
 }
 
 /// Why a component's limit could not be told.
@@ -101,14 +104,43 @@ pub enum ComponentLimit {
         /// Why.
         why: UnknownLimit,
     },
+    /// A cap set by policy (a cgroup's), each direction on its own: the least of its bytes
+    /// cap and its I/O cap times the request size.
+    Policy {
+        /// Reads, bytes/s (absent: no cap on them that a rate in bytes can be told of).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        read_bytes_per_s: Option<f64>,
+        /// Writes, bytes/s.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        write_bytes_per_s: Option<f64>,
+        /// The request size an I/O cap was taken at, bytes (absent without one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_bytes: Option<f64>,
+    },
 }
 
 impl ComponentLimit {
-    /// The advertised rate, bytes/s.
+    /// The advertised rate, bytes/s (a policy's in neither direction alone: see
+    /// [`ComponentLimit::bytes_per_s_in`]).
     pub fn bytes_per_s(&self) -> Option<f64> {
         match self {
             ComponentLimit::Advertised { bytes_per_s, .. } => Some(*bytes_per_s),
             _ => None,
+        }
+    }
+
+    /// The most it carries in direction `dir`, bytes/s.
+    pub fn bytes_per_s_in(&self, dir: super::Direction) -> Option<f64> {
+        match self {
+            ComponentLimit::Policy {
+                read_bytes_per_s,
+                write_bytes_per_s,
+                ..
+            } => match dir {
+                super::Direction::Read => *read_bytes_per_s,
+                super::Direction::Write => *write_bytes_per_s,
+            },
+            _ => self.bytes_per_s(),
         }
     }
 }

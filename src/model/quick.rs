@@ -107,4 +107,21 @@ pub struct QuickFinding {
     pub typical: Option<VsTypical>,
     /// QD1 random reads against QD32; absent without both.
     pub qd1: Option<Qd1Reach>,
+    /// The first test whose series shows a credit bucket (a burst, then the baseline): the
+    /// suite ran on credits (absent when none did, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_credits: Option<OnCredits>,
+}
+
+/// A quick test that ran on a credit bucket (its `results.bucket`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct OnCredits {
+    /// The test, an index into `tests`.
+    pub test: usize,
+    /// Its burst, IOPS.
+    pub burst_iops: f64,
+    /// Its baseline, IOPS.
+    pub baseline_iops: f64,
+    /// When the burst had ended, s into the test.
+    pub ended_at_s: f64,
 }

@@ -68,12 +68,16 @@ pub struct Point {
 impl Point {
     /// Whether the point reached steady state (with `--repeat`, in every repetition): None
     /// when it ran without the steady-state rule, or the file does not say (a CSV's own
-    /// `steady` column is taken when it has one).
+    /// `steady` column is taken when it has one). A point whose series shows a credit bucket
+    /// (`results.bucket`: a burst, then the baseline) is not steady, rule or none.
     pub fn steady_state(&self) -> Option<bool> {
         let runs: Vec<&Results> = match &self.repeat {
             Some(r) => r.runs.iter().collect(),
             None => self.results.iter().collect(),
         };
+        if runs.iter().any(|r| r.bucket.is_some()) {
+            return Some(false);
+        }
         let states: Vec<bool> = runs
             .iter()
             .filter_map(|r| r.steady.map(|s| s.reached))
@@ -236,4 +240,22 @@ pub struct Analysis {
     /// What the knees rest on: each knee's point, the one before it, and every point after.
     #[serde(default)]
     pub knee_support: Support,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_on_credits_is_not_steady() {
+        let mut p: Point = serde_json::from_str(
+            r#"{"rw": "randread", "bs_bytes": 4096, "qd": 4, "threads": 1, "iops": 929.0,
+                "bytes_per_s": 3805184.0, "latency_us": null, "cpu_us_per_io": null}"#,
+        )
+        .unwrap();
+        p.results = Some(Results::default());
+        assert_eq!(p.steady_state(), None, "no rule, no bucket");
+        p.results.as_mut().unwrap().bucket = Some(super::super::bucket::Bucket::default());
+        assert_eq!(p.steady_state(), Some(false));
+    }
 }

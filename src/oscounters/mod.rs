@@ -1,9 +1,11 @@
 //! Readers of the operating system's own counters: /proc/diskstats, block-device sysfs
-//! attributes, /proc/stat, /proc/vmstat, PSI, cgroup I/O limits, schedstat and host facts. One reader per source, shared by
-//! `run` and `monitor`.
+//! attributes, /proc/stat, /proc/vmstat, PSI, cgroups (where they are, their CPU quota and
+//! I/O limits), schedstat and host facts. One reader per source, shared by `run` and `monitor`.
 
+pub mod cgroup;
 pub mod diskstats;
 pub mod host;
+pub mod mounts;
 pub mod path;
 pub mod pressure;
 pub mod procstat;

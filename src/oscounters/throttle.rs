@@ -1,10 +1,59 @@
 //! The I/O limits this process's cgroup puts on a block device: cgroup v1
 //! `blkio.throttle.{read,write}_{bps,iops}_device` and cgroup v2 `io.max`, the tightest over the
-//! cgroup and its ancestors (a limit anywhere above applies). A throttled device is a limit
-//! halfpower can name (containers set them; the tests build disks of known speed with them).
+//! cgroup and its ancestors (a limit anywhere above applies), each with the file that sets it.
+//! A throttled device is a limit halfpower can name (containers set them; the tests build disks
+//! of known speed with them).
 
+use super::cgroup::{self, CgroupVersion};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+/// What one cap limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IoField {
+    /// Read bytes per second (v1 `read_bps_device`, v2 `rbps`).
+    ReadBytesPerS,
+    /// Written bytes per second (`write_bps_device`, `wbps`).
+    WriteBytesPerS,
+    /// Reads per second (`read_iops_device`, `riops`).
+    ReadIops,
+    /// Writes per second (`write_iops_device`, `wiops`).
+    WriteIops,
+}
+
+impl IoField {
+    /// Every field, in the order of [`IoLimit`]'s.
+    pub const ALL: [IoField; 4] = [
+        IoField::ReadBytesPerS,
+        IoField::WriteBytesPerS,
+        IoField::ReadIops,
+        IoField::WriteIops,
+    ];
+
+    /// The v1 file that sets it.
+    fn v1_file(self) -> &'static str {
+        match self {
+            IoField::ReadBytesPerS => "blkio.throttle.read_bps_device",
+            IoField::WriteBytesPerS => "blkio.throttle.write_bps_device",
+            IoField::ReadIops => "blkio.throttle.read_iops_device",
+            IoField::WriteIops => "blkio.throttle.write_iops_device",
+        }
+    }
+}
+
+/// One cap on a device and the file that sets it (the tightest over the groups).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IoCap {
+    /// What it limits.
+    pub field: IoField,
+    /// Its value: bytes or I/Os per second.
+    pub value: f64,
+    /// The file that sets it.
+    pub file: String,
+    /// The interface of that file.
+    pub version: CgroupVersion,
+}
 
 /// Limits on one device, each `None` when unlimited.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,17 +81,27 @@ impl IoLimit {
             || self.write_iops.is_some()
     }
 
-    /// The tighter of two limits, field by field.
-    fn min(self, o: IoLimit) -> IoLimit {
-        let m = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+    /// The value of `field`.
+    pub fn get(&self, field: IoField) -> Option<f64> {
+        match field {
+            IoField::ReadBytesPerS => self.read_bytes_per_s,
+            IoField::WriteBytesPerS => self.write_bytes_per_s,
+            IoField::ReadIops => self.read_iops,
+            IoField::WriteIops => self.write_iops,
+        }
+    }
+
+    /// The limit the caps `caps` set together (the tightest of each field).
+    pub fn from_caps(caps: &[IoCap]) -> IoLimit {
+        let one = |field: IoField| {
+            let mut f = caps.iter().filter(|c| c.field == field).map(|c| c.value);
+            f.next().map(|v| f.fold(v, f64::min))
         };
         IoLimit {
-            read_bytes_per_s: m(self.read_bytes_per_s, o.read_bytes_per_s),
-            write_bytes_per_s: m(self.write_bytes_per_s, o.write_bytes_per_s),
-            read_iops: m(self.read_iops, o.read_iops),
-            write_iops: m(self.write_iops, o.write_iops),
+            read_bytes_per_s: one(IoField::ReadBytesPerS),
+            write_bytes_per_s: one(IoField::WriteBytesPerS),
+            read_iops: one(IoField::ReadIops),
+            write_iops: one(IoField::WriteIops),
         }
     }
 }
@@ -83,72 +142,80 @@ pub fn parse_io_max(text: &str, dev: &str) -> IoLimit {
     out
 }
 
-/// The cgroup v1 blkio path and the v2 path of this process, from /proc/self/cgroup's text.
-pub fn parse_self_cgroup(text: &str) -> (Option<String>, Option<String>) {
-    let mut v1 = None;
-    let mut v2 = None;
-    for l in text.lines() {
-        let mut f = l.splitn(3, ':');
-        let (_, controllers, path) = (f.next(), f.next(), f.next());
-        let (Some(c), Some(p)) = (controllers, path) else {
-            continue;
+/// The caps the groups in `dirs` (nearest first, as `cgroup::dirs` lists them) set on the
+/// device numbered `dev` (`M:m`): for each field the tightest, named by the file that sets it
+/// (the nearest of equal ones).
+pub fn caps_in(dirs: &[(CgroupVersion, PathBuf)], dev: &str) -> Vec<IoCap> {
+    let mut out: Vec<IoCap> = Vec::new();
+    let mut keep = |field: IoField, value: Option<f64>, file: &Path, version: CgroupVersion| {
+        let Some(value) = value else {
+            return;
         };
-        if c.is_empty() {
-            v2 = Some(p.to_string());
-        } else if c.split(',').any(|c| c == "blkio") {
-            v1 = Some(p.to_string());
+        match out.iter_mut().find(|c| c.field == field) {
+            Some(c) if c.value <= value => {}
+            Some(c) => {
+                c.value = value;
+                c.file = file.display().to_string();
+                c.version = version;
+            }
+            None => out.push(IoCap {
+                field,
+                value,
+                file: file.display().to_string(),
+                version,
+            }),
+        }
+    };
+    for (version, dir) in dirs {
+        match version {
+            CgroupVersion::V1 => {
+                for field in IoField::ALL {
+                    let file = dir.join(field.v1_file());
+                    let value = std::fs::read_to_string(&file)
+                        .ok()
+                        .and_then(|t| v1_value(&t, dev));
+                    keep(field, value, &file, *version);
+                }
+            }
+            CgroupVersion::V2 => {
+                let file = dir.join("io.max");
+                if let Ok(t) = std::fs::read_to_string(&file) {
+                    let l = parse_io_max(&t, dev);
+                    for field in IoField::ALL {
+                        keep(field, l.get(field), &file, *version);
+                    }
+                }
+            }
         }
     }
-    (v1, v2)
-}
-
-/// `dir` and each of its ancestors up to `root`.
-fn up_to(root: &Path, rel: &str) -> Vec<PathBuf> {
-    let mut out = vec![root.to_path_buf()];
-    let mut cur = root.to_path_buf();
-    for part in rel.split('/').filter(|p| !p.is_empty()) {
-        cur.push(part);
-        out.push(cur.clone());
-    }
+    out.sort_by_key(|c| IoField::ALL.iter().position(|f| *f == c.field));
     out
 }
 
-/// The limits this process's cgroups set on kernel device `name` (e.g. `loop2`), the tightest
-/// over each cgroup and its ancestors; `None` when nothing limits it.
-pub fn limits(name: &str) -> Option<IoLimit> {
+/// The device number (`M:m`) of kernel block device `name` (e.g. `loop2`).
+fn dev_number(name: &str) -> Option<String> {
     let dev = std::fs::read_to_string(format!(
         "/sys/class/block/{}/dev",
         super::sysfs::sysfs_name(name)
     ))
     .ok()?;
-    let dev = dev.trim();
-    let (v1, v2) = parse_self_cgroup(&std::fs::read_to_string("/proc/self/cgroup").ok()?);
-    let mut out = IoLimit::default();
-    if let Some(rel) = v1 {
-        for dir in up_to(Path::new("/sys/fs/cgroup/blkio"), &rel) {
-            let read = |f: &str| {
-                std::fs::read_to_string(dir.join(f))
-                    .ok()
-                    .and_then(|t| v1_value(&t, dev))
-            };
-            out = out.min(IoLimit {
-                read_bytes_per_s: read("blkio.throttle.read_bps_device"),
-                write_bytes_per_s: read("blkio.throttle.write_bps_device"),
-                read_iops: read("blkio.throttle.read_iops_device"),
-                write_iops: read("blkio.throttle.write_iops_device"),
-            });
-        }
-    }
-    if let Some(rel) = v2 {
-        for root in ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"] {
-            for dir in up_to(Path::new(root), &rel) {
-                if let Ok(t) = std::fs::read_to_string(dir.join("io.max")) {
-                    out = out.min(parse_io_max(&t, dev));
-                }
-            }
-        }
-    }
-    out.any().then_some(out)
+    Some(dev.trim().to_string())
+}
+
+/// The caps this process's cgroups set on kernel device `name` (e.g. `loop2`), each the
+/// tightest over each cgroup and its ancestors, with its file; empty when nothing limits it.
+pub fn caps(name: &str) -> Vec<IoCap> {
+    let Some(dev) = dev_number(name) else {
+        return Vec::new();
+    };
+    caps_in(&cgroup::dirs("blkio"), &dev)
+}
+
+/// The limits this process's cgroups set on kernel device `name`, the tightest over each
+/// cgroup and its ancestors; `None` when nothing limits it.
+pub fn limits(name: &str) -> Option<IoLimit> {
+    let l = IoLimit::from_caps(&caps(name));
+    l.any().then_some(l)
 }
 
 #[cfg(test)]
@@ -166,29 +233,49 @@ mod tests {
         assert_eq!(m.write_bytes_per_s, None);
         assert_eq!(m.write_iops, Some(120.0));
         assert!(!parse_io_max("8:16 rbps=1\n", "8:0").any());
-        let tight = IoLimit {
-            read_bytes_per_s: Some(5.0),
-            ..IoLimit::default()
-        }
-        .min(IoLimit {
-            read_bytes_per_s: Some(3.0),
-            read_iops: Some(9.0),
-            ..IoLimit::default()
-        });
-        assert_eq!(tight.read_bytes_per_s, Some(3.0));
-        assert_eq!(tight.read_iops, Some(9.0));
     }
 
     #[test]
-    fn the_cgroups_of_this_process() {
-        let text = "9:name=systemd:/\n7:blkio:/test-1\n4:memory:/x\n0::/user.slice/a\n";
+    fn caps_are_the_tightest_with_the_files_that_set_them() {
+        let (near, far) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let v1 = |d: &tempfile::TempDir, f: &str, t: &str| std::fs::write(d.path().join(f), t);
+        v1(&near, "blkio.throttle.read_iops_device", "7:2 2000\n").unwrap();
+        v1(&far, "blkio.throttle.read_iops_device", "7:2 1000\n7:3 5\n").unwrap();
+        v1(&near, "blkio.throttle.write_bps_device", "7:2 3000000\n").unwrap();
+        v1(&far, "blkio.throttle.write_bps_device", "7:2 3000000\n").unwrap();
+        let v2 = tempfile::tempdir().unwrap();
+        std::fs::write(
+            v2.path().join("io.max"),
+            "7:2 rbps=max wbps=max riops=1500 wiops=9\n",
+        )
+        .unwrap();
+        let dirs = [
+            (CgroupVersion::V1, near.path().to_path_buf()),
+            (CgroupVersion::V1, far.path().to_path_buf()),
+            (CgroupVersion::V2, v2.path().to_path_buf()),
+        ];
+        let c = caps_in(&dirs, "7:2");
+        let file = |d: &tempfile::TempDir, f: &str| d.path().join(f).display().to_string();
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert_eq!(c[0].field, IoField::WriteBytesPerS);
         assert_eq!(
-            parse_self_cgroup(text),
-            (Some("/test-1".into()), Some("/user.slice/a".into()))
+            c[0].file,
+            file(&near, "blkio.throttle.write_bps_device"),
+            "the nearest"
         );
-        let both = "3:cpu,blkio:/b\n";
-        assert_eq!(parse_self_cgroup(both).0.as_deref(), Some("/b"));
-        assert_eq!(up_to(Path::new("/r"), "/a/b").len(), 3);
-        assert_eq!(up_to(Path::new("/r"), "/").len(), 1);
+        assert_eq!((c[1].field, c[1].value), (IoField::ReadIops, 1000.0));
+        assert_eq!(c[1].file, file(&far, "blkio.throttle.read_iops_device"));
+        assert_eq!((c[2].field, c[2].value), (IoField::WriteIops, 9.0));
+        assert_eq!(
+            (c[2].file.clone(), c[2].version),
+            (file(&v2, "io.max"), CgroupVersion::V2)
+        );
+        let l = IoLimit::from_caps(&c);
+        assert_eq!(
+            (l.read_iops, l.write_iops, l.read_bytes_per_s),
+            (Some(1000.0), Some(9.0), None)
+        );
+        assert!(caps_in(&dirs, "7:9").is_empty());
+        assert!(caps_in(&[], "7:2").is_empty());
     }
 }

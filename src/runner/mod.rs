@@ -139,6 +139,8 @@ pub fn execute(
     let n = groups.len() * w.threads() as usize;
     let shared = Shared::new(w.workload(), &control, n, record.cloned());
     let names = device_names(targets);
+    // Where the CPU quota's counters are is found here, not at the window's first edge.
+    let _ = crate::oscounters::cgroup::cpu_stat();
     let mut sampler = DeviceSampler::new(names.clone());
     let placement = placement(w.workload(), n)?;
     let run = Run {

@@ -4,6 +4,7 @@
 use super::{Layout, Measurement, TargetMeasurement};
 use crate::analysis::uncertainty::{quantile_ranks, windows};
 use crate::model::cause::{EngineFallback, IoFailure};
+use crate::model::policy::PolicyLimit;
 use crate::model::run::Steady;
 use crate::model::{ErrorSummary, Results, TargetResult};
 use crate::plan::{RunPlan, Workload};
@@ -206,9 +207,31 @@ pub fn results(
         device_timeseries: m.device_series.clone(),
         changes: changes(m, targets),
         host: None,
+        limits: Vec::new(),
+        bucket: None,
     };
     r.host = m.host.as_ref().map(|h| host(h, &r, slots));
+    r.limits = crate::analysis::policy::reach(policy_limits(&r.devices), &r);
+    r.bucket = crate::analysis::bucket::bucket(&r.timeseries, &r.changes, &r.limits);
     r
+}
+
+/// The limits that are not the device's as they stand at the window's end: the cgroup caps on
+/// each disk watched under the targets, and the CPU quota on this process.
+fn policy_limits(devices: &[crate::oscounters::diskstats::DeviceDelta]) -> Vec<PolicyLimit> {
+    let mut out: Vec<PolicyLimit> = devices
+        .iter()
+        .flat_map(|d| {
+            crate::oscounters::throttle::caps(&d.name)
+                .into_iter()
+                .map(|cap| PolicyLimit::CgroupIo {
+                    device: d.name.clone(),
+                    cap,
+                })
+        })
+        .collect();
+    out.extend(crate::oscounters::cgroup::cpu_quota().map(|quota| PolicyLimit::CpuQuota { quota }));
+    out
 }
 
 /// `results.host`: the probe's record and the workers' waits (each with `slots` in flight), with the figures of `r` the

@@ -3,6 +3,7 @@
 //! into CPU µs per I/O and per MB.
 
 use super::window::cpu_busy_pct;
+use crate::oscounters::cgroup::{self, CpuStat};
 use crate::oscounters::procstat::{self, SystemCpu};
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +74,8 @@ pub struct CpuSnapshot {
     pub process: ProcessCpu,
     /// The whole system (None where /proc/stat is unreadable).
     pub system: Option<SystemCpu>,
+    /// The throttling of the cgroup whose CPU quota limits this process (None without one).
+    pub cgroup: Option<CpuStat>,
 }
 
 impl CpuSnapshot {
@@ -81,6 +84,7 @@ impl CpuSnapshot {
         CpuSnapshot {
             process: ProcessCpu::now(),
             system: procstat::read(),
+            cgroup: cgroup::cpu_stat(),
         }
     }
 }
@@ -111,6 +115,42 @@ pub struct CpuSummary {
     /// own CPU time where those counted less (older files: the counters).
     #[serde(default, skip_serializing_if = "BusySource::is_ticks")]
     pub system_busy_source: BusySource,
+    /// Under a cgroup CPU quota: its enforcement periods over the window and those in which
+    /// the kernel held the group off the CPU (`cpu.stat`; absent without a quota).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<CgroupCpu>,
+}
+
+/// A CPU quota's enforcement over the window, from the group's `cpu.stat`.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CgroupCpu {
+    /// Enforcement periods that elapsed with the group runnable.
+    pub periods: u64,
+    /// Periods in which the group used up its quota and was held off the CPU.
+    pub throttled_periods: u64,
+    /// The time it was held off, ms.
+    pub throttled_ms: f64,
+}
+
+impl CgroupCpu {
+    /// The change from `before` to `after` (None unless both were read).
+    fn between(before: Option<CpuStat>, after: Option<CpuStat>) -> Option<CgroupCpu> {
+        let (b, a) = (before?, after?);
+        Some(CgroupCpu {
+            periods: a.periods.saturating_sub(b.periods),
+            throttled_periods: a.throttled.saturating_sub(b.throttled),
+            throttled_ms: a.throttled_ns.saturating_sub(b.throttled_ns) as f64 / 1e6,
+        })
+    }
+
+    /// The share of the periods throttled (0 when none elapsed).
+    pub fn throttled_share(&self) -> f64 {
+        if self.periods == 0 {
+            0.0
+        } else {
+            self.throttled_periods as f64 / self.periods as f64
+        }
+    }
 }
 
 /// Where the system-wide busy time comes from. /proc/stat charges each tick (every 1–10 ms) to
@@ -196,6 +236,7 @@ impl CpuSummary {
             system_us_per_io: per_io(busy),
             system_us_per_mb: per_mb(busy),
             system_busy_source: source,
+            cgroup: CgroupCpu::between(before.cgroup, after.cgroup),
         }
     }
 }
@@ -215,6 +256,11 @@ mod tests {
                 busy_s: 10.0,
                 idle_s: 5.0,
             }),
+            cgroup: Some(CpuStat {
+                periods: 10,
+                throttled: 1,
+                throttled_ns: 5_000_000,
+            }),
         };
         let after = CpuSnapshot {
             process: ProcessCpu {
@@ -225,6 +271,11 @@ mod tests {
                 busy_s: 12.0,
                 idle_s: 7.0,
             }),
+            cgroup: Some(CpuStat {
+                periods: 30,
+                throttled: 16,
+                throttled_ns: 1_505_000_000,
+            }),
         };
         // 1 s of process CPU for 100 000 I/Os of 4096 bytes over 2 s on 2 CPUs: 2 CPU-s busy
         // and 2 idle system-wide.
@@ -234,6 +285,12 @@ mod tests {
         assert!((c.system_us_per_io - 20.0).abs() < 1e-9);
         assert!((c.process_pct_of_one_cpu - 50.0).abs() < 1e-9);
         assert!((c.system_busy_pct - 50.0).abs() < 1e-9);
+        // 20 periods, 15 of them throttled, for 1.5 s in all.
+        let g = c.cgroup.unwrap();
+        assert_eq!((g.periods, g.throttled_periods), (20, 15));
+        assert!(
+            (g.throttled_ms - 1500.0).abs() < 1e-9 && (g.throttled_share() - 0.75).abs() < 1e-12
+        );
     }
 
     #[test]
@@ -247,6 +304,7 @@ mod tests {
                 busy_s: busy,
                 idle_s: idle,
             }),
+            cgroup: None,
         };
         // 0.215 s of the process's CPU in 5 s on 2 CPUs; the ticks saw 0.012 s (3 jiffies).
         let c = CpuSummary::between(
@@ -278,6 +336,7 @@ mod tests {
             (c.system_busy_s, c.system_busy_source),
             (0.0, BusySource::Ticks)
         );
+        assert_eq!(c.cgroup, None, "no quota, no key");
     }
 
     #[test]

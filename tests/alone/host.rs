@@ -4,55 +4,8 @@
 //! the stalls spoiled must say so; the same run without the quota carries no flag.
 
 use crate::common;
+use common::cgroup::CpuQuota;
 use common::{LoopDev, num};
-use std::path::PathBuf;
-
-/// A cgroup v1 `cpu` group with a CFS quota; removed on drop.
-struct Quota {
-    dir: PathBuf,
-}
-
-impl Quota {
-    /// `quota_us` of CPU time per `period_us`, or None (test skipped) without root or cgroup
-    /// v1's cpu controller.
-    fn new(period_us: u64, quota_us: u64) -> Option<Quota> {
-        let root = std::path::Path::new("/sys/fs/cgroup/cpu");
-        if !common::is_root() || !root.join("cpu.cfs_quota_us").exists() {
-            common::unavailable("root and cgroup v1's cpu controller (/sys/fs/cgroup/cpu)");
-            return None;
-        }
-        let dir = root.join(format!("halfpower-test-host-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("cpu.cfs_period_us"), period_us.to_string()).unwrap();
-        std::fs::write(dir.join("cpu.cfs_quota_us"), quota_us.to_string()).unwrap();
-        Some(Quota { dir })
-    }
-
-    /// (`nr_throttled`, `throttled_time` in ms) so far.
-    fn throttled(&self) -> (u64, f64) {
-        let s = std::fs::read_to_string(self.dir.join("cpu.stat")).unwrap();
-        let field = |k: &str| -> f64 {
-            s.lines()
-                .find_map(|l| l.strip_prefix(k)?.trim().parse().ok())
-                .unwrap()
-        };
-        (
-            field("nr_throttled ") as u64,
-            field("throttled_time ") / 1e6,
-        )
-    }
-
-    /// halfpower with `args` plus `--json - --quiet`, started inside the group.
-    fn run_json(&self, args: &[&str]) -> serde_json::Value {
-        common::halfpower_json_in(&self.dir, args)
-    }
-}
-
-impl Drop for Quota {
-    fn drop(&mut self) {
-        common::remove_cgroup(&self.dir);
-    }
-}
 
 /// The figures the run's host record flags, as `figure` or `direction figure`.
 fn flags(doc: &serde_json::Value) -> Vec<String> {
@@ -77,7 +30,7 @@ fn a_cpu_quota_s_stalls_are_the_probe_s_and_flag_what_they_spoiled() {
     let Some(dev) = LoopDev::new("host", 64 << 20) else {
         return;
     };
-    let Some(q) = Quota::new(100_000, 20_000) else {
+    let Some(q) = CpuQuota::new("host", 100_000, 20_000) else {
         return;
     };
     let mut args = QD1;

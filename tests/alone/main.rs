@@ -9,12 +9,14 @@
 //! 10 %), and the monitor's own CPU time (monitor_overhead: 0.87 % of a core
 //! beside the suite's tests, 0.046 % alone), the host probe against a CPU quota's
 //! stalls (host), PTS's latency test within 0.5 ms of a FUSE disk's service time (pts_latency),
-//! and the self-test's known answers (selftest). Each takes [`alone`] first, so no two of them
+//! the self-test's known answers (selftest), and a credit bucket's burst, baseline and
+//! credits against a FUSE disk's (bucket). Each takes [`alone`] first, so no two of them
 //! run side by side.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bucket;
 mod capture;
 mod changes;
 mod compare;

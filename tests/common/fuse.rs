@@ -155,6 +155,11 @@ pub struct Served {
     pub writes: Mutex<Vec<WriteSpan>>,
     /// fsyncs and fdatasyncs answered (by a server with a flush time).
     pub flushes: AtomicU64,
+    /// A bucketed server: when a request first found too few credits (ns since the mount; 0
+    /// while it never has), and the requests served before it.
+    pub dry_at_ns: AtomicU64,
+    /// Likewise, requests completed by then.
+    pub served_when_dry: AtomicU64,
 }
 
 /// One write as its server saw it: the bytes written before it since the last purge, when its
@@ -238,7 +243,24 @@ pub struct Server {
     /// The time an fsync or fdatasync holds its server (`None`: it answers ENOSYS, which the
     /// kernel takes as done at once).
     pub flush: Option<Duration>,
+    /// A credit bucket in front of the disk (a cloud volume's burst credits).
+    pub bucket: Option<Bucket>,
+    /// Its credits and when they were last refilled.
+    credits: Mutex<(f64, Instant)>,
     zeros: Vec<u8>,
+}
+
+/// A credit bucket: each request spends one credit (or one per KiB, `per_kib`); while it
+/// holds them it is served in the disk's own time, else it waits for the credits it lacks,
+/// which refill at `refill_per_s` up to `credits` (where they start, and stay while idle).
+#[derive(Clone, Copy, Debug)]
+pub struct Bucket {
+    /// Credits at the start, and the most it holds.
+    pub credits: f64,
+    /// Credits added each second.
+    pub refill_per_s: f64,
+    /// Whether a request costs its KiB (a bucket of bytes) rather than one credit.
+    pub per_kib: bool,
 }
 
 /// A write cliff: after `after_bytes` written, each write holds its server for `service`.
@@ -263,8 +285,51 @@ impl Server {
             cliff: None,
             purgeable: false,
             flush: None,
+            bucket: None,
+            credits: Mutex::new((0.0, Instant::now())),
             zeros: vec![0; 1 << 20],
         }
+    }
+
+    /// The same server behind credit bucket `b`, full at the mount.
+    pub fn bucketed(mut self, b: Bucket) -> Self {
+        self.credits = Mutex::new((b.credits, Instant::now()));
+        self.bucket = Some(b);
+        self
+    }
+
+    /// Takes the credits a request of `bytes` costs, waiting (the server held) for those it
+    /// lacks; the first time it lacks them is counted in [`Served::dry_at_ns`].
+    fn spend(&self, bytes: u64) {
+        let Some(b) = self.bucket else {
+            return;
+        };
+        let cost = if b.per_kib {
+            bytes as f64 / 1024.0
+        } else {
+            1.0
+        };
+        let mut c = self.credits.lock().unwrap();
+        let refill = |c: &mut (f64, Instant)| {
+            let now = Instant::now();
+            c.0 = (c.0 + (now - c.1).as_secs_f64() * b.refill_per_s).min(b.credits);
+            c.1 = now;
+        };
+        refill(&mut c);
+        if c.0 < cost {
+            let s = &self.served;
+            let at = (c.1 - self.epoch).as_nanos() as u64;
+            if s.dry_at_ns
+                .compare_exchange(0, at, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                s.served_when_dry
+                    .store(s.count.load(Ordering::SeqCst), Ordering::SeqCst);
+            }
+            self.hold_for(c.1, Duration::from_secs_f64((cost - c.0) / b.refill_per_s));
+            refill(&mut c);
+        }
+        c.0 -= cost;
     }
 
     /// The same server whose writes take `service` once `after_bytes` have been written.
@@ -360,6 +425,7 @@ impl Filesystem for Server {
         reply: ReplyData,
     ) {
         let start = Instant::now();
+        self.spend(size as u64);
         self.hold(start, size as u64);
         let len = (size as u64).min(self.size.saturating_sub(offset)) as usize;
         reply.data(&self.zeros[..len.min(self.zeros.len())]);
@@ -381,6 +447,7 @@ impl Filesystem for Server {
         let start = Instant::now();
         let waited_start_ns = run_delay_ns();
         let len = data.len() as u64;
+        self.spend(len);
         let before = self.served.written.fetch_add(len, Ordering::SeqCst);
         match self.cliff {
             Some(c) if before >= c.after_bytes => {

@@ -2,6 +2,7 @@
 //! are always detached, and reading JSON results.
 #![allow(dead_code)]
 
+pub mod cgroup;
 pub mod fuse;
 pub mod pts;
 
@@ -302,6 +303,11 @@ impl Throttle {
         in_cgroup(&self.dir, program, args)
     }
 
+    /// The group's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Runs halfpower with `args` plus `--json - --quiet` in the cgroup; the parsed document.
     pub fn run_json(&self, args: &[&str]) -> serde_json::Value {
         halfpower_json_in(&self.dir, args)
@@ -468,7 +474,7 @@ impl Drop for Ext4 {
 
 /// The fields of block device `name`'s line in /proc/diskstats, from the first counter on
 /// (reads completed, reads merged, sectors read, ms reading, writes completed, …).
-fn diskstats_of(name: &str) -> Vec<u64> {
+pub fn diskstats_of(name: &str) -> Vec<u64> {
     let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
     let f: Vec<String> = stats
         .lines()

@@ -5,8 +5,9 @@
 
 use halfpower::analysis::{pap, path};
 use halfpower::model::path::ComponentLimit;
+use halfpower::oscounters::mounts;
 use halfpower::oscounters::path::tree::Tree;
-use halfpower::oscounters::path::{Walker, mounts, parse};
+use halfpower::oscounters::path::{Walker, parse};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 

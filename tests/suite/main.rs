@@ -23,6 +23,7 @@ mod fuzz_parsers;
 mod fuzz_path;
 mod iolog;
 mod layers;
+mod limits;
 mod loopdev;
 mod monitor;
 mod monitor_checks;

@@ -381,6 +381,14 @@ pub struct Results {
     /// for a CPU) and which figures it could have moved (absent in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<super::host::HostNoise>,
+    /// The limits that are not the device's under which the window ran (a cgroup's I/O cap on
+    /// a device under a target, a CPU quota), those that bind first; absent when none applies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<super::policy::LimitReach>,
+    /// A credit bucket the per-second series shows (a burst, then a flat baseline; absent
+    /// when none, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<super::bucket::Bucket>,
 }
 
 impl Serialize for Results {

@@ -6,7 +6,6 @@
 //! `HALFPOWER_SYSFS`, which records every file it reads for `path --capture`.
 
 pub mod capture;
-pub mod mounts;
 pub mod parse;
 mod transport;
 pub mod tree;
@@ -298,6 +297,14 @@ pub enum Part {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         mean: bool,
     },
+    /// A cgroup's caps on the I/O this process sends to the device beneath
+    /// (`blkio.throttle.*`, `io.max`): a limit of policy, not of the hardware.
+    CgroupIo {
+        /// The kernel's name of the capped device.
+        device: String,
+        /// Each cap, the tightest over the groups, with the file that sets it.
+        caps: Vec<crate::oscounters::throttle::IoCap>,
+    },
     /// Something that could not be read.
     Unresolved {
         /// Why.
@@ -343,6 +350,8 @@ pub enum ComponentKind {
     HostBus,
     /// [`Part::Cpu`].
     Cpu,
+    /// [`Part::CgroupIo`].
+    CgroupIo,
     /// [`Part::Unresolved`].
     Unresolved,
 }
@@ -369,6 +378,7 @@ impl Part {
             Part::Network { .. } => K::Network,
             Part::HostBus => K::HostBus,
             Part::Cpu { .. } => K::Cpu,
+            Part::CgroupIo { .. } => K::CgroupIo,
             Part::Unresolved { .. } => K::Unresolved,
         }
     }

@@ -71,10 +71,7 @@ pub fn md_level(text: &str) -> Option<MdLevel> {
 }
 
 /// The `major:minor` of a `dev` attribute or a mount table's third field.
-pub fn major_minor(text: &str) -> Option<(u32, u32)> {
-    let (a, b) = text.trim().split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
+pub use crate::oscounters::mounts::major_minor;
 
 #[cfg(test)]
 mod tests {

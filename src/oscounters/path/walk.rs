@@ -2,10 +2,10 @@
 //! system holding a file, then each block device (partition → its disk, dm and md → their
 //! members, loop → its backing file's place), then the disk's transport (`transport.rs`).
 
-use super::mounts::{self, Mount};
 use super::parse;
 use super::tree::Tree;
 use super::{ComponentKind, Graph, NetVia, Node, Part, QueueLimits, Unresolved};
+use crate::oscounters::mounts::{self, Mount};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -107,6 +107,7 @@ fn node_box(out: &mut String, c: &Component, x: f64, y: f64, tight: bool) {
         ComponentLimit::Advertised { bytes_per_s, .. } => rate(*bytes_per_s),
         ComponentLimit::None { .. } => "no limit of its own".into(),
         ComponentLimit::Unknown { .. } => "limit unknown".into(),
+        ComponentLimit::Policy { .. } => "capped by policy".into(),
     };
     let short: String = facts(c).chars().take(36).collect();
     let _ = write!(

@@ -249,6 +249,10 @@ fn summary_line(out: &mut String, i: &Input, l: &str) {
                 ""
             },
         );
+        // The limits that are not the device's, as the text says them.
+        for line in crate::render::text::policy::notes(&r.results).lines() {
+            let _ = writeln!(out, "<p class=\"note\">{}: {}</p>", esc(l), esc(line));
+        }
     }
 }
 

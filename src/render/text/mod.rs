@@ -9,6 +9,7 @@ pub mod fio;
 pub mod host;
 pub mod monitor;
 pub mod path;
+pub mod policy;
 pub mod profile;
 pub mod pts;
 pub mod quick;

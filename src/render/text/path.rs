@@ -45,6 +45,7 @@ pub fn kind_name(k: ComponentKind) -> &'static str {
         K::Network => "network",
         K::HostBus => "host bus",
         K::Cpu => "CPU",
+        K::CgroupIo => "cgroup cap on",
         K::Unresolved => "unreadable",
     }
 }
@@ -177,9 +178,18 @@ pub fn facts(c: &Component) -> String {
             mean,
             ..
         } => format!("{us:.1} µs per I/O of {}", request_size(*b, *mean)),
+        Part::CgroupIo { caps, .. } => cgroup_facts(caps),
         // Its limit says why.
         Part::Unresolved { .. } => String::new(),
     }
+}
+
+/// Each cap with the file that sets it.
+fn cgroup_facts(caps: &[crate::oscounters::throttle::IoCap]) -> String {
+    let each: Vec<String> = (caps.iter())
+        .map(|c| format!("{} by {}", super::policy::rate(c.field, c.value), c.file))
+        .collect();
+    each.join(", ")
 }
 
 fn disk_facts(c: &Component) -> String {
@@ -244,6 +254,21 @@ pub fn limit_words(l: &ComponentLimit) -> String {
         },
         ComponentLimit::None { why } => format!("no limit: {}", no_limit(*why)),
         ComponentLimit::Unknown { why } => format!("unknown: {}", unknown_limit(why)),
+        ComponentLimit::Policy {
+            read_bytes_per_s,
+            write_bytes_per_s,
+            request_bytes,
+        } => {
+            let one = |v: &Option<f64>| v.map_or("not capped in bytes".to_string(), rate);
+            let at = request_bytes.map_or(String::new(), |b| {
+                format!(" (I/O caps at {} requests)", request_size(b, false))
+            });
+            format!(
+                "reads {}, writes {}{at}",
+                one(read_bytes_per_s),
+                one(write_bytes_per_s)
+            )
+        }
     }
 }
 
@@ -257,6 +282,7 @@ pub fn no_limit(n: NoLimit) -> &'static str {
         NoLimit::VirtualBus => "a hypervisor's queue has no link rate",
         NoLimit::EmulatedLink => "the hypervisor makes this link up",
         NoLimit::HostBusRate => "the host bus's rate is not in sysfs",
+        NoLimit::NeedsRequestSize => "an I/O cap needs a request size (--from a run)",
     }
 }
 

@@ -65,6 +65,16 @@ pub fn verdict(target: &TargetInfo, f: &QuickFinding) -> String {
             )
         });
     }
+    if let Some(c) = &f.on_credits {
+        out.push(format!(
+            "test {} ran on a credit bucket: {:.0} IOPS until {:.1} s, then a baseline of {:.0} \
+             IOPS; its figures blend both, and the rate this target sustains is the baseline's",
+            c.test + 1,
+            c.burst_iops,
+            c.ended_at_s,
+            c.baseline_iops
+        ));
+    }
     out.push(format!(
         "Next: `halfpower sweep {} --rw randread,read` for the half-power point and the knee, \
          `halfpower scale` to see what several such targets share",
@@ -125,6 +135,7 @@ mod tests {
                 share: 0.14,
                 needs_parallel: true,
             }),
+            on_credits: None,
         };
         assert_eq!(
             verdict(&target(Some(DeviceClass::Ssd), Some("sda")), &f),
@@ -148,6 +159,7 @@ mod tests {
                 share: 0.9,
                 needs_parallel: false,
             }),
+            on_credits: None,
         };
         assert_eq!(
             verdict(&target(None, None), &f),
@@ -170,5 +182,23 @@ mod tests {
             "{v}"
         );
         assert!(!v.contains("QD1"), "{v}");
+        // A suite that ran on credits says which test and both rates.
+        let credits = QuickFinding {
+            on_credits: Some(crate::model::quick::OnCredits {
+                test: 1,
+                burst_iops: 1931.0,
+                baseline_iops: 500.0,
+                ended_at_s: 7.0,
+            }),
+            ..QuickFinding::default()
+        };
+        let v = verdict(&target(None, None), &credits);
+        assert!(
+            v.contains(
+                "Test 2 ran on a credit bucket: 1931 IOPS until 7.0 s, then a baseline of 500 \
+                 IOPS; its figures blend both"
+            ),
+            "{v}"
+        );
     }
 }

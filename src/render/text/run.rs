@@ -48,8 +48,10 @@ pub fn results_table(r: &Results) -> String {
     target_rows(&mut out, r);
     precision_lines(&mut out, r);
     change_lines(&mut out, &r.changes);
+    super::policy::bucket_line(&mut out, r.bucket.as_ref());
     devices_table(&mut out, r);
     cpu_lines(&mut out, r);
+    super::policy::lines(&mut out, &r.limits);
     error_lines(&mut out, r);
     out
 }

@@ -20,6 +20,17 @@ pub struct Mount {
     pub fs_type: String,
     /// What is mounted (`/dev/sda2`, `server:/export`, `tmpfs`).
     pub source: String,
+    /// The directory of the file system that is mounted there (`/` but for bind mounts and a
+    /// cgroup namespace's view).
+    pub root: String,
+    /// The file system's own options (a v1 cgroup hierarchy's controllers are among them).
+    pub super_options: String,
+}
+
+/// `major:minor` as the kernel writes a device number.
+pub fn major_minor(text: &str) -> Option<(u32, u32)> {
+    let (a, b) = text.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 /// Undoes the table's octal escapes (`\040` for a space).
@@ -52,7 +63,7 @@ pub fn parse(text: &str) -> Vec<Mount> {
             let (head, tail) = line.split_once(" - ")?;
             let h: Vec<&str> = head.split_whitespace().collect();
             let t: Vec<&str> = tail.split_whitespace().collect();
-            let (major, minor) = super::parse::major_minor(h.get(2)?)?;
+            let (major, minor) = major_minor(h.get(2)?)?;
             Some(Mount {
                 line: line.to_string(),
                 major,
@@ -60,6 +71,8 @@ pub fn parse(text: &str) -> Vec<Mount> {
                 mount_point: PathBuf::from(unescape(h.get(4)?)),
                 fs_type: unescape(t.first()?),
                 source: unescape(t.get(1).unwrap_or(&"")),
+                root: unescape(h.get(3)?),
+                super_options: t.get(2).unwrap_or(&"").to_string(),
             })
         })
         .collect()
@@ -136,6 +149,11 @@ garbage line
         assert_eq!(m.len(), 5);
         assert_eq!(m[2].mount_point, Path::new("/mnt/my data"));
         assert_eq!(m[2].fs_type, "xfs");
+        assert_eq!(
+            (m[2].root.as_str(), m[2].super_options.as_str()),
+            ("/", "rw")
+        );
+        assert_eq!(m[1].super_options, "rw,discard");
         let h = holding(&m, Path::new("/mnt/my data/f")).unwrap();
         assert_eq!((h.major, h.minor, h.source.as_str()), (8, 3, "/dev/sda3"));
         let h = holding(&m, Path::new("/mnt/my data/tmp/x")).unwrap();

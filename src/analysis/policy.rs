@@ -1,0 +1,226 @@
+//! Which limit that is not the device's set a run's figures: each cgroup I/O cap on a device
+//! under the targets and the CPU quota, held to what the measured window did of the same
+//! figure (docs/figures.md, "Limits that are not the device's").
+
+use super::limits::BUSY_PCT;
+use crate::model::Results;
+use crate::model::policy::{IoCap, IoField, LimitReach, PolicyLimit, ReachFrom};
+
+/// A limit binds once the window came this close to it (blk-throttle lets I/O through in
+/// slices, so a capped window lands a little under or over its cap, never far below it).
+pub const BINDS_AT: f64 = 0.9;
+/// A CPU quota binds when the kernel held the group off the CPU in at least this share of its
+/// periods (whatever share of its quota halfpower's own threads used).
+pub const THROTTLED_PERIODS: f64 = 0.5;
+
+/// How close the window of `r` came to each limit of `limits`: those that bind first, then
+/// by the share used.
+pub fn reach(limits: Vec<PolicyLimit>, r: &Results) -> Vec<LimitReach> {
+    let mut out: Vec<LimitReach> = limits
+        .into_iter()
+        .filter_map(|l| match l {
+            PolicyLimit::CgroupIo { device, cap } => Some(cgroup_io(device, cap, r)),
+            PolicyLimit::CpuQuota { quota } => (r.seconds > 0.0).then(|| cpu_quota(quota, r)),
+        })
+        .collect();
+    out.sort_by(|a, b| b.binds.cmp(&a.binds).then(b.used.total_cmp(&a.used)));
+    out
+}
+
+/// A cap on `device`: the kernel's rate of the capped figure for that device over the window
+/// (halfpower's own where the device has no counters).
+fn cgroup_io(device: String, cap: IoCap, r: &Results) -> LimitReach {
+    let (measured, from) = match r.devices.iter().find(|d| d.name == device) {
+        Some(d) => {
+            let per_s = |n: u64| {
+                if d.seconds > 0.0 {
+                    n as f64 / d.seconds
+                } else {
+                    0.0
+                }
+            };
+            let m = match cap.field {
+                IoField::ReadIops => d.r_s,
+                IoField::WriteIops => d.w_s,
+                IoField::ReadBytesPerS => per_s(d.read_bytes),
+                IoField::WriteBytesPerS => per_s(d.write_bytes),
+            };
+            (m, ReachFrom::DeviceCounters)
+        }
+        None => {
+            let (dir, bytes) = match cap.field {
+                IoField::ReadIops => (r.read.as_ref(), false),
+                IoField::WriteIops => (r.write.as_ref(), false),
+                IoField::ReadBytesPerS => (r.read.as_ref(), true),
+                IoField::WriteBytesPerS => (r.write.as_ref(), true),
+            };
+            let m = dir.map_or(0.0, |d| if bytes { d.bytes_per_s } else { d.iops });
+            (m, ReachFrom::Run)
+        }
+    };
+    let allowed = cap.value;
+    let used = if allowed > 0.0 {
+        measured / allowed
+    } else {
+        0.0
+    };
+    LimitReach {
+        limit: PolicyLimit::CgroupIo { device, cap },
+        allowed,
+        measured,
+        from,
+        used,
+        throttled_share: None,
+        binds: used >= BINDS_AT,
+    }
+}
+
+/// A CPU quota: the CPUs this process used over the window against the quota's, and the share
+/// of the quota's periods the kernel throttled. It binds when either says the quota was used
+/// up while the busiest disk under the targets still had idle time (below `BUSY_PCT`).
+fn cpu_quota(quota: crate::model::policy::CpuQuota, r: &Results) -> LimitReach {
+    let measured = (r.cpu.process_user_s + r.cpu.process_sys_s) / r.seconds;
+    let allowed = quota.cpus;
+    let used = if allowed > 0.0 {
+        measured / allowed
+    } else {
+        0.0
+    };
+    let throttled_share = r.cpu.cgroup.map(|g| g.throttled_share());
+    let busiest = r.devices.iter().map(|d| d.util_pct).fold(0.0, f64::max);
+    let used_up = used >= BINDS_AT || throttled_share.is_some_and(|s| s >= THROTTLED_PERIODS);
+    LimitReach {
+        limit: PolicyLimit::CpuQuota { quota },
+        allowed,
+        measured,
+        from: ReachFrom::CpuTime,
+        used,
+        throttled_share,
+        binds: used_up && busiest < BUSY_PCT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::policy::{CgroupVersion, CpuQuota};
+    use crate::oscounters::diskstats::DeviceDelta;
+    use crate::stats::cpu::CgroupCpu;
+
+    fn cap(field: IoField, value: f64) -> IoCap {
+        IoCap {
+            field,
+            value,
+            file: "/sys/fs/cgroup/blkio/t/blkio.throttle.read_iops_device".into(),
+            version: CgroupVersion::V1,
+        }
+    }
+
+    fn device(name: &str, reads: u64, util_pct: f64) -> DeviceDelta {
+        DeviceDelta {
+            name: name.into(),
+            seconds: 4.0,
+            reads,
+            read_bytes: reads * 4096,
+            r_s: reads as f64 / 4.0,
+            util_pct,
+            ..DeviceDelta::default()
+        }
+    }
+
+    fn quota(cpus: f64) -> PolicyLimit {
+        PolicyLimit::CpuQuota {
+            quota: CpuQuota {
+                version: CgroupVersion::V2,
+                file: "/sys/fs/cgroup/t/cpu.max".into(),
+                quota_us: (cpus * 100_000.0) as u64,
+                period_us: 100_000,
+                cpus,
+            },
+        }
+    }
+
+    #[test]
+    fn a_cap_binds_by_the_kernels_count_of_its_device() {
+        // 8050 reads in 4 s under a cap of 2000/s (blk-throttle's slices let a little more
+        // through): used 1.006, binds; the same cap on a run of 960/s does not.
+        let mut r = Results {
+            seconds: 4.0,
+            devices: vec![device("loop3", 8050, 3.0), device("vda", 4, 1.0)],
+            ..Results::default()
+        };
+        let caps = |v| PolicyLimit::CgroupIo {
+            device: "loop3".into(),
+            cap: cap(IoField::ReadIops, v),
+        };
+        let got = reach(vec![caps(2000.0)], &r);
+        assert_eq!(got.len(), 1);
+        let g = &got[0];
+        assert_eq!((g.measured, g.from), (2012.5, ReachFrom::DeviceCounters));
+        assert!((g.used - 1.00625).abs() < 1e-12 && g.binds);
+        r.devices[0] = device("loop3", 3840, 3.0);
+        let g = &reach(vec![caps(2000.0)], &r)[0];
+        assert!((g.used - 0.48).abs() < 1e-12 && !g.binds);
+        // The bytes of the same reads against a bytes cap of 8 MB/s: 3840 × 4096 / 4 s.
+        let bytes = PolicyLimit::CgroupIo {
+            device: "loop3".into(),
+            cap: cap(IoField::ReadBytesPerS, 8e6),
+        };
+        let g = &reach(vec![bytes], &r)[0];
+        assert!((g.measured - 3_932_160.0).abs() < 1e-6);
+        // A device without counters: the run's own figure.
+        let other = PolicyLimit::CgroupIo {
+            device: "nbd0".into(),
+            cap: cap(IoField::WriteIops, 100.0),
+        };
+        let g = &reach(vec![other], &r)[0];
+        assert_eq!((g.measured, g.from, g.binds), (0.0, ReachFrom::Run, false));
+    }
+
+    #[test]
+    fn a_cpu_quota_binds_while_the_disk_has_idle_time() {
+        // 0.398 s of CPU in 4 s under 0.1 CPU, 39 of 40 periods throttled, the disk 4 % busy.
+        let mut r = Results {
+            seconds: 4.0,
+            devices: vec![device("loop3", 100_000, 4.0)],
+            ..Results::default()
+        };
+        r.cpu.process_user_s = 0.1;
+        r.cpu.process_sys_s = 0.298;
+        r.cpu.cgroup = Some(CgroupCpu {
+            periods: 40,
+            throttled_periods: 39,
+            throttled_ms: 3500.0,
+        });
+        let g = &reach(vec![quota(0.1)], &r)[0];
+        assert!((g.measured - 0.0995).abs() < 1e-12 && (g.used - 0.995).abs() < 1e-9);
+        assert_eq!(
+            (g.from, g.throttled_share, g.binds),
+            (ReachFrom::CpuTime, Some(0.975), true)
+        );
+        // Throttled in most periods though halfpower used little of it (others in the group).
+        r.cpu.process_sys_s = 0.0;
+        assert!(reach(vec![quota(0.1)], &r)[0].binds);
+        // The same with the disk 97 % busy: the disk, not the quota.
+        r.devices[0].util_pct = 97.0;
+        assert!(!reach(vec![quota(0.1)], &r)[0].binds);
+        // A quota far above the use, never throttled.
+        r.devices[0].util_pct = 4.0;
+        r.cpu.cgroup = Some(CgroupCpu::default());
+        let g = &reach(vec![quota(4.0)], &r)[0];
+        assert!(!g.binds && g.used < 0.01);
+        // Those that bind come first.
+        r.cpu.cgroup = None;
+        r.cpu.process_sys_s = 0.298;
+        let caps = PolicyLimit::CgroupIo {
+            device: "loop3".into(),
+            cap: cap(IoField::ReadIops, 1e6),
+        };
+        let all = reach(vec![caps, quota(0.1)], &r);
+        assert!(all[0].binds && matches!(all[0].limit, PolicyLimit::CpuQuota { .. }));
+        assert!(!all[1].binds);
+        // No window, no CPU share.
+        r.seconds = 0.0;
+        assert!(reach(vec![quota(0.1)], &r).is_empty());
+    }
+}

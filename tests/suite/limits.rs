@@ -1,0 +1,279 @@
+//! Limits that are not the device's (`results.limits`), against caps the tests set themselves:
+//! a blkio cgroup's read cap on a loop device over RAM (far faster than the cap), and a CPU
+//! quota of 10 % on a run that needs more than a CPU. Each is named by the file the test wrote,
+//! with the value it wrote, and judged against the kernel's own count of the same window.
+
+use crate::common::cgroup::CpuQuota;
+use crate::common::{self, LoopDev, Throttle, num};
+use std::time::Instant;
+
+/// `run LOOP` at QD8, 4k random reads for `secs`, with `--json FILE` (its text on stdout).
+fn run_args<'a>(dev: &'a str, secs: &'a str, json: &'a str) -> Vec<&'a str> {
+    vec![
+        "run", dev, "--rw", "randread", "--bs", "4k", "--qd", "8", "--time", secs, "--warmup", "0",
+        "--json", json,
+    ]
+}
+
+/// The limits of kind `kind` in a run document.
+fn of_kind<'a>(doc: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    doc["results"]["limits"]
+        .as_array()
+        .map(|a| a.iter().filter(|l| l["limit"]["kind"] == kind).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_cgroup_iops_cap_is_named_and_binds_and_outside_the_group_nothing_is() {
+    // The capped run is held to the cap it binds at: nothing else runs beside it.
+    let _turn = common::exclusive();
+    let (Some(lo), Some(cg)) = (LoopDev::new("limits", 64 << 20), Throttle::new("limits")) else {
+        return;
+    };
+    cg.limit(&lo.dev, 0, 2000);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let name = lo.name();
+    let (served0, t0) = (cg.serviced(&lo.dev).0, Instant::now());
+    let html = dir.path().join("r.html");
+    let mut args = run_args(lo.path(), "2s", json.to_str().unwrap());
+    args.extend(["--html", html.to_str().unwrap()]);
+    let out = cg.command(&args).output().unwrap();
+    let (served, wall) = (cg.serviced(&lo.dev).0 - served0, t0.elapsed().as_secs_f64());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let caps = of_kind(&doc, "cgroup-io");
+    eprintln!("{caps:?}; the group's reads {served} in {wall:.2} s");
+    // cg.limit caps reads and writes at 2000/s each: the read cap binds, the write cap not.
+    // As halfpower names it: under the mount point (a symlinked hierarchy resolved).
+    let file = std::fs::canonicalize(cg.dir())
+        .unwrap()
+        .join("blkio.throttle.read_iops_device");
+    assert_eq!(caps.len(), 2, "{caps:?}");
+    let read = caps[0];
+    assert_eq!(read["limit"]["device"], name.as_str());
+    assert_eq!(read["limit"]["cap"]["field"], "read_iops");
+    assert_eq!(read["limit"]["cap"]["file"], file.to_str().unwrap());
+    assert_eq!(read["limit"]["cap"]["version"], "v1");
+    assert_eq!(
+        (num(read, "allowed"), read["binds"].as_bool()),
+        (2000.0, Some(true))
+    );
+    assert_eq!(read["from"], "device-counters");
+    assert_eq!(
+        (
+            caps[1]["limit"]["cap"]["field"].as_str(),
+            caps[1]["binds"].as_bool()
+        ),
+        (Some("write_iops"), Some(false))
+    );
+    // Its figure is the kernel's count of the device over the window: no more than the group
+    // issued over the whole process, plus what others read meanwhile (udev's probes: a few),
+    // and no less than that less what the cap let through outside the window (one 100-ms
+    // slice beside).
+    let seconds = num(&doc, "results.seconds");
+    let in_window = num(read, "measured") * seconds;
+    let outside = 2000.0 * (wall - seconds) + 200.0;
+    assert!(
+        in_window <= served as f64 + 64.0 && in_window >= served as f64 - outside,
+        "{in_window} reads in the window; the group issued {served} in {wall} s"
+    );
+    assert!((num(read, "used") - num(read, "measured") / 2000.0).abs() < 1e-9);
+    let said = format!(
+        "limit: {name} is capped at 2000 reads/s by {}",
+        file.display()
+    );
+    assert!(text.contains(&said), "{text}");
+    assert!(
+        text.contains("the cgroup's cap binds, not the device"),
+        "{text}"
+    );
+    // The report says it as the text does.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("capped at 2000 reads/s") && page.contains("binds, not the device"));
+    // The same device outside the group (paced at the cap, as light beside other tests).
+    let free = common::run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "8",
+        "--time",
+        "1s",
+        "--warmup",
+        "0",
+        "--rate-iops",
+        "2000",
+    ]);
+    assert!(
+        of_kind(&free, "cgroup-io").is_empty(),
+        "{}",
+        free["results"]["limits"]
+    );
+}
+
+#[test]
+fn a_cpu_quota_binds_before_a_fast_device() {
+    // Judged against the group's cpu.stat, not a rate.
+    let _turn = common::measuring();
+    let Some(lo) = LoopDev::new("limits-cpu", 64 << 20) else {
+        return;
+    };
+    let Some(q) = CpuQuota::new("limits", 100_000, 10_000) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let (before, t0) = (q.stat(), Instant::now());
+    let out = common::in_cgroup(
+        q.dir(),
+        &assert_cmd::cargo::cargo_bin("halfpower"),
+        &run_args(lo.path(), "3s", json.to_str().unwrap()),
+    )
+    .output()
+    .unwrap();
+    let (after, wall) = (q.stat(), t0.elapsed().as_secs_f64());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let quota = of_kind(&doc, "cpu-quota");
+    let g = &doc["results"]["cpu"]["cgroup"];
+    eprintln!("{quota:?}; {g}; cpu.stat {before:?} → {after:?} in {wall:.2} s");
+    let l = quota[0];
+    let file = std::fs::canonicalize(q.dir())
+        .unwrap()
+        .join("cpu.cfs_quota_us");
+    assert_eq!(l["limit"]["quota"]["file"], file.to_str().unwrap());
+    assert_eq!(
+        (
+            num(l, "limit.quota.quota_us"),
+            num(l, "limit.quota.period_us"),
+            num(l, "allowed")
+        ),
+        (10_000.0, 100_000.0, 0.1)
+    );
+    // The window's periods are the kernel's, less those of the process outside the window.
+    let seconds = num(&doc, "results.seconds");
+    let outside = (wall - seconds) / 0.1 + 1.0;
+    for (key, kernel) in [
+        ("periods", after.0 - before.0),
+        ("throttled_periods", after.1 - before.1),
+    ] {
+        let w = num(g, key);
+        assert!(
+            w <= kernel as f64 && w >= kernel as f64 - outside,
+            "{key}: {w} in the window, {kernel} over the process ({outside} outside)"
+        );
+    }
+    // A loop over RAM at QD8 keeps more than a CPU busy: the quota is used up in nearly every
+    // period, and the device, fast, had idle time.
+    assert!(num(l, "throttled_share") >= 0.5, "{l}");
+    assert!(
+        doc["results"]["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| num(d, "util_pct") < 85.0),
+        "{}",
+        doc["results"]["devices"]
+    );
+    assert_eq!(l["binds"], true, "{l}");
+    assert!(
+        text.contains(&format!("set by {}", file.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("the CPU quota binds, not the device"),
+        "{text}"
+    );
+}
+
+#[test]
+fn path_lists_a_cgroup_cap_and_the_pap_follows_it() {
+    // Measures nothing: reads sysfs and the group's files.
+    let (Some(lo), Some(cg)) = (
+        LoopDev::new("limits-path", 16 << 20),
+        Throttle::new("limits-path"),
+    ) else {
+        return;
+    };
+    cg.limit(&lo.dev, 50_000_000, 0);
+    let path_json = |inside: bool| -> serde_json::Value {
+        let args = ["path", lo.path(), "--json", "-"];
+        let out = if inside {
+            cg.command(&args).output().unwrap()
+        } else {
+            common::halfpower_spawnable().args(args).output().unwrap()
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let doc = path_json(true);
+    let comps = doc["components"].as_array().unwrap();
+    let at = comps
+        .iter()
+        .position(|c| c["kind"] == "cgroup-io")
+        .expect("a cgroup-io component");
+    let c = &comps[at];
+    assert_eq!(c["name"], lo.name().as_str());
+    assert_eq!(c["limit"]["state"], "policy");
+    assert_eq!(
+        (
+            num(c, "limit.read_bytes_per_s"),
+            num(c, "limit.write_bytes_per_s")
+        ),
+        (5e7, 5e7)
+    );
+    let file = std::fs::canonicalize(cg.dir())
+        .unwrap()
+        .join("blkio.throttle.read_bps_device");
+    assert!(
+        c["caps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["file"] == file.to_str().unwrap())
+    );
+    // The target starts at the caps, which sit above the loop device, and set its PAP (a loop
+    // over RAM has no limit of its own).
+    let t = &doc["targets"][0];
+    assert_eq!(t["top"].as_u64(), Some(at as u64));
+    let below = c["below"][0].as_u64().unwrap() as usize;
+    assert_eq!(comps[below]["kind"], "loop");
+    for dir in ["read", "write"] {
+        assert_eq!(
+            t["pap"][dir]["component"].as_u64(),
+            Some(at as u64),
+            "{}",
+            t["pap"]
+        );
+        assert_eq!(num(&t["pap"][dir], "bytes_per_s"), 5e7);
+    }
+    // Outside the group: no cap.
+    let free = path_json(false);
+    assert!(
+        free["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["kind"] != "cgroup-io"),
+        "{}",
+        free["components"]
+    );
+}
