@@ -117,10 +117,28 @@ fn at_cap(run: &Value, results: &Value, disks: &[String], want: f64, throttled: 
         "{what}: halfpower {got} B/s, the counters of {disks:?} {counted} B/s"
     );
     let bound = throttle_bound(want, seconds, throttled, 262144.0);
+    // Below the cap by at most the share of the window the host kept the job from its CPUs
+    // too: this test runs four jobs side by side on two CPUs, and a closed loop that waits for
+    // a CPU leaves its cap's slices unused (CI: a rank alone at 17.0 MB/s under a 20 MB/s
+    // cap, the kernel's count agreeing). The worst rank's workers' waits for a CPU (schedstat)
+    // and the time its probe was kept asleep past its deadlines, each a share of the window.
+    let host = &results["host"];
+    let share = |v: Option<f64>, of: f64| v.map_or(0.0, |ms| ms / 1e3 / of.max(1e-9));
+    let workers = host["workers"].as_f64().unwrap_or(1.0).max(1.0);
+    let taken = share(host["workers_waited_ms"].as_f64(), workers * seconds)
+        + share(host["probe"]["stalled_ms"].as_f64(), seconds);
+    eprintln!(
+        "{what}: {:.2} MB/s of {:.2}, the host took {:.1} % of the window",
+        got / 1e6,
+        want / 1e6,
+        taken * 100.0
+    );
     assert!(
-        (got / want - 1.0).abs() <= bound,
-        "{what}: {got} B/s over {seconds} s, the caps allow {want} (± {:.1} %)",
-        bound * 100.0
+        got / want - 1.0 <= bound && 1.0 - got / want <= bound + taken,
+        "{what}: {got} B/s over {seconds} s, the caps allow {want} (± {:.1} %, less {:.1} % the \
+         host took)",
+        bound * 100.0,
+        taken * 100.0
     );
 }
 
