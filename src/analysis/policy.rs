@@ -5,6 +5,7 @@
 use super::limits::BUSY_PCT;
 use crate::model::Results;
 use crate::model::policy::{IoCap, IoField, LimitReach, PolicyLimit, ReachFrom};
+use crate::oscounters::diskstats::DeviceDelta;
 
 /// A limit binds once the window came this close to it (blk-throttle lets I/O through in
 /// slices, so a capped window lands a little under or over its cap, never far below it).
@@ -27,26 +28,26 @@ pub fn reach(limits: Vec<PolicyLimit>, r: &Results) -> Vec<LimitReach> {
     out
 }
 
+/// Device `d`'s rate over its window of the figure `field` caps (I/Os or bytes per second).
+pub fn device_rate(d: &DeviceDelta, field: IoField) -> f64 {
+    let n = match field {
+        IoField::ReadIops => d.reads,
+        IoField::WriteIops => d.writes,
+        IoField::ReadBytesPerS => d.read_bytes,
+        IoField::WriteBytesPerS => d.write_bytes,
+    };
+    if d.seconds > 0.0 {
+        n as f64 / d.seconds
+    } else {
+        0.0
+    }
+}
+
 /// A cap on `device`: the kernel's rate of the capped figure for that device over the window
 /// (halfpower's own where the device has no counters).
 fn cgroup_io(device: String, cap: IoCap, r: &Results) -> LimitReach {
     let (measured, from) = match r.devices.iter().find(|d| d.name == device) {
-        Some(d) => {
-            let per_s = |n: u64| {
-                if d.seconds > 0.0 {
-                    n as f64 / d.seconds
-                } else {
-                    0.0
-                }
-            };
-            let m = match cap.field {
-                IoField::ReadIops => d.r_s,
-                IoField::WriteIops => d.w_s,
-                IoField::ReadBytesPerS => per_s(d.read_bytes),
-                IoField::WriteBytesPerS => per_s(d.write_bytes),
-            };
-            (m, ReachFrom::DeviceCounters)
-        }
+        Some(d) => (device_rate(d, cap.field), ReachFrom::DeviceCounters),
         None => {
             let (dir, bytes) = match cap.field {
                 IoField::ReadIops => (r.read.as_ref(), false),
@@ -104,7 +105,6 @@ fn cpu_quota(quota: crate::model::policy::CpuQuota, r: &Results) -> LimitReach {
 mod tests {
     use super::*;
     use crate::model::policy::{CgroupVersion, CpuQuota};
-    use crate::oscounters::diskstats::DeviceDelta;
     use crate::stats::cpu::CgroupCpu;
 
     fn cap(field: IoField, value: f64) -> IoCap {

@@ -8,7 +8,7 @@ use crate::model::scale::{
     Bottleneck, ComponentKind, ScaleAnalysis, Shared, StepFlag, StepReading,
 };
 use crate::oscounters::diskstats::DeviceDelta;
-use crate::oscounters::throttle::IoLimit;
+use crate::oscounters::throttle::{IoField, IoLimit};
 
 /// A step saturates when it delivers less than this share of the sum of its targets alone.
 pub const SATURATION_EFFICIENCY: f64 = 0.9;
@@ -53,16 +53,12 @@ pub struct Stack {
 
 /// How close device `d` ran to `limit`, % of the nearest of its limits.
 fn throttle_pct(d: &DeviceDelta, limit: &IoLimit) -> Option<f64> {
-    let secs = d.seconds.max(f64::MIN_POSITIVE);
-    [
-        (d.read_bytes as f64 / secs, limit.read_bytes_per_s),
-        (d.write_bytes as f64 / secs, limit.write_bytes_per_s),
-        (d.reads as f64 / secs, limit.read_iops),
-        (d.writes as f64 / secs, limit.write_iops),
-    ]
-    .into_iter()
-    .filter_map(|(rate, lim)| lim.filter(|l| *l > 0.0).map(|l| rate / l * 100.0))
-    .max_by(f64::total_cmp)
+    (IoField::ALL.into_iter())
+        .filter_map(|f| {
+            let l = limit.get(f).filter(|l| *l > 0.0)?;
+            Some(super::policy::device_rate(d, f) / l * 100.0)
+        })
+        .max_by(f64::total_cmp)
 }
 
 /// The components more than one target stands on, with their figures at `at` (the limit step),

@@ -114,8 +114,9 @@ fn with_caps(comps: &mut Vec<Component>, tops: &mut [usize], request_bytes: Opti
             )
         })
         .collect();
+    let dirs = crate::oscounters::cgroup::dirs("blkio");
     for k in devices {
-        let caps = crate::oscounters::throttle::caps(&comps[k].name);
+        let caps = crate::oscounters::throttle::caps_of(&comps[k].name, &dirs);
         if caps.is_empty() {
             continue;
         }

@@ -205,10 +205,13 @@ fn dev_number(name: &str) -> Option<String> {
 /// The caps this process's cgroups set on kernel device `name` (e.g. `loop2`), each the
 /// tightest over each cgroup and its ancestors, with its file; empty when nothing limits it.
 pub fn caps(name: &str) -> Vec<IoCap> {
-    let Some(dev) = dev_number(name) else {
-        return Vec::new();
-    };
-    caps_in(&cgroup::dirs("blkio"), &dev)
+    caps_of(name, &cgroup::dirs("blkio"))
+}
+
+/// [`caps`] under this process's groups `dirs` (`cgroup::dirs("blkio")`), read once for many
+/// devices.
+pub fn caps_of(name: &str, dirs: &[(CgroupVersion, PathBuf)]) -> Vec<IoCap> {
+    dev_number(name).map_or_else(Vec::new, |dev| caps_in(dirs, &dev))
 }
 
 /// The limits this process's cgroups set on kernel device `name`, the tightest over each

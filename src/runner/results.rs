@@ -219,10 +219,11 @@ pub fn results(
 /// The limits that are not the device's as they stand at the window's end: the cgroup caps on
 /// each disk watched under the targets, and the CPU quota on this process.
 fn policy_limits(devices: &[crate::oscounters::diskstats::DeviceDelta]) -> Vec<PolicyLimit> {
+    let dirs = crate::oscounters::cgroup::dirs("blkio");
     let mut out: Vec<PolicyLimit> = devices
         .iter()
         .flat_map(|d| {
-            crate::oscounters::throttle::caps(&d.name)
+            crate::oscounters::throttle::caps_of(&d.name, &dirs)
                 .into_iter()
                 .map(|cap| PolicyLimit::CgroupIo {
                     device: d.name.clone(),
