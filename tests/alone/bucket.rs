@@ -87,6 +87,18 @@ fn a_drained_bucket_reports_its_burst_baseline_and_credits() {
         "credits {}",
         b["credits_ios"]
     );
+    // In bytes, each credit is one 4 KiB read: the workload's arithmetic.
+    for (bytes, ios) in [
+        ("credits_bytes", "credits_ios"),
+        ("burst_bytes_per_s", "burst_iops"),
+        ("baseline_bytes_per_s", "baseline_iops"),
+    ] {
+        let per = num(b, bytes) / num(b, ios);
+        assert!(
+            (per / 4096.0 - 1.0).abs() < 1e-9,
+            "{bytes}: {per} bytes per I/O"
+        );
+    }
     // The burst's end is the server's first dry moment, within the second it fell in (the
     // window began after the mount, by the run's start-up).
     assert!(

@@ -5,14 +5,29 @@
 
 use crate::common::cgroup::CpuQuota;
 use crate::common::{self, LoopDev, Throttle, num};
+use std::path::Path;
 use std::time::Instant;
 
-/// `run LOOP` at QD8, 4k random reads for `secs`, with `--json FILE` (its text on stdout).
-fn run_args<'a>(dev: &'a str, secs: &'a str, json: &'a str) -> Vec<&'a str> {
+/// `run LOOP` at QD8, 4k random reads for `secs`.
+fn run_args<'a>(dev: &'a str, secs: &'a str) -> Vec<&'a str> {
     vec![
         "run", dev, "--rw", "randread", "--bs", "4k", "--qd", "8", "--time", secs, "--warmup", "0",
-        "--json", json,
     ]
+}
+
+/// Runs `c` (halfpower inside a group, writing `--json` to `json`) to its end: its document and
+/// its text, and the wall time it took.
+fn ran(mut c: std::process::Command, json: &Path) -> (serde_json::Value, String, f64) {
+    let t0 = Instant::now();
+    let out = c.output().unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    (doc, String::from_utf8_lossy(&out.stdout).into_owned(), wall)
 }
 
 /// The limits of kind `kind` in a run document.
@@ -34,19 +49,17 @@ fn a_cgroup_iops_cap_is_named_and_binds_and_outside_the_group_nothing_is() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let name = lo.name();
-    let (served0, t0) = (cg.serviced(&lo.dev).0, Instant::now());
+    let served0 = cg.serviced(&lo.dev).0;
     let html = dir.path().join("r.html");
-    let mut args = run_args(lo.path(), "2s", json.to_str().unwrap());
-    args.extend(["--html", html.to_str().unwrap()]);
-    let out = cg.command(&args).output().unwrap();
-    let (served, wall) = (cg.serviced(&lo.dev).0 - served0, t0.elapsed().as_secs_f64());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let mut args = run_args(lo.path(), "2s");
+    args.extend([
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    let (doc, text, wall) = ran(cg.command(&args), &json);
+    let served = cg.serviced(&lo.dev).0 - served0;
     let caps = of_kind(&doc, "cgroup-io");
     eprintln!("{caps:?}; the group's reads {served} in {wall:.2} s");
     // cg.limit caps reads and writes at 2000/s each: the read cap binds, the write cap not.
@@ -97,22 +110,9 @@ fn a_cgroup_iops_cap_is_named_and_binds_and_outside_the_group_nothing_is() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("capped at 2000 reads/s") && page.contains("binds, not the device"));
     // The same device outside the group (paced at the cap, as light beside other tests).
-    let free = common::run_json(&[
-        "run",
-        lo.path(),
-        "--rw",
-        "randread",
-        "--bs",
-        "4k",
-        "--qd",
-        "8",
-        "--time",
-        "1s",
-        "--warmup",
-        "0",
-        "--rate-iops",
-        "2000",
-    ]);
+    let mut paced = run_args(lo.path(), "1s");
+    paced.extend(["--rate-iops", "2000"]);
+    let free = common::run_json(&paced);
     assert!(
         of_kind(&free, "cgroup-io").is_empty(),
         "{}",
@@ -132,22 +132,12 @@ fn a_cpu_quota_binds_before_a_fast_device() {
     };
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let (before, t0) = (q.stat(), Instant::now());
-    let out = common::in_cgroup(
-        q.dir(),
-        &assert_cmd::cargo::cargo_bin("halfpower"),
-        &run_args(lo.path(), "3s", json.to_str().unwrap()),
-    )
-    .output()
-    .unwrap();
-    let (after, wall) = (q.stat(), t0.elapsed().as_secs_f64());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let mut args = run_args(lo.path(), "3s");
+    args.extend(["--json", json.to_str().unwrap()]);
+    let before = q.stat();
+    let hp = assert_cmd::cargo::cargo_bin("halfpower");
+    let (doc, text, wall) = ran(common::in_cgroup(q.dir(), &hp, &args), &json);
+    let after = q.stat();
     let quota = of_kind(&doc, "cpu-quota");
     let g = &doc["results"]["cpu"]["cgroup"];
     eprintln!("{quota:?}; {g}; cpu.stat {before:?} → {after:?} in {wall:.2} s");
@@ -177,6 +167,22 @@ fn a_cpu_quota_binds_before_a_fast_device() {
             "{key}: {w} in the window, {kernel} over the process ({outside} outside)"
         );
     }
+    // The time held off likewise: each period outside the window could hold up to a period.
+    let held = num(g, "throttled_ms");
+    let kernel_ms = after.2 - before.2;
+    assert!(
+        held <= kernel_ms + 1e-3 && held >= kernel_ms - outside * 100.0,
+        "held off {held} ms in the window, {kernel_ms} ms over the process"
+    );
+    // The CPU the window used is what the quota lets through: 10 ms in each period the window
+    // touches (its length over 100 ms, plus one), and at most one bandwidth slice (5 ms) that
+    // the kernel lets a group overrun and take back from the next period.
+    let used_s = num(l, "measured") * seconds;
+    let allowed_s = 0.01 * (seconds / 0.1 + 1.0) + 0.005;
+    assert!(
+        used_s <= allowed_s,
+        "{used_s} s of CPU in {seconds} s, the quota allows {allowed_s} s"
+    );
     // A loop over RAM at QD8 keeps more than a CPU busy: the quota is used up in nearly every
     // period, and the device, fast, had idle time.
     assert!(num(l, "throttled_share") >= 0.5, "{l}");
