@@ -250,3 +250,56 @@ fn a_latency_step_is_judged_within_the_throughputs_levels() {
     assert_eq!((c[0].figure, c[0].at_s), (ChangeFigure::Iops, 6.0));
     assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
 }
+
+/// CI (row 52): one I/O in flight, service time doubled 6 s in. Seconds 6–8 of the slow level
+/// held a p99 of 17 ms, then 10.7 ms (about 96 reads a second: a p99 is its second slowest),
+/// while the mean and the device's time did not move. The probe woke at most a few ms late
+/// in them (the step got through on its wake-ups), but the host stole 2.5–4.8 % of each CPU:
+/// 25–48 ms a second it could add to a read. That step is the host's; with no steal it is one.
+#[test]
+fn a_p99_step_within_the_time_the_host_stole_is_no_change() {
+    let iops = [
+        189.0, 191.0, 182.0, 177.0, 187.0, 182.0, 96.0, 96.0, 94.0, 97.0, 98.0, 98.0,
+    ];
+    let p99 = [
+        6898.0, 7586.0, 10584.0, 11174.0, 7062.0, 7946.0, 16908.0, 17170.0, 16515.0, 11338.0,
+        10748.0, 10682.0,
+    ];
+    let own = [
+        5258.0, 5232.0, 5506.0, 5632.0, 5361.0, 5450.0, 10447.0, 10441.0, 10570.0, 10295.0,
+        10235.0, 10199.0,
+    ];
+    let dev = own.map(|m| m - 100.0);
+    let late_ms = [3.0, 0.4, 4.5, 5.0, 0.4, 5.0, 0.4, 4.9, 5.5, 0.4, 0.3, 0.3];
+    let steal = [0.5, 0.0, 4.3, 4.4, 2.0, 2.9, 2.5, 3.0, 4.8, 0.5, 0.0, 0.0];
+    let at = |steal: &[f64]| {
+        let host: Vec<f64> = (0..12)
+            .map(|i| host_added_us(late_ms[i] * 1e3, Some(steal[i])))
+            .collect();
+        changes(&Series {
+            iops: &iops,
+            latency: Some((ChangeFigure::P99Us, &p99)),
+            device_us: Some(&dev),
+            latency_us: Some(&own),
+            host_late: Some(&host),
+        })
+    };
+    let c = at(&steal);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!((c[0].figure, c[0].at_s), (ChangeFigure::Iops, 6.0));
+    assert_eq!(c[0].cause, Some(ChangeCause::DeviceSlower));
+    let c = at(&[0.0; 12]);
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!((c[1].figure, c[1].at_s), (ChangeFigure::P99Us, 9.0));
+}
+
+/// The host's addition is the larger of its probe's latest wake-up and the time it stole from
+/// each CPU in the second; unknown only when both are.
+#[test]
+fn the_hosts_addition_is_its_late_wake_up_or_its_steal() {
+    assert_eq!(host_added_us(2000.0, Some(0.1)), 2000.0);
+    assert_eq!(host_added_us(2000.0, Some(3.0)), 30_000.0);
+    assert_eq!(host_added_us(f64::NAN, Some(1.0)), 10_000.0);
+    assert_eq!(host_added_us(500.0, None), 500.0);
+    assert!(host_added_us(f64::NAN, None).is_nan());
+}

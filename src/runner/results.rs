@@ -260,7 +260,7 @@ fn host(h: &super::HostMeasurement, r: &Results, slots: u32) -> crate::model::ho
 /// the run's I/Os per second) and the run's mean latency each second for the cause, and the
 /// host probe's latest wake-up each second (a p99 step no larger is the host's to make).
 fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Change> {
-    use crate::analysis::changes::{Series, changes, time_per_io_us};
+    use crate::analysis::changes::{Series, changes, host_added_us, time_per_io_us};
     let iops: Vec<f64> = m.series.iter().map(|p| p.iops).collect();
     let p99: Vec<f64> = m.series.iter().map(|p| p.p99_us).collect();
     let mean: Vec<f64> = m.series.iter().map(|p| p.mean_us).collect();
@@ -295,7 +295,9 @@ fn changes(m: &Measurement, targets: &[Target]) -> Vec<crate::model::change::Cha
                     .per_second
                     .iter()
                     .find(|s| s.t_s == p.t_s)
-                    .map_or(f64::NAN, |s| s.max_late_ns as f64 / 1e3)
+                    .map_or(f64::NAN, |s| {
+                        host_added_us(s.max_late_ns as f64 / 1e3, s.steal_pct)
+                    })
             })
             .collect()
     });
