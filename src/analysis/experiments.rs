@@ -91,7 +91,22 @@ pub fn finding(kind: ExperimentKind, rows: &[Row]) -> ExperimentFinding {
         ExperimentKind::Writecache => {
             writecache(rows).unwrap_or(nothing(Missing::WriteThroughAndWriteBack))
         }
+        ExperimentKind::Burst => burst(rows),
     }
+}
+
+/// `burst`: the bucket of the drain and of the drain after the rest (each run's own,
+/// `results.bucket`), and the refill over the rest between them.
+fn burst(rows: &[Row]) -> ExperimentFinding {
+    let of = |v: Variant| rows.iter().find(|r| r.variant == v);
+    let (first, second) = (of(Variant::Drain), of(Variant::AfterRest));
+    let bucket = |r: Option<&Row>| r.and_then(|r| r.results.bucket.clone());
+    let rest_s = second.and_then(|r| r.rest_s).unwrap_or(0.0);
+    ExperimentFinding::Burst(Box::new(super::bucket::refill(
+        bucket(first),
+        bucket(second),
+        rest_s,
+    )))
 }
 
 /// Buffered against direct in direction `rw` over the sizes from 16 KiB up: the mean ratio of

@@ -11,6 +11,7 @@ fn row(variant: Variant, rw: Direction, kib: u64, qd: u32, mb_s: f64) -> Row {
         variant,
         shift_bytes: None,
         region_bytes: None,
+        rest_s: None,
         rw,
         bs_bytes: kib * 1024,
         qd,

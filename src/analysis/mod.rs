@@ -8,6 +8,7 @@
 pub mod bucket;
 pub mod capture;
 pub mod changes;
+pub mod cloud;
 pub mod compare;
 pub mod curve;
 pub mod device;

@@ -200,6 +200,7 @@ pub fn limit(part: &Part, class: Option<DeviceClass>) -> ComponentLimit {
             },
         },
         Part::CgroupIo { caps, .. } => policy_limit(caps, None),
+        Part::Given { iops, bytes_per_s } => given_limit(*iops, *bytes_per_s, None),
         Part::Unresolved { why } => ComponentLimit::Unknown {
             why: UnknownLimit::Unresolved { why: why.clone() },
         },
@@ -232,6 +233,53 @@ pub fn policy_limit(caps: &[IoCap], request_bytes: Option<f64>) -> ComponentLimi
     }
 }
 
+/// What a limit the user gave lets through in bytes/s, reads and writes together: the least
+/// of its bytes and its I/Os × `request_bytes` (I/Os alone, without a request size, say
+/// nothing of bytes).
+pub fn given_limit(
+    iops: Option<f64>,
+    bytes_per_s: Option<f64>,
+    request_bytes: Option<f64>,
+) -> ComponentLimit {
+    let by_ios = iops.zip(request_bytes).map(|(n, b)| n * b);
+    let Some(l) = [bytes_per_s, by_ios].into_iter().flatten().reduce(f64::min) else {
+        return ComponentLimit::None {
+            why: NoLimit::NeedsRequestSize,
+        };
+    };
+    ComponentLimit::Policy {
+        read_bytes_per_s: Some(l),
+        write_bytes_per_s: Some(l),
+        request_bytes: request_bytes.filter(|_| iops.is_some()),
+    }
+}
+
+/// The component of a limit the user gave on a target, set above the component `below` (the
+/// target's top), its rate at `request_bytes` where its I/Os need one.
+pub fn given_component(
+    target: &str,
+    g: &crate::model::policy::GivenLimit,
+    below: usize,
+    request_bytes: Option<f64>,
+) -> Component {
+    let part = Part::Given {
+        iops: g.iops,
+        bytes_per_s: g.bytes_per_s,
+    };
+    Component {
+        name: target.to_string(),
+        limit: given_limit(g.iops, g.bytes_per_s, request_bytes),
+        part,
+        class: None,
+        cloud: None,
+        below: vec![below],
+        combine: Combine::Chain,
+        down_trained: false,
+        measured_bytes_per_s: None,
+        measured_from: None,
+    }
+}
+
 fn is_ios(f: IoField) -> bool {
     matches!(f, IoField::ReadIops | IoField::WriteIops)
 }
@@ -252,6 +300,7 @@ pub fn cgroup_component(
             caps,
         },
         class: None,
+        cloud: None,
         below: vec![below],
         combine: Combine::Chain,
         limit,
@@ -350,18 +399,39 @@ fn class_of(name: &str, part: &Part) -> Option<DeviceClass> {
     }))
 }
 
+/// A disk's cloud provider, from its model, vendor and driver (`analysis::cloud`).
+fn cloud_of(part: &Part) -> Option<crate::model::cloud::CloudDisk> {
+    let Part::Disk {
+        model,
+        vendor,
+        driver,
+        ..
+    } = part
+    else {
+        return None;
+    };
+    super::cloud::recognise(model.as_deref(), vendor.as_deref(), driver.as_deref())
+}
+
 /// The components of a walked graph, each with its class, limit, rule and flags.
 pub fn components(g: &Graph) -> Vec<Component> {
     g.nodes
         .iter()
         .map(|n| {
             let class = class_of(&n.name, &n.part);
+            let cloud = cloud_of(&n.part);
             Component {
                 name: n.name.clone(),
                 class,
+                cloud,
                 below: n.below.clone(),
                 combine: combine(&n.part, n.below.len()),
-                limit: limit(&n.part, class),
+                limit: match cloud {
+                    Some(c) if c.provisioned() => ComponentLimit::None {
+                        why: NoLimit::Provisioned,
+                    },
+                    _ => limit(&n.part, class),
+                },
                 down_trained: down_trained(&n.part),
                 measured_bytes_per_s: None,
                 measured_from: None,
@@ -383,6 +453,7 @@ pub fn cpu_component(us_per_io: f64, cpus: u32, request_bytes: f64, mean: bool) 
     Component {
         name: format!("{cpus} CPUs"),
         class: None,
+        cloud: None,
         below: Vec::new(),
         combine: Combine::Chain,
         limit: limit(&part, None),

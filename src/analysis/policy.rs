@@ -4,7 +4,9 @@
 
 use super::limits::BUSY_PCT;
 use crate::model::Results;
-use crate::model::policy::{IoCap, IoField, LimitReach, PolicyLimit, ReachFrom};
+use crate::model::policy::{
+    GivenField, GivenLimit, IoCap, IoField, LimitReach, PolicyLimit, ReachFrom,
+};
 use crate::oscounters::diskstats::DeviceDelta;
 
 /// A limit binds once the window came this close to it (blk-throttle lets I/O through in
@@ -22,10 +24,53 @@ pub fn reach(limits: Vec<PolicyLimit>, r: &Results) -> Vec<LimitReach> {
         .filter_map(|l| match l {
             PolicyLimit::CgroupIo { device, cap } => Some(cgroup_io(device, cap, r)),
             PolicyLimit::CpuQuota { quota } => (r.seconds > 0.0).then(|| cpu_quota(quota, r)),
+            PolicyLimit::Cpus { cpus, online, file } => (r.seconds > 0.0)
+                .then(|| cpu_set(PolicyLimit::Cpus { cpus, online, file }, f64::from(cpus), r)),
+            PolicyLimit::Given { .. } => None,
         })
         .collect();
-    out.sort_by(|a, b| b.binds.cmp(&a.binds).then(b.used.total_cmp(&a.used)));
+    order(&mut out);
     out
+}
+
+/// Those that bind first, then by the share used.
+fn order(limits: &mut [LimitReach]) {
+    limits.sort_by(|a, b| b.binds.cmp(&a.binds).then(b.used.total_cmp(&a.used)));
+}
+
+/// Adds to `r.limits` how close each target of `r` came to each limit the user gave for it
+/// (`--limit`), from halfpower's own count of that target: a provisioned limit holds what the
+/// volume does, whichever device counters lie beneath it.
+pub fn add_given(r: &mut Results, given: &[GivenLimit]) {
+    let mut added = Vec::new();
+    for g in given {
+        for t in r.targets.iter().filter(|t| g.is_for(&t.path)) {
+            for (field, value) in g.fields() {
+                let measured = match field {
+                    GivenField::Iops => t.total.iops,
+                    GivenField::BytesPerS => t.total.bytes_per_s,
+                };
+                let used = measured / value;
+                added.push(LimitReach {
+                    limit: PolicyLimit::Given {
+                        target: t.path.clone(),
+                        field,
+                        value,
+                    },
+                    allowed: value,
+                    measured,
+                    from: ReachFrom::Run,
+                    used,
+                    throttled_share: None,
+                    binds: used >= BINDS_AT,
+                });
+            }
+        }
+    }
+    if !added.is_empty() {
+        r.limits.extend(added);
+        order(&mut r.limits);
+    }
 }
 
 /// Device `d`'s rate over its window of the figure `field` caps (I/Os or bytes per second).
@@ -73,6 +118,28 @@ fn cgroup_io(device: String, cap: IoCap, r: &Results) -> LimitReach {
         used,
         throttled_share: None,
         binds: used >= BINDS_AT,
+    }
+}
+
+/// The CPUs this process may run on (`limit`, allowing `allowed` of them): the CPUs it used
+/// over the window against them. It binds when it used them up while the busiest disk under
+/// the targets still had idle time (below `BUSY_PCT`).
+fn cpu_set(limit: PolicyLimit, allowed: f64, r: &Results) -> LimitReach {
+    let measured = (r.cpu.process_user_s + r.cpu.process_sys_s) / r.seconds;
+    let used = if allowed > 0.0 {
+        measured / allowed
+    } else {
+        0.0
+    };
+    let busiest = r.devices.iter().map(|d| d.util_pct).fold(0.0, f64::max);
+    LimitReach {
+        limit,
+        allowed,
+        measured,
+        from: ReachFrom::CpuTime,
+        used,
+        throttled_share: None,
+        binds: used >= BINDS_AT && busiest < BUSY_PCT,
     }
 }
 
@@ -222,5 +289,79 @@ mod tests {
         // No window, no CPU share.
         r.seconds = 0.0;
         assert!(reach(vec![quota(0.1)], &r).is_empty());
+    }
+
+    /// A limit the user gave is held to each target's own count: one for every target, one
+    /// for the target it names; it binds at 0.9 of what it allows.
+    #[test]
+    fn a_given_limit_is_held_to_each_targets_own_figures() {
+        let target = |path: &str, iops: f64| crate::model::TargetResult {
+            path: path.into(),
+            total: crate::stats::summary::DirSummary {
+                iops,
+                bytes_per_s: iops * 4096.0,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut r = Results {
+            seconds: 4.0,
+            targets: vec![target("/dev/a", 2990.0), target("/dev/b", 1000.0)],
+            ..Results::default()
+        };
+        let every = GivenLimit {
+            iops: Some(3000.0),
+            ..GivenLimit::default()
+        };
+        let one = GivenLimit {
+            target: Some("/dev/b".into()),
+            bytes_per_s: Some(125e6),
+            ..GivenLimit::default()
+        };
+        add_given(&mut r, &[every, one]);
+        assert_eq!(r.limits.len(), 3, "{:?}", r.limits);
+        let first = &r.limits[0];
+        assert!(first.binds && (first.used - 2990.0 / 3000.0).abs() < 1e-12);
+        assert_eq!(
+            first.limit,
+            PolicyLimit::Given {
+                target: "/dev/a".into(),
+                field: GivenField::Iops,
+                value: 3000.0
+            }
+        );
+        assert!(
+            r.limits[1..]
+                .iter()
+                .all(|l| !l.binds && l.from == ReachFrom::Run)
+        );
+        let bytes = r.limits.iter().find(|l| l.allowed == 125e6).unwrap();
+        assert!((bytes.measured - 4_096_000.0).abs() < 1e-6);
+    }
+
+    /// A cpuset of one CPU of two binds once halfpower used 0.9 of it while the disk idled;
+    /// not when it used less, nor when the disk was busy.
+    #[test]
+    fn a_cpuset_binds_when_its_cpus_are_used_up_and_the_disk_idles() {
+        let set = || PolicyLimit::Cpus {
+            cpus: 1,
+            online: 2,
+            file: None,
+        };
+        let mut r = Results {
+            seconds: 2.0,
+            devices: vec![device("loop3", 100_000, 4.0)],
+            ..Results::default()
+        };
+        r.cpu.process_user_s = 0.9;
+        r.cpu.process_sys_s = 1.0;
+        let g = &reach(vec![set()], &r)[0];
+        assert!((g.measured - 0.95).abs() < 1e-12 && g.binds, "{g:?}");
+        assert_eq!((g.allowed, g.from), (1.0, ReachFrom::CpuTime));
+        r.cpu.process_sys_s = 0.5;
+        assert!(!reach(vec![set()], &r)[0].binds);
+        r.cpu.process_sys_s = 1.0;
+        r.devices[0].util_pct = 97.0;
+        assert!(!reach(vec![set()], &r)[0].binds);
     }
 }

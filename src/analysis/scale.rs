@@ -49,6 +49,8 @@ pub struct Stack {
     pub devices: Vec<String>,
     /// The cgroup's I/O limits on any of them (`oscounters::throttle`), by device name.
     pub throttles: Vec<(String, IoLimit)>,
+    /// The cloud provider's volume its disk is (`analysis::cloud`), when it is one.
+    pub cloud: Option<crate::model::cloud::CloudDisk>,
 }
 
 /// How close device `d` ran to `limit`, % of the nearest of its limits.
@@ -256,6 +258,14 @@ fn limit(at: &StepReading, shared: &[Shared]) -> Bottleneck {
     }
 }
 
+/// The provider whose network volumes every target is (one provider, a provisioned kind): what
+/// such volumes share that no device shows is likely their instance's storage bandwidth, a
+/// cap the provider sets per instance.
+fn instance(stacks: &[Stack]) -> Option<crate::model::cloud::CloudDisk> {
+    let first = stacks.first()?.cloud?;
+    (first.provisioned() && stacks.iter().all(|s| s.cloud == Some(first))).then_some(first)
+}
+
 /// Analyses a scaling experiment: `alone[i]` is target i alone, `steps[n - 1]` the first n
 /// together, `stacks` what each target stands on. Render words the verdict
 /// (`render::text::scale::verdict`).
@@ -285,7 +295,11 @@ pub fn analyse_sizes(
     let at = from.map(|i| &steps[i]).or_else(|| steps.last());
     let shared = shared(stacks, at);
     let limit = from.map_or(Bottleneck::None, |i| limit(&readings[i], &shared));
+    let unseen =
+        limit == Bottleneck::Shared && !shared.iter().any(|s| s.kind == ComponentKind::Device);
+    let instance = unseen.then(|| instance(stacks)).flatten();
     ScaleAnalysis {
+        instance,
         sum_alone_bytes_per_s: alone.iter().map(|a| a.bytes_per_s).sum(),
         sum_alone_first_bytes_per_s: sizes.iter().map(|&n| first_alone(alone, n).0).collect(),
         efficiency: readings.iter().map(|r| r.efficiency).collect(),

@@ -20,6 +20,7 @@ fn stacks(n: usize, bus: &str) -> Vec<Stack> {
             target: format!("/dev/loop{i}"),
             devices: vec![format!("loop{i}"), bus.to_string()],
             throttles: Vec::new(),
+            cloud: None,
         })
         .collect()
 }
@@ -96,11 +97,13 @@ fn a_stripe_at_one_targets_depth_is_held_by_its_depth() {
             target: "a".into(),
             devices: vec!["loop0".into()],
             throttles: Vec::new(),
+            cloud: None,
         },
         Stack {
             target: "b".into(),
             devices: vec!["loop1".into()],
             throttles: Vec::new(),
+            cloud: None,
         },
     ];
     let a = analyse(&alone, &steps, &two);
@@ -307,4 +310,48 @@ fn counts_that_skip_are_judged_against_that_many_times_the_first_alone() {
     assert_eq!(a.saturates_at, Some(4));
     assert_eq!(a.limit, Bottleneck::Shared);
     assert!((a.limit_bytes_per_s.unwrap() - 100e6).abs() < 1.0);
+}
+
+/// Four EBS volumes, each its own disk, of 40 MB/s alone, saturating at 100 MB/s together
+/// with their response time risen: nothing halfpower sees is shared, and every target is the
+/// same provider's network volume, so the instance's storage bandwidth is named. One target of
+/// another kind, a local instance store, or a device seen shared: none is named.
+#[test]
+fn volumes_of_one_provider_name_the_instance_when_nothing_shared_shows() {
+    use crate::model::cloud::CloudDisk;
+    let none: [DeviceDelta; 0] = [];
+    let alone: Vec<StepFigures> = (0..4)
+        .map(|_| fig(40e6, 1.0, 262144.0, 4.0, &none))
+        .collect();
+    let steps: Vec<StepFigures> = [(40e6, 4.0), (80e6, 8.0), (100e6, 12.0), (100e6, 16.0)]
+        .iter()
+        .map(|&(b, l)| fig(b, 1.0, 262144.0, l, &none))
+        .collect();
+    let volumes = |kinds: [Option<CloudDisk>; 4]| -> Vec<Stack> {
+        (0..4)
+            .map(|i| Stack {
+                target: format!("/dev/nvme{i}n1"),
+                devices: vec![format!("nvme{i}n1")],
+                throttles: Vec::new(),
+                cloud: kinds[i],
+            })
+            .collect()
+    };
+    let ebs = Some(CloudDisk::AwsEbs);
+    let a = analyse(&alone, &steps, &volumes([ebs; 4]));
+    assert_eq!((a.limit, a.instance), (Bottleneck::Shared, ebs));
+    assert!(a.shared.is_empty(), "{:?}", a.shared);
+    let mixed = analyse(&alone, &steps, &volumes([ebs, ebs, ebs, None]));
+    assert_eq!(mixed.instance, None);
+    let local = Some(CloudDisk::AwsInstanceStore);
+    assert_eq!(analyse(&alone, &steps, &volumes([local; 4])).instance, None);
+    let mut seen = volumes([ebs; 4]);
+    seen.iter_mut()
+        .for_each(|s| s.devices.push("nvme-bus".into()));
+    let devs = [dev("nvme-bus", 100.0, 100.0)];
+    let steps_seen: Vec<StepFigures> = [(40e6, 4.0), (80e6, 8.0), (100e6, 12.0), (100e6, 16.0)]
+        .iter()
+        .map(|&(b, l)| fig(b, 1.0, 262144.0, l, &devs))
+        .collect();
+    assert_eq!(analyse(&alone, &steps_seen, &seen).instance, None);
 }

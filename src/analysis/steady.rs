@@ -64,6 +64,13 @@ pub enum RuleKind {
     /// fio's `steadystate`: its window of per-second samples, looked at every second after a
     /// fixed warm-up (fio's `ramp_time`, not an adaptive one).
     Fio(FioSteady),
+    /// `experiment burst`'s drain: a credit bucket emptied, its baseline held for `hold_s`
+    /// ([`super::bucket::drained`]), looked at every second, with no warm-up (every credit is
+    /// counted from the first I/O).
+    Drained {
+        /// How long the baseline must hold, s.
+        hold_s: f64,
+    },
 }
 
 /// How a steady point ended.
@@ -105,16 +112,26 @@ impl SteadyRule {
         }
     }
 
+    /// The rule of `experiment burst`'s drains: the baseline held for `hold_s`.
+    pub fn drained(hold_s: f64) -> Self {
+        SteadyRule {
+            pct: f64::INFINITY,
+            min: MIN_MEASURED,
+            kind: RuleKind::Drained { hold_s },
+        }
+    }
+
     /// Whether the warm-up before the measured phase lasts until its transient is over (else
     /// it is the workload's fixed warm-up).
     pub fn adaptive_warmup(&self) -> bool {
-        !matches!(self.kind, RuleKind::Fio(_))
+        !matches!(self.kind, RuleKind::Fio(_) | RuleKind::Drained { .. })
     }
 
     /// When the rule looks in a measured phase of at most `max_s` seconds: from the minimum,
     /// [`LOOK_GROWTH`] times later each time, and last at `max_s` (the phase's end). Their
     /// number is fixed before the phase starts, so each look's share of the error is too.
-    /// PTS's rule (no interval, so no error to spend) looks after every one-second round.
+    /// PTS's rule and a drain's (no interval, so no error to spend) look after every
+    /// one-second round.
     pub fn schedule(&self, max_s: f64) -> Vec<f64> {
         if let RuleKind::Fio(f) = self.kind {
             let mut at = f.schedule(max_s);
@@ -125,7 +142,7 @@ impl SteadyRule {
         let mut t = self.min.as_secs_f64();
         while t < max_s * (1.0 - 1e-9) {
             at.push(t);
-            t = if self.kind == RuleKind::Pts {
+            t = if matches!(self.kind, RuleKind::Pts | RuleKind::Drained { .. }) {
                 t + 1.0
             } else {
                 t * LOOK_GROWTH
@@ -148,6 +165,10 @@ impl SteadyRule {
             }
             RuleKind::Interval => !l.correlated && l.bytes_per_s_ci95.pct <= self.pct,
             RuleKind::Fio(f) => f.look_now(marks).is_some_and(|x| x.attained),
+            RuleKind::Drained { hold_s } => {
+                let rates = crate::stats::window::Rates::of(marks).bytes_per_s;
+                super::bucket::drained(&rates, l.at_s, hold_s)
+            }
         };
         let holds = l.at_s >= self.min.as_secs_f64() - 1e-9 && l.bytes_per_s > 0.0 && judged;
         Some((l, holds))

@@ -80,6 +80,35 @@ pub struct FromArg {
     pub path: Option<PathBuf>,
 }
 
+/// `--limit SPEC|@FILE`: one definition for `run`, `sweep` and `path`.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct LimitArg {
+    /// A limit the OS cannot see, such as a cloud volume's provisioned rate: iops=N (I/Os per
+    /// second, reads and writes together), mbps=N (MB/s = 10^6 bytes/s), target=PATH (the
+    /// target it is for; else each target), e.g. iops=3000,mbps=125; repeatable; @FILE reads
+    /// one SPEC a line. Said beside the run's figures, and the PAP follows the tightest.
+    #[arg(long = "limit", id = "limit", value_name = "SPEC|@FILE")]
+    pub given: Vec<String>,
+}
+
+impl LimitArg {
+    /// The limits given, each `@FILE` read.
+    pub fn limits(&self) -> crate::Result<Vec<crate::model::policy::GivenLimit>> {
+        let mut out = Vec::new();
+        for spec in &self.given {
+            match spec.strip_prefix('@') {
+                Some(file) => {
+                    let text = std::fs::read_to_string(file)
+                        .map_err(|e| crate::Error::io(format!("reading --limit @{file}"), e))?;
+                    out.extend(crate::input::limit::parse_file(file, &text)?);
+                }
+                None => out.push(crate::input::limit::parse_spec(spec)?),
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// `--json PATH|-`: one definition for every command that writes JSON.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct JsonArg {

@@ -60,7 +60,12 @@ alignment: random reads of --bs at QD4 at aligned offsets and shifted by 512, 4k
 --bs (buffered when direct I/O refuses 512-byte offsets). cache: re-reads of the first 1 MiB, \
 sequential and random reads at 4k..64k, then random 4k reads over regions of 256k, 1m, 4m... up \
 to --size: the cache size is where latency jumps past 2x. writecache: sequential writes with and \
-without O_DSYNC at QD1 and QD8, 4k..1m, with the device's queue/write_cache. Each ratio a verdict \
+without O_DSYNC at QD1 and QD8, 4k..1m, with the device's queue/write_cache. burst: --rw \
+(randread) of --bs (4k) at --qd (16) with no warm-up until the rate has held a flat baseline for \
+--hold (5s) below 0.8 of a burst (or --time, 300s, has passed), a rest of --rest (60s), then the \
+same again: the burst, the baseline and the credits (I/Os done above the baseline) of each drain, \
+and the refill, the second drain's credits per second of rest (a lower bound when the rest \
+refilled the bucket to the first drain's credits). Each ratio a verdict \
 rests on shows its 95 % interval; a cost is named only when the interval excludes none, and a \
 point shorter than two 100-ms windows has none (nothing is judged). A directory TARGET gets a \
 scratch file, removed at the end; a file or device needs --allow-write for the writing \

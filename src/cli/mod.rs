@@ -15,8 +15,8 @@ pub mod workload;
 pub use argv::{optional_value, parse};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
-    CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, MAX_REPEAT, OutputArgs, OutputFileArg,
-    ReadsOnlyArg, RepeatArg, StateArg,
+    CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, MAX_REPEAT, OutputArgs,
+    OutputFileArg, ReadsOnlyArg, RepeatArg, StateArg,
 };
 pub use iolog::IoLogArg;
 pub use path::PathArgs;
@@ -226,6 +226,9 @@ pub struct RunArgs {
     /// `--io-log`.
     #[command(flatten)]
     pub io_log: IoLogArg,
+    /// `--limit`: each held to the run's figures.
+    #[command(flatten)]
+    pub limit: LimitArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -338,6 +341,9 @@ pub struct SweepArgs {
     /// on; a kernel name, a device or a file, under HALFPOWER_SYSFS a captured machine's).
     #[arg(long, value_name = "TARGET", requires = "from", value_delimiter = ',')]
     pub path_of: Vec<String>,
+    /// `--limit`: the PAP follows the tightest, and each point is held to them.
+    #[command(flatten)]
+    pub limit: LimitArg,
     /// How each point runs.
     #[command(flatten)]
     pub point: PointArgs,
@@ -410,10 +416,24 @@ pub struct ExperimentArgs {
     /// the start of a file or device).
     #[command(flatten)]
     pub size: SizeArg,
-    /// `--bs` of `alignment` and `allocation`.
+    /// `--bs` of `alignment`, `allocation` and `burst`.
     #[command(flatten)]
     pub bs: BsArg,
-    /// `--time`: each point's measured time, in every experiment.
+    /// `--rw` of `burst`.
+    #[command(flatten)]
+    pub rw: RwArg,
+    /// `--qd` of `burst`.
+    #[command(flatten)]
+    pub qd: QdArg,
+    /// burst: the rest between its two drains, while the bucket refills [default: 60s].
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    pub rest: Option<Dur>,
+    /// burst: how long the baseline must hold before a drain ends (the drain ends at --time
+    /// otherwise) [default: 5s].
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    pub hold: Option<Dur>,
+    /// `--time`: each point's measured time, in every experiment (burst: each drain's
+    /// longest).
     #[command(flatten)]
     pub time: TimeArg,
     /// `--warmup` before each point.

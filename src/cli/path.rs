@@ -14,6 +14,9 @@ pub struct PathArgs {
     /// `--from` a `run --json` document.
     #[command(flatten)]
     pub from: super::FromArg,
+    /// `--limit`: a component above its target.
+    #[command(flatten)]
+    pub limit: super::LimitArg,
     /// Also write the sysfs files the path was read from (and the mount table's lines it
     /// used) to OUT as a gzip'd tar, for `HALFPOWER_SYSFS=DIR halfpower path …` elsewhere.
     #[arg(long, value_name = "OUT.tar.gz")]

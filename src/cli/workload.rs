@@ -18,7 +18,8 @@ use std::time::Duration;
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct TimeArg {
     /// How long to measure after the warm-up (capture: to record); Ctrl-C ends it early and
-    /// keeps what was measured [default: 10s; quick 5s per test; experiment 2s per point].
+    /// keeps what was measured [default: 10s; quick 5s per test; experiment 2s per point,
+    /// burst 300s per drain at most].
     #[arg(
         long = "time",
         id = "time",
@@ -38,8 +39,8 @@ impl TimeArg {
 /// `--warmup DUR`: one declaration for every command that warms up.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct WarmupArg {
-    /// Warm-up before measuring (quick: each test; experiment: each point); its I/Os are not
-    /// counted [default: 1s; experiment 500ms].
+    /// Warm-up before measuring (quick: each test; experiment: each point, none in burst);
+    /// its I/Os are not counted [default: 1s; experiment 500ms].
     #[arg(
         long = "warmup",
         id = "warmup",
@@ -93,7 +94,7 @@ pub struct MaxInflightArg {
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct RwArg {
     /// Direction and pattern (sweep: a comma-separated list, a point each) [default: read;
-    /// sweep read,randread,write,randwrite].
+    /// sweep read,randread,write,randwrite; experiment burst randread].
     #[arg(long = "rw", id = "rw", value_name = "MODE", value_delimiter = ',',
           value_parser = choice::<RwMode>())]
     pub given: Vec<RwMode>,
@@ -103,7 +104,7 @@ pub struct RwArg {
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct QdArg {
     /// I/Os in flight per thread (sweep: a comma-separated list, a point each) [default: 1;
-    /// sweep 1,4,16,64; pts 32, latency 1].
+    /// sweep 1,4,16,64; pts 32, latency 1; experiment burst 16].
     #[arg(long = "qd", id = "qd", value_name = "N", value_delimiter = ',')]
     pub given: Vec<u32>,
 }
@@ -129,9 +130,9 @@ pub struct BsArg {
     /// Request size (k/m/g = KiB/MiB/GiB), or in run and scale a mix drawn per request such as
     /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what is
     /// left, 4k/50:16k/:64k/); sweep and pts: a comma-separated list, a point each; experiment:
-    /// alignment's and allocation's size; verify: the block size read back without a state (the
+    /// alignment's, allocation's and burst's size; verify: the block size read back without a state (the
     /// run's smallest request size) [default: 4k; sweep 4k,16k,64k,256k,1m; pts the test's;
-    /// experiment 64k].
+    /// experiment 64k, burst 4k].
     #[arg(long = "bs", id = "bs", value_name = "SIZE", value_delimiter = ',',
           value_parser = RequestSize::from_percentages)]
     pub given: Vec<RequestSize>,

@@ -72,3 +72,36 @@ pub(super) fn distinct<T: PartialEq + std::fmt::Display>(
     }
     Ok(())
 }
+
+/// The limits of `--limit`, each `target=` named as the command names that target (`targets`,
+/// as given): the same path, or one that resolves to the same file or device. A `target=` that
+/// is none of them is refused, naming them.
+pub(super) fn given_limits(
+    arg: &crate::cli::LimitArg,
+    targets: &[String],
+) -> crate::Result<Vec<crate::model::policy::GivenLimit>> {
+    let same = |a: &str, b: &str| {
+        a == b
+            || matches!(
+                (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+                (Ok(x), Ok(y)) if x == y
+            )
+    };
+    let mut limits = arg.limits()?;
+    for g in &mut limits {
+        let Some(t) = &g.target else {
+            continue;
+        };
+        match targets.iter().find(|x| same(t, x)) {
+            Some(x) => g.target = Some(x.clone()),
+            None => {
+                return Err(Error::invalid(
+                    "--limit",
+                    format!("target={t}"),
+                    format!("one of the targets: {}", targets.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(limits)
+}

@@ -7,13 +7,14 @@ use super::Exporter;
 use super::export::{Output, write_whole};
 use crate::analysis::pap::{for_mix, target_paps, together_paps};
 use crate::analysis::path::{
-    cgroup_component, components, cpu_component, mean_request_bytes, same_devices,
+    cgroup_component, components, cpu_component, given_component, mean_request_bytes, same_devices,
 };
 use crate::cli::PathArgs;
 use crate::clock::utc_now;
 use crate::model::path::{
     Component, Measured, MeasuredFrom, PapFrom, PapSource, Paps, PathReport, TargetPath,
 };
+use crate::model::policy::GivenLimit;
 use crate::model::{Direction, Document, Header, Kind, RunReport};
 use crate::oscounters::mounts;
 use crate::oscounters::path::tree::Tree;
@@ -80,12 +81,13 @@ impl PathPap {
 
 /// The path's PAP of `targets` side by side (each carrying an equal share); None when a
 /// target cannot be placed or nothing on the path advertises a rate.
-fn path_pap(targets: &[String]) -> Option<PathPap> {
+fn path_pap(targets: &[String], given: &[GivenLimit]) -> Option<PathPap> {
     let tree = Tree::open();
     let w = walk(&tree, targets).ok()?;
     let mut comps = components(&w.graph);
     let mut tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
     with_caps(&mut comps, &mut tops, None);
+    with_given(&mut comps, &mut tops, targets, given, None);
     let paps = together_paps(&comps, &tops, &[]);
     paps.read.as_ref()?;
     Some(PathPap {
@@ -133,6 +135,26 @@ fn with_caps(comps: &mut Vec<Component>, tops: &mut [usize], request_bytes: Opti
     }
 }
 
+/// Each limit the user gave (`--limit`) gets a component set above its target's top (every
+/// target's when it names none), which the PAP follows where it is the tightest; its I/Os are
+/// taken at `request_bytes`.
+fn with_given(
+    comps: &mut Vec<Component>,
+    tops: &mut [usize],
+    targets: &[String],
+    given: &[GivenLimit],
+    request_bytes: Option<f64>,
+) {
+    for g in given {
+        for (t, top) in targets.iter().zip(tops.iter_mut()) {
+            if g.is_for(t) {
+                comps.push(given_component(t, g, *top, request_bytes));
+                *top = comps.len() - 1;
+            }
+        }
+    }
+}
+
 /// The PAP a command takes: `--pap` when given, else the path's of its targets.
 pub(super) struct PapChoice {
     flag: Option<f64>,
@@ -140,10 +162,11 @@ pub(super) struct PapChoice {
 }
 
 impl PapChoice {
-    /// `--pap`'s value when given, else the path of `targets` (none when empty).
-    pub(super) fn new(flag: Option<f64>, targets: &[String]) -> Self {
+    /// `--pap`'s value when given, else the path of `targets` under the limits `given` (none
+    /// when empty).
+    pub(super) fn new(flag: Option<f64>, targets: &[String], given: &[GivenLimit]) -> Self {
         let path = match flag {
-            None if !targets.is_empty() => path_pap(targets),
+            None if !targets.is_empty() => path_pap(targets, given),
             _ => None,
         };
         PapChoice { flag, path }
@@ -196,8 +219,9 @@ pub(super) fn reached(
     targets: &[String],
     read_share: f64,
     measured: Option<f64>,
+    given: &[GivenLimit],
 ) -> Option<crate::model::path::PapReached> {
-    let (pap, source) = path_pap(targets)?.for_mix(read_share)?;
+    let (pap, source) = path_pap(targets, given)?.for_mix(read_share)?;
     Some(crate::model::path::PapReached {
         pap_bytes_per_s: pap,
         source,
@@ -342,6 +366,8 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
     };
     let request_bytes = from.as_ref().map(|((m, _), _)| m.request_bytes);
     with_caps(&mut comps, &mut tops, request_bytes);
+    let given = super::lower::given_limits(&args.limit, &targets)?;
+    with_given(&mut comps, &mut tops, &targets, &given, request_bytes);
     let mut cpu = None;
     let mut meas = None;
     if let Some(((m, c), r)) = from {

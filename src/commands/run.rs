@@ -81,6 +81,14 @@ fn io_log_path(args: &RunArgs, exporter: &mut Exporter) -> crate::Result<Option<
     Ok(Some(path))
 }
 
+/// The targets as the run names them in its results.
+fn target_names(args: &RunArgs) -> Vec<String> {
+    args.targets
+        .iter()
+        .map(|t| t.display().to_string())
+        .collect()
+}
+
 /// Under MPI each rank has its own targets and state: `{rank}` and `{host}` in their paths
 /// name them.
 fn place_paths(args: &mut RunArgs) {
@@ -133,6 +141,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         announce: false,
         list: false,
         sharing,
+        limits: super::lower::given_limits(&args.limit, &target_names(&args))?,
         ..Settings::new((w.setup().engine, engine_fallback), args.output.quiet)
     };
     let measure::Repeated {

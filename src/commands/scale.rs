@@ -34,12 +34,21 @@ fn stacks(runner: &Session) -> Vec<Stack> {
                         .collect()
                 })
                 .unwrap_or_default();
+            let cloud = t.device.as_ref().and_then(|d| {
+                let f = sysfs::facts(&d.name);
+                crate::analysis::cloud::recognise(
+                    d.model.as_deref(),
+                    f.vendor.as_deref(),
+                    f.driver.as_deref(),
+                )
+            });
             Stack {
                 target: t.path.display().to_string(),
                 throttles: (devices.iter())
                     .filter_map(|d| Some((d.clone(), throttle::limits(d)?)))
                     .collect(),
                 devices,
+                cloud,
             }
         })
         .collect()
@@ -251,6 +260,8 @@ fn rank_stacks(runner: &Session) -> crate::Result<Vec<Stack>> {
             throttles: (throttles.iter())
                 .map(|(d, l)| (tag(host, d.clone()), *l))
                 .collect(),
+            // Ranks may be on several hosts: no one instance to name.
+            cloud: None,
         })
         .collect())
 }
@@ -451,7 +462,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
     // Across ranks the path is each host's own: none is reached by the job as one.
     let mut pap = (across == Across::Targets)
-        .then(|| super::path::reached(&names, share, None))
+        .then(|| super::path::reached(&names, share, None, &[]))
         .flatten();
     drop(runner); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();

@@ -138,7 +138,8 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         report.points = crate::input::sweep::read_points(from)?;
         report.source = Some(from.display().to_string());
         report.steady_pct = None;
-        let choice = PapChoice::new(pap, &args.path_of);
+        let given = super::lower::given_limits(&args.limit, &args.path_of)?;
+        let choice = PapChoice::new(pap, &args.path_of, &given);
         choice.announce(args.output.quiet);
         analyse(&mut report, &choice);
         report.header.date = utc_now();
@@ -154,15 +155,19 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .iter()
         .map(|w| w.plan(engine, DepthOnEngine::Lower))
         .collect::<crate::Result<Vec<_>>>()?;
+    let names: Vec<String> = (args.targets.iter().map(|t| t.display().to_string())).collect();
+    let given = super::lower::given_limits(&args.limit, &names)?;
     let mut runner = Session::open(
         &args.targets,
         &shapes,
-        Settings::new((engine, fallback), args.output.quiet).steady(steady),
+        Settings {
+            limits: given.clone(),
+            ..Settings::new((engine, fallback), args.output.quiet).steady(steady)
+        },
         &mut report.warnings,
     )?;
     report.targets = runner.job_infos()?;
-    let names: Vec<String> = (args.targets.iter().map(|t| t.display().to_string())).collect();
-    let choice = PapChoice::new(pap, &names);
+    let choice = PapChoice::new(pap, &names, &given);
     choice.announce(args.output.quiet);
     report.points = measure(&mut runner, &shapes, args.repeat.n, &mut report.warnings)?;
     let status = runner.exit_status();

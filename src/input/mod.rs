@@ -5,6 +5,7 @@
 
 pub mod document;
 pub mod iostat;
+pub mod limit;
 pub mod monitor_log;
 pub mod perfmon;
 pub mod profile;

@@ -88,6 +88,8 @@ pub struct Settings {
     pub cache_carries: bool,
     /// Whether the ranks of an MPI job share the targets, and how.
     pub sharing: Sharing,
+    /// Limits the user gave (`--limit`), each point's figures held to them.
+    pub limits: Vec<crate::model::policy::GivenLimit>,
 }
 
 impl Settings {
@@ -108,6 +110,7 @@ impl Settings {
             list: true,
             cache_carries: true,
             sharing: Sharing::Apart,
+            limits: Vec::new(),
         }
     }
 
@@ -278,6 +281,7 @@ impl Session {
         let events = ProcessEvents::now().since(before);
         let fallback = self.settings.engine_fallback.clone();
         let mut r = runner::results(&m, w, targets, fallback);
+        crate::analysis::policy::add_given(&mut r, &self.settings.limits);
         if let (Some(rec), Some(p)) = (&record, policy) {
             r.verify = Some(verified::finish(p, rec, targets)?);
         }

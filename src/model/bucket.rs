@@ -37,3 +37,32 @@ pub struct Bucket {
     /// Over the baseline's, µs.
     pub baseline_latency_us: f64,
 }
+
+/// `experiment burst`: a bucket drained, rested and drained again. The first drain gives the
+/// burst, the baseline and the credits the bucket held; the second, after the rest, the
+/// credits the rest put back, and so the refill per second of rest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Refill {
+    /// The first drain's bucket; None when it showed none (no burst, or no flat baseline
+    /// held within its --time).
+    pub first: Option<Bucket>,
+    /// The second drain's, after the rest.
+    pub second: Option<Bucket>,
+    /// The time between the two drains' measured phases, s: the rest asked, plus what the
+    /// second drain took to start beyond the first's start.
+    pub rest_s: f64,
+    /// Credits put back per second of rest, in I/Os: the second drain's credits ÷ `rest_s`
+    /// (absent without both buckets). A lower bound when `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refill_ios_per_s: Option<f64>,
+    /// Its interval (the second drain's credits', over `rest_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refill_ios_per_s_ci95: Option<Ci95>,
+    /// Likewise in bytes per second of rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refill_bytes_per_s: Option<f64>,
+    /// The rest refilled the bucket: the second drain found as many credits as the first,
+    /// within their intervals, so the bucket may have been full before the rest ended and the
+    /// refill is at least `refill_ios_per_s` (a shorter --rest measures it).
+    pub full: bool,
+}

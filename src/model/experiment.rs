@@ -27,6 +27,9 @@ pub enum ExperimentKind {
     /// Write-through (O_DSYNC) against write-back at QD1 and QD8 by request size (000's WCE
     /// discussion: "3-deep writes approximate WCE").
     Writecache,
+    /// A credit bucket drained until its baseline holds, rested, and drained again: the burst,
+    /// the baseline, the credits and the refill per second of rest (a cloud volume's bursting).
+    Burst,
 }
 
 impl ExperimentKind {
@@ -38,6 +41,7 @@ impl ExperimentKind {
             ExperimentKind::Alignment => "alignment",
             ExperimentKind::Cache => "cache",
             ExperimentKind::Writecache => "writecache",
+            ExperimentKind::Burst => "burst",
         }
     }
 }
@@ -72,6 +76,10 @@ pub enum Variant {
     WriteThrough,
     /// Ordinary writes: the device may acknowledge from its cache.
     WriteBack,
+    /// A saturating load until a credit bucket's baseline has held (`burst`'s first drain).
+    Drain,
+    /// The same after a rest (`burst`'s second drain): the credits the rest put back.
+    AfterRest,
 }
 
 impl Variant {
@@ -91,6 +99,8 @@ impl Variant {
             Variant::Region => "region",
             Variant::WriteThrough => "write-through",
             Variant::WriteBack => "write-back",
+            Variant::Drain => "drain",
+            Variant::AfterRest => "after-rest",
         }
     }
 }
@@ -106,6 +116,10 @@ pub struct Row {
     /// With `region` (and `cache-hit`): the size of the region read, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region_bytes: Option<u64>,
+    /// With `after-rest`: the time since the drain before it ended, s (the rest, plus what this
+    /// point took to start beyond the one before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest_s: Option<f64>,
     /// Read or write.
     pub rw: Direction,
     /// Request size, bytes.
@@ -478,6 +492,8 @@ pub enum ExperimentFinding {
         /// What they say of the write cache.
         outcome: WriteCacheOutcome,
     },
+    /// `burst`: the bucket the two drains show, and the refill.
+    Burst(Box<super::bucket::Refill>),
 }
 
 impl crate::units::Choice for ExperimentKind {
@@ -487,6 +503,7 @@ impl crate::units::Choice for ExperimentKind {
         ExperimentKind::Alignment,
         ExperimentKind::Cache,
         ExperimentKind::Writecache,
+        ExperimentKind::Burst,
     ];
 
     fn name(self) -> &'static str {
@@ -509,6 +526,9 @@ impl crate::units::Choice for ExperimentKind {
             }
             ExperimentKind::Writecache => {
                 r#"Write-through (O_DSYNC) against write-back at QD1 and QD8 by request size (000's WCE discussion: "3-deep writes approximate WCE")"#
+            }
+            ExperimentKind::Burst => {
+                "A saturating load until a credit bucket's baseline holds (--hold), a rest (--rest), and the same again: the burst, the baseline, the credits and the refill per second of rest (a cloud volume's bursting)"
             }
         }
     }

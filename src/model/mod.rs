@@ -7,6 +7,7 @@ pub mod bucket;
 pub mod capture;
 pub mod cause;
 pub mod change;
+pub mod cloud;
 pub mod compare;
 pub mod device;
 pub mod diagnosis;

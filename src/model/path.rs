@@ -54,6 +54,9 @@ pub enum NoLimit {
     /// A cgroup's cap of I/Os per second only: its rate in bytes needs a request size (a
     /// run's, `--from`).
     NeedsRequestSize,
+    /// A cloud provider's volume (`cloud`): its rate is what the provider provisions, which
+    /// the OS cannot see (the user gives it: `--limit`).
+    Provisioned,
 }
 
 /// Why a component's limit could not be told.
@@ -194,6 +197,10 @@ pub struct Component {
     /// A disk's class (`analysis::device`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<DeviceClass>,
+    /// A disk that is a cloud provider's block device, by what sysfs names it
+    /// (`analysis::cloud`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<super::cloud::CloudDisk>,
     /// The components beneath it (indices into `components`).
     pub below: Vec<usize>,
     /// How they share its load.

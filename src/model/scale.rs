@@ -195,6 +195,11 @@ pub struct ScaleAnalysis {
     pub limit_bytes_per_s: Option<f64>,
     /// Components under more than one target (and the CPU when busy ≥ 90 %), at the limit.
     pub shared: Vec<Shared>,
+    /// With a shared limit no device shows: the provider whose network volumes every target
+    /// is, whose per-instance storage bandwidth is then what they likely share (the OS cannot
+    /// see it); absent otherwise and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<super::cloud::CloudDisk>,
 }
 
 /// The document `halfpower scale --json` writes.

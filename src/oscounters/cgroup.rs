@@ -190,6 +190,36 @@ pub fn cpu_quota() -> Option<CpuQuota> {
     quota_in(*v, dir)
 }
 
+/// How many CPUs a CPU list names (`0-3,6`: the kernel's list format of `cpuset.cpus`,
+/// `/sys/devices/system/cpu/online`); None when it is not one.
+pub fn parse_cpu_list(text: &str) -> Option<u32> {
+    let mut n = 0u32;
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
+        n = n.checked_add(b.checked_sub(a)?.checked_add(1)?)?;
+    }
+    Some(n)
+}
+
+/// The machine's online CPUs (`/sys/devices/system/cpu/online`).
+pub fn online_cpus() -> Option<u32> {
+    parse_cpu_list(&std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?)
+}
+
+/// The file of the nearest cpuset group of this process that allows fewer than `online`
+/// CPUs (v1 `cpuset.effective_cpus`, v2 `cpuset.cpus.effective`), if any.
+pub fn cpuset_file(online: u32) -> Option<String> {
+    dirs("cpuset").into_iter().find_map(|(v, d)| {
+        let file = d.join(match v {
+            CgroupVersion::V1 => "cpuset.effective_cpus",
+            CgroupVersion::V2 => "cpuset.cpus.effective",
+        });
+        let n = parse_cpu_list(&std::fs::read_to_string(&file).ok()?)?;
+        (n > 0 && n < online).then(|| file.display().to_string())
+    })
+}
+
 /// The throttling the kernel counted for a group (`cpu.stat`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CpuStat {
@@ -305,5 +335,16 @@ mod tests {
         assert_eq!((q.quota_us, q.period_us, q.cpus), (10_000, 100_000, 0.1));
         assert!(q.file.ends_with("/cpu.max"));
         assert_eq!(quota_in(CgroupVersion::V1, d.path()), None);
+    }
+
+    #[test]
+    fn cpu_lists_count_their_cpus() {
+        assert_eq!(parse_cpu_list("0-1\n"), Some(2));
+        assert_eq!(parse_cpu_list("0-3,6,8-9"), Some(7));
+        assert_eq!(parse_cpu_list("5"), Some(1));
+        assert_eq!(parse_cpu_list(""), Some(0));
+        for bad in ["3-1", "a", "0-", "0-4294967295,0-4294967295"] {
+            assert_eq!(parse_cpu_list(bad), None, "{bad}");
+        }
     }
 }

@@ -232,7 +232,20 @@ fn policy_limits(devices: &[crate::oscounters::diskstats::DeviceDelta]) -> Vec<P
         })
         .collect();
     out.extend(crate::oscounters::cgroup::cpu_quota().map(|quota| PolicyLimit::CpuQuota { quota }));
+    out.extend(cpus_limit());
     out
+}
+
+/// The CPUs this process may run on, when fewer than the machine's online CPUs (its cpuset
+/// group, or its affinity).
+fn cpus_limit() -> Option<PolicyLimit> {
+    let online = crate::oscounters::cgroup::online_cpus()?;
+    let cpus = crate::affinity::allowed_cpus().ok()?.len() as u32;
+    (cpus > 0 && cpus < online).then(|| PolicyLimit::Cpus {
+        cpus,
+        online,
+        file: crate::oscounters::cgroup::cpuset_file(online),
+    })
 }
 
 /// `results.host`: the probe's record and the workers' waits (each with `slots` in flight), with the figures of `r` the

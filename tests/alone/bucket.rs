@@ -113,3 +113,66 @@ fn a_drained_bucket_reports_its_burst_baseline_and_credits() {
         "{text}"
     );
 }
+
+/// The issue's full size, by hand (`cargo test --release --test alone -- --ignored
+/// the_issues_bucket`; about a minute, too long for CI): 10 000 credits refilled at 500 a
+/// second, a drain at QD4, a rest of 10 s, a drain again. The burst is the server's own rate
+/// until it first ran dry (within 5 %), the baseline the refill (5 %), the credits the 10 000
+/// (15 %), and the refill 500 a second (10 %): the bucket's own known answers, alone on the
+/// machine.
+#[test]
+#[ignore = "the issue's full-size bucket, about a minute: run by hand"]
+fn the_issues_bucket_drained_rested_and_drained() {
+    let _turn = crate::alone();
+    let server = Server::new(64 << 20, Duration::from_micros(500)).bucketed(Bucket {
+        credits: 2.0 * CREDITS,
+        refill_per_s: REFILL,
+        per_kib: false,
+    });
+    let served = server.served.clone();
+    let Some(fs) = mount_fs_with(server, "halfpower-bucket-full", 1) else {
+        return;
+    };
+    let disk = fs.disk();
+    let json = tempfile::NamedTempFile::new().unwrap();
+    let probe = common::HostNoise::start(Duration::from_millis(2));
+    let out = common::halfpower()
+        .args([
+            "experiment",
+            "burst",
+            disk.as_str(),
+            "--size",
+            "32m",
+            "--qd",
+            "4",
+        ])
+        .args(["--rest", "10s", "--time", "60s", "--json"])
+        .arg(json.path())
+        .args(["--force"])
+        .output()
+        .unwrap();
+    let noise = probe.stop();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.path()).unwrap()).unwrap();
+    let dry_s = served.dry_at_ns.load(Ordering::SeqCst) as f64 / 1e9;
+    let first_s = served.first_end_ns.load(Ordering::SeqCst) as f64 / 1e9;
+    let burst = (served.served_when_dry.load(Ordering::SeqCst) as f64 - 1.0) / (dry_s - first_s);
+    let f = &doc["finding"];
+    eprintln!("server: burst {burst:.1}/s; halfpower: {f}; host {noise}\n{text}");
+    let lost = noise.lost_share();
+    let near = |got: f64, want: f64, tol: f64| (got / want - 1.0).abs() <= tol + lost;
+    let b = &f["first"];
+    assert!(near(num(b, "burst_iops"), burst, 0.05), "burst {b}");
+    assert!(near(num(b, "baseline_iops"), REFILL, 0.05), "baseline {b}");
+    assert!(
+        near(num(b, "credits_ios"), 2.0 * CREDITS, 0.15),
+        "credits {b}"
+    );
+    assert!(near(num(f, "refill_ios_per_s"), REFILL, 0.10), "refill {f}");
+}

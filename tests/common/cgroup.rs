@@ -61,3 +61,36 @@ impl Drop for CpuQuota {
         super::remove_cgroup(&self.dir);
     }
 }
+
+/// A cgroup v1 `cpuset` group narrowed to some CPUs; removed on drop.
+pub struct Cpuset {
+    dir: PathBuf,
+}
+
+impl Cpuset {
+    /// A group allowed `cpus` (the kernel's list format, `0`, `0-1`) and memory node 0, or None
+    /// (test skipped) without root or cgroup v1's cpuset controller.
+    pub fn new(tag: &str, cpus: &str) -> Option<Cpuset> {
+        let root = Path::new("/sys/fs/cgroup/cpuset");
+        if !super::is_root() || !root.join("cpuset.cpus").exists() {
+            super::unavailable("root and cgroup v1's cpuset controller (/sys/fs/cgroup/cpuset)");
+            return None;
+        }
+        let dir = root.join(format!("halfpower-test-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cpuset.cpus"), cpus).unwrap();
+        std::fs::write(dir.join("cpuset.mems"), "0").unwrap();
+        Some(Cpuset { dir })
+    }
+
+    /// The group's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Cpuset {
+    fn drop(&mut self) {
+        super::remove_cgroup(&self.dir);
+    }
+}

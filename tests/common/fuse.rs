@@ -160,6 +160,9 @@ pub struct Served {
     pub dry_at_ns: AtomicU64,
     /// Likewise, requests completed by then.
     pub served_when_dry: AtomicU64,
+    /// A bucketed server: the longest pause between two requests' credits (s), and the credits
+    /// the request after it found (what the pause put back, on top of what was left).
+    pub rest: Mutex<(f64, f64)>,
 }
 
 /// One write as its server saw it: the bytes written before it since the last purge, when its
@@ -310,12 +313,18 @@ impl Server {
             1.0
         };
         let mut c = self.credits.lock().unwrap();
+        let idle = c.1.elapsed().as_secs_f64();
         let refill = |c: &mut (f64, Instant)| {
             let now = Instant::now();
             c.0 = (c.0 + (now - c.1).as_secs_f64() * b.refill_per_s).min(b.credits);
             c.1 = now;
         };
         refill(&mut c);
+        if let Ok(mut rest) = self.served.rest.lock() {
+            if idle > rest.0 {
+                *rest = (idle, c.0);
+            }
+        }
         if c.0 < cost {
             let s = &self.served;
             let at = (c.1 - self.epoch).as_nanos() as u64;

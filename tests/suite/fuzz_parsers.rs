@@ -294,3 +294,35 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
+
+    /// `--limit` files: random lines of keys and values never panic, and whatever parses holds
+    /// only positive, finite limits.
+    #[test]
+    fn random_limit_files_never_panic(
+        lines in prop::collection::vec(
+            prop::collection::vec(
+                (prop::sample::select(vec!["iops", "mbps", "target", "bw", ""]), "[ -~]{0,12}"),
+                0..4,
+            ),
+            0..6,
+        ),
+    ) {
+        let text: String = lines
+            .iter()
+            .map(|l| {
+                let spec: Vec<String> = l.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("{}\n", spec.join(","))
+            })
+            .collect();
+        if let Ok(limits) = halfpower::input::limit::parse_file("fuzz", &text) {
+            for g in limits {
+                for v in [g.iops, g.bytes_per_s].into_iter().flatten() {
+                    prop_assert!(v.is_finite() && v > 0.0);
+                }
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@ mod common;
 
 mod access;
 mod browser;
+mod burst;
 mod cli;
 mod compare;
 mod destinations;

@@ -307,6 +307,77 @@ fn a_virtio_disk_has_no_link_limit_and_says_why() {
     assert_eq!(p["why_none"], "no-limit-on-path");
 }
 
+/// Cloud volumes are named by the strings their providers' own udev rules match (padded as
+/// the kernel writes them), their limit is the provider's to provision, and the text says so
+/// and how to give it; the links beneath still count (the EBS volume's made-up PCIe link is
+/// the PAP the path can tell).
+#[test]
+fn cloud_volumes_are_named_and_their_limit_is_provisioned() {
+    let v = in_tree("cloud", &["path", "nvme0n1", "sda", "sdb"]);
+    let c = v["components"].as_array().unwrap();
+    let disk = |t: usize| &c[v["targets"][t]["top"].as_u64().unwrap() as usize];
+    for (t, name, cloud) in [
+        (0, "nvme0n1", "aws-ebs"),
+        (1, "sda", "google-persistent-disk"),
+        (2, "sdb", "azure-disk"),
+    ] {
+        let d = disk(t);
+        assert_eq!(
+            (d["name"].as_str(), &d["cloud"]),
+            (Some(name), &Value::from(cloud))
+        );
+        assert_eq!(d["limit"]["state"], "none", "{d}");
+        assert_eq!(d["limit"]["why"], "provisioned", "{d}");
+    }
+    let out = halfpower()
+        .env("HALFPOWER_SYSFS", format!("{FIXTURES}/cloud"))
+        .args(["path", "nvme0n1", "sda"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for words in ["AWS EBS volume", "Google Persistent Disk", "--limit"] {
+        assert!(text.contains(words), "{words}: {text}");
+    }
+    // The volume's provisioned rate, given: a component above it, the same rate both ways,
+    // and the PAP follows it (125 MB/s, far below the PCIe link's 3.9 GB/s).
+    let v = in_tree(
+        "cloud",
+        &["path", "nvme0n1", "--limit", "iops=3000,mbps=125"],
+    );
+    let (bytes, name, load) = pap(&v, "read");
+    assert_eq!(
+        (bytes, name.as_str(), load),
+        (125e6, "nvme0n1", 1.0),
+        "{}",
+        v["targets"]
+    );
+    let top = &v["components"][v["targets"][0]["top"].as_u64().unwrap() as usize];
+    assert_eq!(
+        (top["kind"].as_str(), num(top, "iops")),
+        (Some("given"), 3000.0),
+        "{top}"
+    );
+    assert_eq!(num(&top["limit"], "write_bytes_per_s"), 125e6, "{top}");
+    // One for a target that is not among them is refused by name.
+    let out = halfpower()
+        .env("HALFPOWER_SYSFS", format!("{FIXTURES}/cloud"))
+        .args(["path", "nvme0n1", "--limit", "iops=5,target=sdz"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("target=sdz") && e.contains("one of the targets: nvme0n1"),
+        "{e}"
+    );
+    // A hardware NVMe disk is no provider's.
+    let hw = path_of("nvme", "nvme1n1");
+    assert!(
+        hw["components"][hw["targets"][0]["top"].as_u64().unwrap() as usize]["cloud"].is_null()
+    );
+}
+
 #[test]
 fn garbage_in_the_tree_is_unknown_with_why() {
     let v = in_tree(

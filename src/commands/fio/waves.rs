@@ -222,6 +222,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         list: false,
         cache_carries: false,
         sharing: Sharing::Apart,
+        limits: Vec::new(),
     };
     let n = targets.len();
     let mut session = Session::adopt(targets, settings, 1);

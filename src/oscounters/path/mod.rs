@@ -305,6 +305,16 @@ pub enum Part {
         /// Each cap, the tightest over the groups, with the file that sets it.
         caps: Vec<crate::oscounters::throttle::IoCap>,
     },
+    /// A limit the user gave on the target above it (`--limit`): what a provider provisions,
+    /// which the OS cannot see; reads and writes together.
+    Given {
+        /// I/Os per second.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        iops: Option<f64>,
+        /// Bytes per second.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes_per_s: Option<f64>,
+    },
     /// Something that could not be read.
     Unresolved {
         /// Why.
@@ -352,6 +362,8 @@ pub enum ComponentKind {
     Cpu,
     /// [`Part::CgroupIo`].
     CgroupIo,
+    /// [`Part::Given`].
+    Given,
     /// [`Part::Unresolved`].
     Unresolved,
 }
@@ -379,6 +391,7 @@ impl Part {
             Part::HostBus => K::HostBus,
             Part::Cpu { .. } => K::Cpu,
             Part::CgroupIo { .. } => K::CgroupIo,
+            Part::Given { .. } => K::Given,
             Part::Unresolved { .. } => K::Unresolved,
         }
     }

@@ -124,6 +124,49 @@ fn rows_table(e: &ExperimentReport) -> String {
     )
 }
 
+/// burst's drains: each one's time, whether its baseline held, and its bucket.
+fn drains_table(e: &ExperimentReport) -> String {
+    let rows: Vec<Vec<String>> = e
+        .rows
+        .iter()
+        .map(|r| {
+            let b = r.results.bucket.as_ref();
+            let pm = |f: fn(&crate::model::bucket::Bucket) -> (f64, f64)| {
+                b.map_or("-".into(), |b| {
+                    let (v, half) = f(b);
+                    format!("{v:.0} ±{half:.0}")
+                })
+            };
+            vec![
+                series_name(r),
+                format!("{:.1}", r.results.seconds),
+                (if r.results.steady.as_ref().is_some_and(|s| s.reached) {
+                    "yes"
+                } else {
+                    "no"
+                })
+                .into(),
+                pm(|b| (b.burst_iops, b.burst_iops_ci95.half)),
+                pm(|b| (b.baseline_iops, b.baseline_iops_ci95.half)),
+                pm(|b| (b.credits_ios, b.credits_ios_ci95.half)),
+                b.map_or("-".into(), |b| format!("{:.1}", b.ended_at_s)),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "drain",
+            "seconds",
+            "baseline held",
+            "burst IOPS",
+            "baseline IOPS",
+            "credits (I/Os)",
+            "burst ended, s",
+        ],
+        &rows,
+    )
+}
+
 /// The charts and tables of experiment inputs and the definitions they use.
 pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
     let mut out = String::new();
@@ -140,10 +183,15 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         if let Some(f) = &e.finding {
             let _ = writeln!(out, "<p class=\"verdict\">{}</p>", esc(&verdict(f)));
         }
-        out.push_str("<div class=\"charts\">\n");
-        out.push_str(&chart(e, label, k));
-        out.push_str("</div>\n");
-        out.push_str(&rows_table(e));
+        if e.experiment == crate::model::experiment::ExperimentKind::Burst {
+            // A drain's mean blends its burst and its baseline: its bucket is the figure.
+            out.push_str(&drains_table(e));
+        } else {
+            out.push_str("<div class=\"charts\">\n");
+            out.push_str(&chart(e, label, k));
+            out.push_str("</div>\n");
+            out.push_str(&rows_table(e));
+        }
         if !e.facts.is_empty() {
             let facts: Vec<Vec<String>> = e
                 .facts

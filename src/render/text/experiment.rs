@@ -99,6 +99,7 @@ pub fn verdict(f: &ExperimentFinding) -> String {
             )
         }
         ExperimentFinding::Writecache { shares, outcome } => writecache(shares, *outcome),
+        ExperimentFinding::Burst(r) => super::burst::verdict(r),
     }
 }
 
@@ -287,6 +288,26 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
             "buffered"
         }
     );
+    if r.experiment == crate::model::experiment::ExperimentKind::Burst {
+        super::burst::rows(&mut out, &r.rows);
+    } else {
+        generic_rows(&mut out, &r.rows);
+    }
+    for f in &r.facts {
+        let (name, value) = fact(f);
+        let _ = writeln!(out, "{name}: {value}");
+    }
+    if let Some(f) = &r.finding {
+        let _ = writeln!(out, "\n{}", verdict(f));
+    }
+    if r.interrupted {
+        out.push_str("interrupted: the rows measured before Ctrl-C\n");
+    }
+    out
+}
+
+/// The rows of every experiment but burst: each point's rate, latency, CPU and device share.
+fn generic_rows(out: &mut String, rows: &[Row]) {
     let _ = writeln!(
         out,
         "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10} {:>8} {:>9} {:>10} {:>10} {:>10} {:>7}",
@@ -303,7 +324,7 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
         "CPU µs/MB",
         "device"
     );
-    for row in &r.rows {
+    for row in rows {
         let size = row
             .region_bytes
             .map_or(ByteSize(row.bs_bytes).to_string(), |b| {
@@ -327,26 +348,15 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
             device_share(row)
         );
     }
-    if r.rows.iter().any(|x| x.device_read_bytes.is_some()) {
+    if rows.iter().any(|x| x.device_read_bytes.is_some()) {
         out.push_str(
             "device: bytes the disk moved in the point's direction in its window ÷ the point's \
              own bytes\n",
         );
     }
-    for row in &r.rows {
-        other_direction_note(&mut out, row);
+    for row in rows {
+        other_direction_note(out, row);
     }
-    for f in &r.facts {
-        let (name, value) = fact(f);
-        let _ = writeln!(out, "{name}: {value}");
-    }
-    if let Some(f) = &r.finding {
-        let _ = writeln!(out, "\n{}", verdict(f));
-    }
-    if r.interrupted {
-        out.push_str("interrupted: the rows measured before Ctrl-C\n");
-    }
-    out
 }
 
 #[cfg(test)]

@@ -273,6 +273,7 @@ fn a_read_points_device_share_is_its_reads_and_the_writes_are_named() {
         variant: Variant::Direct,
         shift_bytes: None,
         region_bytes: None,
+        rest_s: None,
         rw: Direction::Read,
         bs_bytes: 16 << 10,
         qd: 1,

@@ -1,5 +1,6 @@
 //! Terminal output: one module per document kind.
 
+pub mod burst;
 pub mod capture;
 pub mod cause;
 pub mod compare;

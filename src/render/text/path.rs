@@ -46,6 +46,7 @@ pub fn kind_name(k: ComponentKind) -> &'static str {
         K::HostBus => "host bus",
         K::Cpu => "CPU",
         K::CgroupIo => "cgroup cap on",
+        K::Given => "given limit on",
         K::Unresolved => "unreadable",
     }
 }
@@ -179,6 +180,16 @@ pub fn facts(c: &Component) -> String {
             ..
         } => format!("{us:.1} µs per I/O of {}", request_size(*b, *mean)),
         Part::CgroupIo { caps, .. } => cgroup_facts(caps),
+        Part::Given { iops, bytes_per_s } => {
+            let each: Vec<String> = [
+                iops.map(|v| format!("{v:.0} IOPS")),
+                bytes_per_s.map(|v| format!("{:.2} MB/s", v / 1e6)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            format!("{}, reads and writes together (--limit)", each.join(", "))
+        }
         // Its limit says why.
         Part::Unresolved { .. } => String::new(),
     }
@@ -204,7 +215,8 @@ fn disk_facts(c: &Component) -> String {
         return String::new();
     };
     let mut parts: Vec<String> = Vec::new();
-    parts.extend(model.clone());
+    parts.extend(c.cloud.map(|k| k.name().to_string()));
+    parts.extend(model.as_ref().map(|m| m.trim().to_string()));
     if let Some(class) = c.class {
         parts.push(format!("{} class", class.name()));
     }
@@ -283,6 +295,10 @@ pub fn no_limit(n: NoLimit) -> &'static str {
         NoLimit::EmulatedLink => "the hypervisor makes this link up",
         NoLimit::HostBusRate => "the host bus's rate is not in sysfs",
         NoLimit::NeedsRequestSize => "an I/O cap needs a request size (--from a run)",
+        NoLimit::Provisioned => {
+            "a cloud volume: the provider provisions its rate, which the OS cannot see \
+             (give it: --limit)"
+        }
     }
 }
 

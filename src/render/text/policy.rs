@@ -4,7 +4,7 @@
 //! blend.
 
 use crate::model::bucket::Bucket;
-use crate::model::policy::{CgroupVersion, IoField, LimitReach, PolicyLimit};
+use crate::model::policy::{CgroupVersion, GivenField, IoField, LimitReach, PolicyLimit};
 use std::fmt::Write as _;
 
 /// The bucket's line and the limits' lines of `r`, as the run's text says them.
@@ -106,6 +106,38 @@ pub fn line(l: &LimitReach) -> String {
                 verdict("the CPU quota")
             )
         }
+        PolicyLimit::Cpus { cpus, online, file } => format!(
+            "limit: halfpower may run on {cpus} of the {online} CPUs ({}); it used {:.2} CPU \
+             ({:.2} of them): {}",
+            file.as_deref()
+                .map_or("its affinity, taskset".to_string(), |f| format!(
+                    "set by {f}"
+                )),
+            l.measured,
+            l.used,
+            verdict(if file.is_some() {
+                "the cpuset"
+            } else {
+                "its CPU affinity"
+            })
+        ),
+        PolicyLimit::Given {
+            target,
+            field,
+            value,
+        } => {
+            let figure = |v: f64| match field {
+                GivenField::Iops => format!("{v:.0} IOPS"),
+                GivenField::BytesPerS => format!("{:.2} MB/s", v / 1e6),
+            };
+            format!(
+                "limit: {target} is given {} (--limit); halfpower did {} ({:.2} of it): {}",
+                figure(*value),
+                figure(l.measured),
+                l.used,
+                verdict("the given limit")
+            )
+        }
     }
 }
 
@@ -195,6 +227,50 @@ mod tests {
             "credit bucket: a burst of 1931 IOPS ±10 (7.91 MB/s) until 7.0 s, then a baseline of \
              500 IOPS ±2 (2.05 MB/s); 10018 I/Os ±18 of credit spent (41.0 MB); the totals above \
              blend both, and a longer run tends to the baseline\n"
+        );
+    }
+
+    #[test]
+    fn a_cpuset_and_a_given_limit_say_what_they_allow() {
+        let reach = |limit, allowed, measured: f64| LimitReach {
+            limit,
+            allowed,
+            measured,
+            from: ReachFrom::CpuTime,
+            used: measured / allowed,
+            throttled_share: None,
+            binds: measured / allowed >= 0.9,
+        };
+        let set = reach(
+            PolicyLimit::Cpus {
+                cpus: 1,
+                online: 2,
+                file: Some("/sys/fs/cgroup/cpuset/t/cpuset.effective_cpus".into()),
+            },
+            1.0,
+            0.98,
+        );
+        assert_eq!(
+            line(&set),
+            "limit: halfpower may run on 1 of the 2 CPUs (set by \
+             /sys/fs/cgroup/cpuset/t/cpuset.effective_cpus); it used 0.98 CPU (0.98 of them): the \
+             cpuset binds, not the device"
+        );
+        let taskset = PolicyLimit::Cpus {
+            cpus: 1,
+            online: 2,
+            file: None,
+        };
+        assert!(line(&reach(taskset, 1.0, 0.2)).contains("(its affinity, taskset)"));
+        let given = PolicyLimit::Given {
+            target: "/dev/nvme1n1".into(),
+            field: GivenField::BytesPerS,
+            value: 125e6,
+        };
+        assert_eq!(
+            line(&reach(given, 125e6, 62.5e6)),
+            "limit: /dev/nvme1n1 is given 125.00 MB/s (--limit); halfpower did 62.50 MB/s (0.50 \
+             of it): it does not bind"
         );
     }
 }

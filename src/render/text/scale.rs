@@ -236,11 +236,20 @@ fn cause(a: &ScaleAnalysis, at: usize, (targets, many): (usize, &str), limit: f6
                     _ => String::new(),
                 }
             ),
-            None => format!(
-                "something the {many} share that halfpower cannot see (a controller, a bus, a \
-                 hypervisor's limit, a network) caps the total at {}{response}",
-                mb_s(limit)
-            ),
+            None => match a.instance {
+                Some(k) => format!(
+                    "something the {many} share that halfpower cannot see caps the total at \
+                     {}{response}: each is a {}, so most likely the instance's storage \
+                     bandwidth, a cap the provider sets per instance",
+                    mb_s(limit),
+                    k.name()
+                ),
+                None => format!(
+                    "something the {many} share that halfpower cannot see (a controller, a \
+                     bus, a hypervisor's limit, a network) caps the total at {}{response}",
+                    mb_s(limit)
+                ),
+            },
         },
     }
 }

@@ -2,8 +2,11 @@
 //! target (each point a run record, opened afresh with its own flags), then its verdict
 //! (`analysis::experiments`). The plans, what each point varies, are here; the reading is not.
 
+mod burst;
+
 use super::{Exporter, warn};
 use crate::analysis::experiments::{cache_size, finding};
+use crate::analysis::steady::SteadyRule;
 use crate::cli::ExperimentArgs;
 use crate::clock::utc_now;
 use crate::measure::available_engine;
@@ -16,6 +19,7 @@ use crate::render::text::experiment::experiment_table;
 use crate::storage::{self, Scratch};
 use crate::units::ByteSize;
 use crate::{Error, signal};
+use burst::{BURST_BS, BURST_QD, BURST_RW, BURST_TIME, HOLD, REST, check_flags, rest};
 use std::path::{Path, PathBuf};
 
 /// Name of the scratch files in a target directory.
@@ -38,6 +42,8 @@ struct Point {
     workload: Workload,
     /// Where it runs (allocation's variants each have a file of their own).
     path: PathBuf,
+    /// A rest before it (burst's second drain).
+    rest: Option<std::time::Duration>,
 }
 
 /// The request sizes of the size axes (KiB to MiB, as 000's figures).
@@ -56,8 +62,12 @@ struct Planner<'a> {
     base: &'a Setup,
     /// The scratch file's (or region's) size: `base`'s.
     size: u64,
-    /// `--bs` of `alignment` and `allocation`.
+    /// `--bs` of `alignment`, `allocation` and `burst`.
     bs: u64,
+    /// `--rw`, `--qd` and `--rest` of `burst`.
+    rw: RwMode,
+    qd: u32,
+    rest: std::time::Duration,
 }
 
 impl Planner<'_> {
@@ -76,6 +86,7 @@ impl Planner<'_> {
                 setup,
             },
             path: self.path.to_path_buf(),
+            rest: None,
         }
     }
 
@@ -183,6 +194,19 @@ impl Planner<'_> {
         out
     }
 
+    /// A drain, a rest and a drain: the same saturating load twice, each until its bucket's
+    /// baseline has held (the points' steady-state rule, [`run_points`]).
+    fn burst(&self) -> Vec<Point> {
+        let drain = |v| self.point(v, self.rw, self.bs, self.qd, self.base.clone());
+        vec![
+            drain(Variant::Drain),
+            Point {
+                rest: Some(self.rest),
+                ..drain(Variant::AfterRest)
+            },
+        ]
+    }
+
     /// Writes through the device's write cache and around it (O_DSYNC), at QD1 and QD8.
     fn writecache(&self) -> Vec<Point> {
         let mut out = Vec::new();
@@ -212,7 +236,6 @@ const TIME: std::time::Duration = std::time::Duration::from_secs(2);
 const WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
 const SIZE: u64 = 256 << 20;
 const BS: u64 = 64 << 10;
-
 /// The scratch file's size (and the region a file or device is used over), bytes.
 fn size(args: &ExperimentArgs) -> u64 {
     args.size.given.map_or(SIZE, |s| s.0)
@@ -220,11 +243,18 @@ fn size(args: &ExperimentArgs) -> u64 {
 
 /// The experiment's points on `path` (for allocation, the target directory), validated.
 fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<Point>> {
+    let burst = args.name == ExperimentKind::Burst;
     let p = Planner {
         path,
         base,
         size: size(args),
-        bs: args.bs.size()?.map_or(BS, |b| b.0),
+        bs: args
+            .bs
+            .size()?
+            .map_or(if burst { BURST_BS } else { BS }, |b| b.0),
+        rw: crate::cli::one("--rw", &args.rw.given)?.unwrap_or(BURST_RW),
+        qd: crate::cli::one("--qd", &args.qd.given)?.unwrap_or(BURST_QD),
+        rest: args.rest.map_or(REST, |d| d.0),
     };
     if args.name == ExperimentKind::Alignment && p.size < 2 * p.bs {
         // The shifted reads span the region less a request, from up to half a request in.
@@ -240,6 +270,7 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
         ExperimentKind::Alignment => p.alignment(),
         ExperimentKind::Cache => p.cache(),
         ExperimentKind::Writecache => p.writecache(),
+        ExperimentKind::Burst => p.burst(),
     };
     points
         .into_iter()
@@ -252,7 +283,7 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
 
 /// The row of point `p`, run as `w`, from its results; `disk` is the disk under its target,
 /// whose counters over the point's window give the bytes that reached the device.
-fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>) -> Row {
+fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>, rest_s: Option<f64>) -> Row {
     let dev = disk.and_then(|n| r.devices.iter().find(|d| d.name == n));
     let rw = if w.writes() {
         Direction::Write
@@ -269,6 +300,7 @@ fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>) -> Row {
         variant: p.variant,
         shift_bytes: p.shift,
         region_bytes: p.region,
+        rest_s,
         rw,
         bs_bytes: w.bs.max(),
         qd: w.qd,
@@ -316,10 +348,17 @@ pub fn experiment(mut args: ExperimentArgs, command: Vec<String>) -> anyhow::Res
         )
         .into());
     }
+    check_flags(&args)?;
+    let burst = args.name == ExperimentKind::Burst;
     let mut warnings = Vec::new();
     let mut base = Setup {
-        time: Some(args.time.or(TIME)),
-        warmup: args.warmup.or(WARMUP),
+        time: Some(args.time.or(if burst { BURST_TIME } else { TIME })),
+        // A drain counts every credit from its first I/O: no warm-up spends any unseen.
+        warmup: if burst {
+            crate::units::Dur(std::time::Duration::ZERO)
+        } else {
+            args.warmup.or(WARMUP)
+        },
         // Every point keeps to the region, on a device as in the scratch file.
         size: Some(ByteSize(size(&args))),
         // A file halfpower made is its own to write; a given file or device needs the flags.
@@ -433,9 +472,14 @@ fn run_points(
     let mut rows = Vec::new();
     let mut info = None;
     let mut status = 0;
+    // When the point before started, and what it measured, s: a rest is counted from its end.
+    let mut before: Option<(std::time::Instant, f64)> = None;
     for p in points {
         if crate::measure::job::stopped()? {
             break;
+        }
+        if let Some(d) = p.rest {
+            rest(d);
         }
         let w = p.workload.plan(engine.0, DepthOnEngine::Lower)?;
         if w.qd() < p.workload.qd {
@@ -443,10 +487,14 @@ fn run_points(
             crate::measure::warn_job(warnings, Warning::ExperimentShallow { qd, engine });
         }
         // Each point's cache is dropped before it runs: nothing carries over.
-        let settings = Settings {
+        let mut settings = Settings {
             cache_carries: false,
             ..Settings::new(engine.clone(), args.output.quiet)
         };
+        if args.name == ExperimentKind::Burst {
+            let hold = args.hold.map_or(HOLD, |d| d.0);
+            settings.control.steady = Some(SteadyRule::drained(hold.as_secs_f64()));
+        }
         let mut runner = Session::open(
             std::slice::from_ref(&p.path),
             std::slice::from_ref(&w),
@@ -465,11 +513,19 @@ fn run_points(
             w.bs(),
             w.qd()
         );
+        // Both points start alike, so the time from one's start to the next's, less what the
+        // first measured, is the time between their measured phases.
+        let started = std::time::Instant::now();
+        let rest_s = p
+            .rest
+            .and(before)
+            .map(|(t, s)| (started - t).as_secs_f64() - s);
         let Some(r) = runner.run(&w, &label, warnings)? else {
             break;
         };
+        before = Some((started, r.seconds));
         status = status.max(runner.exit_status());
-        rows.push(row(p, w.workload(), r, disk.as_deref()));
+        rows.push(row(p, w.workload(), r, disk.as_deref(), rest_s));
     }
     Ok((rows, info, status))
 }

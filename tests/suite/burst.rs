@@ -1,0 +1,101 @@
+//! `experiment burst` against a credit bucket of known size and refill: a FUSE disk
+//! (tests/common/fuse.rs, [`Bucket`]) that serves one request at a time in 0.5 ms while it
+//! holds a credit, and otherwise one per credit refilled at 1000 a second, starting full with
+//! 4500. The first drain spends the 4500; the rest of 3.5 s puts back about 3500, which the
+//! second drain spends (3.7 s of burst: the change detector's levels last 3 s at least). The
+//! sizes are the least that show both buckets: the test shares the machine for about 20 s. Other tests share the machine, so each figure is judged against the
+//! server's own count of the same thing: the credits it held, the credits it found after the
+//! pause it saw, and so the refill over that pause.
+
+use crate::common::{self, num};
+use common::fuse::{Bucket, Server, mount_fs_with};
+use std::time::Duration;
+
+const CREDITS: f64 = 4_500.0;
+const REFILL: f64 = 1_000.0;
+
+#[test]
+fn a_drained_rested_and_drained_bucket_gives_its_refill() {
+    let server = Server::new(64 << 20, Duration::from_micros(500)).bucketed(Bucket {
+        credits: CREDITS,
+        refill_per_s: REFILL,
+        per_kib: false,
+    });
+    let served = server.served.clone();
+    let Some(fs) = mount_fs_with(server, "halfpower-burst", 1) else {
+        return;
+    };
+    let disk = fs.disk();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("burst.json");
+    let probe = common::HostNoise::start(Duration::from_millis(2));
+    let out = common::halfpower()
+        .args([
+            "experiment",
+            "burst",
+            disk.as_str(),
+            "--size",
+            "32m",
+            "--qd",
+            "4",
+        ])
+        .args([
+            "--hold", "3s", "--rest", "3500ms", "--time", "40s", "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let noise = probe.stop();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let f = &doc["finding"];
+    let (pause_s, found) = *served.rest.lock().unwrap();
+    eprintln!(
+        "server: paused {pause_s:.3} s, then found {found:.0} credits; halfpower: {f}; host {noise}\n{text}"
+    );
+    assert_eq!(f["kind"], "burst", "{f}");
+    // Each bound adds the share of the time the host took from a thread (a stalled server
+    // serves less in the seconds the burst's level is read from).
+    let lost = noise.lost_share();
+    let near = |got: f64, want: f64, tol: f64| (got / want - 1.0).abs() <= tol + lost;
+    // Both drains ended on their held baselines, not at --time.
+    for row in doc["rows"].as_array().unwrap() {
+        assert_eq!(
+            row["results"]["steady"]["reached"], true,
+            "{}",
+            row["variant"]
+        );
+    }
+    let (first, second) = (&f["first"], &f["second"]);
+    assert!(
+        near(num(first, "credits_ios"), CREDITS, 0.15),
+        "first {first}"
+    );
+    assert!(
+        near(num(second, "credits_ios"), found, 0.15),
+        "second {second} against {found}"
+    );
+    // The rest as halfpower timed it is the server's pause: both drains start alike.
+    let rest = num(f, "rest_s");
+    assert!(
+        (rest - pause_s).abs() <= 0.1 + lost * pause_s,
+        "{rest} s against {pause_s}"
+    );
+    assert!(
+        near(num(f, "refill_ios_per_s"), found / pause_s, 0.15),
+        "{f}"
+    );
+    assert_eq!(f["full"], false, "{f}");
+    // In bytes, each credit is one 4 KiB read.
+    let per = num(f, "refill_bytes_per_s") / num(f, "refill_ios_per_s");
+    assert!((per / 4096.0 - 1.0).abs() < 1e-9, "{per}");
+    // The text gives each drain's bucket and the refill, never a drain's blended mean.
+    assert!(text.contains("a refill of"), "{text}");
+    assert!(text.contains("baseline IOPS"), "{text}");
+    assert!(!text.contains("mean µs"), "{text}");
+}
