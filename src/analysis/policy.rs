@@ -24,8 +24,14 @@ pub fn reach(limits: Vec<PolicyLimit>, r: &Results) -> Vec<LimitReach> {
         .filter_map(|l| match l {
             PolicyLimit::CgroupIo { device, cap } => Some(cgroup_io(device, cap, r)),
             PolicyLimit::CpuQuota { quota } => (r.seconds > 0.0).then(|| cpu_quota(quota, r)),
-            PolicyLimit::Cpus { cpus, online, file } => (r.seconds > 0.0)
-                .then(|| cpu_set(PolicyLimit::Cpus { cpus, online, file }, f64::from(cpus), r)),
+            PolicyLimit::Cpus { cpus, online, file } => (r.seconds > 0.0).then(|| {
+                cpu_reach(
+                    PolicyLimit::Cpus { cpus, online, file },
+                    f64::from(cpus),
+                    None,
+                    r,
+                )
+            }),
             PolicyLimit::Given { .. } => None,
         })
         .collect();
@@ -50,7 +56,7 @@ pub fn add_given(r: &mut Results, given: &[GivenLimit]) {
                     GivenField::Iops => t.total.iops,
                     GivenField::BytesPerS => t.total.bytes_per_s,
                 };
-                let used = measured / value;
+                let used = share(measured, value);
                 added.push(LimitReach {
                     limit: PolicyLimit::Given {
                         target: t.path.clone(),
@@ -105,11 +111,7 @@ fn cgroup_io(device: String, cap: IoCap, r: &Results) -> LimitReach {
         }
     };
     let allowed = cap.value;
-    let used = if allowed > 0.0 {
-        measured / allowed
-    } else {
-        0.0
-    };
+    let used = share(measured, allowed);
     LimitReach {
         limit: PolicyLimit::CgroupIo { device, cap },
         allowed,
@@ -121,44 +123,31 @@ fn cgroup_io(device: String, cap: IoCap, r: &Results) -> LimitReach {
     }
 }
 
-/// The CPUs this process may run on (`limit`, allowing `allowed` of them): the CPUs it used
-/// over the window against them. It binds when it used them up while the busiest disk under
-/// the targets still had idle time (below `BUSY_PCT`).
-fn cpu_set(limit: PolicyLimit, allowed: f64, r: &Results) -> LimitReach {
-    let measured = (r.cpu.process_user_s + r.cpu.process_sys_s) / r.seconds;
-    let used = if allowed > 0.0 {
+/// `measured` as a share of `allowed` (0 when nothing is allowed).
+fn share(measured: f64, allowed: f64) -> f64 {
+    if allowed > 0.0 {
         measured / allowed
     } else {
         0.0
-    };
-    let busiest = r.devices.iter().map(|d| d.util_pct).fold(0.0, f64::max);
-    LimitReach {
-        limit,
-        allowed,
-        measured,
-        from: ReachFrom::CpuTime,
-        used,
-        throttled_share: None,
-        binds: used >= BINDS_AT && busiest < BUSY_PCT,
     }
 }
 
-/// A CPU quota: the CPUs this process used over the window against the quota's, and the share
-/// of the quota's periods the kernel throttled. It binds when either says the quota was used
-/// up while the busiest disk under the targets still had idle time (below `BUSY_PCT`).
-fn cpu_quota(quota: crate::model::policy::CpuQuota, r: &Results) -> LimitReach {
+/// A limit on this process's CPUs (a quota, or the CPUs it may run on), allowing `allowed`
+/// CPUs: the CPUs it used over the window against them, and for a quota the share of its
+/// periods the kernel throttled (`throttled_share`). It binds when either says the CPUs were
+/// used up while the busiest disk under the targets still had idle time (below `BUSY_PCT`).
+fn cpu_reach(
+    limit: PolicyLimit,
+    allowed: f64,
+    throttled_share: Option<f64>,
+    r: &Results,
+) -> LimitReach {
     let measured = (r.cpu.process_user_s + r.cpu.process_sys_s) / r.seconds;
-    let allowed = quota.cpus;
-    let used = if allowed > 0.0 {
-        measured / allowed
-    } else {
-        0.0
-    };
-    let throttled_share = r.cpu.cgroup.map(|g| g.throttled_share());
+    let used = share(measured, allowed);
     let busiest = r.devices.iter().map(|d| d.util_pct).fold(0.0, f64::max);
     let used_up = used >= BINDS_AT || throttled_share.is_some_and(|s| s >= THROTTLED_PERIODS);
     LimitReach {
-        limit: PolicyLimit::CpuQuota { quota },
+        limit,
         allowed,
         measured,
         from: ReachFrom::CpuTime,
@@ -166,6 +155,13 @@ fn cpu_quota(quota: crate::model::policy::CpuQuota, r: &Results) -> LimitReach {
         throttled_share,
         binds: used_up && busiest < BUSY_PCT,
     }
+}
+
+/// A CPU quota: [`cpu_reach`] of its CPUs, with the share of its periods the kernel throttled
+/// (`cpu.stat`).
+fn cpu_quota(quota: crate::model::policy::CpuQuota, r: &Results) -> LimitReach {
+    let (allowed, throttled) = (quota.cpus, r.cpu.cgroup.map(|g| g.throttled_share()));
+    cpu_reach(PolicyLimit::CpuQuota { quota }, allowed, throttled, r)
 }
 
 #[cfg(test)]

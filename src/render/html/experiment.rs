@@ -130,27 +130,9 @@ fn drains_table(e: &ExperimentReport) -> String {
         .rows
         .iter()
         .map(|r| {
-            let b = r.results.bucket.as_ref();
-            let pm = |f: fn(&crate::model::bucket::Bucket) -> (f64, f64)| {
-                b.map_or("-".into(), |b| {
-                    let (v, half) = f(b);
-                    format!("{v:.0} ±{half:.0}")
-                })
-            };
-            vec![
-                series_name(r),
-                format!("{:.1}", r.results.seconds),
-                (if r.results.steady.as_ref().is_some_and(|s| s.reached) {
-                    "yes"
-                } else {
-                    "no"
-                })
-                .into(),
-                pm(|b| (b.burst_iops, b.burst_iops_ci95.half)),
-                pm(|b| (b.baseline_iops, b.baseline_iops_ci95.half)),
-                pm(|b| (b.credits_ios, b.credits_ios_ci95.half)),
-                b.map_or("-".into(), |b| format!("{:.1}", b.ended_at_s)),
-            ]
+            let mut cells = vec![series_name(r)];
+            cells.extend(crate::render::text::burst::cells(r));
+            cells
         })
         .collect();
     table(

@@ -23,31 +23,43 @@ pub fn rows(out: &mut String, rows: &[Row]) {
         "ended s"
     );
     for row in rows {
-        let held = row.results.steady.as_ref().is_some_and(|s| s.reached);
-        let b = row.results.bucket.as_ref();
-        let pm = |v: f64, half: f64| format!("{v:.0} ±{half:.0}");
+        let [seconds, held, burst, baseline, credits, ended] = cells(row);
         let _ = writeln!(
             out,
-            "{:<11} {:<9} {:>6} {:>4} {:>8.1} {:>5} {:>14} {:>16} {:>16} {:>8}",
+            "{:<11} {:<9} {:>6} {:>4} {seconds:>8} {held:>5} {burst:>14} {baseline:>16} \
+             {credits:>16} {ended:>8}",
             row.variant.name(),
             row.rw.name(),
             ByteSize(row.bs_bytes).to_string(),
             row.qd,
-            row.results.seconds,
-            if held { "yes" } else { "no" },
-            b.map_or("-".into(), |b| pm(b.burst_iops, b.burst_iops_ci95.half)),
-            b.map_or("-".into(), |b| pm(
-                b.baseline_iops,
-                b.baseline_iops_ci95.half
-            )),
-            b.map_or("-".into(), |b| pm(b.credits_ios, b.credits_ios_ci95.half)),
-            b.map_or("-".into(), |b| format!("{:.1}", b.ended_at_s)),
         );
     }
     out.push_str(
         "held: the drain ended once its baseline had held for --hold (else at --time); \
          credits: the I/Os done above the baseline before it\n",
     );
+}
+
+/// A drain's cells, as the text and the report show them: its seconds, whether its baseline
+/// held, its burst, baseline and credits (each ± its interval's half-width), when its burst
+/// ended ("-" without a bucket).
+pub fn cells(row: &Row) -> [String; 6] {
+    let held = row.results.steady.as_ref().is_some_and(|s| s.reached);
+    let b = row.results.bucket.as_ref();
+    let pm = |f: fn(&Bucket) -> (f64, f64)| {
+        b.map_or("-".into(), |b| {
+            let (v, half) = f(b);
+            format!("{v:.0} ±{half:.0}")
+        })
+    };
+    [
+        format!("{:.1}", row.results.seconds),
+        (if held { "yes" } else { "no" }).into(),
+        pm(|b| (b.burst_iops, b.burst_iops_ci95.half)),
+        pm(|b| (b.baseline_iops, b.baseline_iops_ci95.half)),
+        pm(|b| (b.credits_ios, b.credits_ios_ci95.half)),
+        b.map_or("-".into(), |b| format!("{:.1}", b.ended_at_s)),
+    ]
 }
 
 /// The bucket's rates in words.
