@@ -24,6 +24,22 @@ pub fn precise_sleeps() {
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
 }
 
+/// What one read of the monotonic clock costs, ns: the best mean of `batches` batches of
+/// `per_batch` reads each, so a batch the host preempted does not raise it.
+pub fn read_cost_ns(batches: u32, per_batch: u32) -> f64 {
+    (0..batches.max(1))
+        .map(|_| {
+            let t0 = std::time::Instant::now();
+            let mut x = 0u64;
+            for _ in 0..per_batch.max(1) {
+                x = x.wrapping_add(std::hint::black_box(now_ns()));
+            }
+            std::hint::black_box(x);
+            t0.elapsed().as_nanos() as f64 / f64::from(per_batch.max(1))
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// A read that took longer than this was interrupted (the reader lost its CPU between the
 /// clock and the reading): [`read_stamped`] takes it again.
 pub const READ_SPAN: std::time::Duration = std::time::Duration::from_micros(200);
@@ -78,6 +94,12 @@ pub fn unix_ms() -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_clock_read_costs_something_and_little() {
+        let ns = super::read_cost_ns(10, 10_000);
+        assert!(ns > 0.0 && ns < 100_000.0, "{ns}");
+    }
+
     #[test]
     fn dates() {
         assert_eq!(super::rfc3339_ms(0), "1970-01-01T00:00:00.000Z");

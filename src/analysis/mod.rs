@@ -13,6 +13,7 @@ pub mod compare;
 pub mod curve;
 pub mod device;
 pub mod diagnose;
+pub mod doctor;
 pub mod expect;
 pub mod experiments;
 pub mod fio;

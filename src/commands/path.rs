@@ -16,44 +16,10 @@ use crate::model::path::{
 };
 use crate::model::policy::GivenLimit;
 use crate::model::{Direction, Document, Header, Kind, RunReport};
-use crate::oscounters::mounts;
 use crate::oscounters::path::tree::Tree;
-use crate::oscounters::path::{Graph, Part, Walked, Walker, capture};
+use crate::oscounters::path::{Part, Walk, capture, walk};
 use crate::oscounters::sysfs;
 use anyhow::Context;
-
-/// What the walk of some targets found.
-struct Walk {
-    graph: Graph,
-    walked: Vec<(String, Walked)>,
-    mount_lines: Vec<String>,
-}
-
-/// Walks `targets` in `tree` (this machine's /sys unless `HALFPOWER_SYSFS` says otherwise).
-fn walk(tree: &Tree, targets: &[String]) -> crate::Result<Walk> {
-    let live = !sysfs::overridden();
-    let table = mounts::table_path().map(|_| mounts::read());
-    let mut w = Walker::new(tree, table, live);
-    let mut walked = Vec::new();
-    for t in targets {
-        let found = w.target(t).map_err(|e| {
-            crate::Error::invalid(
-                "TARGET",
-                t,
-                format!(
-                    "{e}; expected a file or directory, a block device (/dev/sda, \
-                     /dev/mapper/NAME) or a kernel name (nvme0n1)"
-                ),
-            )
-        })?;
-        walked.push((t.clone(), found));
-    }
-    Ok(Walk {
-        mount_lines: w.used_mount_lines(),
-        graph: w.graph().clone(),
-        walked,
-    })
-}
 
 /// The path of targets run side by side, and its PAP, as `sweep`, `quick` and `scale` take it.
 struct PathPap {

@@ -11,6 +11,7 @@ pub mod cloud;
 pub mod compare;
 pub mod device;
 pub mod diagnosis;
+pub mod doctor;
 pub mod evidence;
 pub mod experiment;
 pub mod fio;

@@ -11,6 +11,7 @@ pub mod pressure;
 pub mod procstat;
 pub mod reader;
 pub mod sched;
+pub mod settings;
 pub mod snapshot;
 pub mod sysfs;
 pub mod throttle;

@@ -25,6 +25,8 @@ pub struct Mount {
     pub root: String,
     /// The file system's own options (a v1 cgroup hierarchy's controllers are among them).
     pub super_options: String,
+    /// The mount's own options (`rw,relatime`, `noatime`, `sync`).
+    pub options: String,
 }
 
 /// `major:minor` as the kernel writes a device number.
@@ -73,6 +75,7 @@ pub fn parse(text: &str) -> Vec<Mount> {
                 source: unescape(t.get(1).unwrap_or(&"")),
                 root: unescape(h.get(3)?),
                 super_options: t.get(2).unwrap_or(&"").to_string(),
+                options: h.get(5).unwrap_or(&"").to_string(),
             })
         })
         .collect()

@@ -416,3 +416,39 @@ pub struct Graph {
     /// The components.
     pub nodes: Vec<Node>,
 }
+
+/// What the walk of some targets found.
+pub struct Walk {
+    /// Every component of the targets.
+    pub graph: Graph,
+    /// Each target as given and where it starts.
+    pub walked: Vec<(String, Walked)>,
+    /// The mount-table lines the walk used.
+    pub mount_lines: Vec<String>,
+}
+
+/// Walks `targets` in `tree` (this machine's /sys unless `HALFPOWER_SYSFS` says otherwise).
+pub fn walk(tree: &tree::Tree, targets: &[String]) -> crate::Result<Walk> {
+    let live = !crate::oscounters::sysfs::overridden();
+    let table = crate::oscounters::mounts::table_path().map(|_| crate::oscounters::mounts::read());
+    let mut w = Walker::new(tree, table, live);
+    let mut walked = Vec::new();
+    for t in targets {
+        let found = w.target(t).map_err(|e| {
+            crate::Error::invalid(
+                "TARGET",
+                t,
+                format!(
+                    "{e}; expected a file or directory, a block device (/dev/sda, \
+                     /dev/mapper/NAME) or a kernel name (nvme0n1)"
+                ),
+            )
+        })?;
+        walked.push((t.clone(), found));
+    }
+    Ok(Walk {
+        mount_lines: w.used_mount_lines(),
+        graph: w.graph().clone(),
+        walked,
+    })
+}
