@@ -126,6 +126,26 @@ pub enum Command {
     /// bounds they support.
     #[command(after_help = SELFTEST_HELP)]
     Selftest(SelftestArgs),
+    /// Every host and queue setting that shapes a figure, for the run the workload flags
+    /// describe (default: randread 4k at QD1): the file read, its value, the value wanted, a
+    /// verdict (ok, info, warn), why it matters and the command that fixes it. With TARGETs,
+    /// each device and mount along their paths too. Changes nothing.
+    Doctor(DoctorArgs),
+}
+
+/// `halfpower doctor`.
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// Files or directories (their file system, then the devices beneath), block devices
+    /// (/dev/sda, /dev/mapper/NAME) or kernel names (nvme0n1); none checks the host only.
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// The run the checks are for (its depth, request size, threads, CPUs, buffering).
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `halfpower selftest`.

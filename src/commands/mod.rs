@@ -3,6 +3,7 @@
 mod capture;
 mod compare;
 mod diagnose;
+mod doctor;
 mod experiment;
 mod export;
 mod fio;
@@ -161,6 +162,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Path(args)) => path::path(args, command),
         Some(Command::Pts(args)) => pts::pts(args, command),
         Some(Command::Selftest(args)) => selftest::selftest(args, command),
+        Some(Command::Doctor(args)) => doctor::doctor(args, command),
         None => quick::quick(QuickArgs::default_for_main(), command),
     }
 }

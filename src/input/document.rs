@@ -15,7 +15,7 @@ use std::path::Path;
 /// How a log read for the report gets its diagnosis (`analysis::diagnose`).
 pub type Diagnose<'a> = &'a dyn Fn(&Log) -> Diagnosis;
 
-const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare, replay, capture, verify, path, pts, selftest or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
+const KINDS: &str = "a run, quick, sweep, profile, scale, experiment, compare, replay, capture, verify, path, pts, selftest, doctor or diagnose JSON, or a monitor log (JSON lines or CSV), iostat -x -t output or perfmon CSV";
 
 fn refuse(path: &str, why: impl Into<String>) -> Error {
     Error::refused(path, why.into())
@@ -43,6 +43,7 @@ fn typed_document(path: &str, kind: Kind, v: Value) -> crate::Result<Document> {
         Kind::Path => Document::Path(typed(path, kind, v)?),
         Kind::Pts => Document::Pts(typed(path, kind, v)?),
         Kind::Selftest => Document::Selftest(typed(path, kind, v)?),
+        Kind::Doctor => Document::Doctor(typed(path, kind, v)?),
         Kind::Diagnose => Document::Diagnose(typed(path, kind, v)?),
         Kind::Monitor => {
             return Err(refuse(

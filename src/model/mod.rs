@@ -87,6 +87,8 @@ pub enum Document {
     Pts(Box<pts::PtsReport>),
     /// `selftest --json`.
     Selftest(Box<selftest::SelftestReport>),
+    /// `doctor --json`.
+    Doctor(Box<doctor::DoctorReport>),
 }
 
 impl Document {
@@ -128,7 +130,10 @@ impl Document {
             Document::Pts(p) => &p.warnings,
             Document::Selftest(t) => &t.warnings,
             Document::Compare(c) => &c.warnings,
-            Document::Monitor(_) | Document::Diagnose(_) | Document::Verify(_) => &[],
+            Document::Monitor(_)
+            | Document::Diagnose(_)
+            | Document::Verify(_)
+            | Document::Doctor(_) => &[],
         }
     }
 
@@ -160,6 +165,7 @@ impl Document {
             Document::Path(_) => Kind::Path,
             Document::Pts(_) => Kind::Pts,
             Document::Selftest(_) => Kind::Selftest,
+            Document::Doctor(_) => Kind::Doctor,
         }
     }
 }
@@ -184,6 +190,7 @@ impl Serialize for Document {
             Document::Path(p) => p.serialize(s),
             Document::Pts(p) => p.serialize(s),
             Document::Selftest(t) => t.serialize(s),
+            Document::Doctor(d) => d.serialize(s),
         }
     }
 }
@@ -239,11 +246,13 @@ pub enum Kind {
     Pts,
     /// `halfpower selftest`.
     Selftest,
+    /// `halfpower doctor`.
+    Doctor,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Run,
         Kind::Quick,
         Kind::Sweep,
@@ -259,6 +268,7 @@ impl Kind {
         Kind::Path,
         Kind::Pts,
         Kind::Selftest,
+        Kind::Doctor,
     ];
 
     /// The kind named `name` as written in `kind`.
@@ -295,6 +305,7 @@ impl Kind {
             Kind::Path => "path",
             Kind::Pts => "pts",
             Kind::Selftest => "selftest",
+            Kind::Doctor => "doctor",
         }
     }
 }

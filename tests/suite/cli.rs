@@ -909,6 +909,7 @@ fn every_flag_in_the_docs_exists() {
         "path",
         "selftest",
         "pts",
+        "doctor",
     ];
     let mut help = String::new();
     for c in commands {

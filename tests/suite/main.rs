@@ -12,6 +12,7 @@ mod cli;
 mod compare;
 mod destinations;
 mod diagnose;
+mod doctor;
 mod durable;
 mod engine;
 mod experiments;

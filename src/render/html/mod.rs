@@ -11,6 +11,7 @@
 mod axis;
 pub mod categories;
 mod compare;
+mod doctor;
 mod experiment;
 mod marks;
 mod monitor;
@@ -104,6 +105,7 @@ fn describe(i: &Input) -> String {
         Document::Profile(p) => p.target.clone(),
         Document::Pts(p) => format!("PTS {} on {}", p.test.name(), p.target),
         Document::Selftest(t) => format!("self-test on {}", t.host.hostname),
+        Document::Doctor(d) => format!("doctor on {}", d.host.hostname),
         Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
         Document::Compare(c) => format!("{} against {}", c.b, c.a),
         Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
@@ -164,6 +166,7 @@ fn origin(i: &Input) -> Origin {
         Document::Replay(r) => of(&r.host, &r.header),
         Document::Pts(p) => of(&p.host, &p.header),
         Document::Selftest(t) => of(&t.host, &t.header),
+        Document::Doctor(d) => of(&d.host, &d.header),
         Document::Capture(c) => of(&c.host, &c.header),
         Document::Path(p) => Origin {
             host: none(),
@@ -306,6 +309,7 @@ pub fn render(inputs: &[Input]) -> String {
         Kind::Path => path::section(inputs, &labels),
         Kind::Pts => pts::section(inputs, &labels),
         Kind::Selftest => selftest::section(inputs, &labels),
+        Kind::Doctor => doctor::section(inputs, &labels),
         Kind::Monitor | Kind::Diagnose | Kind::Capture => monitor::section(inputs, &labels),
     };
     let mut out = String::new();

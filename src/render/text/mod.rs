@@ -5,6 +5,7 @@ pub mod capture;
 pub mod cause;
 pub mod compare;
 pub mod diagnosis;
+pub mod doctor;
 pub mod experiment;
 pub mod fio;
 pub mod host;

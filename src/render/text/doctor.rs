@@ -1,0 +1,228 @@
+//! The doctor in words: a table of checks per scope (host, each device, each mount), then for
+//! each one not ok why it matters and the command that fixes it.
+
+use crate::model::doctor::{Check, CheckKind, DoctorReport, Fix, Scope, Verdict};
+use std::fmt::Write;
+
+/// A check's name as the table shows it.
+pub fn label(k: CheckKind) -> &'static str {
+    match k {
+        CheckKind::ClockSource => "clock source",
+        CheckKind::CpuGovernor => "CPU governor",
+        CheckKind::CpuIdle => "CPU idle",
+        CheckKind::Smt => "SMT",
+        CheckKind::Steal => "steal",
+        CheckKind::CpuQuota => "CPU quota",
+        CheckKind::Cpuset => "cpuset",
+        CheckKind::TransparentHugepages => "huge pages",
+        CheckKind::DirtyLimits => "dirty limit",
+        CheckKind::Scheduler => "scheduler",
+        CheckKind::Nomerges => "nomerges",
+        CheckKind::Iostats => "iostats",
+        CheckKind::RqAffinity => "rq_affinity",
+        CheckKind::ReadAhead => "read_ahead_kb",
+        CheckKind::NrRequests => "nr_requests",
+        CheckKind::WriteCache => "write_cache",
+        CheckKind::WritebackThrottling => "wbt_lat_usec",
+        CheckKind::AddRandom => "add_random",
+        CheckKind::MaxSectors => "max_sectors_kb",
+        CheckKind::Rotational => "rotational",
+        CheckKind::PollQueues => "io_poll",
+        CheckKind::CgroupIo => "cgroup I/O cap",
+        CheckKind::MountDiscard => "discard",
+        CheckKind::MountAtime => "atime",
+        CheckKind::MountJournal => "journal",
+    }
+}
+
+/// Why a setting matters, in one sentence.
+pub fn why(k: CheckKind) -> &'static str {
+    match k {
+        CheckKind::ClockSource => {
+            "every I/O is stamped twice: a clock that costs a system call a read adds to each latency and caps the rate"
+        }
+        CheckKind::CpuGovernor => {
+            "a governor other than performance clocks the CPU down between I/Os, so low-depth latencies measure the clock-up"
+        }
+        CheckKind::CpuIdle => {
+            "a CPU in a deep idle state takes this long to wake for a completion, which a QD1 latency includes"
+        }
+        CheckKind::Smt => {
+            "two workers on siblings of one core share its execution units, so CPU-bound figures halve"
+        }
+        CheckKind::Steal => {
+            "the hypervisor ran other guests on these CPUs; each run's host section says how much of its own window was taken"
+        }
+        CheckKind::CpuQuota => {
+            "the cgroup's CPU quota stops the workers for the rest of each period once spent: the rate is the quota's"
+        }
+        CheckKind::Cpuset => {
+            "the workers may run only on these CPUs; fewer CPUs than workers share them"
+        }
+        CheckKind::TransparentHugepages => {
+            "the I/O buffers ask for huge pages; without them each buffer is many 4 KiB pages to map and pin"
+        }
+        CheckKind::DirtyLimits => {
+            "a buffered write run smaller than this limit is absorbed by memory, not written to the device"
+        }
+        CheckKind::Scheduler => {
+            "a scheduler queues and reorders each request in software, a cost a fast device's figures include"
+        }
+        CheckKind::Nomerges => {
+            "adjacent requests are no longer merged (2: not even tried), so sequential I/O reaches the device in more, smaller requests"
+        }
+        CheckKind::Iostats => {
+            "the kernel's counters of this device stay empty, and with them the run's device figures"
+        }
+        CheckKind::RqAffinity => {
+            "completions run on whichever CPU took the interrupt, away from the submitting worker's cache"
+        }
+        CheckKind::ReadAhead => "buffered sequential reads go to the device one request at a time",
+        CheckKind::NrRequests => {
+            "the queue holds at most this many requests at once: a deeper run waits in the kernel, and its depth is capped"
+        }
+        CheckKind::WriteCache => {
+            "with write through the kernel sends no flushes: durable-write figures look better than the device with its cache"
+        }
+        CheckKind::WritebackThrottling => {
+            "buffered writeback is throttled while reads wait, which lowers a buffered write run's rate"
+        }
+        CheckKind::AddRandom => "each completion feeds the entropy pool, a small cost per I/O",
+        CheckKind::MaxSectors => {
+            "a request larger than this is split into several before the device sees it"
+        }
+        CheckKind::Rotational => {
+            "the kernel treats the device as a spinning disk (writeback throttling targets, scheduler choices)"
+        }
+        CheckKind::PollQueues => "polled completion; halfpower never asks for it, fio's hipri does",
+        CheckKind::CgroupIo => {
+            "this process's cgroup caps the device: a figure at the cap is the cap's, not the device's"
+        }
+        CheckKind::MountDiscard => {
+            "deletes and truncates send a discard inline, which slows them and what runs beside them"
+        }
+        CheckKind::MountAtime => "each buffered read writes the inode's access time",
+        CheckKind::MountJournal => {
+            "this mount writes data twice, synchronously, or without flushes: write figures are the mount's"
+        }
+    }
+}
+
+/// The fix as a command line.
+pub fn fix(f: &Fix) -> String {
+    match f {
+        Fix::Write { files, value } => {
+            let v = if value.contains(' ') {
+                format!("'{value}'")
+            } else {
+                value.clone()
+            };
+            match files.as_slice() {
+                [one] => format!("echo {v} > {one}"),
+                many => format!("echo {v} | tee {}", many.join(" ")),
+            }
+        }
+        Fix::Remount {
+            mount_point,
+            option,
+        } => format!("mount -o remount,{option} {mount_point}"),
+        Fix::Flag { flag, value } => format!("{flag} {value}"),
+        Fix::Command(c) => c.clone(),
+    }
+}
+
+/// What a check belongs to, as a reader names it.
+pub fn scope(s: &Scope) -> String {
+    match s {
+        Scope::Host => "host".into(),
+        Scope::Device { device } => device.clone(),
+        Scope::Mount { mount_point } => mount_point.clone(),
+    }
+}
+
+fn verdict(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Ok => "ok",
+        Verdict::Info => "info",
+        Verdict::Warn => "WARN",
+    }
+}
+
+/// One finding in a sentence: what, where, why, and the fix.
+pub fn finding(c: &Check) -> String {
+    let value = c.value.as_deref().unwrap_or("?");
+    let mut s = format!(
+        "{} {} {value} ({}; wanted {}): {}",
+        scope(&c.scope),
+        label(c.kind),
+        c.file,
+        c.wanted,
+        why(c.kind)
+    );
+    if let Some(f) = &c.fix {
+        let _ = write!(s, "; fix: {}", fix(f));
+    }
+    s
+}
+
+/// The whole report.
+pub fn doctor_text(r: &DoctorReport) -> String {
+    let mut out = String::new();
+    let a = &r.asked;
+    let _ = writeln!(
+        out,
+        "doctor on {} for a run of {} B requests, {} in flight on {} worker(s){}",
+        r.host.hostname,
+        a.bs_bytes,
+        a.depth,
+        a.threads,
+        if a.buffered { ", buffered" } else { "" }
+    );
+    for t in &r.targets {
+        let _ = writeln!(out, "target {}: {}", t.target, t.devices.join(" → "));
+    }
+    let mut scopes: Vec<&Scope> = Vec::new();
+    for c in &r.checks {
+        if !scopes.contains(&&c.scope) {
+            scopes.push(&c.scope);
+        }
+    }
+    for s in scopes {
+        let _ = writeln!(out, "\n{}:", scope(s));
+        for c in r.checks.iter().filter(|c| &c.scope == s) {
+            let _ = writeln!(
+                out,
+                "  {:<5} {:<15} {:<22} wanted {:<24} {}",
+                verdict(c.verdict),
+                label(c.kind),
+                c.value.as_deref().unwrap_or("-"),
+                c.wanted,
+                c.file
+            );
+        }
+    }
+    let notes: Vec<&Check> = r
+        .checks
+        .iter()
+        .filter(|c| c.verdict != Verdict::Ok)
+        .collect();
+    if !notes.is_empty() {
+        out.push('\n');
+    }
+    for c in notes {
+        let _ = writeln!(out, "{}: {}", verdict(c.verdict).to_lowercase(), finding(c));
+    }
+    let _ = write!(
+        out,
+        "\n{} warn, {} info, {} ok",
+        r.count(Verdict::Warn),
+        r.count(Verdict::Info),
+        r.count(Verdict::Ok)
+    );
+    if !r.absent.is_empty() {
+        let names: Vec<&str> = r.absent.iter().map(|a| label(a.kind)).collect();
+        let _ = write!(out, "; not on this kernel or host: {}", names.join(", "));
+    }
+    out.push('\n');
+    out
+}

@@ -1,0 +1,252 @@
+//! `halfpower doctor` against settings planted on a loop device (issue 46): each of eight
+//! planted settings is flagged as warn naming its file, and with them put back none is; a
+//! clean host warns of nothing; a captured NVMe tree is judged without root.
+
+use crate::common;
+use common::{LoopDev, Throttle, stdout_json};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The queue attributes the doctor reads, as the loop device holds them.
+const ATTRS: [&str; 13] = [
+    "scheduler",
+    "nomerges",
+    "iostats",
+    "rq_affinity",
+    "read_ahead_kb",
+    "nr_requests",
+    "write_cache",
+    "wbt_lat_usec",
+    "add_random",
+    "max_sectors_kb",
+    "max_hw_sectors_kb",
+    "rotational",
+    "io_poll",
+];
+
+fn queue_file(dev: &str, attr: &str) -> String {
+    format!("/sys/block/{dev}/queue/{attr}")
+}
+
+/// A queue file's value (the active scheduler of the bracketed list).
+fn read(dev: &str, attr: &str) -> String {
+    let t = std::fs::read_to_string(queue_file(dev, attr)).unwrap();
+    let t = t.trim();
+    match (t.find('['), t.find(']')) {
+        (Some(a), Some(b)) => t[a + 1..b].to_string(),
+        _ => t.to_string(),
+    }
+}
+
+fn values(dev: &str) -> BTreeMap<&'static str, String> {
+    ATTRS.iter().map(|a| (*a, read(dev, a))).collect()
+}
+
+/// A setting planted on a queue, put back when dropped (loop devices keep their settings
+/// after they are detached, and the next test to get the number would inherit them). A
+/// `Vec` of them puts them back in the order they were planted.
+struct Planted {
+    file: String,
+    old: String,
+}
+
+impl Planted {
+    fn set(dev: &str, attr: &str, value: &str) -> Planted {
+        let old = read(dev, attr);
+        let file = queue_file(dev, attr);
+        std::fs::write(&file, value).unwrap();
+        assert_eq!(read(dev, attr), value, "{file}");
+        Planted { file, old }
+    }
+}
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.file, &self.old);
+    }
+}
+
+/// The checks of `doc` with verdict `warn`, as (scope's device or "host", kind, file).
+fn warned(doc: &Value) -> Vec<(String, String, String)> {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] == "warn")
+        .map(|c| {
+            (
+                c["device"]
+                    .as_str()
+                    .unwrap_or(c["scope"].as_str().unwrap())
+                    .to_string(),
+                c["kind"].as_str().unwrap().to_string(),
+                c["file"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn doctor_in(cg: &Throttle, dev: &str) -> Value {
+    let out = cg
+        .command(&["doctor", dev, "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn eight_planted_settings_are_each_flagged_with_their_file() {
+    // Declared first, dropped last: the plants are put back while the device is there.
+    let Some(lo) = LoopDev::new("doctor", 16 << 20) else {
+        return;
+    };
+    let Some(cg) = Throttle::new("doctor") else {
+        return;
+    };
+    let name = lo.name();
+    let before = values(&name);
+    let offered = std::fs::read_to_string(queue_file(&name, "scheduler")).unwrap();
+    if !offered.contains("bfq") {
+        common::unavailable("the bfq scheduler (CONFIG_IOSCHED_BFQ)");
+        return;
+    }
+    // bfq first: switching the scheduler resets nr_requests. read_ahead_kb last: a write to
+    // write_cache (a queue limit since Linux 6.11) sets it back to the device's default.
+    // Put back in the same order, for the same reasons.
+    let plants = [
+        ("scheduler", "bfq", "scheduler"),
+        ("nr_requests", "8", "nr-requests"),
+        ("write_cache", "write through", "write-cache"),
+        ("nomerges", "2", "nomerges"),
+        ("iostats", "0", "iostats"),
+        ("rq_affinity", "0", "rq-affinity"),
+        ("read_ahead_kb", "0", "read-ahead"),
+    ];
+    let planted: Vec<Planted> = plants
+        .iter()
+        .map(|(a, v, _)| Planted::set(&name, a, v))
+        .collect();
+    cg.limit(&lo.dev, 0, 2000);
+    let doc = doctor_in(&cg, lo.path());
+    let mut want: Vec<(String, String, String)> = plants
+        .iter()
+        .map(|(a, _, k)| (name.clone(), k.to_string(), queue_file(&name, a)))
+        .collect();
+    let cap = std::fs::canonicalize(cg.dir())
+        .unwrap()
+        .join("blkio.throttle.read_iops_device");
+    want.push((name.clone(), "cgroup-io".into(), cap.display().to_string()));
+    want.sort();
+    let mut got: Vec<_> = warned(&doc).into_iter().filter(|w| w.0 == name).collect();
+    got.sort();
+    // The cap on writes is a second cgroup-io check, of its own file.
+    got.retain(|w| !w.2.ends_with("write_iops_device"));
+    assert_eq!(got, want, "{}", doc["checks"]);
+    // Each fix writes the wanted value to the file named.
+    for c in doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] == "warn")
+    {
+        assert_eq!(c["fix"]["write"]["files"][0], c["file"], "{c}");
+    }
+
+    // Put back, and the cap lifted: nothing on the device is flagged.
+    drop(planted);
+    for f in ["read_iops_device", "write_iops_device"] {
+        let n = std::fs::metadata(&lo.dev).map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            let r = m.rdev();
+            format!("{}:{}", libc::major(r), libc::minor(r))
+        });
+        std::fs::write(
+            cg.dir().join(format!("blkio.throttle.{f}")),
+            format!("{} 0", n.unwrap()),
+        )
+        .unwrap();
+    }
+    let doc = doctor_in(&cg, lo.path());
+    let flagged: Vec<_> = warned(&doc).into_iter().filter(|w| w.0 == name).collect();
+    assert!(flagged.is_empty(), "{flagged:?}");
+    assert_eq!(values(&name), before);
+}
+
+/// This machine's host, as CI's and a developer's VM are set: nothing warns, and each check
+/// names its file and what it wants.
+#[test]
+fn a_clean_host_warns_of_nothing_and_names_every_file() {
+    let doc = stdout_json(&["doctor", "--json", "-"]);
+    assert_eq!(doc["kind"], "doctor");
+    assert_eq!(warned(&doc), vec![], "{}", doc["checks"]);
+    for c in doc["checks"].as_array().unwrap() {
+        assert!(!c["file"].as_str().unwrap().is_empty(), "{c}");
+        assert!(!c["wanted"].as_str().unwrap().is_empty(), "{c}");
+        assert_eq!(c["scope"], "host");
+    }
+    let kinds: Vec<&str> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    for k in ["clock-source", "steal", "cpu-quota", "cpuset"] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+    let text = common::halfpower().args(["doctor"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("\n0 warn,"), "{text}");
+}
+
+/// A captured tree (tests/fixtures/sysfs/nvme, made by make.sh) is judged without root: an LVM
+/// volume's path reaches its NVMe disk through a partition, whose queue is the disk's; the
+/// disk's 64 requests hold a run of QD32 and cap one of QD128.
+#[test]
+fn a_captured_nvme_tree_is_judged_for_the_depth_asked() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysfs/nvme");
+    let doctor = |qd: &str| {
+        let out = common::halfpower()
+            .env("HALFPOWER_SYSFS", root)
+            .args(["doctor", "dm-0", "--qd", qd, "--json", "-"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let nr = |doc: &Value| {
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == "nr-requests" && c["device"] == "nvme0n1")
+            .cloned()
+            .unwrap()
+    };
+    let shallow = doctor("32");
+    assert_eq!(
+        shallow["targets"][0]["devices"],
+        serde_json::json!(["dm-0", "nvme0n1"])
+    );
+    assert_eq!(nr(&shallow)["verdict"], "ok");
+    let deep = nr(&doctor("128"));
+    assert_eq!(
+        (&deep["verdict"], &deep["wanted"]),
+        (&"warn".into(), &">=128".into())
+    );
+    assert_eq!(
+        deep["file"],
+        format!("{root}/block/nvme0n1/queue/nr_requests")
+    );
+    // The captured disk has no iostats file: it is absent, not judged.
+    let absent = shallow["absent"].as_array().unwrap();
+    assert!(absent.iter().any(|a| a["kind"] == "iostats"), "{absent:?}");
+}
