@@ -203,6 +203,62 @@ fn cgroup_cap(s: &Scope, c: &IoCap) -> Check {
     }
 }
 
+/// A block device a session's targets use, with its queue as read when the session opened.
+#[derive(Clone, Debug)]
+pub struct Bearing {
+    /// Its queue files.
+    pub queue: QueueFiles,
+    /// Its class.
+    pub class: DeviceClass,
+    /// Whether a target is on it directly (not a member beneath one).
+    pub top: bool,
+    /// How many of the session's targets are on it.
+    pub on: u32,
+}
+
+/// The run `w` describes, as the doctor's checks take it (its workers' CPUs left empty).
+pub fn asked(w: &crate::plan::RunPlan) -> Asked {
+    Asked {
+        depth: w.schedule().slots() * w.threads(),
+        threads: w.threads(),
+        bs_bytes: w.bs().max(),
+        buffered: w.setup().buffered,
+        reads: w.workload().reads(),
+        writes: w.writes(),
+        sequential: !w.rw().is_random(),
+        worker_cpus: Vec::new(),
+    }
+}
+
+/// The settings that bear on what `asked` is about to measure, each a warn: iostats off on
+/// any device under a target (its counters, and the run's device figures, stay empty);
+/// nr_requests below the depth on a target's device (the depth is capped); read-ahead off
+/// under buffered sequential reads; a scheduler on a fast device.
+pub fn bearing(devices: &[Bearing], asked: &Asked) -> Vec<Check> {
+    let mut out = Vec::new();
+    for b in devices {
+        let depth = u64::from(asked.depth) * u64::from(b.on.max(1));
+        let capped = b
+            .queue
+            .nr_requests
+            .number()
+            .is_some_and(|n| u64::try_from(n).unwrap_or(0) < depth);
+        let read_ahead = asked.buffered && asked.sequential && asked.reads;
+        let found = device_checks(&b.queue, b.class, &[], asked, b.on);
+        out.extend(found.checks.into_iter().filter(|c| {
+            c.verdict == Verdict::Warn
+                && match c.kind {
+                    CheckKind::Iostats => true,
+                    CheckKind::NrRequests => b.top && capped,
+                    CheckKind::ReadAhead => b.top && read_ahead,
+                    CheckKind::Scheduler => b.top,
+                    _ => false,
+                }
+        }));
+    }
+    out
+}
+
 /// What the host-wide checks are made from besides its files.
 #[derive(Clone, Debug, Default)]
 pub struct HostFacts<'a> {

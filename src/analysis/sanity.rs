@@ -47,6 +47,14 @@ pub fn device_bytes(targets: &[TargetInfo], r: &Results) -> Vec<Warning> {
     disks.dedup();
     let mut out = Vec::new();
     for disk in disks {
+        // A disk whose kernel counters are off (iostats 0) counts nothing: said as that.
+        let uncounted = r.setup.iter().any(|c| {
+            c.kind == crate::model::doctor::CheckKind::Iostats
+                && matches!(&c.scope, crate::model::doctor::Scope::Device { device } if device == disk)
+        });
+        if uncounted {
+            continue;
+        }
         let (Some((read, written)), Some(dev)) = (
             app_bytes(disk, targets, r),
             r.devices.iter().find(|d| d.name == disk),

@@ -268,6 +268,14 @@ impl Session {
             runner::sit_out();
             return Ok(Some(self.joined(job::join(None)?, label, warnings)));
         }
+        // The queue settings that bear on this point, read now (sysfs only): said once each.
+        let setup = crate::analysis::doctor::bearing(
+            &bearings(targets),
+            &crate::analysis::doctor::asked(w),
+        );
+        for c in &setup {
+            warn(warnings, Warning::Setting(Box::new(c.clone())));
+        }
         let policy = self.settings.verify.as_ref();
         let control = self.settings.control;
         let before = ProcessEvents::now();
@@ -281,6 +289,7 @@ impl Session {
         let events = ProcessEvents::now().since(before);
         let fallback = self.settings.engine_fallback.clone();
         let mut r = runner::results(&m, w, targets, fallback);
+        r.setup = setup;
         crate::analysis::policy::add_given(&mut r, &self.settings.limits);
         if let (Some(rec), Some(p)) = (&record, policy) {
             r.verify = Some(verified::finish(p, rec, targets)?);
@@ -402,4 +411,28 @@ pub fn independent(
         done.runs.push(p.results);
     }
     Ok(done)
+}
+
+/// The block devices under `targets` with their queues: each target's own device (`top`),
+/// then the devices beneath it, each once, with how many of the targets are on it.
+fn bearings(targets: &[Target]) -> Vec<crate::analysis::doctor::Bearing> {
+    let tree = crate::oscounters::path::tree::Tree::open();
+    let mut out: Vec<crate::analysis::doctor::Bearing> = Vec::new();
+    for d in targets.iter().filter_map(|t| t.device.as_ref()) {
+        let below = crate::oscounters::sysfs::stack(&d.name);
+        for (i, name) in std::iter::once(&d.name).chain(&below).enumerate() {
+            if let Some(b) = out.iter_mut().find(|b| &b.queue.device == name) {
+                b.on += 1;
+                b.top |= i == 0;
+                continue;
+            }
+            out.push(crate::analysis::doctor::Bearing {
+                queue: crate::oscounters::settings::queue(&tree, name),
+                class: crate::analysis::device::classify(&crate::oscounters::sysfs::facts(name)),
+                top: i == 0,
+                on: 1,
+            });
+        }
+    }
+    out
 }

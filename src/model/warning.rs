@@ -21,6 +21,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub enum Warning {
     /// A warning read back from a document: its sentence as the file holds it.
     Written(String),
+    /// A host or queue setting that bears on what the run measures (the doctor's check).
+    Setting(Box<super::doctor::Check>),
     /// One rank's warning under MPI (as rank 0 gathered it).
     OfRank {
         /// The rank.

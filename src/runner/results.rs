@@ -208,6 +208,7 @@ pub fn results(
         changes: changes(m, targets),
         host: None,
         limits: Vec::new(),
+        setup: Vec::new(),
         bucket: None,
     };
     r.host = m.host.as_ref().map(|h| host(h, &r, slots));

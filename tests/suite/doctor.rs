@@ -250,3 +250,77 @@ fn a_captured_nvme_tree_is_judged_for_the_depth_asked() {
     let absent = shallow["absent"].as_array().unwrap();
     assert!(absent.iter().any(|a| a["kind"] == "iostats"), "{absent:?}");
 }
+
+/// `run` with one setting planted that bears on it: exactly one warning, naming the setting
+/// and its file, and the finding in `results.setup` (no measurement: sysfs is read).
+fn run_warns_once(attr: &str, value: &str, kind: &str, qd: &str) {
+    let Some(lo) = LoopDev::new(&format!("doctor-{kind}"), 16 << 20) else {
+        return;
+    };
+    let name = lo.name();
+    let before = values(&name);
+    let planted = Planted::set(&name, attr, value);
+    let out = common::halfpower()
+        .args(["run", lo.path(), "--rw", "randread", "--qd", qd])
+        .args(["--time", "300ms", "--warmup", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    drop(planted);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("halfpower: warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(warnings[0].contains(&queue_file(&name, attr)), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let setup = doc["results"]["setup"].as_array().unwrap();
+    assert_eq!(setup.len(), 1, "{setup:?}");
+    assert_eq!(
+        (&setup[0]["kind"], &setup[0]["verdict"]),
+        (&kind.into(), &"warn".into())
+    );
+    assert_eq!(
+        doc["warnings"].as_array().unwrap().len(),
+        1,
+        "{}",
+        doc["warnings"]
+    );
+    assert_eq!(values(&name), before);
+}
+
+#[test]
+fn a_run_deeper_than_nr_requests_warns_once() {
+    run_warns_once("nr_requests", "8", "nr-requests", "32");
+}
+
+/// Also no second warning that a cache served the reads: the device's counters are off, not
+/// short.
+#[test]
+fn a_run_without_iostats_warns_once() {
+    run_warns_once("iostats", "0", "iostats", "4");
+}
+
+/// At a depth the queue holds, nr_requests 8 bears on nothing: no warning.
+#[test]
+fn a_run_within_nr_requests_is_not_warned() {
+    let Some(lo) = LoopDev::new("doctor-shallow", 16 << 20) else {
+        return;
+    };
+    let name = lo.name();
+    let _planted = Planted::set(&name, "nr_requests", "8");
+    let out = common::halfpower()
+        .args(["run", lo.path(), "--rw", "randread", "--qd", "8"])
+        .args(["--time", "300ms", "--warmup", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("warning"), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["results"].get("setup").is_none());
+}

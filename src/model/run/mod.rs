@@ -385,6 +385,10 @@ pub struct Results {
     /// a device under a target, a CPU quota), those that bind first; absent when none applies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<super::policy::LimitReach>,
+    /// The host and queue settings that bore on this window (the doctor's checks, each a
+    /// warn; docs/doctor.md); absent when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<super::doctor::Check>,
     /// A credit bucket the per-second series shows (a burst, then a flat baseline; absent
     /// when none, and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]

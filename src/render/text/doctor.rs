@@ -165,6 +165,22 @@ pub fn finding(c: &Check) -> String {
     s
 }
 
+/// A setting that bears on a run, as its warning says it: no depth, so a sweep says it once.
+pub fn bearing(c: &Check) -> String {
+    let mut s = format!(
+        "{} {} is {} ({}): {}",
+        scope(&c.scope),
+        label(c.kind),
+        c.value.as_deref().unwrap_or("?"),
+        c.file,
+        why(c.kind)
+    );
+    if let Some(f) = &c.fix {
+        let _ = write!(s, "; fix: {}", fix(f));
+    }
+    s
+}
+
 /// The whole report.
 pub fn doctor_text(r: &DoctorReport) -> String {
     let mut out = String::new();

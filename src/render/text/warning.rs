@@ -46,6 +46,7 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Warning::Written(s) => f.write_str(s),
+            Warning::Setting(c) => f.write_str(&super::doctor::bearing(c)),
             Warning::OfRank { rank, warning } => write!(f, "rank {rank}: {warning}"),
             Warning::OfTest {
                 test,

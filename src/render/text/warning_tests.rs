@@ -328,6 +328,18 @@ fn one_of_every_kind() -> Vec<Warning> {
         Warning::WorkloadsDiffer(vec![crate::model::compare::WorkloadDifference::Access(
             vec![crate::model::compare::AccessSetting::Rate],
         )]),
+        Warning::Setting(Box::new(crate::model::doctor::Check {
+            kind: crate::model::doctor::CheckKind::Iostats,
+            scope: crate::model::doctor::Scope::Device {
+                device: "loop3".into(),
+            },
+            file: "/sys/block/loop3/queue/iostats".into(),
+            value: Some("0".into()),
+            wanted: "1".into(),
+            figure: None,
+            verdict: crate::model::doctor::Verdict::Warn,
+            fix: None,
+        })),
     ]
 }
 
