@@ -37,6 +37,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "PCT", value_parser = parse_precision, requires = "headroom",
           default_value_t = 100.0 * crate::analysis::headroom::PRECISION)]
     pub headroom_precision: f64,
+    /// Which figures' doubling the headroom search looks for (each costs its own bisection).
+    #[arg(long, value_name = "FIGURE", requires = "headroom",
+          value_parser = super::choice::<crate::model::replay::HeadroomOf>(),
+          default_value = "both")]
+    pub headroom_of: crate::model::replay::HeadroomOf,
     /// Under MPI, one trace for the whole job: request i goes to rank i mod N, each at its own
     /// time from the job's common start, so the job replays the trace at its own pace. (Without
     /// it, each rank replays all of TRACE: name one per rank with `{rank}`.)

@@ -299,7 +299,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
     if args.headroom {
         headroom_search(
             &mut report,
-            (asked, depth, args.headroom_precision),
+            (asked, depth, args.headroom_precision, args.headroom_of),
             &mut |s, w| run(s, &mut runner, w),
             &mut warnings,
         )?;
@@ -368,10 +368,11 @@ type RunAt<'a> = dyn FnMut(f64, &mut Vec<Warning>) -> crate::Result<Option<Resul
 
 /// The headroom search: speed 1 first (run now if `--speed` left it out), then the speeds
 /// `analysis::headroom` asks for until it answers; `asked` is the job's rate at speed 1,
-/// `limit` the bound on requests in flight and `precision` the bracket's width it stops at.
+/// `limit` the bound on requests in flight, `precision` the bracket's width it stops at and
+/// `of` the figures it looks for.
 fn headroom_search(
     report: &mut ReplayReport,
-    (asked, limit, precision): (f64, u32, f64),
+    (asked, limit, precision, of): (f64, u32, f64, crate::model::replay::HeadroomOf),
     run: &mut RunAt<'_>,
     warnings: &mut Vec<Warning>,
 ) -> crate::Result<()> {
@@ -385,7 +386,7 @@ fn headroom_search(
         let mut probes: Vec<Probe> = report.points.iter().map(|p| probe(p, limit)).collect();
         // Speed 1 first: the search's base.
         probes.sort_by_key(|p| p.speed != 1.0);
-        match headroom::next(&probes, precision) {
+        match headroom::next(&probes, precision, of) {
             Step::Done(h) => {
                 report.headroom = Some(h);
                 return Ok(());

@@ -101,6 +101,54 @@ pub struct Headroom {
     /// (`--headroom-precision`; 0.02 in files written before it was asked).
     #[serde(default = "two_percent")]
     pub precision: f64,
+    /// The figures searched (`--headroom-of`; both in files written before it was asked).
+    #[serde(default)]
+    pub of: HeadroomOf,
+}
+
+/// Which figures' doubling the headroom search looks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HeadroomOf {
+    /// The mean and the 99th percentile.
+    #[default]
+    Both,
+    /// The mean response time only.
+    Mean,
+    /// The 99th percentile only.
+    P99,
+}
+
+impl HeadroomOf {
+    /// Whether the mean is searched.
+    pub fn mean(self) -> bool {
+        self != HeadroomOf::P99
+    }
+
+    /// Whether the 99th percentile is searched.
+    pub fn p99(self) -> bool {
+        self != HeadroomOf::Mean
+    }
+}
+
+impl crate::units::Choice for HeadroomOf {
+    const ALL: &'static [Self] = &[HeadroomOf::Both, HeadroomOf::Mean, HeadroomOf::P99];
+
+    fn name(self) -> &'static str {
+        match self {
+            HeadroomOf::Both => "both",
+            HeadroomOf::Mean => "mean",
+            HeadroomOf::P99 => "p99",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            HeadroomOf::Both => "The mean and the 99th percentile",
+            HeadroomOf::Mean => "The mean response time only (fewer replays)",
+            HeadroomOf::P99 => "The 99th percentile only (fewer replays)",
+        }
+    }
 }
 
 /// The precision of a search written before `--headroom-precision`.

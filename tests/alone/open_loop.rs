@@ -104,15 +104,14 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
                 "path delay {d} s (host {host_s} s)"
             )
         }));
-        // Long enough that this realisation's own mean lies within a few % of the expectation:
-        // near ρ 0.7 the queue's waits are correlated over ~40 S, so 40 s hold about 100
-        // independent stretches, a standard error of about 5 % of R (0.98, 0.93,
-        // 0.92 of M/G/1 at ρ 0.3, 0.5, 0.7 with 16, 16 and 28 s). At ρ 0.3 they are correlated
-        // over ~5 S (1 / (1 − √ρ)²): 10 s hold about 400 stretches, whose waits (0.21 S on
-        // average, about as much again of spread) move R by about 1 %.
-        // ρ 0.3 and 0.7: the queue's term at 0.21 and 1.17 times S (0.5 adds no rule the
-        // two do not check, and CI's 20 minutes are short).
-        for (rho, secs) in [(0.3, 10), (0.7, 40)] {
+        // Long enough that this realisation's own mean lies within a few % of the expectation.
+        // The queue's waits are correlated over about 1 / (1 − √ρ)² services: ~38 S at ρ 0.7,
+        // where 40 s held enough independent stretches (0.92 of M/G/1 with 28 s); ~20 S at ρ 0.6,
+        // so 20 s hold as many; ~5 S at ρ 0.3, where 6 s hold about 240 stretches, whose waits
+        // (0.21 S on average, about as much again of spread) move R by about 1.5 %.
+        // ρ 0.3 and 0.6: the queue's term at 0.21 and 0.75 times S (CI's 20 minutes are short:
+        // ρ 0.7 over 40 s checked no rule these two do not).
+        for (rho, secs) in [(0.3, 6), (0.6, 20)] {
             let rate = (rho / s).round().to_string();
             let t = format!("{secs}s");
             served.reset();

@@ -1,6 +1,6 @@
 //! The replay's text: what the trace holds, one row per speed, and the headroom in words.
 
-use crate::model::replay::{Headroom, HeadroomLimit, ReplayReport};
+use crate::model::replay::{Headroom, HeadroomLimit, HeadroomOf, ReplayReport};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
 
@@ -12,20 +12,36 @@ fn doubling(h: &Headroom) -> String {
         "at any speed tried (up to {:.2}× the trace's pace)",
         h.fastest_tried
     );
-    match (h.speed_at_double_mean, h.speed_at_double_p99) {
-        (Some(m), Some(p)) => format!(
+    match (h.of, h.speed_at_double_mean, h.speed_at_double_p99) {
+        (HeadroomOf::Mean, Some(m), _) => format!(
+            "the mean response time doubles at {m:.2}× the trace's pace ({within}; the 99th \
+             percentile not searched)"
+        ),
+        (HeadroomOf::Mean, None, _) => {
+            format!(
+                "the mean response time does not double {tried} (the 99th percentile not searched)"
+            )
+        }
+        (HeadroomOf::P99, _, Some(p)) => format!(
+            "the 99th percentile doubles at {p:.2}× the trace's pace ({within}; the mean not \
+             searched)"
+        ),
+        (HeadroomOf::P99, _, None) => {
+            format!("the 99th percentile does not double {tried} (the mean not searched)")
+        }
+        (_, Some(m), Some(p)) => format!(
             "the mean response time doubles at {m:.2}× the trace's pace, the 99th percentile \
              at {p:.2}× (each {within})"
         ),
-        (Some(m), None) => format!(
+        (_, Some(m), None) => format!(
             "the mean response time doubles at {m:.2}× the trace's pace ({within}); the 99th \
              percentile does not double {tried}"
         ),
-        (None, Some(p)) => format!(
+        (_, None, Some(p)) => format!(
             "the 99th percentile doubles at {p:.2}× the trace's pace ({within}); the mean \
              response time does not double {tried}"
         ),
-        (None, None) => {
+        (_, None, None) => {
             format!("neither the mean response time nor the 99th percentile doubles {tried}")
         }
     }
@@ -117,6 +133,7 @@ mod tests {
             limit,
             fastest_tried: 8.0,
             precision: 0.02,
+            of: HeadroomOf::Both,
         }
     }
 
