@@ -216,10 +216,16 @@ pub struct Bearing {
     pub on: u32,
 }
 
-/// The run `w` describes, as the doctor's checks take it (its workers' CPUs left empty).
+/// The run `w` describes, as the doctor's checks take it (its workers' CPUs left empty). Its
+/// depth is a closed loop's; an open loop's bound on requests in flight (256 by default) is
+/// not a depth it keeps, so it counts one request per worker.
 pub fn asked(w: &crate::plan::RunPlan) -> Asked {
+    let per_worker = match w.schedule() {
+        crate::plan::Schedule::Closed { depth, .. } => depth,
+        _ => 1,
+    };
     Asked {
-        depth: w.schedule().slots() * w.threads(),
+        depth: per_worker * w.threads(),
         threads: w.threads(),
         bs_bytes: w.bs().max(),
         buffered: w.setup().buffered,

@@ -312,3 +312,22 @@ fn mount_options_that_change_io() {
             .all(|c| c.verdict == Verdict::Ok)
     );
 }
+
+#[test]
+fn a_closed_loops_depth_is_asked_and_an_open_loops_bound_is_not() {
+    use crate::plan::{DepthOnEngine, EngineKind, Workload};
+    let mut w = Workload {
+        qd: 32,
+        threads: 2,
+        ..Workload::default()
+    };
+    let engine = EngineKind::Uring;
+    let closed = w.plan(engine, DepthOnEngine::Lower).unwrap();
+    assert_eq!(super::asked(&closed).depth, closed.qd() * 2);
+    w.qd = 1;
+    w.setup.access.arrivals = crate::access::Arrivals::Poisson;
+    w.setup.access.rate_iops = Some(1000);
+    let open = w.plan(engine, DepthOnEngine::Lower).unwrap();
+    assert!(open.schedule().slots() > 2);
+    assert_eq!(super::asked(&open).depth, 2);
+}

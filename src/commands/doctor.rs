@@ -24,26 +24,17 @@ struct DoctorPlan {
 fn lower(args: &DoctorArgs) -> crate::Result<DoctorPlan> {
     let w = Workload::try_from(args.workload.clone())?;
     let plan = w.plan(w.setup.engine, DepthOnEngine::Lower)?;
-    let threads = plan.threads();
     let allowed = crate::affinity::allowed_cpus().unwrap_or_default();
-    let workers = threads as usize * args.targets.len().max(1);
+    let workers = plan.threads() as usize * args.targets.len().max(1);
     let placed = plan.setup().affinity.plan(workers, &allowed)?;
-    let mut worker_cpus: Vec<usize> = placed.iter().flatten().copied().collect();
-    if worker_cpus.is_empty() {
-        worker_cpus = allowed;
+    let mut asked = crate::analysis::doctor::asked(&plan);
+    asked.worker_cpus = placed.iter().flatten().copied().collect();
+    if asked.worker_cpus.is_empty() {
+        asked.worker_cpus = allowed;
     }
     Ok(DoctorPlan {
         targets: args.targets.clone(),
-        asked: Asked {
-            depth: plan.schedule().slots() * threads,
-            threads,
-            bs_bytes: plan.bs().max(),
-            buffered: plan.setup().buffered,
-            reads: w.reads(),
-            writes: w.writes(),
-            sequential: !plan.rw().is_random(),
-            worker_cpus,
-        },
+        asked,
     })
 }
 
