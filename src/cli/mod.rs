@@ -127,9 +127,9 @@ pub enum Command {
     #[command(after_help = SELFTEST_HELP)]
     Selftest(SelftestArgs),
     /// Every host and queue setting that shapes a figure, for the run the workload flags
-    /// describe (default: randread 4k at QD1): the file read, its value, the value wanted, a
-    /// verdict (ok, info, warn), why it matters and the command that fixes it. With TARGETs,
-    /// each device and mount along their paths too. Changes nothing.
+    /// describe (run's defaults: sequential 4k reads at QD1): the file read, its value, the
+    /// value wanted, a verdict (ok, info, warn), why it matters and the command that fixes it.
+    /// With TARGETs, each device and mount along their paths too. Changes nothing.
     Doctor(DoctorArgs),
 }
 
