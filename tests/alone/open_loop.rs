@@ -139,7 +139,7 @@ fn open_loop_poisson_arrivals_meet_the_md1_queue() {
                 "--rate-iops",
                 &rate,
                 "--time",
-                "3s",
+                "2s",
                 "--warmup",
                 "0",
             ]);
