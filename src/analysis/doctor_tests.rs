@@ -37,23 +37,7 @@ fn queue(values: &[(&str, &str)]) -> QueueFiles {
             .map(|(_, t)| *t);
         attr(&format!("/sys/block/loop3/queue/{name}"), text)
     };
-    QueueFiles {
-        device: "loop3".into(),
-        scheduler: a("scheduler"),
-        nomerges: a("nomerges"),
-        iostats: a("iostats"),
-        rq_affinity: a("rq_affinity"),
-        read_ahead_kb: a("read_ahead_kb"),
-        nr_requests: a("nr_requests"),
-        write_cache: a("write_cache"),
-        wbt_lat_usec: a("wbt_lat_usec"),
-        add_random: a("add_random"),
-        max_sectors_kb: a("max_sectors_kb"),
-        max_hw_sectors_kb: a("max_hw_sectors_kb"),
-        rotational: a("rotational"),
-        io_poll: a("io_poll"),
-        tags: Some(128),
-    }
+    QueueFiles::read("loop3", a, Some(128))
 }
 
 fn asked(depth: u32) -> Asked {

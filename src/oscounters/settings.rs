@@ -83,22 +83,29 @@ pub fn queue(tree: &Tree, name: &str) -> QueueFiles {
         .iter()
         .filter_map(|q| tree.number(&mq.join(q), "nr_tags"))
         .max();
-    QueueFiles {
-        device: name.to_string(),
-        scheduler: a("scheduler"),
-        nomerges: a("nomerges"),
-        iostats: a("iostats"),
-        rq_affinity: a("rq_affinity"),
-        read_ahead_kb: a("read_ahead_kb"),
-        nr_requests: a("nr_requests"),
-        write_cache: a("write_cache"),
-        wbt_lat_usec: a("wbt_lat_usec"),
-        add_random: a("add_random"),
-        max_sectors_kb: a("max_sectors_kb"),
-        max_hw_sectors_kb: a("max_hw_sectors_kb"),
-        rotational: a("rotational"),
-        io_poll: a("io_poll"),
-        tags,
+    QueueFiles::read(name, a, tags)
+}
+
+impl QueueFiles {
+    /// `device`'s queue with each attribute as `attr` reads it by its file name.
+    pub fn read(device: &str, attr: impl Fn(&str) -> Attr, tags: Option<u64>) -> QueueFiles {
+        QueueFiles {
+            device: device.to_string(),
+            scheduler: attr("scheduler"),
+            nomerges: attr("nomerges"),
+            iostats: attr("iostats"),
+            rq_affinity: attr("rq_affinity"),
+            read_ahead_kb: attr("read_ahead_kb"),
+            nr_requests: attr("nr_requests"),
+            write_cache: attr("write_cache"),
+            wbt_lat_usec: attr("wbt_lat_usec"),
+            add_random: attr("add_random"),
+            max_sectors_kb: attr("max_sectors_kb"),
+            max_hw_sectors_kb: attr("max_hw_sectors_kb"),
+            rotational: attr("rotational"),
+            io_poll: attr("io_poll"),
+            tags,
+        }
     }
 }
 

@@ -87,16 +87,7 @@ fn warned(doc: &Value) -> Vec<(String, String, String)> {
 }
 
 fn doctor_in(cg: &Throttle, dev: &str) -> Value {
-    let out = cg
-        .command(&["doctor", dev, "--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    cg.run_json(&["doctor", dev])
 }
 
 #[test]
