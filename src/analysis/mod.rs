@@ -27,6 +27,7 @@ pub mod monitor;
 pub mod pap;
 pub mod path;
 pub mod policy;
+pub mod price;
 pub mod profile;
 pub mod pts;
 pub mod queueing;

@@ -129,7 +129,8 @@ pub enum Command {
     /// Every host and queue setting that shapes a figure, for the run the workload flags
     /// describe (run's defaults: sequential 4k reads at QD1): the file read, its value, the
     /// value wanted, a verdict (ok, info, warn), why it matters and the command that fixes it.
-    /// With TARGETs, each device and mount along their paths too. Changes nothing.
+    /// With TARGETs, each device and mount along their paths too. Changes nothing, unless
+    /// --price --allow-change measures each flagged queue setting both ways.
     Doctor(DoctorArgs),
 }
 
@@ -143,6 +144,16 @@ pub struct DoctorArgs {
     /// The run the checks are for (its depth, request size, threads, CPUs, buffering).
     #[command(flatten)]
     pub workload: WorkloadArgs,
+    /// Measure what each flagged queue setting costs: the run the workload flags describe
+    /// (--time 1s and --warmup 300ms unless given), on each target, 3 times with the setting
+    /// as found and 3 times as wanted, alternated; the price is the ratio of the means with
+    /// its 95 % interval. Needs root and --allow-change; every setting is put back afterwards,
+    /// also after an error or Ctrl-C.
+    #[arg(long, requires = "allow_change")]
+    pub price: bool,
+    /// Let --price write the targets' queue settings (/sys/block/NAME/queue/*) for its runs.
+    #[arg(long)]
+    pub allow_change: bool,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -19,7 +19,7 @@ use std::time::Duration;
 pub struct TimeArg {
     /// How long to measure after the warm-up (capture: to record); Ctrl-C ends it early and
     /// keeps what was measured [default: 10s; quick 5s per test; experiment 2s per point,
-    /// burst 300s per drain at most].
+    /// burst 300s per drain at most; doctor --price 1s per run].
     #[arg(
         long = "time",
         id = "time",
@@ -40,7 +40,7 @@ impl TimeArg {
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct WarmupArg {
     /// Warm-up before measuring (quick: each test; experiment: each point, none in burst);
-    /// its I/Os are not counted [default: 1s; experiment 500ms].
+    /// its I/Os are not counted [default: 1s; experiment 500ms; doctor --price 300ms].
     #[arg(
         long = "warmup",
         id = "warmup",

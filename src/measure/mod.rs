@@ -7,6 +7,7 @@ mod apart;
 mod engine;
 pub mod job;
 mod open;
+pub mod price;
 mod regions;
 pub mod verified;
 
@@ -90,6 +91,9 @@ pub struct Settings {
     pub sharing: Sharing,
     /// Limits the user gave (`--limit`), each point's figures held to them.
     pub limits: Vec<crate::model::policy::GivenLimit>,
+    /// Read the queue settings that bear on each point and warn of them (not while the doctor
+    /// prices them: it changes them on purpose).
+    pub setup: bool,
 }
 
 impl Settings {
@@ -111,6 +115,7 @@ impl Settings {
             cache_carries: true,
             sharing: Sharing::Apart,
             limits: Vec::new(),
+            setup: true,
         }
     }
 
@@ -269,10 +274,11 @@ impl Session {
             return Ok(Some(self.joined(job::join(None)?, label, warnings)));
         }
         // The queue settings that bear on this point, read now (sysfs only): said once each.
-        let setup = crate::analysis::doctor::bearing(
-            &bearings(targets),
-            &crate::analysis::doctor::asked(w),
-        );
+        let setup = if self.settings.setup {
+            crate::analysis::doctor::bearing(&bearings(targets), &crate::analysis::doctor::asked(w))
+        } else {
+            Vec::new()
+        };
         for c in &setup {
             warn(warnings, Warning::Setting(Box::new(c.clone())));
         }

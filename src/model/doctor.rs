@@ -24,6 +24,83 @@ pub struct DoctorReport {
     /// Checks this kernel offers no file for.
     #[serde(default)]
     pub absent: Vec<Absent>,
+    /// With `--price`: each flagged queue setting, measured both ways.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prices: Vec<Priced>,
+}
+
+/// A flagged setting and what it costs the run (`doctor --price`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Priced {
+    /// Which setting.
+    pub kind: CheckKind,
+    /// The device whose queue holds it.
+    pub device: String,
+    /// The file changed.
+    pub file: String,
+    /// Its value as found.
+    pub as_found: String,
+    /// The value it was set to for the other half of the runs.
+    pub wanted: String,
+    /// The target the runs were made on.
+    pub target: String,
+    /// The price, or why there is none.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// A price, or why a flagged setting has none.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Measured both ways.
+    Measured(Price),
+    /// The setting shapes writes, and the run only reads.
+    ReadsOnly,
+    /// The setting shapes buffered reads, and the run reads direct.
+    Direct,
+    /// Its fix is not a file of the device's queue (a cgroup's cap: `results.limits`).
+    NotQueue,
+    /// Ctrl-C came before it was measured both ways.
+    Interrupted,
+    /// A run measured no I/O (each failed), so no ratio could be formed.
+    NoFigure,
+}
+
+/// What a setting costs: the figure in runs with it as found and as wanted, alternated.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Price {
+    /// The figure compared.
+    pub figure: PriceFigure,
+    /// I/Os in flight per target the runs kept (the run's depth).
+    pub depth: u32,
+    /// Each run's figure with the setting as found, in order.
+    pub as_found_runs: Vec<f64>,
+    /// Each run's figure with the setting as wanted, run after the same-numbered as-found run.
+    pub wanted_runs: Vec<f64>,
+    /// Mean as found over mean as wanted.
+    pub ratio: f64,
+    /// The ratio's 95 % interval (Welch's), low end.
+    pub low: f64,
+    /// The ratio's 95 % interval, high end.
+    pub high: f64,
+}
+
+impl Price {
+    /// Whether the interval holds 1: no measurable cost here.
+    pub fn measurable(&self) -> bool {
+        !(self.low <= 1.0 && 1.0 <= self.high)
+    }
+}
+
+/// The figure a price compares.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PriceFigure {
+    /// I/Os per second (random runs).
+    Iops,
+    /// Bytes per second (sequential runs).
+    BytesPerS,
 }
 
 /// The run a doctor's checks are made for.

@@ -8,6 +8,7 @@ mod open;
 mod prefill;
 pub mod purge;
 pub mod safety;
+pub mod setting;
 
 pub use open::{open, open_made};
 pub use prefill::{Scratch, create_as, create_filled, free_bytes};

@@ -86,12 +86,23 @@ impl LoopDev {
     /// A loop device over the existing file `backing` (a FUSE test disk, say); detached on
     /// drop, the file left alone where it cannot be removed.
     pub fn over(backing: &Path) -> Option<LoopDev> {
+        Self::over_with(backing, &[])
+    }
+
+    /// As [`LoopDev::over`], the loop device reading and writing its file with direct I/O
+    /// (`losetup --direct-io=on`): its requests reach the file side by side, asynchronously.
+    pub fn over_direct(backing: &Path) -> Option<LoopDev> {
+        Self::over_with(backing, &["--direct-io=on"])
+    }
+
+    fn over_with(backing: &Path, flags: &[&str]) -> Option<LoopDev> {
         if !is_root() || !have("losetup", "--version") {
             unavailable("root and losetup (for loop devices)");
             return None;
         }
         let out = Command::new("losetup")
             .args(["-f", "--show"])
+            .args(flags)
             .arg(backing)
             .output()
             .unwrap();

@@ -24,12 +24,12 @@ const ATTRS: [&str; 13] = [
     "io_poll",
 ];
 
-fn queue_file(dev: &str, attr: &str) -> String {
+pub fn queue_file(dev: &str, attr: &str) -> String {
     format!("/sys/block/{dev}/queue/{attr}")
 }
 
 /// A queue file's value (the active scheduler of the bracketed list).
-fn read(dev: &str, attr: &str) -> String {
+pub fn read(dev: &str, attr: &str) -> String {
     let t = std::fs::read_to_string(queue_file(dev, attr)).unwrap();
     let t = t.trim();
     match (t.find('['), t.find(']')) {
@@ -38,20 +38,20 @@ fn read(dev: &str, attr: &str) -> String {
     }
 }
 
-fn values(dev: &str) -> BTreeMap<&'static str, String> {
+pub fn values(dev: &str) -> BTreeMap<&'static str, String> {
     ATTRS.iter().map(|a| (*a, read(dev, a))).collect()
 }
 
 /// A setting planted on a queue, put back when dropped (loop devices keep their settings
 /// after they are detached, and the next test to get the number would inherit them). A
 /// `Vec` of them puts them back in the order they were planted.
-struct Planted {
+pub struct Planted {
     file: String,
     old: String,
 }
 
 impl Planted {
-    fn set(dev: &str, attr: &str, value: &str) -> Planted {
+    pub fn set(dev: &str, attr: &str, value: &str) -> Planted {
         let old = read(dev, attr);
         let file = queue_file(dev, attr);
         std::fs::write(&file, value).unwrap();

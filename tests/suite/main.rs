@@ -13,6 +13,7 @@ mod compare;
 mod destinations;
 mod diagnose;
 mod doctor;
+mod doctor_price;
 mod durable;
 mod engine;
 mod experiments;

@@ -223,6 +223,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
         cache_carries: false,
         sharing: Sharing::Apart,
         limits: Vec::new(),
+        setup: true,
     };
     let n = targets.len();
     let mut session = Session::adopt(targets, settings, 1);

@@ -1,10 +1,10 @@
-//! The doctor's report section: each check as a table row with its fix, and each warning's
-//! reason.
+//! The doctor's report section: each check as a table row with its fix, each warning's
+//! reason, and each price measured (`--price`).
 
 use super::{Definition, esc, table};
 use crate::model::doctor::Verdict;
 use crate::model::{Document, Input};
-use crate::render::text::doctor::{finding, fix, label, scope};
+use crate::render::text::doctor::{finding, fix, label, priced, scope};
 use std::fmt::Write;
 
 /// The section of every doctor input.
@@ -38,6 +38,9 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         ));
         for c in r.checks.iter().filter(|c| c.verdict == Verdict::Warn) {
             let _ = writeln!(out, "<p class=\"verdict\">{}</p>", esc(&finding(c)));
+        }
+        for p in &r.prices {
+            let _ = writeln!(out, "<p>price: {}</p>", esc(&priced(p)));
         }
     }
     (out, Vec::new())

@@ -1,7 +1,9 @@
 //! The doctor in words: a table of checks per scope (host, each device, each mount), then for
-//! each one not ok why it matters and the command that fixes it.
+//! each one not ok why it matters and the command that fixes it, and each price measured.
 
-use crate::model::doctor::{Check, CheckKind, DoctorReport, Fix, Scope, Verdict};
+use crate::model::doctor::{
+    Check, CheckKind, DoctorReport, Fix, Outcome, PriceFigure, Priced, Scope, Verdict,
+};
 use std::fmt::Write;
 
 /// A check's name as the table shows it.
@@ -181,6 +183,36 @@ pub fn bearing(c: &Check) -> String {
     s
 }
 
+/// A price in a line: `loop3 scheduler bfq: 0.62× the IOPS of none at QD32 (0.58–0.66)`.
+pub fn priced(p: &Priced) -> String {
+    let head = format!("{} {} {}", p.device, label(p.kind), p.as_found);
+    match &p.outcome {
+        Outcome::Measured(m) => {
+            let figure = match m.figure {
+                PriceFigure::Iops => "IOPS",
+                PriceFigure::BytesPerS => "MB/s",
+            };
+            let mut s = format!(
+                "{head}: {:.2}× the {figure} of {} at QD{} ({:.2}–{:.2})",
+                m.ratio, p.wanted, m.depth, m.low, m.high
+            );
+            if !m.measurable() {
+                s.push_str(": no measurable cost here");
+            }
+            s
+        }
+        Outcome::ReadsOnly => format!("{head}: not priced: the run only reads"),
+        Outcome::Direct => format!("{head}: not priced: the run reads direct, not buffered"),
+        Outcome::NotQueue => {
+            format!(
+                "{head}: not priced: not a queue file (a cgroup's cap: run's limits say if it binds)"
+            )
+        }
+        Outcome::Interrupted => format!("{head}: not priced: interrupted"),
+        Outcome::NoFigure => format!("{head}: not priced: a run measured no I/O"),
+    }
+}
+
 /// The whole report.
 pub fn doctor_text(r: &DoctorReport) -> String {
     let mut out = String::new();
@@ -228,6 +260,12 @@ pub fn doctor_text(r: &DoctorReport) -> String {
     for c in notes {
         let _ = writeln!(out, "{}: {}", verdict(c.verdict).to_lowercase(), finding(c));
     }
+    if !r.prices.is_empty() {
+        out.push_str("\nprices (runs alternated with the setting as found and as wanted):\n");
+    }
+    for p in &r.prices {
+        let _ = writeln!(out, "  {}", priced(p));
+    }
     let _ = write!(
         out,
         "\n{} warn, {} info, {} ok",
@@ -241,4 +279,47 @@ pub fn doctor_text(r: &DoctorReport) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::doctor::Price;
+
+    fn priced_with(outcome: Outcome) -> Priced {
+        Priced {
+            kind: CheckKind::Scheduler,
+            device: "loop3".into(),
+            file: "/sys/block/loop3/queue/scheduler".into(),
+            as_found: "bfq".into(),
+            wanted: "none".into(),
+            target: "/dev/loop3".into(),
+            outcome,
+        }
+    }
+
+    fn price(low: f64, high: f64) -> Outcome {
+        Outcome::Measured(Price {
+            figure: PriceFigure::Iops,
+            depth: 32,
+            as_found_runs: vec![],
+            wanted_runs: vec![],
+            ratio: 0.62,
+            low,
+            high,
+        })
+    }
+
+    #[test]
+    fn a_price_is_a_ratio_with_its_interval_or_no_measurable_cost() {
+        assert_eq!(
+            priced(&priced_with(price(0.58, 0.66))),
+            "loop3 scheduler bfq: 0.62× the IOPS of none at QD32 (0.58–0.66)"
+        );
+        assert!(priced(&priced_with(price(0.3, 1.1))).ends_with(": no measurable cost here"));
+        assert_eq!(
+            priced(&priced_with(Outcome::ReadsOnly)),
+            "loop3 scheduler bfq: not priced: the run only reads"
+        );
+    }
 }
