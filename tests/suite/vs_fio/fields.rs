@@ -569,43 +569,64 @@ fn clear(dir: &Path) {
     }
 }
 
-/// The cases on throttled loop devices; the summary lines.
-pub fn run_cases(cases: &[Case]) -> Option<Vec<(Value, Value)>> {
-    let throttle = Throttle::new("fiofields")?;
-    let lo = LoopDev::new("fiofields", 64 << 20)?;
-    throttle.limit(&lo.dev, LIMIT_BPS, LIMIT_IOPS);
-    let fs = if cases.iter().any(|c| c.on == On::Directory) {
-        let fs = Ext4::new("fiofieldsfs", 96 << 20)?;
-        throttle.limit(&fs.lo.dev, LIMIT_BPS, LIMIT_IOPS);
-        Some(fs)
-    } else {
-        None
-    };
-    let dir = fs.as_ref().map(|f| f.dir.path().join("jobs"));
-    if let Some(d) = &dir {
-        std::fs::create_dir(d).unwrap();
+/// A throttled loop device for one tool, and a throttled file system when a case lays out files.
+struct Place {
+    lo: LoopDev,
+    _fs: Option<Ext4>,
+    dir: Option<std::path::PathBuf>,
+}
+
+impl Place {
+    fn new(tag: &str, throttle: &Throttle, files: bool) -> Option<Place> {
+        let lo = LoopDev::new(tag, 64 << 20)?;
+        throttle.limit(&lo.dev, LIMIT_BPS, LIMIT_IOPS);
+        let fs = if files {
+            let fs = Ext4::new(&format!("{tag}fs"), 96 << 20)?;
+            throttle.limit(&fs.lo.dev, LIMIT_BPS, LIMIT_IOPS);
+            Some(fs)
+        } else {
+            None
+        };
+        let dir = fs.as_ref().map(|f| f.dir.path().join("jobs"));
+        if let Some(d) = &dir {
+            std::fs::create_dir(d).unwrap();
+        }
+        Some(Place { lo, _fs: fs, dir })
     }
-    let hp = assert_cmd::cargo::cargo_bin("halfpower");
-    let mut lines = Vec::new();
-    for case in cases {
-        let place = match (case.on, &dir) {
-            (On::Device, _) => vec![format!("filename={}", lo.path()), "size=48m".into()],
+
+    /// A case's options, placed here.
+    fn options(&self, case: &Case) -> Vec<String> {
+        let place = match (case.on, &self.dir) {
+            (On::Device, _) => vec![format!("filename={}", self.lo.path()), "size=48m".into()],
             (On::Directory, Some(d)) => vec![format!("directory={}", d.display())],
             (On::Directory, None) => unreachable!("a file system is made for directory cases"),
         };
-        let options: Vec<String> = std::iter::once(format!("name={}", case.name))
+        std::iter::once(format!("name={}", case.name))
             .chain(place)
             .chain(COMMON.iter().chain(case.options).map(|o| o.to_string()))
-            .collect();
-        let fio = run(&throttle, Path::new("fio"), &[], &options);
-        let fio_files = dir.as_deref().map(|d| (files_in(d), clear(d)).0);
-        let mine = run(
-            &throttle,
-            &hp,
-            &["fio", "--allow-write", "--quiet"],
-            &options,
-        );
-        if let (Some(d), On::Directory) = (&dir, case.on) {
+            .collect()
+    }
+}
+
+/// The cases, each run by fio and by halfpower side by side, each tool on its own twin of a
+/// throttled loop device (and file system): every device is its own cap, and a throttled run
+/// takes little CPU, so the two runs meet only in the host's noise, which the judgement
+/// carries (`lost`). The pairs of documents, case by case.
+pub fn run_cases(cases: &[Case]) -> Option<Vec<(Value, Value)>> {
+    let throttle = Throttle::new("fiofields")?;
+    let files = cases.iter().any(|c| c.on == On::Directory);
+    let theirs = Place::new("fiofields-fio", &throttle, files)?;
+    let ours = Place::new("fiofields-hp", &throttle, files)?;
+    let hp = assert_cmd::cargo::cargo_bin("halfpower");
+    let mut lines = Vec::new();
+    for case in cases {
+        let (fio, mine) = std::thread::scope(|s| {
+            let fio = s.spawn(|| run(&throttle, Path::new("fio"), &[], &theirs.options(case)));
+            let extra = ["fio", "--allow-write", "--quiet"];
+            let mine = run(&throttle, &hp, &extra, &ours.options(case));
+            (fio.join().unwrap(), mine)
+        });
+        if let (Some(d), Some(fio_dir), On::Directory) = (&ours.dir, &theirs.dir, case.on) {
             // fio leaves its files; halfpower removes the ones it made (tests/suite/fio/jobs.rs
             // compares their names and sizes with fio's while the job runs). What halfpower ran
             // on is in its report: the same names as fio's files.
@@ -614,11 +635,8 @@ pub fn run_cases(cases: &[Case]) -> Option<Vec<(Value, Value)>> {
                 "{}: halfpower's files left",
                 case.name
             );
-            let names: Vec<String> = fio_files
-                .unwrap_or_default()
-                .into_iter()
-                .map(|f| f.0)
-                .collect();
+            let names: Vec<String> = files_in(fio_dir).into_iter().map(|f| f.0).collect();
+            clear(fio_dir);
             let target = mine["jobs"][0]["halfpower"]["target"]
                 .as_str()
                 .unwrap_or("")
