@@ -144,7 +144,8 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
 
         // The device's response time, on a disk whose time is its own: a loop device over the
         // FUSE disk of known queueing (one request at a time, 1 ms each: long beside the host's
-        // stalls, tests/alone/open_loop.rs), fio pacing 210 + 90 IOPS (ρ ≈ 0.3). The replay, captured too, gives the device the same rate and gets the
+        // stalls, tests/alone/open_loop.rs), fio pacing 210 + 90 IOPS (ρ ≈ 0.3) for 3 s (900
+        // requests). The replay, captured too, gives the device the same rate and gets the
         // same response time from it.
         let server = Server::new(64 << 20, std::time::Duration::from_millis(1));
         let Some(fs) = mount_fs_with(server, "halfpower-capture", 1) else {
@@ -152,7 +153,7 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
         };
         let slow = LoopDev::over(std::path::Path::new(&fs.disk())).unwrap();
         let plain = dir.path().join("plain.trace");
-        let cap = capture(&slow.name(), "7s", &plain, "halfpower");
+        let cap = capture(&slow.name(), "4500ms", &plain, "halfpower");
         std::thread::sleep(std::time::Duration::from_millis(700));
         let out = std::process::Command::new("fio")
             .args([
@@ -170,14 +171,14 @@ fn a_captured_fio_job_has_fios_counts_sizes_and_rate_and_replays_like_it() {
                 "--iodepth=8",
                 "--rate_iops=210,90",
                 "--time_based",
-                "--runtime=5",
+                "--runtime=3",
             ])
             .output()
             .unwrap();
         assert!(out.status.success());
         let job = finish(cap);
         let again = dir.path().join("replayed.trace");
-        let cap = capture(&slow.name(), "7s", &again, "halfpower");
+        let cap = capture(&slow.name(), "4500ms", &again, "halfpower");
         std::thread::sleep(std::time::Duration::from_millis(700));
         let v = common::stdout_json(&[
             "replay",
