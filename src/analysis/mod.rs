@@ -26,6 +26,7 @@ pub mod limits;
 pub mod monitor;
 pub mod pap;
 pub mod path;
+pub mod placement;
 pub mod policy;
 pub mod price;
 pub mod profile;

@@ -305,6 +305,9 @@ fn path_found(tree: &Tree, w: &Walk, targets: &[DoctorTarget], asked: &Asked, f:
         let d = device_checks(&q, class, &caps, asked, on);
         f.checks.extend(d.checks);
         f.absent.extend(d.absent);
+        let placed = crate::oscounters::placement::read(tree, name, &asked.worker_cpus);
+        f.checks
+            .extend(crate::analysis::placement::placement_checks(&placed, asked).checks);
     }
     let table = mounts::read();
     for n in &w.graph.nodes {

@@ -235,6 +235,10 @@ pub enum CheckKind {
     Rotational,
     /// Polled completion.
     PollQueues,
+    /// Which CPU the interrupt of a worker's hardware queue fires on.
+    IrqAffinity,
+    /// The device's NUMA node against the workers'.
+    NumaNode,
     /// An I/O cap of this process's cgroup on the device.
     CgroupIo,
     /// Inline discard on a mount.

@@ -7,6 +7,7 @@ pub mod diskstats;
 pub mod host;
 pub mod mounts;
 pub mod path;
+pub mod placement;
 pub mod pressure;
 pub mod procstat;
 pub mod reader;

@@ -242,6 +242,56 @@ fn a_captured_nvme_tree_is_judged_for_the_depth_asked() {
     assert!(absent.iter().any(|a| a["kind"] == "iostats"), "{absent:?}");
 }
 
+/// The same tree's NVMe disk has two hardware queues, for CPU 0 and CPU 1, whose interrupts
+/// fire crossed (nvme0q1 on CPU 1, nvme0q2 on CPU 0), on node 1 of a machine whose CPUs 0-1 are
+/// node 0: a worker pinned to CPU 0 is told its queue's interrupt fires on CPU 1 (info) and
+/// that it is on another node than the disk (warn), each with the file read and `--affinity`
+/// as the fix.
+#[test]
+fn a_captured_nvme_disks_interrupts_and_node_are_judged_for_the_workers_cpu() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysfs/nvme");
+    let out = common::halfpower()
+        .env("HALFPOWER_SYSFS", root)
+        .args(["doctor", "nvme0n1", "--affinity", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |kind: &str| {
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == kind && c["device"] == "nvme0n1")
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind}: {}", doc["checks"]))
+    };
+    let irq = check("irq-affinity");
+    assert_eq!(
+        (&irq["verdict"], &irq["value"], &irq["wanted"]),
+        (&"info".into(), &"nvme0q1:1".into(), &"0".into())
+    );
+    assert_eq!(
+        irq["file"],
+        format!("{root}/proc/irq/41/effective_affinity_list")
+    );
+    assert_eq!(irq["fix"]["flag"]["value"], "1");
+    let numa = check("numa-node");
+    assert_eq!(
+        (&numa["verdict"], &numa["value"]),
+        (&"warn".into(), &"1".into())
+    );
+    assert_eq!(
+        numa["file"],
+        format!("{root}/devices/pci0000:00/0000:00:01.1/0000:01:00.0/numa_node")
+    );
+    assert_eq!(numa["fix"]["flag"]["value"], "2-3");
+}
+
 /// `halfpower run` on `lo` in the cgroup `cg`, capped there at 2000 IOPS: a run beside the
 /// suite's timing tests takes their turn (common::measuring) and little CPU (an unthrottled
 /// loop device over RAM at QD32 keeps both CPUs busy: beside the PTS write-cliff test, which
@@ -295,6 +345,22 @@ fn run_warns_once(attr: &str, value: &str, kind: &str, qd: &str) {
         doc["warnings"]
     );
     assert_eq!(values(&name), before);
+    // The report has a section for it, with the file and the fix.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, html) = (dir.path().join("run.json"), dir.path().join("run.html"));
+    std::fs::write(&json, &out.stdout).unwrap();
+    common::halfpower()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let setup = &page[page.find("<h2>Setup</h2>").expect("a Setup section")..];
+    assert!(setup.contains(&queue_file(&name, attr)), "{setup}");
 }
 
 #[test]

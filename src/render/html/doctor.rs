@@ -45,3 +45,43 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     }
     (out, Vec::new())
 }
+
+/// The settings that bore on each input's runs (`results.setup`, from every measuring
+/// command), each once per input: a table under "Setup", with the fix. Empty when none did.
+pub fn setup_section(inputs: &[Input], labels: &[String]) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for (i, name) in inputs.iter().zip(labels) {
+        let mut seen: Vec<&crate::model::doctor::Check> = Vec::new();
+        for h in i.doc.hosts() {
+            for c in h.results.map(|r| r.setup.as_slice()).unwrap_or_default() {
+                if seen.iter().any(|s| s.kind == c.kind && s.file == c.file) {
+                    continue;
+                }
+                seen.push(c);
+                rows.push(vec![
+                    name.clone(),
+                    label(c.kind).to_string(),
+                    scope(&c.scope),
+                    c.value.clone().unwrap_or_default(),
+                    c.wanted.clone(),
+                    c.file.clone(),
+                    c.fix.as_ref().map(fix).unwrap_or_default(),
+                ]);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<h2>Setup</h2>\n<p class=\"verdict\">Settings that shaped these figures (halfpower doctor \
+         says why each matters and prices it with --price):</p>\n",
+    );
+    out.push_str(&table(
+        &[
+            "series", "setting", "where", "value", "wanted", "file", "fix",
+        ],
+        &rows,
+    ));
+    out
+}

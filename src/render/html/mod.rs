@@ -358,6 +358,7 @@ pub fn render(inputs: &[Input]) -> String {
     );
     host_notes(&mut out, inputs, &labels);
     warning_notes(&mut out, inputs, &labels);
+    out.push_str(&doctor::setup_section(inputs, &labels));
     out.push_str(&body);
     out.push_str("</main>\n<footer>\n<h2>Definitions</h2>\n<dl>\n");
     for d in defs {

@@ -30,6 +30,8 @@ pub fn label(k: CheckKind) -> &'static str {
         CheckKind::MaxSectors => "max_sectors_kb",
         CheckKind::Rotational => "rotational",
         CheckKind::PollQueues => "io_poll",
+        CheckKind::IrqAffinity => "IRQ affinity",
+        CheckKind::NumaNode => "NUMA node",
         CheckKind::CgroupIo => "cgroup I/O cap",
         CheckKind::MountDiscard => "discard",
         CheckKind::MountAtime => "atime",
@@ -97,6 +99,12 @@ pub fn why(k: CheckKind) -> &'static str {
             "the kernel treats the device as a spinning disk (writeback throttling targets, scheduler choices)"
         }
         CheckKind::PollQueues => "polled completion; halfpower never asks for it, fio's hipri does",
+        CheckKind::IrqAffinity => {
+            "a completion interrupt on another CPU than the worker that submitted the request wakes that worker across CPUs, microseconds a request at QD1"
+        }
+        CheckKind::NumaNode => {
+            "workers on another node than the device reach its memory and its interrupts across the interconnect, a cost in every request"
+        }
         CheckKind::CgroupIo => {
             "this process's cgroup caps the device: a figure at the cap is the cap's, not the device's"
         }
