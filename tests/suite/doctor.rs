@@ -194,6 +194,48 @@ fn a_clean_host_warns_of_nothing_and_names_every_file() {
     assert!(text.contains("\n0 warn,"), "{text}");
 }
 
+/// The best of ten batches of 10 000 monotonic clock reads, ns a read, as the test times them.
+fn clock_read_ns() -> f64 {
+    (0..10)
+        .map(|_| {
+            let t0 = std::time::Instant::now();
+            for _ in 0..10_000 {
+                let mut ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                // SAFETY: a valid, writable timespec.
+                unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+                std::hint::black_box(ts);
+            }
+            t0.elapsed().as_nanos() as f64 / 10_000.0
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The doctor's clock-source figure is what a read of the clock costs: within a factor of 2 of
+/// the test's own timing of the same call before and after it (the best of ten batches each,
+/// so a batch the host preempted moves neither; a unit or a loop wrong is a factor of 1000 or
+/// 10 000).
+#[test]
+fn the_clock_reads_cost_is_what_the_tests_own_reads_cost() {
+    let before = clock_read_ns();
+    let doc = stdout_json(&["doctor", "--json", "-"]);
+    let own = before.min(clock_read_ns());
+    let clock = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "clock-source")
+        .cloned()
+        .unwrap();
+    let figure = clock["figure"].as_f64().unwrap();
+    assert!(
+        figure / own > 0.5 && figure / own < 2.0,
+        "doctor {figure:.1} ns a read, the test's own {own:.1} ns"
+    );
+}
+
 /// A captured tree (tests/fixtures/sysfs/nvme, made by make.sh) is judged without root: an LVM
 /// volume's path reaches its NVMe disk through a partition, whose queue is the disk's; the
 /// disk's 64 requests hold a run of QD32 and cap one of QD128.
