@@ -14,9 +14,19 @@ use std::time::Duration;
 const CREDITS: f64 = 4_500.0;
 const REFILL: f64 = 1_000.0;
 
+/// Judged on an attempt the product's probe saw quiet (common::judged_when_quiet), or on the
+/// last with its bounds widened by what the host took. A drain whose bucket halfpower could not
+/// read (a host stealing 14 % in CI once left the second drain's seconds too uneven for a step)
+/// must then be one its own host section flags as moved by the host: a figure not given, and
+/// why, is right; a figure given wrong is not.
 #[test]
-#[ignore = "a host stealing 14 % in CI left the second drain no burst of its own: to be judged on a quiet attempt; run by hand"]
 fn a_drained_rested_and_drained_bucket_gives_its_refill() {
+    let _turn = common::measuring();
+    common::judged_when_quiet(2, drained_rested_and_drained);
+}
+
+/// One attempt of [`a_drained_rested_and_drained_bucket_gives_its_refill`].
+fn drained_rested_and_drained(attempt: &mut common::Attempt) -> bool {
     let server = Server::new(64 << 20, Duration::from_micros(500)).bucketed(Bucket {
         credits: CREDITS,
         refill_per_s: REFILL,
@@ -24,12 +34,11 @@ fn a_drained_rested_and_drained_bucket_gives_its_refill() {
     });
     let served = server.served.clone();
     let Some(fs) = mount_fs_with(server, "halfpower-burst", 1) else {
-        return;
+        return true;
     };
     let disk = fs.disk();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("burst.json");
-    let probe = common::HostNoise::start(Duration::from_millis(2));
     let out = common::halfpower()
         .args([
             "experiment",
@@ -46,7 +55,6 @@ fn a_drained_rested_and_drained_bucket_gives_its_refill() {
         .arg(&json)
         .output()
         .unwrap();
-    let noise = probe.stop();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -56,16 +64,31 @@ fn a_drained_rested_and_drained_bucket_gives_its_refill() {
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let f = &doc["finding"];
     let (pause_s, found) = *served.rest.lock().unwrap();
+    if !attempt.quiet() {
+        return false;
+    }
+    let noise = attempt.noise();
     eprintln!(
         "server: paused {pause_s:.3} s, then found {found:.0} credits; halfpower: {f}; host {noise}\n{text}"
     );
     assert_eq!(f["kind"], "burst", "{f}");
+    let rows = doc["rows"].as_array().unwrap();
+    if f["first"].is_null() || f["second"].is_null() {
+        for (i, which) in ["first", "second"].iter().enumerate() {
+            let host = &rows[i]["results"]["host"];
+            assert!(
+                !f[which].is_null() || !host["flags"].as_array().is_none_or(|a| a.is_empty()),
+                "the {which} drain has no bucket, and its host section flags nothing: {host}"
+            );
+        }
+        return true;
+    }
     // Each bound adds the share of the time the host took from a thread (a stalled server
     // serves less in the seconds the burst's level is read from).
     let lost = noise.lost_share();
     let near = |got: f64, want: f64, tol: f64| (got / want - 1.0).abs() <= tol + lost;
     // Both drains ended on their held baselines, not at --time.
-    for row in doc["rows"].as_array().unwrap() {
+    for row in rows {
         assert_eq!(
             row["results"]["steady"]["reached"], true,
             "{}",
@@ -99,4 +122,5 @@ fn a_drained_rested_and_drained_bucket_gives_its_refill() {
     assert!(text.contains("a refill of"), "{text}");
     assert!(text.contains("baseline IOPS"), "{text}");
     assert!(!text.contains("mean µs"), "{text}");
+    true
 }
