@@ -25,49 +25,63 @@ const JIFFY_MS: f64 = 10.0;
 const RUNTIME_MS: f64 = 3000.0;
 
 /// 4k random reads at QD32 for 3 s with bandwidth, IOPS and latency logs averaged over `avg`
-/// ms, by fio 3.33 and by halfpower, at 100, 500 and 1000 ms. The depth covers a 16-ms round
-/// trip at the cap, so the suite's other tests delaying the wake-ups on the loop's path do not
-/// take either tool off it (a closed loop reaches a cap only while its depth covers the round
-/// trip).
+/// ms, by fio 3.33 and by halfpower, at 100, 500 and 1000 ms, each period on its own throttled
+/// loop device at the same time (each device is its own cap, and a throttled run takes little
+/// CPU). The depth covers a 16-ms round trip at the cap, so the suite's other tests delaying
+/// the wake-ups on the loop's path do not take either tool off it (a closed loop reaches a cap
+/// only while its depth covers the round trip).
 #[test]
 fn averaged_logs_at_any_period_are_fios() {
     let _turn = crate::common::measuring();
-    for avg in [100u64, 500, 1000] {
-        let Some(t) = Throttled::new(&format!("fioavg{avg}"), 400_000_000, 2000, |dev| {
-            format!(
-                "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\n\
-                 iodepth=32\nruntime=3\ntime_based\nwrite_bw_log=j\nwrite_iops_log=j\n\
-                 write_lat_log=j\nlog_avg_msec={avg}\n"
-            )
-        }) else {
-            return;
-        };
-        common::judged_when_quiet(2, |attempt| {
-            let (fio_dir, hp_dir, names, json) = run_both_json(&t);
-            assert_eq!(
-                names,
-                [
-                    "j_bw.1.log",
-                    "j_clat.1.log",
-                    "j_iops.1.log",
-                    "j_lat.1.log",
-                    "j_slat.1.log"
-                ]
-            );
-            if !attempt.quiet() {
-                return false;
+    std::thread::scope(|s| {
+        let periods: Vec<_> = [100u64, 500, 1000]
+            .into_iter()
+            .map(|avg| s.spawn(move || averaged_every(avg)))
+            .collect();
+        for p in periods {
+            if let Err(e) = p.join() {
+                std::panic::resume_unwind(e);
             }
-            let quiet = attempt.noise().quiet();
-            let logs = Logs {
-                avg: avg as f64,
-                fio: Tool::read(&fio_dir, &json[0]),
-                hp: Tool::read(&hp_dir, &json[1]),
-            };
-            eprintln!("every {avg} ms:\n{}", logs.report());
-            logs.judge(&attempt.noise(), quiet);
-            true
-        });
-    }
+        }
+    });
+}
+
+/// [`averaged_logs_at_any_period_are_fios`] at one period, `avg` ms.
+fn averaged_every(avg: u64) {
+    let Some(t) = Throttled::new(&format!("fioavg{avg}"), 400_000_000, 2000, |dev| {
+        format!(
+            "[j]\nfilename={dev}\nrw=randread\nbs=4k\ndirect=1\nioengine=io_uring\n\
+             iodepth=32\nruntime=3\ntime_based\nwrite_bw_log=j\nwrite_iops_log=j\n\
+             write_lat_log=j\nlog_avg_msec={avg}\n"
+        )
+    }) else {
+        return;
+    };
+    common::judged_when_quiet(2, |attempt| {
+        let (fio_dir, hp_dir, names, json) = run_both_json(&t);
+        assert_eq!(
+            names,
+            [
+                "j_bw.1.log",
+                "j_clat.1.log",
+                "j_iops.1.log",
+                "j_lat.1.log",
+                "j_slat.1.log"
+            ]
+        );
+        if !attempt.quiet() {
+            return false;
+        }
+        let quiet = attempt.noise().quiet();
+        let logs = Logs {
+            avg: avg as f64,
+            fio: Tool::read(&fio_dir, &json[0]),
+            hp: Tool::read(&hp_dir, &json[1]),
+        };
+        eprintln!("every {avg} ms:\n{}", logs.report());
+        logs.judge(&attempt.noise(), quiet);
+        true
+    });
 }
 
 /// The phase of a tool's slices in its periods: the median, over its latency rows but the
