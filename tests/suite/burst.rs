@@ -124,3 +124,70 @@ fn drained_rested_and_drained(attempt: &mut common::Attempt) -> bool {
     assert!(!text.contains("mean µs"), "{text}");
     true
 }
+
+/// A bucket of bytes (a volume sold in MB/s credits): the FUSE disk charges a credit per KiB,
+/// 112 000 KiB at the start, refilled at 32 000 KiB a second, and serves one request at a time
+/// in 0.5 ms while it holds the credits. Random reads of 4 KiB and 64 KiB, half each (34 KiB
+/// on average), at QD4 take about 1900 a second, 64 000 KiB/s, so they drain it in about 3.5 s;
+/// then the disk serves at the refill's pace in bytes, so the baseline is the refill,
+/// 32 000 KiB/s (32.8 MB/s), whatever the requests' mix, and the credits spent are the
+/// 112 000 KiB it held. Each bound adds the share of the time the host took.
+#[test]
+fn a_bucket_of_bytes_reports_its_baseline_and_credits_in_bytes() {
+    const KIB_CREDITS: f64 = 112_000.0;
+    const KIB_REFILL: f64 = 32_000.0;
+    let _turn = common::measuring();
+    common::judged_when_quiet(2, |attempt| {
+        let server = Server::new(64 << 20, Duration::from_micros(500)).bucketed(Bucket {
+            credits: KIB_CREDITS,
+            refill_per_s: KIB_REFILL,
+            per_kib: true,
+        });
+        let Some(fs) = mount_fs_with(server, "halfpower-bytes", 1) else {
+            return true;
+        };
+        let disk = fs.disk();
+        let doc = common::run_json(&[
+            "run",
+            disk.as_str(),
+            "--rw",
+            "randread",
+            "--bs",
+            "4k/50:64k/50",
+            "--qd",
+            "4",
+            "--time",
+            "8s",
+            "--warmup",
+            "0",
+        ]);
+        if !attempt.quiet() {
+            return false;
+        }
+        let lost = attempt.noise().lost_share();
+        let b = &doc["results"]["bucket"];
+        eprintln!("halfpower: {b}; host {}", attempt.noise());
+        let near = |got: f64, want: f64, tol: f64| (got / want - 1.0).abs() <= tol + lost;
+        assert!(
+            near(num(b, "baseline_bytes_per_s"), KIB_REFILL * 1024.0, 0.05),
+            "baseline {} B/s against {}",
+            b["baseline_bytes_per_s"],
+            KIB_REFILL * 1024.0
+        );
+        assert!(
+            near(num(b, "credits_bytes"), KIB_CREDITS * 1024.0, 0.15),
+            "credits {} B against {}",
+            b["credits_bytes"],
+            KIB_CREDITS * 1024.0
+        );
+        // The burst is faster than the baseline in bytes, as the disk's own 0.5 ms a request
+        // allows: at most a request of the mix's mean size (34 KiB) each 0.5 ms.
+        let most = 2000.0 * 34.0 * 1024.0;
+        assert!(
+            num(b, "burst_bytes_per_s") > num(b, "baseline_bytes_per_s")
+                && num(b, "burst_bytes_per_s") <= most * (1.0 + lost),
+            "{b}"
+        );
+        true
+    });
+}
