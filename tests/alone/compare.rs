@@ -61,21 +61,28 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
         let Some(throttle) = Throttle::new("compare") else {
             return true;
         };
-        let Some(lo) = LoopDev::new("compare", 64 << 20) else {
+        // Each set of runs on its own loop device with its own cap, the three at once: a
+        // throttled run takes little CPU, and each device is its own cap.
+        let devs: Vec<LoopDev> = ["a", "b", "c"]
+            .iter()
+            .filter_map(|t| LoopDev::new(&format!("compare-{t}"), 64 << 20))
+            .collect();
+        if devs.len() < 3 {
             return true;
-        };
+        }
         let dir = tempfile::tempdir().unwrap();
         let (a, b, c) = (
             dir.path().join("a.json"),
             dir.path().join("b.json"),
             dir.path().join("c.json"),
         );
-        throttle.limit(&lo.dev, 0, 2000);
-        runs(&throttle, lo.path(), &a);
-        throttle.limit(&lo.dev, 0, 3000);
-        runs(&throttle, lo.path(), &b);
-        throttle.limit(&lo.dev, 0, 2000);
-        runs(&throttle, lo.path(), &c);
+        std::thread::scope(|s| {
+            for ((lo, json), cap) in devs.iter().zip([&a, &b, &c]).zip([2000, 3000, 2000]) {
+                throttle.limit(&lo.dev, 0, cap);
+                let throttle = &throttle;
+                s.spawn(move || runs(throttle, lo.path(), json));
+            }
+        });
         if !attempt.quiet() {
             return false;
         }
@@ -127,8 +134,8 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
     });
 }
 
-/// One 2-s run of random 4k reads at QD4 on `dev`, capped by the throttle at `iops`; its
-/// document.
+/// One 2-s run of random 4k reads at QD4 on `lo`, capped by the throttle at `iops`, written to
+/// `json`; its document.
 fn one_run(throttle: &Throttle, lo: &LoopDev, iops: u64, json: &std::path::Path) -> Value {
     throttle.limit(&lo.dev, 0, iops);
     let out = throttle
@@ -175,21 +182,35 @@ fn one_repeated_side_lends_its_spread_to_the_single_run() {
         let Some(throttle) = Throttle::new("compare-one") else {
             return true;
         };
-        let Some(lo) = LoopDev::new("compare-one", 64 << 20) else {
-            return true;
-        };
         let dir = tempfile::tempdir().unwrap();
         let path = |n: &str| dir.path().join(n);
-        let docs: Vec<Value> = [1000, 2000, 3000]
-            .iter()
-            .map(|&cap| one_run(&throttle, &lo, cap, &path(&format!("a{cap}.json"))))
+        // Each run on its own loop device with its own cap, all five at once (a throttled run
+        // takes little CPU, and each device is its own cap).
+        let caps = [1000u64, 2000, 3000, 2900, 8000];
+        let names = ["a1000.json", "a2000.json", "a3000.json", "b.json", "c.json"];
+        let devs: Vec<LoopDev> = (0..caps.len())
+            .filter_map(|i| LoopDev::new(&format!("compare-one-{i}"), 64 << 20))
             .collect();
+        if devs.len() < caps.len() {
+            return true;
+        }
+        let mut docs: Vec<Value> = std::thread::scope(|s| {
+            let runs: Vec<_> = devs
+                .iter()
+                .zip(caps)
+                .zip(names)
+                .map(|((lo, cap), name)| {
+                    let (throttle, json) = (&throttle, path(name));
+                    s.spawn(move || one_run(throttle, lo, cap, &json))
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        docs.truncate(3);
         let runs: Vec<&Value> = docs.iter().map(|d| &d["results"]).collect();
         let mut a = docs[0].clone();
         a["repeat"] = serde_json::json!({ "runs": runs, "figures": [] });
         std::fs::write(path("a.json"), serde_json::to_vec(&a).unwrap()).unwrap();
-        one_run(&throttle, &lo, 2900, &path("b.json"));
-        one_run(&throttle, &lo, 8000, &path("c.json"));
         if !attempt.quiet() {
             return false;
         }
