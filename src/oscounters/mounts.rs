@@ -84,12 +84,8 @@ pub fn parse(text: &str) -> Vec<Mount> {
 /// Where the mount table is read from: DIR/proc/self/mountinfo under `HALFPOWER_SYSFS=DIR`
 /// (None when the capture has none), else /proc/self/mountinfo.
 pub fn table_path() -> Option<PathBuf> {
-    if crate::oscounters::sysfs::overridden() {
-        let p = crate::oscounters::sysfs::root().join("proc/self/mountinfo");
-        p.exists().then_some(p)
-    } else {
-        Some(PathBuf::from("/proc/self/mountinfo"))
-    }
+    let p = crate::oscounters::sysfs::proc_root().join("self/mountinfo");
+    (!crate::oscounters::sysfs::overridden() || p.exists()).then_some(p)
 }
 
 /// Reads the mount table from [`table_path`]; empty when there is none.

@@ -38,15 +38,6 @@ pub struct Placement {
     pub node_cpus: Vec<usize>,
 }
 
-/// procfs: `HALFPOWER_SYSFS/proc` under a capture, else /proc.
-fn proc_root() -> PathBuf {
-    if super::sysfs::overridden() {
-        super::sysfs::root().join("proc")
-    } else {
-        PathBuf::from("/proc")
-    }
-}
-
 /// A CPU list (`0-3,8`, mq's `0, 1`).
 fn cpus(text: &str) -> Vec<usize> {
     match text.parse::<crate::affinity::Affinity>() {
@@ -96,7 +87,7 @@ pub fn read(tree: &Tree, name: &str, worker_cpus: &[usize]) -> Placement {
             text: Some(text),
         })
     });
-    let proc = proc_root();
+    let proc = super::sysfs::proc_root();
     let names = std::fs::read_to_string(proc.join("interrupts"))
         .map(|t| irq_names(&t))
         .unwrap_or_default();

@@ -45,6 +45,16 @@ pub fn overridden() -> bool {
     std::env::var_os(SYSFS_ENV).is_some_and(|v| !v.is_empty())
 }
 
+/// procfs as a capture keeps it: `HALFPOWER_SYSFS/proc` under a capture (`path --capture`
+/// writes its mountinfo there), else /proc.
+pub fn proc_root() -> PathBuf {
+    if overridden() {
+        root().join("proc")
+    } else {
+        PathBuf::from("/proc")
+    }
+}
+
 /// `root()/class/block/NAME` for a name in diskstats spelling.
 fn class_block(name: &str) -> PathBuf {
     root().join("class/block").join(sysfs_name(name))

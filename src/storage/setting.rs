@@ -108,11 +108,6 @@ impl Changed {
         Ok(c)
     }
 
-    /// The files and their values as found, in the order they are put back.
-    pub fn found(&self) -> &[(PathBuf, String)] {
-        &self.found
-    }
-
     /// Sets `file` to `value` and reads it back, as the fix's command would: what the kernel
     /// resets with it (a scheduler's own `nr_requests`, writeback throttling) is the fix's too.
     pub fn set(&self, file: &Path, value: &str) -> crate::Result<()> {
@@ -174,7 +169,7 @@ mod tests {
         }
         let c = Changed::guard(&[q.join("read_ahead_kb"), q.join("scheduler")]).unwrap();
         let names: Vec<_> = c
-            .found()
+            .found
             .iter()
             .map(|(p, v)| (p.file_name().unwrap().to_str().unwrap(), v.as_str()))
             .collect();

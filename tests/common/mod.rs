@@ -226,6 +226,21 @@ pub fn num(v: &serde_json::Value, path: &str) -> f64 {
         .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
 }
 
+/// `halfpower report JSON -o JSON.html`, which must succeed; the page.
+pub fn report_page(json: &Path) -> String {
+    let html = json.with_extension("html");
+    halfpower()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    std::fs::read_to_string(&html).unwrap()
+}
+
 /// Runs halfpower with exactly `args`, asserts success, and returns stdout as text.
 pub fn stdout_text(args: &[&str]) -> String {
     let out = halfpower().args(args).output().unwrap();

@@ -46,17 +46,7 @@ fn runs_of_different_workloads_are_compared_with_a_warning_naming_the_difference
         "{kept:?}"
     );
     // The report says it too, in the same words.
-    let html = dir.path().join("c.html");
-    halfpower()
-        .args([
-            "report",
-            json.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .assert()
-        .success();
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = crate::common::report_page(&json);
     assert!(page.contains("A and B ran different workloads (rw randread in A"));
     // The same workload: no warning.
     let same = halfpower().args(["compare", RUN, RUN]).output().unwrap();

@@ -38,6 +38,16 @@ pub fn read(dev: &str, attr: &str) -> String {
     }
 }
 
+/// Whether `dev`'s queue offers bfq (said as unavailable, failing in CI, when not).
+pub fn offers_bfq(dev: &str) -> bool {
+    let offered = std::fs::read_to_string(queue_file(dev, "scheduler")).unwrap();
+    let yes = offered.contains("bfq");
+    if !yes {
+        common::unavailable("the bfq scheduler (CONFIG_IOSCHED_BFQ)");
+    }
+    yes
+}
+
 pub fn values(dev: &str) -> BTreeMap<&'static str, String> {
     ATTRS.iter().map(|a| (*a, read(dev, a))).collect()
 }
@@ -101,9 +111,7 @@ fn eight_planted_settings_are_each_flagged_with_their_file() {
     };
     let name = lo.name();
     let before = values(&name);
-    let offered = std::fs::read_to_string(queue_file(&name, "scheduler")).unwrap();
-    if !offered.contains("bfq") {
-        common::unavailable("the bfq scheduler (CONFIG_IOSCHED_BFQ)");
+    if !offers_bfq(&name) {
         return;
     }
     // bfq first: switching the scheduler resets nr_requests. read_ahead_kb last: a write to
@@ -236,34 +244,46 @@ fn the_clock_reads_cost_is_what_the_tests_own_reads_cost() {
     );
 }
 
+/// `doctor ARGS --json -` on the captured NVMe tree (tests/fixtures/sysfs/nvme, made by
+/// make.sh); it must succeed.
+fn captured_doctor(args: &[&str]) -> Value {
+    let out = common::halfpower()
+        .env("HALFPOWER_SYSFS", NVME_TREE)
+        .arg("doctor")
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The captured NVMe tree.
+const NVME_TREE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysfs/nvme");
+
+/// The check of `kind` on `device` in a doctor's JSON.
+fn check_of(doc: &Value, kind: &str, device: &str) -> Value {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == kind && c["device"] == device)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {kind} on {device}: {}", doc["checks"]))
+}
+
 /// A captured tree (tests/fixtures/sysfs/nvme, made by make.sh) is judged without root: an LVM
 /// volume's path reaches its NVMe disk through a partition, whose queue is the disk's; the
 /// disk's 64 requests hold a run of QD32 and cap one of QD128.
 #[test]
 fn a_captured_nvme_tree_is_judged_for_the_depth_asked() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysfs/nvme");
-    let doctor = |qd: &str| {
-        let out = common::halfpower()
-            .env("HALFPOWER_SYSFS", root)
-            .args(["doctor", "dm-0", "--qd", qd, "--json", "-"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()
-    };
-    let nr = |doc: &Value| {
-        doc["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["kind"] == "nr-requests" && c["device"] == "nvme0n1")
-            .cloned()
-            .unwrap()
-    };
+    let root = NVME_TREE;
+    let doctor = |qd: &str| captured_doctor(&["dm-0", "--qd", qd]);
+    let nr = |doc: &Value| check_of(doc, "nr-requests", "nvme0n1");
     let shallow = doctor("32");
     assert_eq!(
         shallow["targets"][0]["devices"],
@@ -291,27 +311,9 @@ fn a_captured_nvme_tree_is_judged_for_the_depth_asked() {
 /// as the fix.
 #[test]
 fn a_captured_nvme_disks_interrupts_and_node_are_judged_for_the_workers_cpu() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sysfs/nvme");
-    let out = common::halfpower()
-        .env("HALFPOWER_SYSFS", root)
-        .args(["doctor", "nvme0n1", "--affinity", "0", "--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let check = |kind: &str| {
-        doc["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["kind"] == kind && c["device"] == "nvme0n1")
-            .cloned()
-            .unwrap_or_else(|| panic!("no {kind}: {}", doc["checks"]))
-    };
+    let root = NVME_TREE;
+    let doc = captured_doctor(&["nvme0n1", "--affinity", "0"]);
+    let check = |kind: &str| check_of(&doc, kind, "nvme0n1");
     let irq = check("irq-affinity");
     assert_eq!(
         (&irq["verdict"], &irq["value"], &irq["wanted"]),
@@ -389,18 +391,9 @@ fn run_warns_once(attr: &str, value: &str, kind: &str, qd: &str) {
     assert_eq!(values(&name), before);
     // The report has a section for it, with the file and the fix.
     let dir = tempfile::tempdir().unwrap();
-    let (json, html) = (dir.path().join("run.json"), dir.path().join("run.html"));
+    let json = dir.path().join("run.json");
     std::fs::write(&json, &out.stdout).unwrap();
-    common::halfpower()
-        .args([
-            "report",
-            json.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .assert()
-        .success();
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_page(&json);
     let setup = &page[page.find("<h2>Setup</h2>").expect("a Setup section")..];
     assert!(setup.contains(&queue_file(&name, attr)), "{setup}");
 }

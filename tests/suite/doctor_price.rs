@@ -3,7 +3,7 @@
 //! time, bfq against none on a loop device over RAM), and every setting back as found
 //! afterwards, also when the pricing is stopped halfway by one Ctrl-C or two.
 
-use super::doctor::{Planted, queue_file, read, values};
+use super::doctor::{Planted, offers_bfq, queue_file, read, values};
 use crate::common;
 use common::fuse::{Server, mount_fs_with};
 use common::{LoopDev, Throttle};
@@ -287,11 +287,7 @@ fn a_scheduler_is_priced_as_the_tests_own_runs_say() {
         return;
     };
     let name = disk.lo.name();
-    if !std::fs::read_to_string(queue_file(&name, "scheduler"))
-        .unwrap()
-        .contains("bfq")
-    {
-        common::unavailable("the bfq scheduler (CONFIG_IOSCHED_BFQ)");
+    if !offers_bfq(&name) {
         return;
     }
     let _turn = common::measuring();
@@ -341,11 +337,7 @@ fn pricing_stopped_halfway_puts_every_setting_back() {
         return;
     };
     let name = lo.name();
-    if !std::fs::read_to_string(queue_file(&name, "scheduler"))
-        .unwrap()
-        .contains("bfq")
-    {
-        common::unavailable("the bfq scheduler (CONFIG_IOSCHED_BFQ)");
+    if !offers_bfq(&name) {
         return;
     }
     let _turn = common::measuring();

@@ -527,17 +527,7 @@ fn a_run_puts_its_rates_and_its_cpu_beside_the_limits() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("p.json");
     std::fs::write(&json, serde_json::to_string(&v).unwrap()).unwrap();
-    let html = dir.path().join("p.html");
-    halfpower()
-        .args([
-            "report",
-            json.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .assert()
-        .success();
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report_page(&json);
     for want in ["application", "ata1", "tightest", "measured", "600 MB/s"] {
         assert!(page.contains(want), "{want} missing from the report");
     }

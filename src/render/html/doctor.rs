@@ -2,10 +2,23 @@
 //! reason, and each price measured (`--price`).
 
 use super::{Definition, esc, table};
-use crate::model::doctor::Verdict;
+use crate::model::doctor::{Check, Verdict};
 use crate::model::{Document, Input};
 use crate::render::text::doctor::{finding, fix, label, priced, scope};
 use std::fmt::Write;
+
+/// A check's row after its `first` cell: setting, where, value, wanted, file, fix.
+fn row(first: String, c: &Check) -> Vec<String> {
+    vec![
+        first,
+        label(c.kind).to_string(),
+        scope(&c.scope),
+        c.value.clone().unwrap_or_default(),
+        c.wanted.clone(),
+        c.file.clone(),
+        c.fix.as_ref().map(fix).unwrap_or_default(),
+    ]
+}
 
 /// The section of every doctor input.
 pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
@@ -18,17 +31,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         let rows: Vec<Vec<String>> = r
             .checks
             .iter()
-            .map(|c| {
-                vec![
-                    format!("{:?}", c.verdict).to_lowercase(),
-                    label(c.kind).to_string(),
-                    scope(&c.scope),
-                    c.value.clone().unwrap_or_default(),
-                    c.wanted.clone(),
-                    c.file.clone(),
-                    c.fix.as_ref().map(fix).unwrap_or_default(),
-                ]
-            })
+            .map(|c| row(format!("{:?}", c.verdict).to_lowercase(), c))
             .collect();
         out.push_str(&table(
             &[
@@ -51,22 +54,14 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
 pub fn setup_section(inputs: &[Input], labels: &[String]) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
     for (i, name) in inputs.iter().zip(labels) {
-        let mut seen: Vec<&crate::model::doctor::Check> = Vec::new();
+        let mut seen: Vec<&Check> = Vec::new();
         for h in i.doc.hosts() {
             for c in h.results.map(|r| r.setup.as_slice()).unwrap_or_default() {
                 if seen.iter().any(|s| s.kind == c.kind && s.file == c.file) {
                     continue;
                 }
                 seen.push(c);
-                rows.push(vec![
-                    name.clone(),
-                    label(c.kind).to_string(),
-                    scope(&c.scope),
-                    c.value.clone().unwrap_or_default(),
-                    c.wanted.clone(),
-                    c.file.clone(),
-                    c.fix.as_ref().map(fix).unwrap_or_default(),
-                ]);
+                rows.push(row(name.clone(), c));
             }
         }
     }
