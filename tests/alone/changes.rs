@@ -204,18 +204,9 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
         assert!(near(num(lc, "after"), 2000.0), "{lc} (host {lost:.3})");
 
         // The report marks it on the IOPS chart, with the levels and the cause on hover.
-        let (json, html) = (dir.path().join("c.json"), dir.path().join("c.html"));
+        let json = dir.path().join("c.json");
         std::fs::write(&json, v.to_string()).unwrap();
-        common::halfpower()
-            .args([
-                "report",
-                json.to_str().unwrap(),
-                "-o",
-                html.to_str().unwrap(),
-            ])
-            .assert()
-            .success();
-        let page = std::fs::read_to_string(&html).unwrap();
+        let page = common::report_page(&json);
         let tip = format!(
             "a change at {:.1} s, {:.0} → {:.0}; cause cap",
             num(c, "at_s"),

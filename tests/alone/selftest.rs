@@ -131,17 +131,7 @@ fn every_stated_bound_holds_against_its_known_answers() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("s.json");
     std::fs::write(&json, &out.stdout).unwrap();
-    let html = dir.path().join("s.html");
-    common::halfpower()
-        .args([
-            "report",
-            json.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .assert()
-        .success();
-    let page = std::fs::read_to_string(html).unwrap();
+    let page = common::report_page(&json);
     assert!(
         page.contains("measured within"),
         "no statement in the report"
