@@ -184,7 +184,12 @@ mod tests {
         )
         .unwrap();
         assert!((p.ratio - 0.62).abs() < 1e-9, "{p:?}");
-        assert!(p.low < 0.62 && p.high > 0.62 && p.measurable(), "{p:?}");
+        // Worked by hand: each side's variance of its mean 1/3; relative variance
+        // (1/3)/100² + (1/3)/62² = 1.2005e-4; Welch's degrees of freedom (2/3)² / (2 (1/3)² / 2)
+        // = 4, t(4, 97.5 %) = 2.776; half-width 2.776 × 0.62 × √1.2005e-4 = 0.01886.
+        assert!((p.low - 0.60114).abs() < 2e-4, "{p:?}");
+        assert!((p.high - 0.63886).abs() < 2e-4, "{p:?}");
+        assert!(p.measurable(), "{p:?}");
         let same = price(PriceFigure::Iops, 32, vec![99.0, 101.0], vec![101.0, 99.0]).unwrap();
         assert!(!same.measurable(), "{same:?}");
         assert!(price(PriceFigure::Iops, 32, vec![1.0], vec![1.0]).is_none());
