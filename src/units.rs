@@ -1,8 +1,10 @@
-//! Parsing and printing of the two units users type: sizes (powers of two) and durations.
+//! Parsing and printing of the units users type, one parser per kind of quantity: sizes
+//! (powers of two), durations and throughputs (powers of ten).
 //!
 //! Sizes follow the storage convention of request sizes: `4k` = 4 KiB = 4096 bytes, `1m` = 1 MiB.
-//! Throughput, by contrast, is always printed in MB/s = 10^6 bytes/s (the seeds' MBps); that lives
-//! in the renderers (`render`), not here.
+//! Throughput, by contrast, is MB/s = 10^6 bytes/s (the seeds' MBps) wherever it is typed or
+//! printed: `40m` as a rate is 40 MB/s; a unit written out (`MB/s`, `MiB/s`, `GB/s`) is taken
+//! as written.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -16,21 +18,22 @@ pub struct ByteSize(pub u64);
 impl FromStr for ByteSize {
     type Err = String;
 
+    /// A whole or decimal number with an optional suffix: `4k`, `1.5m` (1536 KiB), `64KiB`;
+    /// the bytes it names must be whole.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        let lower = t.to_ascii_lowercase();
-        let digits_end = lower
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(lower.len());
-        let (num, unit) = lower.split_at(digits_end);
-        let accepted = "a whole number with an optional suffix k, m, g or t (powers of 1024), e.g. 4k, 1m, 10g";
-        if num.is_empty() {
-            return Err(format!("'{s}' is not a size: use {accepted}"));
+        let accepted = "a number with an optional suffix k, m, g or t (KiB, MiB, GiB, TiB: \
+                        powers of 1024), e.g. 4k, 1m, 1.5g, 10g";
+        let lower = s.trim().to_ascii_lowercase();
+        if lower.starts_with('-') {
+            return Err(format!(
+                "'{s}' is negative: a size is 0 or more: use {accepted}"
+            ));
         }
-        let n: u64 = num
-            .parse()
-            .map_err(|_| format!("'{s}' is too large a size: use {accepted}"))?;
-        let shift = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        let end = lower
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(lower.len());
+        let (num, unit) = lower.split_at(end);
+        let shift = match unit.trim().trim_end_matches("ib").trim_end_matches('b') {
             "" => 0,
             "k" => 10,
             "m" => 20,
@@ -42,9 +45,33 @@ impl FromStr for ByteSize {
                 ));
             }
         };
-        n.checked_mul(1u64 << shift)
-            .map(ByteSize)
-            .ok_or_else(|| format!("'{s}' is too large a size: use {accepted}"))
+        let too_large = || format!("'{s}' is too large a size: use {accepted}");
+        if !num.contains('.') {
+            let n: u64 = match num.parse() {
+                Ok(n) => n,
+                Err(_) if num.is_empty() => {
+                    return Err(format!("'{s}' is not a size: use {accepted}"));
+                }
+                Err(_) => return Err(too_large()),
+            };
+            return n
+                .checked_mul(1u64 << shift)
+                .map(ByteSize)
+                .ok_or_else(too_large);
+        }
+        let n: f64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a size: use {accepted}"))?;
+        let bytes = n * (1u64 << shift) as f64;
+        if bytes >= u64::MAX as f64 {
+            return Err(too_large());
+        }
+        if bytes.fract() != 0.0 {
+            return Err(format!(
+                "'{s}' is not a whole number of bytes ({bytes}): use {accepted}"
+            ));
+        }
+        Ok(ByteSize(bytes as u64))
     }
 }
 
@@ -174,8 +201,12 @@ impl FromStr for Rate {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let accepted = "a throughput above zero such as 550MB/s, 1.2GB/s or 800MiB/s (a bare number is MB/s = 10^6 bytes/s)";
+        let accepted = "a throughput above zero such as 550MB/s, 1.2GB/s, 800MiB/s or 40m \
+                        (k, m, g: 10^3, 10^6, 10^9 bytes/s; a bare number is MB/s = 10^6 bytes/s)";
         let t = s.trim();
+        if t.starts_with('-') {
+            return Err(format!("'{s}' is negative: use {accepted}"));
+        }
         let end = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(t.len());
@@ -183,8 +214,9 @@ impl FromStr for Rate {
         let n: f64 = num
             .parse()
             .map_err(|_| format!("'{s}' is not a throughput: use {accepted}"))?;
-        let unit = unit.trim().trim_end_matches("/s").trim_end_matches("ps");
-        let scale = match unit.to_ascii_lowercase().as_str() {
+        let unit = unit.trim().to_ascii_lowercase();
+        let unit = unit.trim_end_matches("/s").trim_end_matches("ps");
+        let scale = match unit {
             "" | "mb" | "m" => 1e6,
             "b" => 1.0,
             "kb" | "k" => 1e3,
@@ -205,6 +237,46 @@ impl fmt::Display for Rate {
     /// Prints MB/s (10^6 bytes per second).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}MB/s", self.0 / 1e6)
+    }
+}
+
+/// A number above zero, or why not, with `accepted` said after the value.
+fn above_zero(s: &str, accepted: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(v) if v < 0.0 => Err(format!("'{s}' is negative: use {accepted}")),
+        _ => Err(format!("'{s}' is not {accepted}")),
+    }
+}
+
+/// A percentage above zero, such as a threshold: `2`, `0.5`, `2%`.
+pub fn percent(s: &str) -> Result<f64, String> {
+    above_zero(s, "a percentage above 0, e.g. 2 or 0.5")
+}
+
+/// A factor above zero, such as a speed: `2` (twice as fast), `0.5`.
+pub fn factor(s: &str) -> Result<f64, String> {
+    above_zero(s, "a factor above 0, e.g. 2 or 0.5")
+}
+
+/// A count typed as a whole number, 0 or more: `--qd 8`, `--rate-iops 2000`.
+pub fn count<T: FromStr>(s: &str) -> Result<T, String> {
+    let accepted = "a whole number, 0 or more, e.g. 8";
+    if s.trim().starts_with('-') {
+        return Err(format!("'{s}' is negative: use {accepted}"));
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not {accepted} (or is too large)"))
+}
+
+/// A whole percentage from 0 to 100: `--read-pct 70`.
+pub fn whole_pct(s: &str) -> Result<u8, String> {
+    let accepted = "a whole percentage from 0 to 100, e.g. 70";
+    match s.trim().trim_end_matches('%').parse::<i64>() {
+        Ok(v) if (0..=100).contains(&v) => Ok(v as u8),
+        Ok(_) => Err(format!("'{s}' is outside 0 to 100: use {accepted}")),
+        Err(_) => Err(format!("'{s}' is not {accepted}")),
     }
 }
 
@@ -253,9 +325,52 @@ mod tests {
         assert_eq!("8.5MBps".parse::<Rate>().unwrap().0, 8.5e6);
         assert_eq!("1.2 GB/s".parse::<Rate>().unwrap().0, 1.2e9);
         assert_eq!("800MiB/s".parse::<Rate>().unwrap().0, 800.0 * 1048576.0);
+        // A rate's suffix is decimal, as its unit is: 40m is 40 MB/s, not 40 MiB/s.
+        assert_eq!("40m".parse::<Rate>().unwrap().0, 40e6);
+        assert_eq!("1.5m".parse::<Rate>().unwrap().0, 1.5e6);
+        assert_eq!("40 MB/s".parse::<Rate>().unwrap().0, 40e6);
+        assert_eq!("3.5GB/s".parse::<Rate>().unwrap().0, 3.5e9);
+        let neg = "-5".parse::<Rate>().unwrap_err();
+        assert!(neg.starts_with("'-5' is negative"), "{neg}");
         for bad in ["", "fast", "0", "-5MB/s", "5 furlongs/s", "1.2.3"] {
             let err = bad.parse::<Rate>().unwrap_err();
             assert!(err.contains("550MB/s"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn counts_and_whole_percentages_say_what_they_take() {
+        assert_eq!((count::<u32>("8"), whole_pct("70%")), (Ok(8), Ok(70)));
+        let err = count::<u64>("-5").unwrap_err();
+        assert_eq!(
+            err,
+            "'-5' is negative: use a whole number, 0 or more, e.g. 8"
+        );
+        assert!(
+            count::<u32>("1.5")
+                .unwrap_err()
+                .contains("whole number, 0 or more")
+        );
+        assert!(count::<u8>("300").unwrap_err().contains("too large"));
+        for bad in ["101", "-1", "x"] {
+            assert!(
+                whole_pct(bad).unwrap_err().contains("from 0 to 100"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn percentages_and_factors_are_above_zero() {
+        assert_eq!(
+            (percent("2"), percent("0.5%"), factor("2")),
+            (Ok(2.0), Ok(0.5), Ok(2.0))
+        );
+        for bad in ["-3", "0", "x", "", "inf", "NaN"] {
+            let err = percent(bad).unwrap_err();
+            assert!(err.starts_with(&format!("'{bad}' is")), "{err}");
+            assert!(err.contains("a percentage above 0"), "{err}");
+            assert!(factor(bad).unwrap_err().contains("a factor above 0"));
         }
     }
 
@@ -268,6 +383,12 @@ mod tests {
         assert_eq!("2g".parse::<ByteSize>().unwrap().0, 2 << 30);
         assert_eq!("512".parse::<ByteSize>().unwrap().0, 512);
         assert_eq!("0".parse::<ByteSize>().unwrap().0, 0);
+        // Decimals where the bytes come out whole.
+        assert_eq!("1.5k".parse::<ByteSize>().unwrap().0, 1536);
+        assert_eq!("1.5m".parse::<ByteSize>().unwrap().0, 3 << 19);
+        assert_eq!("0.25 GiB".parse::<ByteSize>().unwrap().0, 1 << 28);
+        let neg = "-5m".parse::<ByteSize>().unwrap_err();
+        assert!(neg.starts_with("'-5m' is negative"), "{neg}");
     }
 
     #[test]
@@ -277,8 +398,12 @@ mod tests {
             "k",
             "4q",
             "-1",
-            "1.5k",
+            "-5m",
+            "1.3k",
+            "0.5",
+            "1.2.3",
             "99999999999999999999",
+            "1e30",
             "16777216t",
         ] {
             let err = bad.parse::<ByteSize>().unwrap_err();

@@ -32,10 +32,20 @@ fn compare(measured: f64, typical: f64) -> Relation {
 /// it).
 pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
     let class = target.class.unwrap_or_default();
-    let seq = test(tests, RwMode::Read, Direction::Read, 8).map(|t| t.results.total.mb_per_s);
-    let deep = test(tests, RwMode::Randread, Direction::Read, 32).map(|t| t.results.total.iops);
-    let qd1 = test(tests, RwMode::Randread, Direction::Read, 1).map(|t| t.results.total.iops);
+    let bound = |t: &QuickTest| t.results.limits.iter().any(|l| l.binds);
+    let limited: Vec<usize> = (0..tests.len()).filter(|&i| bound(&tests[i])).collect();
+    let seq_test = test(tests, RwMode::Read, Direction::Read, 8);
+    let deep_test = test(tests, RwMode::Randread, Direction::Read, 32);
+    let qd1_test = test(tests, RwMode::Randread, Direction::Read, 1);
+    let seq = seq_test.map(|t| t.results.total.mb_per_s);
+    let deep = deep_test.map(|t| t.results.total.iops);
+    let qd1 = qd1_test.map(|t| t.results.total.iops);
+    // A limit's figure judged as the device's would mislead: no comparison with the class, and
+    // no QD1 share, where a limit bound either side.
+    let free = |ts: &[Option<&QuickTest>]| !ts.iter().flatten().any(|t| bound(t));
+    let (seq_free, qd_free) = (free(&[seq_test, deep_test]), free(&[qd1_test, deep_test]));
     let typical = match (super::expect::typical(class).peak, seq, deep) {
+        _ if !seq_free => None,
         (Some((ts, ti)), Some(s), Some(d)) => Some(VsTypical {
             seq_mb_s: ts,
             iops: ti,
@@ -44,7 +54,7 @@ pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
         }),
         _ => None,
     };
-    let qd1 = qd1.zip(deep).map(|(one, d)| {
+    let qd1 = qd1.zip(deep).filter(|_| qd_free).map(|(one, d)| {
         let share = one / d.max(f64::MIN_POSITIVE);
         Qd1Reach {
             share,
@@ -66,6 +76,7 @@ pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
         typical,
         qd1,
         on_credits,
+        limited,
     }
 }
 
@@ -114,6 +125,36 @@ mod tests {
             scheduler: None,
             model: None,
         }
+    }
+
+    /// A cap that binds in the deep random reads: their figure is the cap's, so neither the
+    /// class's typical figures nor the QD1 share judge it, and the test is listed.
+    #[test]
+    fn a_test_a_limit_bound_is_not_judged_as_the_device() {
+        use crate::model::policy::{GivenField, LimitReach, PolicyLimit, ReachFrom};
+        let mut tests = vec![
+            t(RwMode::Read, 1 << 20, 8, 540.0, 515.0),
+            t(RwMode::Randread, 4096, 32, 8.2, 2000.0),
+            t(RwMode::Randread, 4096, 1, 8.0, 1950.0),
+        ];
+        let free = finding(&target(Some(DeviceClass::Ssd)), &tests);
+        assert!(free.typical.is_some() && free.qd1.is_some() && free.limited.is_empty());
+        tests[1].results.limits.push(LimitReach {
+            limit: PolicyLimit::Given {
+                target: "/data/halfpower.tst".into(),
+                field: GivenField::Iops,
+                value: 2000.0,
+            },
+            allowed: 2000.0,
+            measured: 2000.0,
+            from: ReachFrom::Run,
+            used: 1.0,
+            throttled_share: None,
+            binds: true,
+        });
+        let f = finding(&target(Some(DeviceClass::Ssd)), &tests);
+        assert_eq!((f.typical, f.qd1, f.limited), (None, None, vec![1]));
+        assert_eq!(f.deep_iops, Some(2000.0), "the figure is still said");
     }
 
     /// An SSD whose QD1 random reads reach 14 % of QD32: it needs parallel requests. (What

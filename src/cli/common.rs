@@ -80,7 +80,7 @@ pub struct FromArg {
     pub path: Option<PathBuf>,
 }
 
-/// `--limit SPEC|@FILE`: one definition for `run`, `sweep` and `path`.
+/// `--limit SPEC|@FILE`: one definition for `run`, `quick`, `sweep`, `scale` and `path`.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct LimitArg {
     /// A limit the OS cannot see, such as a cloud volume's provisioned rate: iops=N (I/Os per

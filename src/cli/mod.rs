@@ -283,6 +283,9 @@ pub struct QuickArgs {
     /// Repetitions.
     #[command(flatten)]
     pub repeat: RepeatArg,
+    /// `--limit`: each test held to them, and the PAP follows the tightest.
+    #[command(flatten)]
+    pub limit: LimitArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -304,7 +307,7 @@ pub struct MonitorArgs {
     )]
     pub interval: Dur,
     /// Stop after this many intervals (default: until Ctrl-C).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::units::count::<u64>)]
     pub count: Option<u64>,
     /// Also write every record to PATH: CSV for a .csv name, JSON lines for .jsonl/.ndjson/.json.
     #[arg(long, value_name = "PATH")]
@@ -425,6 +428,9 @@ pub struct ScaleArgs {
     /// stripe sets, RAID 0), instead of the targets side by side; a multiple of --bs.
     #[arg(long, value_name = "SIZE")]
     pub stripe: Option<ByteSize>,
+    /// `--limit`: each run alone and each step held to them, and the PAP follows the tightest.
+    #[command(flatten)]
+    pub limit: LimitArg,
     /// The workload each target runs.
     #[command(flatten)]
     pub workload: WorkloadArgs,
@@ -507,8 +513,8 @@ pub struct CompareArgs {
     /// The one compared with it.
     #[arg(value_name = "B.json")]
     pub b: PathBuf,
-    /// The smallest change that counts as significant, % (default 2).
-    #[arg(long, value_name = "PCT", default_value_t = 2.0)]
+    /// The smallest change that counts as significant, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = crate::units::percent)]
     pub threshold: f64,
     /// Output.
     #[command(flatten)]

@@ -79,8 +79,10 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
     let plan = suite(&base, engine)?;
+    let given = super::lower::given_limits(&args.limit, &[path.display().to_string()])?;
     let settings = Settings {
         list: false,
+        limits: given.clone(),
         ..Settings::new((engine, engine_fallback), args.output.quiet)
     };
     let mut session = Session::adopt(vec![scratch], settings, plan.len());
@@ -92,7 +94,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     sanity_warnings(&target_info, &tests, &mut warnings);
     let finding = crate::analysis::quick::finding(&target_info, &tests);
     let seq = finding.seq_mb_s.map(|m| m * 1e6);
-    let pap = super::path::reached(&[path.display().to_string()], 1.0, seq, &[]);
+    let pap = super::path::reached(&[path.display().to_string()], 1.0, seq, &given);
     let report = QuickReport {
         header: Header::new(Kind::Quick, command, utc_now()),
         host: host::read(),

@@ -429,21 +429,25 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
     let layout = layout(&args, w.workload())?;
-    let mut runner = Session::open(
-        // Dealt out: this rank's share of the list; else the whole list, placed per rank.
-        placement.targets(&args.targets, crate::cluster::rank()),
-        std::slice::from_ref(&w),
-        Settings::new((engine, fallback), args.output.quiet),
-        &mut warnings,
-    )?;
-    if let Layout::Stripe(chunk) = layout {
-        check_alignment(runner.targets(), chunk)?;
-    }
     let names: Vec<String> = args
         .targets
         .iter()
         .map(|p| p.display().to_string())
         .collect();
+    let given = super::lower::given_limits(&args.limit, &names)?;
+    let mut runner = Session::open(
+        // Dealt out: this rank's share of the list; else the whole list, placed per rank.
+        placement.targets(&args.targets, crate::cluster::rank()),
+        std::slice::from_ref(&w),
+        Settings {
+            limits: given.clone(),
+            ..Settings::new((engine, fallback), args.output.quiet)
+        },
+        &mut warnings,
+    )?;
+    if let Layout::Stripe(chunk) = layout {
+        check_alignment(runner.targets(), chunk)?;
+    }
     let (alone, mut steps, stacks) = match across {
         Across::Ranks => {
             let (alone, steps) = across_ranks(&mut runner, &w, counts.as_deref(), &mut warnings)?;
@@ -462,7 +466,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
     // Across ranks the path is each host's own: none is reached by the job as one.
     let mut pap = (across == Across::Targets)
-        .then(|| super::path::reached(&names, share, None, &[]))
+        .then(|| super::path::reached(&names, share, None, &given))
         .flatten();
     drop(runner); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();

@@ -96,7 +96,7 @@ pub struct Qd1Reach {
 }
 
 /// What the quick suite found: the figures its verdict is worded from.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct QuickFinding {
     /// Sequential 1 MiB reads at QD8, MB/s (absent when the suite did not run them).
     pub seq_mb_s: Option<f64>,
@@ -111,6 +111,11 @@ pub struct QuickFinding {
     /// suite ran on credits (absent when none did, and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_credits: Option<OnCredits>,
+    /// The tests (indices into `tests`) whose window a limit that is not the device's bound
+    /// (`results.limits`): their figures are the limit's. `typical` and `qd1` are left out when
+    /// they would judge such a figure as the device's. Empty when none; absent in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limited: Vec<usize>,
 }
 
 /// A quick test that ran on a credit bucket (its `results.bucket`).

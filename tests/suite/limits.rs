@@ -383,3 +383,111 @@ fn cpu_count(list: &str) -> u32 {
         })
         .sum()
 }
+
+/// The labels a command's `limit:` line lists after "it binds in ".
+fn bound_in(text: &str, what: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("limit:") && l.contains(what))
+        .unwrap_or_else(|| panic!("no limit line naming {what}:\n{text}"));
+    let (_, labels) = line.split_once("; it binds in ").expect(line);
+    labels.split(", ").map(String::from).collect()
+}
+
+/// `sweep` and `quick` inside a group whose cap of 2000 reads and 2000 writes a second binds
+/// long before the loop device over RAM does: each point or test says its own window's reach
+/// in its JSON, and the text names the cap once, with the runs it binds in, those the JSON
+/// says it binds in. quick's `--limit iops=2000` is held to halfpower's own count of each test.
+#[test]
+fn sweep_and_quick_name_the_cap_and_the_runs_it_binds_in() {
+    let _turn = common::exclusive();
+    let (Some(fs), Some(cg)) = (common::Ext4::new("limits-q", 64 << 20), Throttle::new("lq"))
+    else {
+        return;
+    };
+    cg.limit(&fs.lo.dev, 0, 2000);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let quick_json = dir.path().join("q.json");
+    let sweep = [
+        "sweep",
+        fs.lo.path(),
+        "--rw",
+        "randread",
+        "--bs",
+        "4k",
+        "--qd",
+        "1,8",
+        "--time",
+        "1s",
+        "--warmup",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let (doc, text, _) = ran(cg.command(&sweep), &json);
+    let file = "blkio.throttle.read_iops_device";
+    let binds = |results: &serde_json::Value| {
+        results["limits"].as_array().unwrap().iter().any(|l| {
+            l["binds"] == true
+                && l["limit"]["cap"]["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with(file))
+        })
+    };
+    let points = doc["points"].as_array().unwrap();
+    let said: Vec<String> = points
+        .iter()
+        .filter(|p| binds(&p["results"]))
+        .map(|p| format!("randread 4k QD{}", p["qd"]))
+        .collect();
+    eprintln!("{text}");
+    // Far below the device: the deep point binds at least.
+    assert!(said.contains(&"randread 4k QD8".to_string()), "{said:?}");
+    assert_eq!(bound_in(&text, file), said, "{text}");
+    let quick = [
+        "quick",
+        fs.path(),
+        "--size",
+        "8m",
+        "--time",
+        "1s",
+        "--warmup",
+        "0",
+        "--limit",
+        "iops=2000",
+        "--json",
+        quick_json.to_str().unwrap(),
+    ];
+    let (doc, text, _) = ran(cg.command(&quick), &quick_json);
+    eprintln!("{text}");
+    let tests = doc["tests"].as_array().unwrap();
+    let name = |t: &serde_json::Value| {
+        format!(
+            "{} {}",
+            t["name"].as_str().unwrap(),
+            t["direction"].as_str().unwrap()
+        )
+    };
+    let said: Vec<String> = tests
+        .iter()
+        .filter(|t| binds(&t["results"]))
+        .map(name)
+        .collect();
+    assert!(said.contains(&"RND4K Q32T1 read".to_string()), "{said:?}");
+    assert_eq!(bound_in(&text, file), said, "{text}");
+    // The given limit, against halfpower's own count of each test: it binds where the run
+    // came within 0.9 of it, and the deep random reads, held at 2000 by the cap, do.
+    for t in tests {
+        let g = t["results"]["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["limit"]["kind"] == "given")
+            .unwrap_or_else(|| panic!("no given limit: {t}"));
+        let iops = num(&t["results"], "total.iops");
+        assert_eq!(num(g, "measured"), iops, "{}", name(t));
+        assert_eq!(g["binds"].as_bool(), Some(iops >= 1800.0), "{}", name(t));
+    }
+    assert!(bound_in(&text, "is given 2000 IOPS").contains(&"RND4K Q32T1 read".to_string()));
+}

@@ -22,6 +22,29 @@ pub fn lines(out: &mut String, limits: &[LimitReach]) {
     }
 }
 
+/// One line per limit that binds in any of `points` (a label each, and its window's limits),
+/// for a command of many runs (sweep, quick, scale): the limit as the run that came closest to
+/// it says it, then the runs it binds in. Nothing when none binds.
+pub fn binding_lines(out: &mut String, points: &[(String, &[LimitReach])]) {
+    let mut found: Vec<(&LimitReach, Vec<&str>)> = Vec::new();
+    for (label, limits) in points {
+        for l in limits.iter().filter(|l| l.binds) {
+            match found.iter_mut().find(|(f, _)| f.limit == l.limit) {
+                Some((closest, labels)) => {
+                    labels.push(label);
+                    if l.used > closest.used {
+                        *closest = l;
+                    }
+                }
+                None => found.push((l, vec![label.as_str()])),
+            }
+        }
+    }
+    for (l, labels) in found {
+        let _ = writeln!(out, "{}; it binds in {}", line(l), labels.join(", "));
+    }
+}
+
 /// The credit bucket's line: its burst and baseline with their intervals, the credits spent,
 /// and what the totals are (nothing without a bucket).
 pub fn bucket_line(out: &mut String, b: Option<&Bucket>) {
@@ -32,7 +55,7 @@ pub fn bucket_line(out: &mut String, b: Option<&Bucket>) {
         out,
         "credit bucket: a burst of {:.0} IOPS ±{:.0} ({:.2} MB/s) until {:.1} s, then a baseline \
          of {:.0} IOPS ±{:.0} ({:.2} MB/s); {:.0} I/Os ±{:.0} of credit spent ({:.1} MB); the \
-         totals above blend both, and a longer run tends to the baseline",
+         rows marked blend average both, and a longer run tends to the baseline",
         b.burst_iops,
         b.burst_iops_ci95.half,
         b.burst_bytes_per_s / 1e6,
@@ -146,31 +169,62 @@ mod tests {
     use super::*;
     use crate::model::policy::{CpuQuota, IoCap, ReachFrom};
 
-    #[test]
-    fn each_limit_names_its_file_value_and_verdict() {
-        let file = "/sys/fs/cgroup/blkio/hp/blkio.throttle.read_iops_device";
-        let cap = LimitReach {
+    const FILE: &str = "/sys/fs/cgroup/blkio/hp/blkio.throttle.read_iops_device";
+
+    /// loop3's read cap of 2000 IOPS, reached at `measured` reads a second.
+    fn read_cap(measured: f64) -> LimitReach {
+        LimitReach {
             limit: PolicyLimit::CgroupIo {
                 device: "loop3".into(),
                 cap: IoCap {
                     field: IoField::ReadIops,
                     value: 2000.0,
-                    file: file.into(),
+                    file: FILE.into(),
                     version: CgroupVersion::V1,
                 },
             },
             allowed: 2000.0,
-            measured: 2012.25,
+            measured,
             from: ReachFrom::DeviceCounters,
-            used: 1.006125,
+            used: measured / 2000.0,
             throttled_share: None,
-            binds: true,
-        };
+            binds: measured >= 1800.0,
+        }
+    }
+
+    #[test]
+    fn a_cap_is_said_once_for_the_runs_it_binds_in() {
+        let qd1 = [read_cap(900.0)];
+        let qd8 = [read_cap(1990.0)];
+        let qd32 = [read_cap(2030.0)];
+        let points = [
+            ("QD1".to_string(), &qd1[..]),
+            ("QD8".to_string(), &qd8[..]),
+            ("QD32".to_string(), &qd32[..]),
+        ];
+        let mut out = String::new();
+        binding_lines(&mut out, &points);
+        assert_eq!(
+            out,
+            format!(
+                "limit: loop3 is capped at 2000 reads/s by {FILE} (cgroup v1); the device did \
+                 2030 reads/s (1.01 of it): the cgroup's cap binds, not the device; it binds \
+                 in QD8, QD32\n"
+            )
+        );
+        out.clear();
+        binding_lines(&mut out, &points[..1]);
+        assert!(out.is_empty(), "{out}");
+    }
+
+    #[test]
+    fn each_limit_names_its_file_value_and_verdict() {
+        let cap = read_cap(2012.25);
         let s = line(&cap);
         assert_eq!(
             s,
             format!(
-                "limit: loop3 is capped at 2000 reads/s by {file} (cgroup v1); the device did \
+                "limit: loop3 is capped at 2000 reads/s by {FILE} (cgroup v1); the device did \
                  2012 reads/s (1.01 of it): the cgroup's cap binds, not the device"
             )
         );
@@ -225,8 +279,8 @@ mod tests {
         assert_eq!(
             out,
             "credit bucket: a burst of 1931 IOPS ±10 (7.91 MB/s) until 7.0 s, then a baseline of \
-             500 IOPS ±2 (2.05 MB/s); 10018 I/Os ±18 of credit spent (41.0 MB); the totals above \
-             blend both, and a longer run tends to the baseline\n"
+             500 IOPS ±2 (2.05 MB/s); 10018 I/Os ±18 of credit spent (41.0 MB); the rows marked \
+             blend average both, and a longer run tends to the baseline\n"
         );
     }
 

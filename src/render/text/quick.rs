@@ -75,6 +75,16 @@ pub fn verdict(target: &TargetInfo, f: &QuickFinding) -> String {
             c.baseline_iops
         ));
     }
+    if !f.limited.is_empty() {
+        let tests: Vec<String> = f.limited.iter().map(|i| (i + 1).to_string()).collect();
+        out.push(format!(
+            "a limit that is not the device's bound test{} {}: {} figures are the limit's (the \
+             limit lines name it), not the device's, and are not judged as the device's",
+            if tests.len() == 1 { "" } else { "s" },
+            tests.join(", "),
+            if tests.len() == 1 { "its" } else { "their" }
+        ));
+    }
     out.push(format!(
         "Next: `halfpower sweep {} --rw randread,read` for the half-power point and the knee, \
          `halfpower scale` to see what several such targets share",
@@ -136,6 +146,7 @@ mod tests {
                 needs_parallel: true,
             }),
             on_credits: None,
+            limited: Vec::new(),
         };
         assert_eq!(
             verdict(&target(Some(DeviceClass::Ssd), Some("sda")), &f),
@@ -160,6 +171,7 @@ mod tests {
                 needs_parallel: false,
             }),
             on_credits: None,
+            limited: Vec::new(),
         };
         assert_eq!(
             verdict(&target(None, None), &f),
@@ -197,6 +209,18 @@ mod tests {
             v.contains(
                 "Test 2 ran on a credit bucket: 1931 IOPS until 7.0 s, then a baseline of 500 \
                  IOPS; its figures blend both"
+            ),
+            "{v}"
+        );
+        let capped = QuickFinding {
+            limited: vec![2, 3],
+            ..QuickFinding::default()
+        };
+        let v = verdict(&target(None, None), &capped);
+        assert!(
+            v.contains(
+                "A limit that is not the device's bound tests 3, 4: their figures are the \
+                 limit's (the limit lines name it), not the device's"
             ),
             "{v}"
         );

@@ -14,7 +14,7 @@ fn lat(us: f64) -> String {
 
 fn dir_row(out: &mut String, name: &str, dir: &str, d: &DirSummary, cpu_us_per_io: Option<f64>) {
     let cpu = cpu_us_per_io.map_or(String::from("-"), |c| format!("{c:.2}"));
-    let _ = writeln!(
+    let _ = write!(
         out,
         "{name:<24} {dir:<5} {:>11.0} {:>10.2} {:>9} {:>9} {:>9} {:>9}",
         d.iops,
@@ -64,19 +64,47 @@ fn target_rows(out: &mut String, r: &Results) {
         "TARGET", "DIR", "IOPS", "MB/s", "p50", "p99", "max", "CPU µs/IO"
     );
     let total_cpu = Some(r.cpu.us_per_io);
+    // On a credit bucket every row averages the burst and the baseline: each says so, and the
+    // two rates follow as rows of their own.
+    let end = if r.bucket.is_some() {
+        "  blend\n"
+    } else {
+        "\n"
+    };
+    let mut row = |name: &str, dir: &str, d: &DirSummary, cpu: Option<f64>| {
+        dir_row(out, name, dir, d, cpu);
+        out.push_str(end);
+    };
     for t in &r.targets {
         let name = shorten(&t.path, 24);
         if let Some(d) = &t.read {
-            dir_row(out, &name, "read", d, None);
+            row(&name, "read", d, None);
         }
         if let Some(d) = &t.write {
-            dir_row(out, &name, "write", d, None);
+            row(&name, "write", d, None);
         }
         if t.read.is_some() && t.write.is_some() {
-            dir_row(out, &name, "both", &t.total, None);
+            row(&name, "both", &t.total, None);
         }
     }
-    dir_row(out, "all targets", "total", &r.total, total_cpu);
+    row("all targets", "total", &r.total, total_cpu);
+    if let Some(b) = &r.bucket {
+        for (dir, iops, bytes) in [
+            ("burst", b.burst_iops, b.burst_bytes_per_s),
+            ("base", b.baseline_iops, b.baseline_bytes_per_s),
+        ] {
+            let _ = writeln!(
+                out,
+                "{:<24} {dir:<5} {iops:>11.0} {:>10.2} {:>9} {:>9} {:>9} {:>9}",
+                "credit bucket",
+                bytes / 1e6,
+                "-",
+                "-",
+                "-",
+                "-"
+            );
+        }
+    }
 }
 
 /// The run's 95 % intervals and whether it reached a steady state, when known.
@@ -436,6 +464,17 @@ pub fn quick_table(q: &QuickReport) -> String {
             test_marks(&t.results)
         );
     }
+    let limited: Vec<(String, &[crate::model::policy::LimitReach])> = q
+        .tests
+        .iter()
+        .map(|t| {
+            (
+                format!("{} {}", t.name, t.direction),
+                t.results.limits.as_slice(),
+            )
+        })
+        .collect();
+    super::policy::binding_lines(&mut out, &limited);
     if let Some(v) = super::quick::report_verdict(q) {
         let _ = writeln!(out, "\n{v}");
     }
@@ -491,6 +530,46 @@ pub fn write_through(w: &crate::plan::Workload) -> &'static str {
 mod tests {
     use super::*;
     use crate::model::change::{ChangeCause, ChangeEvidence};
+
+    /// The tables pad kinds to their columns (quick's write rows once sat a column right).
+    #[test]
+    fn kinds_fill_their_columns() {
+        use crate::model::Direction;
+        assert_eq!(
+            format!("{:<6}|{:>6}|", Direction::Read, Direction::Write),
+            "read  | write|"
+        );
+        assert_eq!(
+            format!("{:<9}|", crate::plan::RwMode::Randread),
+            "randread |"
+        );
+    }
+
+    #[test]
+    fn on_a_credit_bucket_each_row_is_a_blend_and_both_rates_are_rows() {
+        let mut r = Results::default();
+        assert!(!results_table(&r).contains("blend"));
+        r.bucket = Some(crate::model::bucket::Bucket {
+            burst_iops: 1931.4,
+            burst_bytes_per_s: 1931.4 * 4096.0,
+            baseline_iops: 500.2,
+            baseline_bytes_per_s: 500.2 * 4096.0,
+            ..Default::default()
+        });
+        let text = results_table(&r);
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(rows[1][..2], ["all", "targets"], "{text}");
+        assert_eq!(rows[1].last(), Some(&"blend"), "{text}");
+        assert_eq!(rows[2][..5], ["credit", "bucket", "burst", "1931", "7.91"]);
+        assert_eq!(rows[3][..5], ["credit", "bucket", "base", "500", "2.05"]);
+        // The rates sit in the table's own IOPS and MB/s columns.
+        let col = |row: usize, word: &str| text.lines().nth(row).unwrap().find(word).unwrap();
+        assert_eq!(col(2, "1931") + 4, col(0, "IOPS") + 4);
+        assert_eq!(col(3, "2.05") + 4, col(0, "MB/s") + 4);
+    }
 
     #[test]
     fn changes_are_listed_with_their_levels_cause_and_times() {

@@ -44,6 +44,7 @@ pub fn scale_table(r: &ScaleReport) -> String {
     heading_and_alone(&mut out, r);
     steps(&mut out, r);
     shared(&mut out, &r.analysis, r.across);
+    limits(&mut out, r);
     let _ = writeln!(out, "\n{}", verdict(&r.analysis, units(r), r.across));
     if let Some(p) = &r.pap {
         let _ = writeln!(
@@ -61,6 +62,21 @@ pub fn scale_table(r: &ScaleReport) -> String {
         out.push_str("interrupted: the steps measured before Ctrl-C\n");
     }
     out
+}
+
+/// The limits that are not the device's and bind in a run alone or in a step.
+fn limits(out: &mut String, r: &ScaleReport) {
+    let (_, many) = nouns(r.across);
+    let alone = r
+        .alone
+        .iter()
+        .map(|a| (format!("{} alone", a.target), a.results.limits.as_slice()));
+    let steps = r.steps.iter().map(|s| {
+        let label = format!("the step of {} {many}", s.targets);
+        (label, s.results.limits.as_slice())
+    });
+    let runs: Vec<(String, &[crate::model::policy::LimitReach])> = alone.chain(steps).collect();
+    super::policy::binding_lines(out, &runs);
 }
 
 /// The heading (the workload, per target or per stripe set) and each target alone.

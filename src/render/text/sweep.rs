@@ -3,6 +3,7 @@
 //! half-power and knee cells marked, then the verdict in words.
 
 use crate::analysis::sweep::HALF_POWER_SHARE;
+use crate::model::policy::LimitReach;
 use crate::model::sweep::{Analysis, Support};
 use crate::model::sweep::{Point, SweepReport};
 use crate::model::warning::Conclusion;
@@ -226,6 +227,16 @@ fn size(bs: u64) -> String {
     ByteSize(bs).to_string()
 }
 
+/// A point as the limits' lines name it: "randread 4k QD8", with "×2 threads" past one.
+fn point_label(p: &Point) -> String {
+    let threads = if p.threads > 1 {
+        format!(" ×{} threads", p.threads)
+    } else {
+        String::new()
+    };
+    format!("{} {} QD{}{threads}", p.rw, size(p.bs_bytes), p.qd)
+}
+
 /// Lists (axis value, mark) pairs with runs of equal marks folded: "QD4 at 16k–64k".
 fn grouped<A: Copy + AxisLabel, M: Copy + PartialEq>(
     pairs: &[(A, M)],
@@ -381,6 +392,12 @@ pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
     } else {
         out.push_str(&wrap(LEGEND, 100));
     }
+    let limited: Vec<(String, &[LimitReach])> = r
+        .points
+        .iter()
+        .filter_map(|p| Some((point_label(p), p.results.as_ref()?.limits.as_slice())))
+        .collect();
+    super::policy::binding_lines(&mut out, &limited);
     if r.interrupted {
         out.push_str("interrupted: the matrix holds the points measured before Ctrl-C\n");
     }
