@@ -373,7 +373,7 @@ impl Access {
             open => format!("open loop, {} arrivals at", open.name()),
         };
         if let Some(r) = self.rate {
-            parts.push(format!("{what} {r}/s ({:.1} MB/s)", r.0 as f64 / 1e6));
+            parts.push(format!("{what} {:.2} MB/s", r.0 as f64 / 1e6));
         }
         if let Some(r) = self.rate_iops {
             parts.push(format!("{what} {r} IOPS"));
@@ -477,11 +477,14 @@ impl Access {
             ));
         }
         if let Some(t) = a.think {
-            if a.think_every == 0 || t.0 > std::time::Duration::from_secs(60) {
+            if t.0 > std::time::Duration::from_secs(60) {
+                return Err(Error::invalid("--think", t, "a pause of at most 60s"));
+            }
+            if a.think_every == 0 {
                 return Err(Error::invalid(
-                    "--think",
-                    t,
-                    "a pause of at most 60s, with --think-every 1 or more",
+                    "--think-every",
+                    0,
+                    "1 or more requests between two pauses of --think",
                 ));
             }
         }

@@ -358,3 +358,25 @@ fn runs_strides_and_mixed_sizes_stay_aligned_inside_the_region() {
         assert!(off >= 4096 && off + len <= 4096 + (3 << 20), "{off} {len}");
     }
 }
+
+/// A bad think-time setting names the option that is wrong, with its value.
+#[test]
+fn think_time_errors_name_the_option_at_fault() {
+    let think = |every: u32, secs: u64| Access {
+        think: Some(Dur(std::time::Duration::from_secs(secs))),
+        think_every: every,
+        ..Access::default()
+    };
+    let said = |a: Access| a.check(true, 4096, false).unwrap_err().to_string();
+    let zero = said(think(0, 1));
+    assert!(
+        zero.contains("--think-every") && zero.contains("'0'"),
+        "{zero}"
+    );
+    let long = said(think(1, 61));
+    assert!(
+        long.contains("--think '61s'") && long.contains("at most 60s"),
+        "{long}"
+    );
+    assert!(think(4, 1).check(true, 4096, false).is_ok());
+}

@@ -3,7 +3,9 @@
 //! the next word as its value when the flag's own value parser accepts it, as if typed with
 //! `=` (`--ranks 2,4` is `--ranks=2,4`); any other word stays what it was (`--ranks /mnt/f`:
 //! a target). Clap alone reads `--ranks 2,4 f` as `--ranks` without a value and `2,4` as a
-//! target. A target spelled like such a value is written `./2,4`.
+//! target. A target spelled like such a value is written `./2,4`. A negative number after any
+//! flag that takes a value is that flag's value (`--size -5m` is `--size=-5m`), for its parser
+//! to refuse by name.
 
 use super::Cli;
 use clap::{Arg, CommandFactory, Parser};
@@ -26,7 +28,10 @@ fn joined(argv: &[OsString]) -> Vec<OsString> {
     let Some((at, sub)) = sub else {
         return argv.to_vec();
     };
-    let optional: Vec<&Arg> = sub.get_arguments().filter(|a| optional_value(a)).collect();
+    let valued: Vec<&Arg> = sub
+        .get_arguments()
+        .filter(|a| a.get_long().is_some() && a.get_action().takes_values())
+        .collect();
     let mut out = argv[..=at].to_vec();
     let mut words = argv[at + 1..].iter().peekable();
     while let Some(word) = words.next() {
@@ -36,9 +41,11 @@ fn joined(argv: &[OsString]) -> Vec<OsString> {
             break;
         }
         let flag = (word.to_str().and_then(|w| w.strip_prefix("--")))
-            .and_then(|name| optional.iter().find(|a| a.get_long() == Some(name)));
+            .and_then(|name| valued.iter().find(|a| a.get_long() == Some(name)));
         match (flag, words.peek()) {
-            (Some(a), Some(value)) if accepts(a, value) => {
+            (Some(a), Some(value))
+                if negative(value) || (optional_value(a) && accepts(a, value)) =>
+            {
                 let mut both = word.clone();
                 both.push("=");
                 both.push(value);
@@ -49,6 +56,16 @@ fn joined(argv: &[OsString]) -> Vec<OsString> {
         }
     }
     out
+}
+
+/// Whether `word` reads as a negative number (`-5`, `-5m`, `-.5`): no flag starts so, so after
+/// a flag that takes a value it is that value, given to the flag's own parser to refuse by name
+/// (clap alone takes it for an unknown flag and advises `-- -5`, which would make it a target).
+fn negative(word: &OsStr) -> bool {
+    let w = word.to_string_lossy();
+    w.strip_prefix('-')
+        .and_then(|rest| rest.chars().next())
+        .is_some_and(|c| c.is_ascii_digit() || c == '.')
 }
 
 /// Whether `a` is a long flag whose value may be left out.
@@ -104,6 +121,42 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    /// A negative value reaches its flag's parser, whose error names the flag and the value;
+    /// clap alone would call it an unknown argument and advise `-- -5`.
+    #[test]
+    fn a_negative_value_is_refused_by_its_flag() {
+        for (line, flag, value) in [
+            ("halfpower run null --size -5m", "--size", "-5m"),
+            ("halfpower run null --rate-iops -5", "--rate-iops", "-5"),
+            ("halfpower run null --rate -40MB/s", "--rate", "-40MB/s"),
+            ("halfpower run null --qd -1", "--qd", "-1"),
+            (
+                "halfpower compare a.json b.json --threshold -3",
+                "--threshold",
+                "-3",
+            ),
+            ("halfpower sweep null --pap -.5", "--pap", "-.5"),
+        ] {
+            let err = parse(&words(line)).unwrap_err();
+            let said = err.to_string();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{said}"
+            );
+            assert!(
+                said.contains(&format!("'{value}'")) && said.contains(flag),
+                "{line}: {said}"
+            );
+        }
+        // A setting that does nothing alone is refused, not ignored.
+        let alone = parse(&words("halfpower run null --think-every 5")).unwrap_err();
+        assert!(alone.to_string().contains("--think <DUR>"), "{alone}");
+        // Not a number: still a flag of its own.
+        let a = scale("halfpower scale --ranks -- -x");
+        assert_eq!(a.targets, ["-x"].map(std::path::PathBuf::from));
     }
 
     #[test]

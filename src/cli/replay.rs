@@ -24,7 +24,8 @@ pub struct ReplayArgs {
     #[arg(value_name = "TARGET")]
     pub target: PathBuf,
     /// Speeds to replay at: the trace's times are divided by each (2 = twice as fast).
-    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "1")]
+    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "1",
+          value_parser = crate::units::factor)]
     pub speed: Vec<f64>,
     /// Also search the speeds at which the mean and the 99th percentile response time double
     /// against speed 1 (doubling, then bisection to --headroom-precision), and name what
@@ -59,7 +60,7 @@ pub struct ReplayArgs {
     pub max_inflight: super::MaxInflightArg,
     /// A trace without times (a fio iolog v2 without `wait`) is issued as fast as N requests
     /// in flight allow.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::units::count::<u32>)]
     pub depth: u32,
     /// `--offset` where the trace's offset 0 lands.
     #[command(flatten)]

@@ -8,7 +8,7 @@ use crate::engine::pattern::{Formats, Pattern};
 use crate::plan::{
     Create, DEFAULT_SEED, EngineKind, OnError, Payload, RwMode, Safety, Setup, Workload,
 };
-use crate::units::{ByteSize, Choice, Dur};
+use crate::units::{ByteSize, Choice, Dur, Rate};
 use clap::Args;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use std::marker::PhantomData;
@@ -86,7 +86,7 @@ pub struct MaxInflightArg {
     /// Open loop (--arrivals, replay): at most N requests in flight per thread; a request due
     /// while N are in flight waits for a completion and counts as late [default: 256, fewer
     /// for requests over 1m; replay 256].
-    #[arg(long = "max-inflight", id = "max_inflight", value_name = "N")]
+    #[arg(long = "max-inflight", id = "max_inflight", value_name = "N", value_parser = crate::units::count::<u32>)]
     pub n: Option<u32>,
 }
 
@@ -105,7 +105,7 @@ pub struct RwArg {
 pub struct QdArg {
     /// I/Os in flight per thread (sweep: a comma-separated list, a point each) [default: 1;
     /// sweep 1,4,16,64; pts 32, latency 1; experiment burst 16].
-    #[arg(long = "qd", id = "qd", value_name = "N", value_delimiter = ',')]
+    #[arg(long = "qd", id = "qd", value_name = "N", value_delimiter = ',', value_parser = crate::units::count::<u32>)]
     pub given: Vec<u32>,
 }
 
@@ -118,7 +118,8 @@ pub struct ThreadsArg {
         long = "threads",
         id = "threads",
         value_name = "N",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = crate::units::count::<u32>
     )]
     pub given: Vec<u32>,
 }
@@ -237,7 +238,7 @@ pub struct WorkloadArgs {
     #[command(flatten)]
     pub rw: RwArg,
     /// Share of reads in percent for `rw` and `randrw` [default: 50].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::units::whole_pct)]
     pub read_pct: Option<u8>,
     /// `--bs`.
     #[command(flatten)]
@@ -282,7 +283,7 @@ pub struct SetupArgs {
     #[arg(long)]
     pub write_through: bool,
     /// Seed of the random offsets and data (same seed, same offsets).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, value_parser = crate::units::count::<u64>)]
     pub seed: u64,
     /// What it may write to.
     #[command(flatten)]
@@ -355,22 +356,23 @@ pub struct AccessArgs {
     pub dist: Distribution,
     /// Random modes: percent of requests at a random offset; the others continue where the
     /// previous request ended (fio's percentage_random).
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = crate::units::whole_pct)]
     pub random_pct: u8,
     /// Random modes: requests per random offset; each random request is followed by N − 1
     /// sequential ones (fio's rw=randread:N).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::units::count::<u32>)]
     pub random_run: u32,
     /// Sequential modes: distance from one request's start to the next (default: the request
     /// size; larger leaves gaps, fio's rw=read:GAP).
     #[arg(long, value_name = "SIZE")]
     pub stride: Option<ByteSize>,
-    /// Cap the whole run's throughput at SIZE bytes per second (k/m/g = KiB/MiB/GiB per
-    /// second: 40m is 41.9 MB/s), shared equally by all workers.
-    #[arg(long, value_name = "SIZE")]
-    pub rate: Option<ByteSize>,
+    /// Cap the whole run's throughput at RATE, shared equally by all workers: MB/s = 10^6
+    /// bytes/s, so 40, 40m and 40MB/s are all 40 MB/s; a unit written out is taken as written
+    /// (kB/s, GB/s, MiB/s, GiB/s); decimals as 1.5m.
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<Rate>,
     /// Cap the whole run at N I/Os per second, shared equally by all workers.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::units::count::<u64>)]
     pub rate_iops: Option<u64>,
     /// When requests are issued: closed (each thread keeps --qd in flight; --rate-iops and
     /// --rate pace it, as fio's rate_iops) or an open loop at --rate-iops or --rate, where each
@@ -386,15 +388,16 @@ pub struct AccessArgs {
     /// completed (fio's thinktime).
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub think: Option<Dur>,
-    /// Requests issued between two pauses of --think.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Requests issued between two pauses of --think (only with --think).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "think",
+          value_parser = crate::units::count::<u32>)]
     pub think_every: u32,
     /// After every N writes, let the requests in flight complete and fsync the target (fio's
     /// fsync); the syncs are counted and timed apart (`results.sync`).
-    #[arg(long, value_name = "N", conflicts_with = "fdatasync")]
+    #[arg(long, value_name = "N", conflicts_with = "fdatasync", value_parser = crate::units::count::<u32>)]
     pub fsync: Option<u32>,
     /// As --fsync with fdatasync (data only, not metadata that reads do not need).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::units::count::<u32>)]
     pub fdatasync: Option<u32>,
     /// fsync once more when the measured phase has drained (fio's end_fsync).
     #[arg(long)]
@@ -467,7 +470,7 @@ impl From<AccessArgs> for Access {
             random_pct: a.random_pct,
             random_run: a.random_run,
             stride: a.stride,
-            rate: a.rate,
+            rate: a.rate.map(|r| ByteSize(r.0.round() as u64)),
             rate_iops: a.rate_iops,
             arrivals: a.arrivals,
             max_inflight: a.max_inflight.n,

@@ -46,7 +46,7 @@ impl IoDir {
 
 impl std::fmt::Display for IoDir {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 

@@ -51,7 +51,7 @@ impl DeviceClass {
 
 impl std::fmt::Display for DeviceClass {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -114,7 +114,7 @@ impl ServiceMethod {
 
 impl std::fmt::Display for ServiceMethod {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 

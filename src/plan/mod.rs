@@ -74,7 +74,7 @@ impl RwMode {
 
 impl std::fmt::Display for RwMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 

@@ -52,14 +52,14 @@ fn a_byte_rate_cap_holds_with_a_mix_of_sizes_drawn_by_weight() {
         "--bs",
         "4k/50:64k/30:256k/20",
         "--rate",
-        "40m",
+        "40MB/s",
         "--time",
         "5s",
         "--warmup",
         "200ms",
     ]);
     let bps = num(&v, "results.total.bytes_per_s");
-    let cap = 40.0 * 1048576.0;
+    let cap = 40e6;
     assert!((bps / cap - 1.0).abs() < 0.01, "{bps} B/s against {cap}");
     // Bytes per I/O is the mix's mean within the sampling error of the I/Os drawn.
     let ios = num(&v, "results.total.ios");

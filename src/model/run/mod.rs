@@ -238,7 +238,7 @@ impl RunFigure {
 
 impl std::fmt::Display for RunFigure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.path())
+        f.pad(self.path())
     }
 }
 
