@@ -8,12 +8,19 @@
 //! to refuse by name.
 
 use super::Cli;
-use clap::{Arg, CommandFactory, Parser};
+use clap::{Arg, CommandFactory, FromArgMatches};
 use std::ffi::{OsStr, OsString};
 
-/// Parses `argv` (the program's name first) into the command line.
+/// Parses `argv` (the program's name first) into the command line, each flag's help kept to
+/// the command it is shown in (`super::tailor`).
 pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
-    Cli::try_parse_from(joined(argv))
+    let matches = command().try_get_matches_from(joined(argv))?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// The command line's definition, as `--help` shows it.
+pub fn command() -> clap::Command {
+    super::tailor::tailored(Cli::command())
 }
 
 /// `argv` with each optional-valued flag of its subcommand joined to the value that follows it.

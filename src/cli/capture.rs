@@ -24,8 +24,13 @@ pub struct CaptureArgs {
     /// `-o`/`--output`: the trace's file.
     #[command(flatten)]
     pub output_file: super::OutputFileArg,
-    /// The trace's format.
-    #[arg(long, value_enum, default_value = "halfpower")]
+    /// The trace's format (with -o).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "halfpower",
+        requires = "output_file"
+    )]
     pub format: TraceFileFormat,
     /// Where the summary goes.
     #[command(flatten)]

@@ -12,8 +12,9 @@ pub const MAX_REPEAT: u32 = 1000;
 #[derive(Args, Debug, Clone, Copy, PartialEq)]
 pub struct RepeatArg {
     /// Measure N times (1 to 1000) and give each figure its mean, spread and t-based 95 %
-    /// interval over them: `run` repeats the workload on targets opened (a created file filled)
-    /// afresh; `quick` and `sweep` interleave (every test or point once, then again).
+    /// interval over them: «run:the workload runs again on targets opened (a created file
+    /// filled) afresh»«quick:the tests interleave (every test once, then again)»«sweep:the
+    /// points interleave (every point once, then again)».
     #[arg(long = "repeat", value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT as i64))]
     pub n: u32,
@@ -51,9 +52,10 @@ impl JsonDest {
 /// which judges by it.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct StateArg {
-    /// The record of every block's last acknowledged write, 4 bytes per block: `run` keeps it
-    /// in PATH (implies --verify; an existing state is continued) for `verify`, which judges
-    /// every block it names.
+    /// The record of every block's last acknowledged write, 4 bytes per block: «-verify:kept in
+    /// PATH (implies --verify; an existing state is continued), for `halfpower verify` to judge
+    /// every block it names»«verify:as `halfpower run --verify-state PATH` kept it, each block it
+    /// names judged by the last write it records».
     #[arg(long = "verify-state", id = "verify_state", value_name = "PATH")]
     pub path: Option<PathBuf>,
 }
@@ -61,8 +63,8 @@ pub struct StateArg {
 /// `-o`/`--output PATH`: one definition for `report` and `capture`.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct OutputFileArg {
-    /// Write to PATH: report's HTML [default: halfpower-report.html next to the first RESULT],
-    /// capture's trace.
+    /// Write «-capture:the HTML report to PATH [default: halfpower-report.html next to the first
+    /// RESULT]»«capture:the trace to PATH (without it, none is written)».
     #[arg(short = 'o', long = "output", id = "output_file", value_name = "PATH")]
     pub path: Option<PathBuf>,
 }
@@ -71,11 +73,11 @@ pub struct OutputFileArg {
 /// measuring.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct FromArg {
-    /// Read FILE instead of measuring. sweep: a sweep JSON, or a CSV with the columns
-    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional), re-analysed.
-    /// path: a `run --json` document whose figures stand beside the limits (the rate through
+    /// Read FILE instead of measuring: «sweep:a sweep JSON, or a CSV with the columns
+    /// rw,bs,qd,threads,mb_per_s (bs with units, e.g. 64k; p99_us optional), re-analysed»«-sweep:a
+    /// `halfpower run --json` document whose figures stand beside the limits (the rate through
     /// each component, and the CPU as a component where the CPUs given to halfpower saturate
-    /// at the run's CPU time per I/O and request size).
+    /// at the run's CPU time per I/O and request size)».
     #[arg(long = "from", id = "from", value_name = "FILE")]
     pub path: Option<PathBuf>,
 }
@@ -112,8 +114,8 @@ impl LimitArg {
 /// `--json PATH|-`: one definition for every command that writes JSON.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct JsonArg {
-    /// Write the results as JSON to PATH, or to stdout with `-` (then no table): one document
-    /// (`monitor`: one line per device per interval and one `_system` line).
+    /// Write the results as JSON to PATH, or to stdout with `-` (then no table): «-monitor:one
+    /// document»«monitor:one line per device per interval and one `_system` line».
     #[arg(long = "json", id = "json", value_name = "PATH|-", value_parser = JsonDest::parse)]
     pub dest: Option<JsonDest>,
 }
@@ -121,10 +123,11 @@ pub struct JsonArg {
 /// A device's measured curves and service times, for `monitor` and `diagnose`.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct CurveArgs {
-    /// A `halfpower profile` (schema: docs/profile.md) or `sweep --json` of a device: its
-    /// curves place each interval of that device (diagnose: its busiest) on the curve of its
-    /// mix, with its headroom to the knee and the peak; diagnose also takes its service times
-    /// as that device's expectations (every other device is judged by its class).
+    /// A `halfpower profile` (schema: docs/profile.md) or `halfpower sweep --json` of a device:
+    /// its curves place «-diagnose:each interval»«diagnose:the busiest interval» of that device
+    /// on the curve of its mix, with its headroom to the knee and the peak«diagnose:; its
+    /// service times are that device's expectations (every other device is judged by its
+    /// class)».
     #[arg(long, value_name = "PROFILE.json|SWEEP.json")]
     pub profile: Option<PathBuf>,
     /// The device the --profile describes (its kernel name, or its name in the log: sdb,
@@ -136,8 +139,9 @@ pub struct CurveArgs {
 /// `--reads-only`: one definition for `profile` and `replay`.
 #[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
 pub struct ReadsOnlyArg {
-    /// Issue no writes, so no --allow-write is needed: profile leaves out its write cells;
-    /// replay issues the trace's writes as reads of the same blocks (said in the result).
+    /// Issue no writes, so no --allow-write is needed: «profile:the write cells are left
+    /// out»«replay:the trace's writes are issued as reads of the same blocks (said in the
+    /// result)».
     #[arg(long = "reads-only", id = "reads_only")]
     pub on: bool,
 }

@@ -5,7 +5,8 @@
 /// and `quick` help).
 pub(super) const UNITS: &str = "Units: sizes take k, m, g, t suffixes and are powers of two (4k = 4096 bytes, \
 1m = 1 MiB). Durations take us, ms, s, m (minutes) or h (a bare number is seconds). Throughput is \
-printed in MB/s = 10^6 bytes per second. Latency runs from the submission of each I/O to its \
+printed in MB/s = 10^6 bytes per second, and a typed rate (--rate, --pap) reads the same: 40, 40m \
+and 40MB/s are 40 MB/s; MiB/s and GB/s as written. Latency runs from the submission of each I/O to its \
 completion. Exit status: 0 success; 1 a failure, any failed I/O included (then a warning on stderr, \
 in the JSON and on the HTML page); 2 a usage error or refusal (two outputs naming one file \
 included); 130 interrupted.";

@@ -11,8 +11,9 @@ mod path;
 mod point;
 mod pts;
 mod replay;
+mod tailor;
 pub mod workload;
-pub use argv::{optional_value, parse};
+pub use argv::{command, optional_value, parse};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
     CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, MAX_REPEAT, OutputArgs,
@@ -507,7 +508,7 @@ pub struct ProfileArgs {
 /// `halfpower compare`.
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The baseline: a `run --json` document.
+    /// The baseline: a `halfpower run --json` document.
     #[arg(value_name = "A.json")]
     pub a: PathBuf,
     /// The one compared with it.

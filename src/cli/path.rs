@@ -11,7 +11,7 @@ pub struct PathArgs {
     /// (/dev/sda, /dev/mapper/NAME) or kernel names (nvme0n1) [default: .].
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// `--from` a `run --json` document.
+    /// `--from` a `halfpower run --json` document.
     #[command(flatten)]
     pub from: super::FromArg,
     /// `--limit`: a component above its target.

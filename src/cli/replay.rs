@@ -17,7 +17,7 @@ fn parse_precision(s: &str) -> Result<f64, String> {
 /// `halfpower replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// The trace: halfpower's own (`capture`), or a fio iolog (version 2 or 3).
+    /// The trace: halfpower's own (`halfpower capture`), or a fio iolog (version 2 or 3).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
     /// The file or block device to replay it on (offsets are the trace's, from --offset).

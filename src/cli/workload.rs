@@ -17,9 +17,10 @@ use std::time::Duration;
 /// `--time DUR`: one declaration for every command that measures or records for a time.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct TimeArg {
-    /// How long to measure after the warm-up (capture: to record); Ctrl-C ends it early and
-    /// keeps what was measured [default: 10s; quick 5s per test; experiment 2s per point,
-    /// burst 300s per drain at most; doctor --price 1s per run].
+    /// «-capture:How long to measure after the warm-up»«capture:How long to record»; Ctrl-C
+    /// ends it early and keeps what was «-capture:measured»«capture:recorded» [default:
+    /// «-quick,experiment,doctor:10s»«quick:5s per test»«experiment:2s per point; burst 300s per
+    /// drain at most»«doctor:10s; with --price 1s per run»].
     #[arg(
         long = "time",
         id = "time",
@@ -39,8 +40,9 @@ impl TimeArg {
 /// `--warmup DUR`: one declaration for every command that warms up.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct WarmupArg {
-    /// Warm-up before measuring (quick: each test; experiment: each point, none in burst);
-    /// its I/Os are not counted [default: 1s; experiment 500ms; doctor --price 300ms].
+    /// Warm-up before measuring«quick: each test»«experiment: each point (none in
+    /// burst)»«sweep: each point»; its I/Os are not counted [default: «-experiment,doctor:1s»
+    /// «experiment:500ms»«doctor:1s; with --price 300ms»].
     #[arg(
         long = "warmup",
         id = "warmup",
@@ -60,9 +62,11 @@ impl WarmupArg {
 /// `--size SIZE`: one declaration for every command that uses a region or makes a file.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct SizeArg {
-    /// Region size per target (k/m/g = KiB/MiB/GiB; pts: PTS's capacity); a file halfpower
-    /// creates gets this size [default: the file or device size minus --offset, 1g for a new
-    /// file; quick: its scratch file, 1g, at least its largest request, 1m; experiment: 256m].
+    /// «-quick:Region size per target»«quick:Size of the scratch file»«pts: (PTS's capacity)»
+    /// (k/m/g = KiB/MiB/GiB)«-quick:; a file halfpower creates gets this size»«quick:, at least
+    /// 1m (its largest request)» [default: «-quick,experiment,pts:the file or device size minus
+    /// --offset, 1g for a new file»«pts:the file or device size, 1g for a new file»«quick:1g»
+    /// «experiment:256m»].
     #[arg(long = "size", id = "size", value_name = "SIZE")]
     pub given: Option<ByteSize>,
 }
@@ -70,7 +74,7 @@ pub struct SizeArg {
 /// `--offset SIZE`: one declaration for every command that places I/O on a target.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct OffsetArg {
-    /// Start of the region on each target (replay: where the trace's offset 0 lands).
+    /// Start of the region on each target«replay: (where the trace's offset 0 lands)».
     #[arg(
         long = "offset",
         id = "offset",
@@ -83,9 +87,9 @@ pub struct OffsetArg {
 /// `--max-inflight N`: one declaration for the open loop of `run` & co. and `replay`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct MaxInflightArg {
-    /// Open loop (--arrivals, replay): at most N requests in flight per thread; a request due
-    /// while N are in flight waits for a completion and counts as late [default: 256, fewer
-    /// for requests over 1m; replay 256].
+    /// «-replay:Open loop (--arrivals): »«replay:The replay keeps »at most N requests in flight
+    /// per thread; a request due while N are in flight waits for a completion and counts as
+    /// late [default: 256«-replay:, fewer for requests over 1m»].
     #[arg(long = "max-inflight", id = "max_inflight", value_name = "N", value_parser = crate::units::count::<u32>)]
     pub n: Option<u32>,
 }
@@ -93,8 +97,9 @@ pub struct MaxInflightArg {
 /// `--rw MODE[,MODE…]`: one declaration for `run`, `scale` and `sweep`.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct RwArg {
-    /// Direction and pattern (sweep: a comma-separated list, a point each) [default: read;
-    /// sweep read,randread,write,randwrite; experiment burst randread].
+    /// Direction and pattern«sweep: (a comma-separated list, a point each)» [default:
+    /// «-sweep,experiment:read»«sweep:read,randread,write,randwrite»«experiment:read; burst
+    /// randread»].
     #[arg(long = "rw", id = "rw", value_name = "MODE", value_delimiter = ',',
           value_parser = choice::<RwMode>())]
     pub given: Vec<RwMode>,
@@ -103,8 +108,8 @@ pub struct RwArg {
 /// `--qd N[,N…]`: one declaration for `run`, `scale`, `sweep` and `pts`.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct QdArg {
-    /// I/Os in flight per thread (sweep: a comma-separated list, a point each) [default: 1;
-    /// sweep 1,4,16,64; pts 32, latency 1; experiment burst 16].
+    /// I/Os in flight per thread«sweep: (a comma-separated list, a point each)» [default:
+    /// «-sweep,pts,experiment:1»«sweep:1,4,16,64»«pts:32; latency 1»«experiment:1; burst 16»].
     #[arg(long = "qd", id = "qd", value_name = "N", value_delimiter = ',', value_parser = crate::units::count::<u32>)]
     pub given: Vec<u32>,
 }
@@ -112,8 +117,8 @@ pub struct QdArg {
 /// `--threads N[,N…]`: one declaration for `run`, `scale`, `sweep` and `pts`.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct ThreadsArg {
-    /// Threads per target, each with its own io_uring ring (sweep: a comma-separated list, a
-    /// point each) [default: 1; pts 4, latency 1].
+    /// Threads per target, each with its own io_uring ring«sweep: (a comma-separated list, a
+    /// point each)» [default: «-pts:1»«pts:4; latency 1»].
     #[arg(
         long = "threads",
         id = "threads",
@@ -128,12 +133,13 @@ pub struct ThreadsArg {
 /// `verify`.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct BsArg {
-    /// Request size (k/m/g = KiB/MiB/GiB), or in run and scale a mix drawn per request such as
-    /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what is
-    /// left, 4k/50:16k/:64k/); sweep and pts: a comma-separated list, a point each; experiment:
-    /// alignment's, allocation's and burst's size; verify: the block size read back without a state (the
-    /// run's smallest request size) [default: 4k; sweep 4k,16k,64k,256k,1m; pts the test's;
-    /// experiment 64k, burst 4k].
+    /// «-verify:Request size»«verify:The block size to read back without a state: the smallest
+    /// request size of the run that wrote» (k/m/g = KiB/MiB/GiB)«run,scale:, or a mix drawn per
+    /// request such as 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks
+    /// share what is left, 4k/50:16k/:64k/)»«sweep,pts:; a comma-separated list, a point
+    /// each»«experiment: of alignment, allocation and burst» [default:
+    /// «-sweep,pts,experiment,verify:4k»«sweep:4k,16k,64k,256k,1m»«pts:the test's»«experiment:64k;
+    /// burst 4k»«verify:4k»].
     #[arg(long = "bs", id = "bs", value_name = "SIZE", value_delimiter = ',',
           value_parser = RequestSize::from_percentages)]
     pub given: Vec<RequestSize>,
@@ -296,8 +302,8 @@ pub struct SetupArgs {
     /// (fallocate(2), unwritten); all but the first only for workloads that only write.
     #[arg(long, value_parser = choice::<Create>(), value_name = "HOW", default_value = "filled")]
     pub create: Create,
-    /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
-    /// robin), none (the scheduler places them) or a CPU list such as 0-3,8.
+    /// Where worker threads are placed: spread (worker k on the k-th CPU this process may use,
+    /// round robin), none (the scheduler places them) or a CPU list such as 0-3,8.
     #[arg(long, value_name = "spread|none|LIST", default_value = "spread")]
     pub affinity: Affinity,
     /// io_uring: after submitting, poll for completions for up to DUR before sleeping (e.g.

@@ -24,6 +24,7 @@ mod flags;
 mod flushes;
 mod fuzz_parsers;
 mod fuzz_path;
+mod help;
 mod iolog;
 mod layers;
 mod limits;

@@ -13,15 +13,24 @@ pub fn capture_text(c: &CaptureReport) -> String {
         "capture of {} for {:.2} s{}\n",
         c.device,
         c.seconds,
-        c.trace.as_ref().map_or(String::new(), |t| format!(
-            ": {} requests written to {t} ({})",
-            s.requests + s.flushes + s.discards,
-            match c.format {
-                TraceFormat::Halfpower => "halfpower's format",
-                TraceFormat::FioV2 | TraceFormat::FioV3 => "fio's iolog v3",
-            }
-        )),
+        c.trace.as_ref().map_or(
+            ": no trace written (-o PATH writes one)".to_string(),
+            |t| format!(
+                ": {} requests written to {t} ({})",
+                s.requests + s.flushes + s.discards,
+                match c.format {
+                    TraceFormat::Halfpower => "halfpower's format",
+                    TraceFormat::FioV2 | TraceFormat::FioV3 => "fio's iolog v3",
+                }
+            )
+        ),
     );
+    if s.requests + s.flushes + s.discards == 0 {
+        // No figure of an empty window: a mean of "0ns" would read as a fast device.
+        out.push_str("  no requests: the device was idle while captured\n");
+        cost_line(&mut out, c);
+        return out;
+    }
     let sizes: Vec<String> = s
         .sizes
         .iter()
@@ -58,6 +67,12 @@ pub fn capture_text(c: &CaptureReport) -> String {
         us(s.device_us.mean),
         us(s.device_us.p99),
     );
+    cost_line(&mut out, c);
+    out
+}
+
+/// What the capture cost, and what the tracer lost.
+fn cost_line(out: &mut String, c: &CaptureReport) {
     let _ = writeln!(
         out,
         "  cost: halfpower {:.2} % of one CPU, {} events read, {} lost by the tracer{}",
@@ -70,5 +85,46 @@ pub fn capture_text(c: &CaptureReport) -> String {
             ""
         }
     );
-    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Header, Kind};
+
+    fn report(trace: Option<&str>, requests: u64) -> CaptureReport {
+        CaptureReport {
+            header: Header::new(Kind::Capture, vec![], String::new()),
+            host: crate::oscounters::host::read(),
+            device: "/dev/vda".into(),
+            seconds: 3.0,
+            trace: trace.map(Into::into),
+            format: TraceFormat::Halfpower,
+            summary: crate::model::capture::CaptureSummary {
+                requests,
+                ..Default::default()
+            },
+            overhead: Default::default(),
+            interrupted: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Without -o it says no trace was written; an idle window says so, with no figures.
+    #[test]
+    fn an_idle_capture_without_a_trace_says_both() {
+        let text = capture_text(&report(None, 0));
+        assert!(text.starts_with("capture of /dev/vda for 3.00 s: no trace written (-o PATH"));
+        assert!(text.contains("no requests: the device was idle"), "{text}");
+        assert!(
+            !text.contains("mean") && text.contains("cost: halfpower"),
+            "{text}"
+        );
+        let text = capture_text(&report(Some("t.trace"), 12));
+        assert!(text.contains(": 12 requests written to t.trace"), "{text}");
+        assert!(
+            text.contains("response time") && !text.contains("no requests"),
+            "{text}"
+        );
+    }
 }
