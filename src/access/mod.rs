@@ -413,36 +413,41 @@ impl Access {
                 "--invalidate in a closed loop (leave out --arrivals)",
             ));
         }
-        if a.random_pct > 100 || (!random && a.random_pct != 100) {
+        // Each refusal names the one rule the value breaks.
+        const ONLY_RANDOM: &str =
+            "only with a random --rw (randread, randwrite, randrw): this --rw is sequential";
+        if a.random_pct > 100 {
             return Err(Error::invalid(
                 "--random-pct",
                 a.random_pct,
-                "a percentage from 0 to 100, with a random --rw (randread, randwrite, randrw)",
+                "a percentage from 0 to 100",
             ));
         }
-        if a.random_run == 0 || (!random && a.random_run != 1) {
-            return Err(Error::invalid(
-                "--random-run",
-                a.random_run,
-                "a count of 1 or more, with a random --rw",
-            ));
+        if !random && a.random_pct != 100 {
+            return Err(Error::invalid("--random-pct", a.random_pct, ONLY_RANDOM));
+        }
+        if a.random_run == 0 {
+            return Err(Error::invalid("--random-run", 0, "a count of 1 or more"));
+        }
+        if !random && a.random_run != 1 {
+            return Err(Error::invalid("--random-run", a.random_run, ONLY_RANDOM));
         }
         if !random && !a.dist.is_uniform() {
-            return Err(Error::invalid(
-                "--dist",
-                &a.dist,
-                "uniform with a sequential --rw (use randread, randwrite or randrw for a distribution)",
-            ));
+            return Err(Error::invalid("--dist", &a.dist, ONLY_RANDOM));
         }
         if let Some(st) = a.stride {
-            if random || st.0 < max_bs {
+            if random {
                 return Err(Error::invalid(
                     "--stride",
                     st,
-                    format!(
-                        "a size of at least the request size ({}) with a sequential --rw",
-                        ByteSize(max_bs)
-                    ),
+                    "only with a sequential --rw (read, write, rw): this --rw is random",
+                ));
+            }
+            if st.0 < max_bs {
+                return Err(Error::invalid(
+                    "--stride",
+                    st,
+                    format!("at least the request size ({})", ByteSize(max_bs)),
                 ));
             }
         }

@@ -380,3 +380,35 @@ fn think_time_errors_name_the_option_at_fault() {
     );
     assert!(think(4, 1).check(true, 4096, false).is_ok());
 }
+
+/// An option a workload's pattern cannot take is refused for that, not by a rule its value
+/// already meets (--stride 8k is at least a 4k request; what is wrong is a random --rw).
+#[test]
+fn a_refusal_names_the_rule_the_value_breaks() {
+    let said = |a: Access, random: bool| a.check(random, 4096, false).unwrap_err().to_string();
+    let stride = Access {
+        stride: Some(ByteSize(8192)),
+        ..Access::default()
+    };
+    let s = said(stride, true);
+    assert!(
+        s.contains("--stride '8k'") && s.contains("this --rw is random"),
+        "{s}"
+    );
+    assert!(!s.contains("at least"), "{s}");
+    let short = Access {
+        stride: Some(ByteSize(2048)),
+        ..Access::default()
+    };
+    assert!(said(short, false).contains("at least the request size (4k)"));
+    let zipf = Access {
+        dist: "zipf:1.2".parse().unwrap(),
+        ..Access::default()
+    };
+    let s = said(zipf, false);
+    assert!(
+        s.contains("--dist 'zipf:1.2'") && s.contains("this --rw is sequential"),
+        "{s}"
+    );
+    assert!(!s.contains("uniform"), "{s}");
+}

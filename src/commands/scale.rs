@@ -378,9 +378,14 @@ fn check_across(args: &ScaleArgs) -> crate::Result<Scaling> {
         });
     }
     if args.targets.len() < 2 {
+        let given: Vec<String> = args
+            .targets
+            .iter()
+            .map(|t| t.display().to_string())
+            .collect();
         return Err(crate::Error::invalid(
             "TARGET",
-            args.targets.len(),
+            given.join(" "),
             "two or more targets (or --ranks under MPI, one or more)",
         ));
     }

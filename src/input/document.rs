@@ -99,8 +99,13 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
                 format!("a JSON object without 'kind': not a halfpower result; expected {KINDS}"),
             ));
         }
-        // A monitor record (JSON lines of one line), several lines of them, or any other log.
-        Ok(Value::Object(_)) | Err(_) => monitor(path, text, diagnose)?,
+        // A monitor record (JSON lines of one line), several lines of them, or any other log;
+        // unless it is one document cut short.
+        Ok(Value::Object(_)) => monitor(path, text, diagnose)?,
+        Err(_) => match super::cut_short(text) {
+            Some(why) => return Err(refuse(path, why)),
+            None => monitor(path, text, diagnose)?,
+        },
         Ok(_) => {
             return Err(refuse(
                 path,

@@ -75,6 +75,26 @@ pub fn csv_records(text: &str) -> Vec<(usize, Result<Vec<String>, String>)> {
 }
 
 /// The `kind` of a whole-text JSON document of halfpower's (a result, not JSON lines).
+/// Why `text` reads as one JSON document cut short (a file copied or written in part), not as
+/// JSON lines: it opens an object that its first line does not close, and the text ends inside
+/// it. None for anything else.
+pub fn cut_short(text: &str) -> Option<String> {
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    let first = text.lines().next()?;
+    if !first.starts_with('{') || serde_json::from_str::<serde_json::Value>(first).is_ok() {
+        return None;
+    }
+    let e = serde_json::from_str::<serde_json::Value>(text).err()?;
+    e.is_eof().then(|| {
+        format!(
+            "the JSON ends early, at line {} column {}: the file was cut short or is still being \
+             written",
+            e.line(),
+            e.column()
+        )
+    })
+}
+
 fn result_kind(text: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
     v.get("kind")?.as_str().map(str::to_string)
@@ -92,6 +112,9 @@ pub fn parse_log(path: &str, text: &str) -> Result<Log, String> {
     } else if first.starts_with("schema_version,") {
         Ok(monitor_log::parse_csv(path, text))
     } else if first.starts_with('{') {
+        if let Some(why) = cut_short(text) {
+            return Err(why);
+        }
         if let Some(kind) = result_kind(text) {
             return Err(format!(
                 "a halfpower {kind} result, not a log (`halfpower report` draws it; diagnose \
@@ -110,5 +133,27 @@ pub fn parse_log(path: &str, text: &str) -> Result<Log, String> {
         Err(format!(
             "not a monitor log (CSV or JSON lines), `iostat -x -t` output or perfmon CSV; it starts with '{shown}'"
         ))
+    }
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+
+    /// A pretty-printed document cut at any byte reads as cut short; JSON lines, whole or with
+    /// a cut last line, do not (their lines are read one by one).
+    #[test]
+    fn a_document_cut_short_is_told_from_json_lines() {
+        let doc = "{\n  \"schema_version\": 2,\n  \"kind\": \"run\",\n  \"results\": [1, 2]\n}\n";
+        for cut in 3..doc.len() - 2 {
+            let why = cut_short(&doc[..cut]).unwrap_or_else(|| panic!("{cut}: {}", &doc[..cut]));
+            assert!(why.starts_with("the JSON ends early, at line"), "{why}");
+        }
+        assert_eq!(cut_short(doc), None);
+        let lines = "{\"schema_version\":2,\"device\":\"sda\"}\n{\"schema_version\":2,\"dev";
+        assert_eq!(cut_short(lines), None);
+        assert_eq!(cut_short("Linux 6.1 (host)"), None);
+        let said = parse_log("t.json", &doc[..40]).unwrap_err();
+        assert!(said.starts_with("the JSON ends early"), "{said}");
     }
 }

@@ -116,6 +116,24 @@ pub struct QuickFinding {
     /// they would judge such a figure as the device's. Empty when none; absent in older files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub limited: Vec<usize>,
+    /// Writes that ran clearly faster than the reads of the same test (a write-behind cache
+    /// acknowledging them before the medium holds them): the test where they led most. Absent
+    /// when none did, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes_ahead: Option<WritesAhead>,
+}
+
+/// A quick test whose writes outran its reads.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct WritesAhead {
+    /// The test's name (`SEQ1M Q8T1`).
+    pub test: String,
+    /// Its writes' MB/s over its reads'.
+    pub ratio: f64,
+    /// The writes' and the reads' MB/s.
+    pub write_mb_s: f64,
+    /// The reads' MB/s.
+    pub read_mb_s: f64,
 }
 
 /// A quick test that ran on a credit bucket (its `results.bucket`).

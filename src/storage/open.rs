@@ -348,13 +348,18 @@ fn region(path: &Path, w: &Workload, capacity: u64) -> Result<u64> {
             "--size",
             crate::units::ByteSize(size),
             format!(
-                "from --bs ({}) to {} bytes: {} holds {capacity} bytes, {} of them from \
-                 --offset {}",
+                "from --bs ({}) to {} bytes: {} holds {capacity} bytes{}",
                 w.bs,
                 capacity - w.setup.offset.0,
                 path.display(),
-                capacity - w.setup.offset.0,
-                w.setup.offset
+                match w.setup.offset.0 {
+                    0 => String::new(),
+                    _ => format!(
+                        ", {} of them from --offset {}",
+                        capacity - w.setup.offset.0,
+                        w.setup.offset
+                    ),
+                }
             ),
         ));
     }

@@ -75,6 +75,18 @@ pub fn verdict(target: &TargetInfo, f: &QuickFinding) -> String {
             c.baseline_iops
         ));
     }
+    if let Some(w) = &f.writes_ahead {
+        out.push(format!(
+            "writes outran reads in {}: {} against {} ({:.2}×): a write-behind cache acknowledges \
+             them before the medium holds them (000's first pitfall of measuring writes), so the \
+             write figures are the cache's; `halfpower experiment writecache {}` measures it",
+            w.test,
+            mb(w.write_mb_s),
+            mb(w.read_mb_s),
+            w.ratio,
+            target.path
+        ));
+    }
     if !f.limited.is_empty() {
         let tests: Vec<String> = f.limited.iter().map(|i| (i + 1).to_string()).collect();
         out.push(format!(
@@ -147,6 +159,7 @@ mod tests {
             }),
             on_credits: None,
             limited: Vec::new(),
+            writes_ahead: None,
         };
         assert_eq!(
             verdict(&target(Some(DeviceClass::Ssd), Some("sda")), &f),
@@ -172,6 +185,7 @@ mod tests {
             }),
             on_credits: None,
             limited: Vec::new(),
+            writes_ahead: None,
         };
         assert_eq!(
             verdict(&target(None, None), &f),
@@ -210,6 +224,23 @@ mod tests {
                 "Test 2 ran on a credit bucket: 1931 IOPS until 7.0 s, then a baseline of 500 \
                  IOPS; its figures blend both"
             ),
+            "{v}"
+        );
+        let cached = QuickFinding {
+            writes_ahead: Some(crate::model::quick::WritesAhead {
+                test: "SEQ1M Q8T1".into(),
+                ratio: 4442.0 / 3158.0,
+                write_mb_s: 4442.0,
+                read_mb_s: 3158.0,
+            }),
+            ..QuickFinding::default()
+        };
+        let v = verdict(&target(None, None), &cached);
+        assert!(
+            v.contains(
+                "Writes outran reads in SEQ1M Q8T1: 4.44 GB/s against 3.16 GB/s (1.41×): a \
+                 write-behind cache"
+            ) && v.contains("`halfpower experiment writecache /data/halfpower.tst` measures it"),
             "{v}"
         );
         let capped = QuickFinding {
