@@ -282,13 +282,15 @@ pub fn whole_pct(s: &str) -> Result<u8, String> {
 
 /// Formats a latency given in nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn fmt_latency_ns(ns: f64) -> String {
+    // Each unit up to where its rounding would print 1000 of it (999 960 ns is 1.00ms, not
+    // 1000.0µs).
     if !ns.is_finite() {
         "-".to_string()
-    } else if ns < 1_000.0 {
+    } else if ns < 999.5 {
         format!("{ns:.0}ns")
-    } else if ns < 1_000_000.0 {
+    } else if ns < 999_950.0 {
         format!("{:.1}µs", ns / 1e3)
-    } else if ns < 1_000_000_000.0 {
+    } else if ns < 999_995_000.0 {
         format!("{:.2}ms", ns / 1e6)
     } else {
         format!("{:.2}s", ns / 1e9)
@@ -336,6 +338,16 @@ mod tests {
             let err = bad.parse::<Rate>().unwrap_err();
             assert!(err.contains("550MB/s"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn a_latency_takes_the_unit_its_rounding_reaches() {
+        assert_eq!(fmt_latency_ns(999.4), "999ns");
+        assert_eq!(fmt_latency_ns(999.6), "1.0µs");
+        assert_eq!(fmt_latency_ns(999_940.0), "999.9µs");
+        assert_eq!(fmt_latency_ns(999_960.0), "1.00ms");
+        assert_eq!(fmt_latency_ns(999_996_000.0), "1.00s");
+        assert_eq!(fmt_latency_ns(f64::NAN), "-");
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub enum Fmt {
     Micros,
     /// A plain number (queue depth, seconds).
     Plain,
+    /// A count of whole things (targets, ranks): a linear axis ticks whole numbers only.
+    Count,
 }
 
 /// Formats `v` as `f` says.
@@ -37,7 +39,40 @@ pub fn fmt(f: Fmt, v: f64) -> String {
         Fmt::Bytes => si(v),
         Fmt::Micros => latency(v),
         Fmt::Plain => trim(v, 2),
+        Fmt::Count => format!("{v:.0}"),
     }
+}
+
+/// The decimals a tick step of `step` (1, 2 or 5 × a power of ten) needs to print each tick
+/// apart: none from 1 up.
+fn decimals_of(step: f64) -> usize {
+    if step >= 1.0 || step <= 0.0 {
+        0
+    } else {
+        (-step.log10() - 1e-9).ceil() as usize
+    }
+}
+
+/// A linear axis's tick `v`, its ticks `step` apart and its largest `top`: one unit for the
+/// whole axis (k, M, G; µs or ms) and as many decimals as the step needs, so no two ticks
+/// print alike.
+fn tick_label(f: Fmt, v: f64, step: f64, top: f64) -> String {
+    let (div, unit) = match f {
+        Fmt::Si if top.abs() >= 1e9 => (1e9, "G"),
+        Fmt::Si if top.abs() >= 1e6 => (1e6, "M"),
+        Fmt::Si if top.abs() >= 1e4 => (1e3, "k"),
+        Fmt::Micros if top >= 1e6 => (1e6, "s"),
+        Fmt::Micros if top >= 1e3 => (1e3, "ms"),
+        Fmt::Micros if top >= 1.0 => (1.0, "µs"),
+        Fmt::Micros => (1e-3, "ns"),
+        Fmt::Si | Fmt::Plain | Fmt::Count => (1.0, ""),
+        Fmt::Bytes => return fmt(f, v),
+    };
+    let s = trim(v / div, decimals_of(step / div));
+    if v == 0.0 && f != Fmt::Micros {
+        return "0".into();
+    }
+    format!("{s}{unit}")
 }
 
 /// A latency given in µs with its unit and no trailing zeros (`500µs`, `1ms`, `2.5ms`).
@@ -204,13 +239,20 @@ fn linear(axis: &Axis, min: f64, max: f64) -> Domain {
     let lo = min.min(0.0);
     let hi = if max > lo { max } else { lo + 1.0 };
     let step = nice_step(hi - lo, 5);
+    // Whole things tick at whole numbers: no half a target.
+    let step = if axis.fmt == Fmt::Count {
+        step.max(1.0)
+    } else {
+        step
+    };
     let lo = (lo / step).floor() * step;
     let hi = (hi / step).ceil() * step;
     let n = ((hi - lo) / step).round() as usize;
+    let top = lo.abs().max(hi.abs());
     let ticks = (0..=n)
         .map(|i| {
             let v = lo + step * i as f64;
-            (v, fmt(axis.fmt, v))
+            (v, tick_label(axis.fmt, v, step, top))
         })
         .collect();
     Domain { lo, hi, ticks }
@@ -264,6 +306,62 @@ mod tests {
         assert_eq!(fmt(Fmt::Micros, 216.6), "216.6µs");
         assert_eq!(fmt(Fmt::Micros, 0.5), "500ns");
         assert_eq!(fmt(Fmt::Plain, 0.5), "0.5");
+    }
+
+    /// The labels of a linear axis over `values`.
+    fn labels(f: Fmt, values: &[f64]) -> Vec<String> {
+        let d = domain(&Axis::new("", Scale::Linear, f), values);
+        d.ticks.into_iter().map(|t| t.1).collect()
+    }
+
+    /// Ticks print apart, round, in one unit per axis; a count axis ticks whole things.
+    #[test]
+    fn linear_ticks_are_distinct_round_and_in_one_unit() {
+        // Response times of a few hundredths of a ms once read 0, 0.01, 0.01, 0.01, 0.02.
+        assert_eq!(
+            labels(Fmt::Plain, &[0.004, 0.027]),
+            ["0", "0.01", "0.02", "0.03"]
+        );
+        assert_eq!(
+            labels(Fmt::Plain, &[0.0, 0.024]),
+            ["0", "0.005", "0.01", "0.015", "0.02", "0.025"]
+        );
+        assert_eq!(
+            labels(Fmt::Si, &[120.0, 4617.0]),
+            ["0", "1000", "2000", "3000", "4000", "5000"]
+        );
+        assert_eq!(
+            labels(Fmt::Si, &[0.0, 101_500.0]),
+            ["0", "50k", "100k", "150k"]
+        );
+        assert_eq!(
+            labels(Fmt::Si, &[100_000.0, 102_300.0]).len(),
+            labels(Fmt::Si, &[100_000.0, 102_300.0])
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        );
+        // Two or three targets: never 0.5 or 1.5 of one.
+        assert_eq!(labels(Fmt::Count, &[1.0, 2.0]), ["0", "1", "2"]);
+        assert_eq!(labels(Fmt::Count, &[1.0, 3.0]), ["0", "1", "2", "3"]);
+        // A latency axis says one unit: ms throughout once it passes 1000 µs.
+        assert_eq!(
+            labels(Fmt::Micros, &[0.0, 1800.0]),
+            ["0ms", "0.5ms", "1ms", "1.5ms", "2ms"]
+        );
+        assert_eq!(
+            labels(Fmt::Micros, &[0.0, 700.0]),
+            ["0µs", "200µs", "400µs", "600µs", "800µs"]
+        );
+        for (f, vals) in [
+            (Fmt::Plain, [0.0, 0.0031]),
+            (Fmt::Si, [0.0, 2.6e6]),
+            (Fmt::Micros, [3.0, 7.2]),
+        ] {
+            let l = labels(f, &vals);
+            let apart: std::collections::BTreeSet<&String> = l.iter().collect();
+            assert_eq!(apart.len(), l.len(), "{l:?}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::svg::Fmt;
 use super::{Definition, esc, table};
 use crate::model::compare::CompareReport;
 use crate::model::{Document, Input};
+use crate::render::text::run::{figure_unit, figure_value};
 use std::fmt::Write;
 
 fn definitions() -> Vec<Definition> {
@@ -38,9 +39,9 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .iter()
             .map(|f| {
                 vec![
-                    f.figure.to_string(),
-                    format!("{:.4}", f.a),
-                    format!("{:.4}", f.b),
+                    format!("{} ({})", f.figure, figure_unit(f.figure)),
+                    figure_value(f.figure, f.a),
+                    figure_value(f.figure, f.b),
                     format!("{:.3}", f.ratio),
                     match (f.ci95_low, f.ci95_high) {
                         (Some(lo), Some(hi)) => format!("{lo:.3}–{hi:.3}"),
@@ -67,7 +68,10 @@ fn chart(c: &CompareReport) -> String {
         tips: c
             .figures
             .iter()
-            .map(|f| format!("A: {} = {:.4}", f.figure, f.a))
+            .map(|f| {
+                let unit = figure_unit(f.figure);
+                format!("A: {} = {} {unit}", f.figure, figure_value(f.figure, f.a))
+            })
             .collect(),
         errors: Vec::new(),
     };
@@ -78,7 +82,10 @@ fn chart(c: &CompareReport) -> String {
         tips: c
             .figures
             .iter()
-            .map(|f| format!("B: {} = {:.4}, {:.3}× A", f.figure, f.b, f.ratio))
+            .map(|f| {
+                let (b, unit) = (figure_value(f.figure, f.b), figure_unit(f.figure));
+                format!("B: {} = {b} {unit}, {:.3}× A", f.figure, f.ratio)
+            })
             .collect(),
         errors: c
             .figures

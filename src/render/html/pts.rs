@@ -56,7 +56,7 @@ fn value(f: TrackFigure, c: &Cell) -> f64 {
 }
 
 fn round_axis() -> Axis {
-    Axis::new("round", Scale::Linear, Fmt::Plain)
+    Axis::new("round", Scale::Linear, Fmt::Count)
 }
 
 /// Steady-state convergence: every request size at the tracking mix, per round.

@@ -57,7 +57,7 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
 fn total_plot(reports: &[&ScaleReport], labels: &[String]) -> Plot {
     let mut total = Plot::new(
         "Total MB/s against the number of targets",
-        Axis::new("targets", Scale::Linear, Fmt::Plain),
+        Axis::new("targets", Scale::Linear, Fmt::Count),
         Axis::new("MB/s (10^6 bytes/s)", Scale::Linear, Fmt::Si),
     );
     for (k, (r, label)) in reports.iter().zip(labels).enumerate() {

@@ -281,8 +281,9 @@ fn by_depth(
         });
         let at = |qd: u32, bs: u64| points.iter().find(|p| p.qd == qd && p.bs_bytes == bs);
         for (cells, letter, what) in [
-            (&a.half_power_qd, "H", "half-power depth"),
-            (&a.knee_qd, "K", "knee depth"),
+            // The text's letters: h and k along queue depth, H and K along request size.
+            (&a.half_power_qd, "h", "half-power depth"),
+            (&a.knee_qd, "k", "knee depth"),
         ] {
             for c in cells {
                 if let Some(q) = c.qd.and_then(|qd| at(qd, c.bs_bytes)) {

@@ -2,6 +2,7 @@
 //! cost; the quick suite as an 8-row table.
 
 use crate::model::change::{Change, ChangeFigure};
+use crate::model::run::RunFigure;
 use crate::model::{QuickReport, Results, RunReport};
 use crate::stats::cpu::BusySource;
 use crate::stats::summary::DirSummary;
@@ -422,12 +423,44 @@ fn repeat_lines(out: &mut String, rep: &crate::model::run::Repeat) {
          t-based 95 % interval",
         rep.runs.len()
     );
+    let _ = writeln!(
+        out,
+        "  {:<22} {:<5} {:>12} {:>12} {:>12} {:>8}",
+        "FIGURE", "UNIT", "MEAN", "SD", "±95 %", "±%"
+    );
     for f in &rep.figures {
+        let v = |x: f64| figure_value(f.figure, x);
         let _ = writeln!(
             out,
-            "  {:<22} {:>14.4} sd {:>12.4}  ±{:.4} (±{:.1} %)",
-            f.figure, f.mean, f.sd, f.ci95.half, f.ci95.pct
+            "  {:<22} {:<5} {:>12} {:>12} {:>12} {:>7.1}%",
+            f.figure,
+            figure_unit(f.figure),
+            v(f.mean),
+            v(f.sd),
+            v(f.ci95.half),
+            f.ci95.pct
         );
+    }
+}
+
+/// The unit a repetition summary and `compare` print `figure` in.
+pub fn figure_unit(figure: RunFigure) -> &'static str {
+    match figure {
+        RunFigure::TotalIops => "IOPS",
+        RunFigure::TotalBytesPerS => "MB/s",
+        RunFigure::CpuUsPerIo => "µs/IO",
+        _ => "µs",
+    }
+}
+
+/// `v`, a value of `figure` as documents hold it (bytes/s, µs, I/Os/s), in `figure_unit`'s
+/// unit with the decimals that unit reads by.
+pub fn figure_value(figure: RunFigure, v: f64) -> String {
+    match figure {
+        RunFigure::TotalIops => format!("{v:.0}"),
+        RunFigure::TotalBytesPerS => format!("{:.2}", v / 1e6),
+        RunFigure::CpuUsPerIo => format!("{v:.3}"),
+        _ => format!("{v:.2}"),
     }
 }
 
@@ -530,6 +563,46 @@ pub fn write_through(w: &crate::plan::Workload) -> &'static str {
 mod tests {
     use super::*;
     use crate::model::change::{ChangeCause, ChangeEvidence};
+
+    /// The repetition summary: a header over right-aligned columns, each figure in its unit
+    /// (bytes/s once printed raw to four decimals).
+    #[test]
+    fn repetitions_line_up_in_their_units() {
+        use crate::model::run::{FigureStat, Repeat};
+        let stat = |figure, mean: f64, sd: f64| FigureStat {
+            figure,
+            values: Vec::new(),
+            mean,
+            sd,
+            ci95: crate::stats::summary::Ci95 {
+                half: 2.5 * sd,
+                pct: 250.0 * sd / mean,
+            },
+        };
+        let rep = Repeat {
+            runs: vec![Results::default(); 3],
+            figures: vec![
+                stat(RunFigure::TotalIops, 13_326_002.8, 554_935.4),
+                stat(RunFigure::TotalBytesPerS, 54_583_307_471.2, 2_273_015_435.5),
+                stat(RunFigure::ReadP50, 0.03, 0.0),
+            ],
+        };
+        let mut out = String::new();
+        repeat_lines(&mut out, &rep);
+        let lines: Vec<&str> = out.lines().skip(2).collect();
+        // Each figure ends where its column's name does (counted in characters: µ is two
+        // bytes), and every row is as wide as the header.
+        let end = |l: &str, w: &str| {
+            l.find(w)
+                .map(|i| l[..i].chars().count() + w.chars().count())
+        };
+        assert_eq!(end(lines[0], "MEAN"), end(lines[1], "13326003"), "{out}");
+        assert_eq!(end(lines[0], "MEAN"), end(lines[2], "54583.31"), "{out}");
+        assert_eq!(end(lines[0], "SD"), end(lines[2], "2273.02"), "{out}");
+        assert_eq!(end(lines[0], "MEAN"), end(lines[3], "0.03"), "{out}");
+        let width = |l: &str| l.chars().count();
+        assert!(lines.iter().all(|l| width(l) == width(lines[0])), "{out}");
+    }
 
     /// The tables pad kinds to their columns (quick's write rows once sat a column right).
     #[test]

@@ -97,11 +97,12 @@ fn matrix(out: &mut String, a: &Analysis, points: &[&Point], colour: bool) {
         "{}{threads}: MB/s, then IOPS and p99, by request size (down) and queue depth (across)",
         a.rw
     );
-    let _ = write!(out, "{:>6}", "");
+    // Each depth's name ends where its figures end (10 wide), not over their marks.
+    let mut head = format!("{:>6}", "");
     for qd in &depths {
-        let _ = write!(out, " {:>w$}", format!("QD{qd}"), w = CELL - 1);
+        let _ = write!(head, " {:>10}{:w$}", format!("QD{qd}"), "", w = CELL - 11);
     }
-    out.push('\n');
+    let _ = writeln!(out, "{}", head.trim_end());
     for &bs in &sizes {
         let mut top = format!("{:>6}", ByteSize(bs).to_string());
         let mut bottom = format!("{:>6}", "");
@@ -407,6 +408,26 @@ pub fn sweep_table(r: &SweepReport, colour: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each depth's name sits over its figures: its last character in the column of theirs.
+    #[test]
+    fn depth_names_end_over_their_figures() {
+        let pts = [
+            point(4096, 1, 10.0),
+            point(4096, 8, 40.0),
+            point(65536, 1, 30.0),
+            point(65536, 8, 90.0),
+        ];
+        let a = analyse(&pts, None).remove(0);
+        let refs: Vec<&Point> = pts.iter().collect();
+        let mut out = String::new();
+        matrix(&mut out, &a, &refs, false);
+        let lines: Vec<&str> = out.lines().collect();
+        let end = |line: &str, word: &str| line.find(word).map(|i| i + word.len());
+        let (head, row) = (lines[1], lines[2]);
+        assert_eq!(end(head, "QD1"), end(row, "10.0"), "{out}");
+        assert_eq!(end(head, "QD8"), end(row, "40.0"), "{out}");
+    }
     use crate::analysis::sweep::analyse_points as analyse;
     use crate::model::sweep::{Cell, DepthCell, LatencyBrief, Support};
     use crate::model::{Header, Kind};
