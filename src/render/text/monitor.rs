@@ -84,7 +84,7 @@ fn device_table(out: &mut String, devices: &[DeviceRecord]) {
     for d in devices {
         let _ = writeln!(
             out,
-            "{:<12} {:>9.1} {:>9.1} {:>8.2} {:>8.2} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>7.2} {:>6.1} {:>5} {:>8} {:>8} {:<5} {}",
+            "{:<12} {:>9.1} {:>9.1} {:>8.2} {:>8.2} {:>8.1} {:>8.1} {:>8.3} {:>8.3} {:>7.2} {:>6.1} {:>5} {:>8} {:>8} {:<5} {}",
             d.device,
             d.r_s,
             d.w_s,
@@ -152,6 +152,23 @@ mod tests {
                 && lines[2].contains("util")
                 && lines[2].ends_with("busy>85%")
         );
+    }
+
+    /// Response and service times in one precision: S 0.022 beside r_await 0.02 once read
+    /// as service longer than response.
+    #[test]
+    fn every_time_column_has_the_same_decimals() {
+        let d = DeviceRecord {
+            device: "vda".into(),
+            r_s: 900.0,
+            r_await_ms: 0.0246,
+            service_ms: Some(0.022),
+            queue_ms: Some(0.0026),
+            ..Default::default()
+        };
+        let text = interval(&SystemRecord::default(), &[d]);
+        let row: Vec<&str> = text.lines().nth(2).unwrap().split_whitespace().collect();
+        assert_eq!((row[7], row[12], row[13]), ("0.025", "0.022", "0.003"), "{text}");
     }
 
     #[test]
