@@ -360,8 +360,12 @@ pub fn render(inputs: &[Input]) -> String {
     warning_notes(&mut out, inputs, &labels);
     out.push_str(&doctor::setup_section(inputs, &labels));
     out.push_str(&body);
-    out.push_str("</main>\n<footer>\n<h2>Definitions</h2>\n<dl>\n");
-    for d in defs {
+    out.push_str("</main>\n<footer>\n");
+    // No heading over nothing: a page without definitions ends with its sections.
+    if !defs.is_empty() {
+        out.push_str("<h2>Definitions</h2>\n<dl>\n");
+    }
+    for d in &defs {
         let _ = writeln!(
             out,
             "<dt>{}</dt><dd>{} <span class=\"doc\">({})</span></dd>",
@@ -370,7 +374,10 @@ pub fn render(inputs: &[Input]) -> String {
             esc(d.doc)
         );
     }
-    out.push_str("</dl>\n</footer>\n</body>\n</html>\n");
+    if !defs.is_empty() {
+        out.push_str("</dl>\n");
+    }
+    out.push_str("</footer>\n</body>\n</html>\n");
     out
 }
 

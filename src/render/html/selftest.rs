@@ -2,6 +2,7 @@
 //! wake-up figures.
 
 use super::{Definition, esc, table};
+use crate::render::text::selftest as text;
 use crate::model::{Document, Input};
 use std::fmt::Write;
 
@@ -22,12 +23,11 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .checks
             .iter()
             .map(|c| {
+                let (known, measured) = text::check_figures(c);
                 vec![
-                    crate::render::text::selftest::check_name(c.kind)
-                        .0
-                        .to_string(),
-                    format!("{:.1}", c.known),
-                    format!("{:.1}", c.measured),
+                    text::check_name(c.kind).0.to_string(),
+                    known,
+                    measured,
                     format!("{:+.2} %", c.error_pct),
                     format!("{:.1} %", c.bound_pct),
                     if c.held { "held" } else { "FAILED" }.to_string(),
@@ -38,11 +38,70 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             &["known answer", "known", "measured", "error", "bound", ""],
             &rows,
         ));
-        let _ = writeln!(
-            out,
-            "<pre>{}</pre>",
-            esc(&crate::render::text::selftest::selftest_text(r))
-        );
+        // The clock, wake-up and floor figures and any check left out, as sentences (the
+        // table above is the text's table).
+        for line in text::facts(r).lines().chain(text::skipped(r).iter().map(|s| s.as_str())) {
+            let _ = writeln!(out, "<p>{}</p>", esc(line));
+        }
     }
-    (out, Vec::new())
+    (out, definitions())
+}
+
+fn definitions() -> Vec<Definition> {
+    let doc = "docs/figures.md, section 'Self-test'";
+    vec![
+        Definition {
+            name: "known",
+            text: "The answer known beforehand (a pace, a cgroup's cap), or the independent \
+                   figure halfpower's is compared with (the kernel's count of the same device \
+                   over the same window).",
+            doc,
+        },
+        Definition {
+            name: "error, bound",
+            text: "(measured − known) ÷ known, and the bound it is held to, from what the \
+                   self-test measured of this machine's clock and wake-ups.",
+            doc,
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::selftest::{Check, CheckKind, SelftestReport};
+    use crate::model::{Header, Kind};
+
+    /// Rates in their unit, the table once (no preformatted copy), and definitions under it.
+    #[test]
+    fn the_page_says_each_figure_once_in_its_unit() {
+        let r = SelftestReport {
+            header: Header::new(Kind::Selftest, vec![], String::new()),
+            host: crate::oscounters::host::read(),
+            seconds: 30.0,
+            clock: Default::default(),
+            wake: Default::default(),
+            floor: Default::default(),
+            checks: vec![Check {
+                kind: CheckKind::ThrottledBandwidth,
+                known: 40_000_000.0,
+                measured: 40_003_093.0,
+                error_pct: 0.0077,
+                bound_pct: 5.0,
+                held: true,
+            }],
+            skipped: Vec::new(),
+            statement: Default::default(),
+            hosts: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let input = Input {
+            path: "s.json".into(),
+            doc: Document::Selftest(Box::new(r)),
+        };
+        let (page, defs) = section(&[input], &["s.json".to_string()]);
+        assert!(page.contains("40.0 MB/s") && !page.contains("40000000"), "{page}");
+        assert!(!page.contains("<pre>") && page.contains("<p>clock: "), "{page}");
+        assert!(!defs.is_empty());
+    }
 }

@@ -1,7 +1,9 @@
 //! The self-test in words: the clock, the wake-ups, the engine's floor, each known answer with
 //! its error and bound, and the statement the figures support.
 
-use crate::model::selftest::{CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck};
+use crate::model::selftest::{
+    Check, CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck,
+};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
 
@@ -56,8 +58,47 @@ pub fn statement(r: &SelftestReport) -> String {
     )
 }
 
+/// A check's known and measured figures in its unit (MB/s, not bytes/s).
+pub fn check_figures(k: &Check) -> (String, String) {
+    let (_, unit) = check_name(k.kind);
+    let scale = if unit == "MB/s" { 1e-6 } else { 1.0 };
+    let f = |v: f64| format!("{:.1} {unit}", v * scale);
+    (f(k.known), f(k.measured))
+}
+
 /// The whole report.
 pub fn selftest_text(r: &SelftestReport) -> String {
+    let mut out = facts(r);
+    let _ = writeln!(
+        out,
+        "{:<36} {:>14} {:>14} {:>9} {:>8}",
+        "KNOWN ANSWER", "KNOWN", "MEASURED", "ERROR", "BOUND"
+    );
+    for k in &r.checks {
+        let (name, _) = check_name(k.kind);
+        let (known, measured) = check_figures(k);
+        let _ = writeln!(
+            out,
+            "{name:<36} {known:>14} {measured:>14} {:>+8.2}% {:>7.1}% {}",
+            k.error_pct,
+            k.bound_pct,
+            if k.held { "ok" } else { "FAILED" }
+        );
+    }
+    for s in skipped(r) {
+        let _ = writeln!(out, "{s}");
+    }
+    let _ = writeln!(out, "{}", statement(r));
+    out
+}
+
+/// The checks that did not run, a sentence each.
+pub fn skipped(r: &SelftestReport) -> Vec<String> {
+    r.skipped.iter().map(|s| skip_words(s.what, s.why)).collect()
+}
+
+/// The clock, wake-up and engine-floor lines.
+pub fn facts(r: &SelftestReport) -> String {
     let mut out = String::new();
     let c = &r.clock;
     let _ = writeln!(
@@ -87,27 +128,5 @@ pub fn selftest_text(r: &SelftestReport) -> String {
         f.iops,
         fmt_latency_ns(f.latency_p50_us * 1e3)
     );
-    let _ = writeln!(
-        out,
-        "{:<36} {:>14} {:>14} {:>9} {:>8}",
-        "KNOWN ANSWER", "KNOWN", "MEASURED", "ERROR", "BOUND"
-    );
-    for k in &r.checks {
-        let (name, unit) = check_name(k.kind);
-        let scale = if unit == "MB/s" { 1e-6 } else { 1.0 };
-        let _ = writeln!(
-            out,
-            "{name:<36} {:>9.1} {unit:<4} {:>9.1} {unit:<4} {:>+8.2}% {:>7.1}% {}",
-            k.known * scale,
-            k.measured * scale,
-            k.error_pct,
-            k.bound_pct,
-            if k.held { "ok" } else { "FAILED" }
-        );
-    }
-    for s in &r.skipped {
-        let _ = writeln!(out, "{}", skip_words(s.what, s.why));
-    }
-    let _ = writeln!(out, "{}", statement(r));
     out
 }
