@@ -12,6 +12,7 @@ mod cli;
 mod compare;
 mod destinations;
 mod diagnose;
+mod docs;
 mod doctor;
 mod doctor_price;
 mod durable;

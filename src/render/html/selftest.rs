@@ -2,8 +2,8 @@
 //! wake-up figures.
 
 use super::{Definition, esc, table};
-use crate::render::text::selftest as text;
 use crate::model::{Document, Input};
+use crate::render::text::selftest as text;
 use std::fmt::Write;
 
 /// The section of every self-test input.
@@ -40,7 +40,10 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
         ));
         // The clock, wake-up and floor figures and any check left out, as sentences (the
         // table above is the text's table).
-        for line in text::facts(r).lines().chain(text::skipped(r).iter().map(|s| s.as_str())) {
+        for line in text::facts(r)
+            .lines()
+            .chain(text::skipped(r).iter().map(|s| s.as_str()))
+        {
             let _ = writeln!(out, "<p>{}</p>", esc(line));
         }
     }
@@ -100,8 +103,14 @@ mod tests {
             doc: Document::Selftest(Box::new(r)),
         };
         let (page, defs) = section(&[input], &["s.json".to_string()]);
-        assert!(page.contains("40.0 MB/s") && !page.contains("40000000"), "{page}");
-        assert!(!page.contains("<pre>") && page.contains("<p>clock: "), "{page}");
+        assert!(
+            page.contains("40.0 MB/s") && !page.contains("40000000"),
+            "{page}"
+        );
+        assert!(
+            !page.contains("<pre>") && page.contains("<p>clock: "),
+            "{page}"
+        );
         assert!(!defs.is_empty());
     }
 }

@@ -168,7 +168,11 @@ mod tests {
         };
         let text = interval(&SystemRecord::default(), &[d]);
         let row: Vec<&str> = text.lines().nth(2).unwrap().split_whitespace().collect();
-        assert_eq!((row[7], row[12], row[13]), ("0.025", "0.022", "0.003"), "{text}");
+        assert_eq!(
+            (row[7], row[12], row[13]),
+            ("0.025", "0.022", "0.003"),
+            "{text}"
+        );
     }
 
     #[test]

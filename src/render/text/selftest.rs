@@ -1,9 +1,7 @@
 //! The self-test in words: the clock, the wake-ups, the engine's floor, each known answer with
 //! its error and bound, and the statement the figures support.
 
-use crate::model::selftest::{
-    Check, CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck,
-};
+use crate::model::selftest::{Check, CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
 
@@ -94,7 +92,10 @@ pub fn selftest_text(r: &SelftestReport) -> String {
 
 /// The checks that did not run, a sentence each.
 pub fn skipped(r: &SelftestReport) -> Vec<String> {
-    r.skipped.iter().map(|s| skip_words(s.what, s.why)).collect()
+    r.skipped
+        .iter()
+        .map(|s| skip_words(s.what, s.why))
+        .collect()
 }
 
 /// The clock, wake-up and engine-floor lines.
