@@ -11,6 +11,14 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// A typed quantity split where its number ends: `1.5m` is (`1.5`, `m`).
+fn number_and_unit(s: &str) -> (&str, &str) {
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    s.split_at(end)
+}
+
 /// A byte count typed as a number with an optional k/m/g/t suffix (powers of 1024).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct ByteSize(pub u64);
@@ -29,10 +37,7 @@ impl FromStr for ByteSize {
                 "'{s}' is negative: a size is 0 or more: use {accepted}"
             ));
         }
-        let end = lower
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(lower.len());
-        let (num, unit) = lower.split_at(end);
+        let (num, unit) = number_and_unit(&lower);
         let shift = match unit.trim().trim_end_matches("ib").trim_end_matches('b') {
             "" => 0,
             "k" => 10,
@@ -124,10 +129,7 @@ impl FromStr for Dur {
                 "'{s}' is negative: a duration is zero or more: use {accepted}"
             ));
         }
-        let split = lower
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(lower.len());
-        let (num, unit) = lower.split_at(split);
+        let (num, unit) = number_and_unit(&lower);
         let n: f64 = num
             .parse()
             .map_err(|_| format!("'{s}' is not a duration: use {accepted}"))?;
@@ -207,10 +209,7 @@ impl FromStr for Rate {
         if t.starts_with('-') {
             return Err(format!("'{s}' is negative: use {accepted}"));
         }
-        let end = t
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(t.len());
-        let (num, unit) = t.split_at(end);
+        let (num, unit) = number_and_unit(t);
         let n: f64 = num
             .parse()
             .map_err(|_| format!("'{s}' is not a throughput: use {accepted}"))?;
