@@ -239,6 +239,17 @@ impl fmt::Display for Rate {
     }
 }
 
+/// A duration above zero, such as a run's `--time`: `0` is refused as typed.
+pub fn duration_above_zero(s: &str) -> Result<Dur, String> {
+    let d: Dur = s.parse()?;
+    if d.0.is_zero() {
+        return Err(format!(
+            "'{s}' is no time: use a duration above zero, e.g. 10s"
+        ));
+    }
+    Ok(d)
+}
+
 /// A number above zero, or why not, with `accepted` said after the value.
 fn above_zero(s: &str, accepted: &str) -> Result<f64, String> {
     match s.trim().trim_end_matches('%').trim().parse::<f64>() {
@@ -369,6 +380,19 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_time_of_zero_is_refused_as_typed() {
+        assert_eq!(
+            duration_above_zero("0"),
+            Err("'0' is no time: use a duration above zero, e.g. 10s".to_string())
+        );
+        assert!(duration_above_zero("-1s").unwrap_err().contains("negative"));
+        assert_eq!(
+            duration_above_zero("1ms"),
+            Ok(Dur(Duration::from_millis(1)))
+        );
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub struct TimeArg {
         long = "time",
         id = "time",
         value_name = "DUR",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = crate::units::duration_above_zero
     )]
     pub given: Option<Dur>,
 }

@@ -6,7 +6,7 @@ use crate::Error;
 use crate::analysis::compare::{compare as compare_runs, differences};
 use crate::cli::CompareArgs;
 use crate::clock::utc_now;
-use crate::input::document::parse;
+use crate::input::document::parse_expecting;
 use crate::model::compare::CompareReport;
 use crate::model::log::Log;
 use crate::model::{Document, Header, Kind, Results, RunReport};
@@ -31,7 +31,8 @@ fn runs_of(path: &Path) -> crate::Result<(RunReport, Vec<Results>)> {
     if !text.trim_start().starts_with('{') {
         return Err(refuse());
     }
-    match parse(&shown, &text, &none)?.doc {
+    let expected = "a `halfpower run --json` document (compare reads run results)";
+    match parse_expecting(&shown, &text, &none, expected)?.doc {
         Document::Run(r) => {
             let runs = r
                 .repeat

@@ -56,9 +56,23 @@ fn typed_document(path: &str, kind: Kind, v: Value) -> crate::Result<Document> {
 
 /// Parses the text of `path` as one of the kinds the report draws.
 pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input> {
+    parse_expecting(path, text, diagnose, KINDS)
+}
+
+/// [`parse`], its refusals saying `expected` is what the command takes (compare: run
+/// documents only).
+pub fn parse_expecting(
+    path: &str,
+    text: &str,
+    diagnose: Diagnose,
+    expected: &str,
+) -> crate::Result<Input> {
     let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
-        return Err(refuse(path, format!("the file is empty; expected {KINDS}")));
+        return Err(refuse(
+            path,
+            format!("the file is empty; expected {expected}"),
+        ));
     }
     let doc = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) if map.contains_key("kind") => {
@@ -69,7 +83,7 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
                     None => {
                         return Err(refuse(
                             path,
-                            format!("unknown kind '{name}'; expected {KINDS}"),
+                            format!("unknown kind '{name}'; expected {expected}"),
                         ));
                     }
                 };
@@ -96,20 +110,22 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
         Ok(Value::Object(map)) if !map.contains_key("device") => {
             return Err(refuse(
                 path,
-                format!("a JSON object without 'kind': not a halfpower result; expected {KINDS}"),
+                format!(
+                    "a JSON object without 'kind': not a halfpower result; expected {expected}"
+                ),
             ));
         }
         // A monitor record (JSON lines of one line), several lines of them, or any other log;
         // unless it is one document cut short.
-        Ok(Value::Object(_)) => monitor(path, text, diagnose)?,
+        Ok(Value::Object(_)) => monitor(path, text, diagnose, expected)?,
         Err(_) => match super::cut_short(text) {
             Some(why) => return Err(refuse(path, why)),
-            None => monitor(path, text, diagnose)?,
+            None => monitor(path, text, diagnose, expected)?,
         },
         Ok(_) => {
             return Err(refuse(
                 path,
-                format!("JSON, but not an object; expected {KINDS}"),
+                format!("JSON, but not an object; expected {expected}"),
             ));
         }
     };
@@ -123,11 +139,15 @@ pub fn parse(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Input>
     })
 }
 
-fn monitor(path: &str, text: &str, diagnose: Diagnose) -> crate::Result<Document> {
+fn monitor(path: &str, text: &str, diagnose: Diagnose, expected: &str) -> crate::Result<Document> {
     if text.trim_start().starts_with('{') {
         for line in text.lines().filter(|l| !l.trim().is_empty()).take(1) {
-            let v: Value = serde_json::from_str(line)
-                .map_err(|e| refuse(path, format!("line 1 is not JSON ({e}); expected {KINDS}")))?;
+            let v: Value = serde_json::from_str(line).map_err(|e| {
+                refuse(
+                    path,
+                    format!("line 1 is not JSON ({e}); expected {expected}"),
+                )
+            })?;
             if let Some(n) = v.get("schema_version").and_then(Value::as_u64)
                 && n > u64::from(MONITOR_SCHEMA_VERSION)
             {
@@ -189,6 +209,23 @@ mod tests {
     fn why(text: &str) -> String {
         let none = |_: &Log| -> Diagnosis { unreachable!("no log is diagnosed here") };
         parse("f.json", text, &none).unwrap_err().to_string()
+    }
+
+    /// A command that takes one kind says that kind, not the report's fourteen.
+    #[test]
+    fn a_refusal_says_what_the_command_takes() {
+        let none = |_: &Log| -> Diagnosis { unreachable!("no log is diagnosed here") };
+        let run_only = |text: &str| {
+            parse_expecting("a.json", text, &none, "a run document")
+                .unwrap_err()
+                .to_string()
+        };
+        for text in ["", r#"{"kind":"tea","schema_version":1}"#, "[1]", "{x"] {
+            let said = run_only(text);
+            assert!(said.ends_with("expected a run document"), "{said}");
+            assert!(!said.contains("quick"), "{said}");
+        }
+        assert!(why("[1]").contains("a run, quick, sweep"));
     }
 
     #[test]
