@@ -124,7 +124,7 @@ fn drained(credits: f64, time: &str) {
     assert!(text.contains("credit bucket: a burst of"), "{text}");
     // Every row of the table is marked a blend; the two rates are rows of their own.
     let rows: Vec<&str> = text.lines().skip(1).take_while(|l| !l.is_empty()).collect();
-    let blends = rows.iter().filter(|l| l.ends_with("  blend")).count();
+    let blends = rows.iter().filter(|l| l.ends_with(" blend")).count();
     assert_eq!(blends, 2, "the target and the total:\n{text}");
     let rate = |dir: &str| {
         let row = rows

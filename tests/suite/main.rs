@@ -40,6 +40,7 @@ mod recipes;
 mod report;
 mod scale;
 mod sweep;
+mod tables;
 mod verify;
 mod vs_fio;
 mod warnings;

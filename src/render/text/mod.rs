@@ -20,5 +20,6 @@ pub mod run;
 pub mod scale;
 pub mod selftest;
 pub mod sweep;
+pub mod table;
 pub mod verify;
 pub mod warning;

@@ -1,6 +1,7 @@
 //! Terminal tables: one row per target and direction, then the disks' counters and the CPU
 //! cost; the quick suite as an 8-row table.
 
+use super::table::{Table, figures, words};
 use crate::model::change::{Change, ChangeFigure};
 use crate::model::run::RunFigure;
 use crate::model::{QuickReport, Results, RunReport};
@@ -11,20 +12,6 @@ use std::fmt::Write;
 
 fn lat(us: f64) -> String {
     fmt_latency_ns(us * 1000.0)
-}
-
-fn dir_row(out: &mut String, name: &str, dir: &str, d: &DirSummary, cpu_us_per_io: Option<f64>) {
-    let cpu = cpu_us_per_io.map_or(String::from("-"), |c| format!("{c:.2}"));
-    let _ = write!(
-        out,
-        "{name:<24} {dir:<5} {:>11.0} {:>10.2} {:>9} {:>9} {:>9} {:>9}",
-        d.iops,
-        d.mb_per_s,
-        lat(d.latency_us.p50),
-        lat(d.latency_us.p99),
-        lat(d.latency_us.max),
-        cpu
-    );
 }
 
 fn shorten(path: &str, width: usize) -> String {
@@ -59,22 +46,31 @@ pub fn results_table(r: &Results) -> String {
 
 /// The table of targets: a row per target and direction, then the total over all targets.
 fn target_rows(out: &mut String, r: &Results) {
-    let _ = writeln!(
-        out,
-        "{:<24} {:<5} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9}",
-        "TARGET", "DIR", "IOPS", "MB/s", "p50", "p99", "max", "CPU µs/IO"
-    );
-    let total_cpu = Some(r.cpu.us_per_io);
+    let mut table = Table::new(vec![
+        words("TARGET", 24),
+        words("DIR", 5),
+        figures("IOPS", 11),
+        figures("MB/s", 10),
+        figures("p50", 9),
+        figures("p99", 9),
+        figures("max", 9),
+        figures("CPU µs/IO", 9),
+    ]);
     // On a credit bucket every row averages the burst and the baseline: each says so, and the
     // two rates follow as rows of their own.
-    let end = if r.bucket.is_some() {
-        "  blend\n"
-    } else {
-        "\n"
-    };
+    let note = if r.bucket.is_some() { "blend" } else { "" };
     let mut row = |name: &str, dir: &str, d: &DirSummary, cpu: Option<f64>| {
-        dir_row(out, name, dir, d, cpu);
-        out.push_str(end);
+        let cells = vec![
+            name.to_string(),
+            dir.to_string(),
+            format!("{:.0}", d.iops),
+            format!("{:.2}", d.mb_per_s),
+            lat(d.latency_us.p50),
+            lat(d.latency_us.p99),
+            lat(d.latency_us.max),
+            cpu.map_or(String::from("-"), |c| format!("{c:.2}")),
+        ];
+        table.row_noted(cells, note.to_string());
     };
     for t in &r.targets {
         let name = shorten(&t.path, 24);
@@ -88,24 +84,19 @@ fn target_rows(out: &mut String, r: &Results) {
             row(&name, "both", &t.total, None);
         }
     }
-    row("all targets", "total", &r.total, total_cpu);
+    row("all targets", "total", &r.total, Some(r.cpu.us_per_io));
     if let Some(b) = &r.bucket {
         for (dir, iops, bytes) in [
             ("burst", b.burst_iops, b.burst_bytes_per_s),
             ("base", b.baseline_iops, b.baseline_bytes_per_s),
         ] {
-            let _ = writeln!(
-                out,
-                "{:<24} {dir:<5} {iops:>11.0} {:>10.2} {:>9} {:>9} {:>9} {:>9}",
-                "credit bucket",
-                bytes / 1e6,
-                "-",
-                "-",
-                "-",
-                "-"
-            );
+            let mut cells = vec!["credit bucket".into(), dir.into(), format!("{iops:.0}")];
+            cells.push(format!("{:.2}", bytes / 1e6));
+            cells.extend(["-", "-", "-", "-"].map(String::from));
+            table.row(cells);
         }
     }
+    out.push_str(&table.render());
 }
 
 /// The run's 95 % intervals and whether it reached a steady state, when known.
@@ -423,24 +414,27 @@ fn repeat_lines(out: &mut String, rep: &crate::model::run::Repeat) {
          t-based 95 % interval",
         rep.runs.len()
     );
-    let _ = writeln!(
-        out,
-        "  {:<22} {:<5} {:>12} {:>12} {:>12} {:>8}",
-        "FIGURE", "UNIT", "MEAN", "SD", "±95 %", "±%"
-    );
+    let mut table = Table::new(vec![
+        words("FIGURE", 22),
+        words("UNIT", 5),
+        figures("MEAN", 12),
+        figures("SD", 12),
+        figures("±95 %", 12),
+        figures("±%", 8),
+    ])
+    .indented(2);
     for f in &rep.figures {
         let v = |x: f64| figure_value(f.figure, x);
-        let _ = writeln!(
-            out,
-            "  {:<22} {:<5} {:>12} {:>12} {:>12} {:>7.1}%",
-            f.figure,
-            figure_unit(f.figure),
+        table.row(vec![
+            f.figure.to_string(),
+            figure_unit(f.figure).to_string(),
             v(f.mean),
             v(f.sd),
             v(f.ci95.half),
-            f.ci95.pct
-        );
+            format!("{:.1}%", f.ci95.pct),
+        ]);
     }
+    out.push_str(&table.render());
 }
 
 /// The unit a repetition summary and `compare` print `figure` in.
@@ -478,25 +472,27 @@ pub fn quick_table(q: &QuickReport) -> String {
             "buffered"
         }
     );
-    let _ = writeln!(
-        out,
-        "{:<12} {:<5} {:>10} {:>11} {:>9} {:>9}",
-        "TEST", "DIR", "MB/s", "IOPS", "p50", "p99"
-    );
+    let mut table = Table::new(vec![
+        words("TEST", 12),
+        words("DIR", 5),
+        figures("MB/s", 10),
+        figures("IOPS", 11),
+        figures("p50", 9),
+        figures("p99", 9),
+    ]);
     for t in &q.tests {
         let d = &t.results.total;
-        let _ = writeln!(
-            out,
-            "{:<12} {:<5} {:>10.2} {:>11.0} {:>9} {:>9}{}",
-            t.name,
-            t.direction,
-            d.mb_per_s,
-            d.iops,
+        let cells = vec![
+            t.name.clone(),
+            t.direction.to_string(),
+            format!("{:.2}", d.mb_per_s),
+            format!("{:.0}", d.iops),
             lat(d.latency_us.p50),
             lat(d.latency_us.p99),
-            test_marks(&t.results)
-        );
+        ];
+        table.row_noted(cells, test_marks(&t.results));
     }
+    out.push_str(&table.render());
     let limited: Vec<(String, &[crate::model::policy::LimitReach])> = q
         .tests
         .iter()
@@ -534,7 +530,7 @@ fn test_marks(r: &Results) -> String {
     if marks.is_empty() {
         String::new()
     } else {
-        format!("  ({})", marks.join(", "))
+        format!(" ({})", marks.join(", "))
     }
 }
 

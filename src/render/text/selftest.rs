@@ -1,6 +1,7 @@
 //! The self-test in words: the clock, the wake-ups, the engine's floor, each known answer with
 //! its error and bound, and the statement the figures support.
 
+use super::table::{Table, figures, words};
 use crate::model::selftest::{Check, CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
@@ -67,22 +68,25 @@ pub fn check_figures(k: &Check) -> (String, String) {
 /// The whole report.
 pub fn selftest_text(r: &SelftestReport) -> String {
     let mut out = facts(r);
-    let _ = writeln!(
-        out,
-        "{:<36} {:>14} {:>14} {:>9} {:>8}",
-        "KNOWN ANSWER", "KNOWN", "MEASURED", "ERROR", "BOUND"
-    );
+    let mut table = Table::new(vec![
+        words("KNOWN ANSWER", 36),
+        figures("KNOWN", 14),
+        figures("MEASURED", 14),
+        figures("ERROR", 9),
+        figures("BOUND", 8),
+    ]);
     for k in &r.checks {
-        let (name, _) = check_name(k.kind);
         let (known, measured) = check_figures(k);
-        let _ = writeln!(
-            out,
-            "{name:<36} {known:>14} {measured:>14} {:>+8.2}% {:>7.1}% {}",
-            k.error_pct,
-            k.bound_pct,
-            if k.held { "ok" } else { "FAILED" }
-        );
+        let cells = vec![
+            check_name(k.kind).0.to_string(),
+            known,
+            measured,
+            format!("{:+.2}%", k.error_pct),
+            format!("{:.1}%", k.bound_pct),
+        ];
+        table.row_noted(cells, if k.held { "ok" } else { "FAILED" }.to_string());
     }
+    out.push_str(&table.render());
     for s in skipped(r) {
         let _ = writeln!(out, "{s}");
     }
