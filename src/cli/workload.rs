@@ -63,9 +63,9 @@ impl WarmupArg {
 /// `--size SIZE`: one declaration for every command that uses a region or makes a file.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct SizeArg {
-    /// «-quick:Region size per target»«quick:Size of the scratch file»«pts: (PTS's capacity)»
-    /// (k/m/g = KiB/MiB/GiB)«-quick:; a file halfpower creates gets this size»«quick:, at least
-    /// 1m (its largest request)» [default: «-quick,experiment,pts:the file or device size minus
+    /// «-quick:Region size per target»«quick:Size of the scratch file» (k/m/g =
+    /// KiB/MiB/GiB«pts:; PTS's capacity»)«-quick:; a file halfpower creates gets this
+    /// size»«quick:, at least 1m (its largest request)» [default: «-quick,experiment,pts:the file or device size minus
     /// --offset, 1g for a new file»«pts:the file or device size, 1g for a new file»«quick:1g»
     /// «experiment:256m»].
     #[arg(long = "size", id = "size", value_name = "SIZE")]

@@ -1,6 +1,7 @@
 //! The monitor's terminal output: a system line and an iostat-like table per interval, with
 //! service time, queue time and flags.
 
+use super::table::{Table, figures, words};
 use crate::model::ServiceMethod;
 use crate::model::monitor::{DeviceRecord, Flag, SystemRecord};
 use std::fmt::Write;
@@ -62,47 +63,46 @@ fn system_line(out: &mut String, system: &SystemRecord) {
 /// The iostat-like table: a header, then one row per device with its service and queue time,
 /// where the service time came from, and its flags.
 fn device_table(out: &mut String, devices: &[DeviceRecord]) {
-    let _ = writeln!(
-        out,
-        "{:<12} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>5} {:>8} {:>8} {:<5} flags",
-        "Device",
-        "r/s",
-        "w/s",
-        "rMB/s",
-        "wMB/s",
-        "rKiB/rq",
-        "wKiB/rq",
-        "r_await",
-        "w_await",
-        "aqu-sz",
-        "%util",
-        "infl",
-        "S ms",
-        "Wq ms",
-        "src"
-    );
+    // Each column at least as wide as iostat's, so intervals line up one under another.
+    let mut table = Table::new(vec![
+        words("Device", 12),
+        figures("r/s", 9),
+        figures("w/s", 9),
+        figures("rMB/s", 8),
+        figures("wMB/s", 8),
+        figures("rKiB/rq", 8),
+        figures("wKiB/rq", 8),
+        figures("r_await", 8),
+        figures("w_await", 8),
+        figures("aqu-sz", 7),
+        figures("%util", 6),
+        figures("infl", 5),
+        figures("S ms", 8),
+        figures("Wq ms", 8),
+        words("src", 5),
+        words("flags", 0),
+    ]);
     for d in devices {
-        let _ = writeln!(
-            out,
-            "{:<12} {:>9.1} {:>9.1} {:>8.2} {:>8.2} {:>8.1} {:>8.1} {:>8.3} {:>8.3} {:>7.2} {:>6.1} {:>5} {:>8} {:>8} {:<5} {}",
-            d.device,
-            d.r_s,
-            d.w_s,
-            d.r_bytes_s / 1e6,
-            d.w_bytes_s / 1e6,
-            d.rareq_bytes / 1024.0,
-            d.wareq_bytes / 1024.0,
-            d.r_await_ms,
-            d.w_await_ms,
-            d.aqu_sz,
-            d.util_pct,
-            d.inflight,
+        table.row(vec![
+            d.device.clone(),
+            format!("{:.1}", d.r_s),
+            format!("{:.1}", d.w_s),
+            format!("{:.2}", d.r_bytes_s / 1e6),
+            format!("{:.2}", d.w_bytes_s / 1e6),
+            format!("{:.1}", d.rareq_bytes / 1024.0),
+            format!("{:.1}", d.wareq_bytes / 1024.0),
+            format!("{:.3}", d.r_await_ms),
+            format!("{:.3}", d.w_await_ms),
+            format!("{:.2}", d.aqu_sz),
+            format!("{:.1}", d.util_pct),
+            d.inflight.to_string(),
             opt_ms(d.service_ms),
             opt_ms(d.queue_ms),
-            source(d.service_source),
-            join(&d.flags)
-        );
+            source(d.service_source).to_string(),
+            join(&d.flags),
+        ]);
     }
+    out.push_str(&table.render());
 }
 
 /// The lines beneath the table: each device's changes (timed from monitor's start), then its
