@@ -114,7 +114,19 @@ fn drained_rested_and_drained(attempt: &mut common::Attempt) -> bool {
         near(num(f, "refill_ios_per_s"), found / pause_s, 0.15),
         "{f}"
     );
-    assert_eq!(f["full"], false, "{f}");
+    // The rest did not refill the bucket (the server found fewer credits than it holds):
+    // halfpower says so wherever its two drains' intervals can tell the second from the first.
+    // A first drain the host slowed (a burst of 1663 beside the server's 1930, credits ±924 on
+    // a quiet probe, other tests' I/O beside it) leaves "may have been full" the honest answer.
+    let half = |b: &serde_json::Value| num(&b["credits_ios_ci95"], "half");
+    let told = num(first, "credits_ios") - half(first) > num(second, "credits_ios") + half(second);
+    assert!(
+        found < CREDITS * 0.9,
+        "the server found {found} after the pause"
+    );
+    if told {
+        assert_eq!(f["full"], false, "{f}");
+    }
     // In bytes, each credit is one 4 KiB read.
     let per = num(f, "refill_bytes_per_s") / num(f, "refill_ios_per_s");
     assert!((per / 4096.0 - 1.0).abs() < 1e-9, "{per}");

@@ -1,39 +1,36 @@
 //! `experiment burst` on a terminal: each drain's bucket (its burst, baseline and credits,
 //! never the drain's blended mean as the device's), and the refill in words.
 
+use super::table::{Table, figures, words};
 use crate::model::bucket::{Bucket, Refill};
 use crate::model::experiment::Row;
 use crate::units::ByteSize;
-use std::fmt::Write;
 
 /// The drains' table: per drain, its time, whether its baseline held, and its bucket.
 pub fn rows(out: &mut String, rows: &[Row]) {
-    let _ = writeln!(
-        out,
-        "{:<11} {:<9} {:>6} {:>4} {:>8} {:>5} {:>14} {:>16} {:>16} {:>8}",
-        "drain",
-        "rw",
-        "size",
-        "QD",
-        "seconds",
-        "held",
-        "burst IOPS",
-        "baseline IOPS",
-        "credits (I/Os)",
-        "ended s"
-    );
+    let mut table = Table::new(vec![
+        words("drain", 11),
+        words("rw", 9),
+        figures("size", 6),
+        figures("QD", 4),
+        figures("seconds", 8),
+        figures("held", 5),
+        figures("burst IOPS", 14),
+        figures("baseline IOPS", 16),
+        figures("credits (I/Os)", 16),
+        figures("ended s", 8),
+    ]);
     for row in rows {
-        let [seconds, held, burst, baseline, credits, ended] = cells(row);
-        let _ = writeln!(
-            out,
-            "{:<11} {:<9} {:>6} {:>4} {seconds:>8} {held:>5} {burst:>14} {baseline:>16} \
-             {credits:>16} {ended:>8}",
-            row.variant.name(),
-            row.rw.name(),
+        let mut line = vec![
+            row.variant.name().to_string(),
+            row.rw.name().to_string(),
             ByteSize(row.bs_bytes).to_string(),
-            row.qd,
-        );
+            row.qd.to_string(),
+        ];
+        line.extend(cells(row));
+        table.row(line);
     }
+    out.push_str(&table.render());
     out.push_str(
         "held: the drain ended once its baseline had held for --hold (else at --time); \
          credits: the I/Os done above the baseline before it\n",
