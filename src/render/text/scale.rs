@@ -2,6 +2,7 @@
 //! its interval) and per-target shares, the shared components at the limit, and the verdict,
 //! worded here from the analysis's limit and flags.
 
+use super::table::{Table, figures, words};
 use crate::model::scale::{
     Across, Bottleneck, ComponentKind, ScaleAnalysis, ScaleReport, StepFlag,
 };
@@ -97,32 +98,36 @@ fn heading_and_alone(out: &mut String, r: &ScaleReport) {
     if let Some(words) = dealt_words(r) {
         let _ = writeln!(out, "{words}");
     }
-    let _ = writeln!(out, "\n{:<32} {:>10} {:>10}", "alone", "MB/s", "IOPS");
+    let mut alone = Table::new(vec![
+        words("alone", 32),
+        figures("MB/s", 10),
+        figures("IOPS", 10),
+    ]);
     for a in &r.alone {
-        let _ = writeln!(
-            out,
-            "{:<32} {:>10} {:>10.0}",
-            a.target,
+        alone.row(vec![
+            a.target.clone(),
             mb(a.bytes_per_s),
-            a.iops
-        );
+            format!("{:.0}", a.iops),
+        ]);
     }
+    out.push('\n');
+    out.push_str(&alone.render());
 }
 
 /// One line per step: its total, the sum of its targets alone, efficiency with its interval,
 /// I/Os in flight, each target's share, and its mark.
 fn steps(out: &mut String, r: &ScaleReport) {
-    let _ = writeln!(
-        out,
-        "\n{:<8} {:>10} {:>12} {:>10} {:>11} {:>8}  per {} MB/s",
-        nouns(r.across).1,
-        "MB/s",
-        "sum alone",
-        "efficiency",
-        "95 % int.",
-        "in flt",
-        nouns(r.across).0
-    );
+    let (one, many) = nouns(r.across);
+    let per = format!("per {one} MB/s");
+    let mut table = Table::new(vec![
+        words(many, 8),
+        figures("MB/s", 10),
+        figures("sum alone", 12),
+        figures("efficiency", 10),
+        figures("95 % int.", 11),
+        figures("in flt", 8),
+        words(&per, 0),
+    ]);
     for (i, s) in r.steps.iter().enumerate() {
         let sum = r.analysis.sum_alone_first_bytes_per_s.get(i).copied();
         let reading = r.analysis.steps.get(i);
@@ -132,31 +137,34 @@ fn steps(out: &mut String, r: &ScaleReport) {
             r.analysis.saturates_at == Some(s.targets),
             reading.and_then(|x| x.flag),
         ) {
-            (true, _) => "  <- saturates",
-            (_, Some(StepFlag::AboveSum)) => "  <- above the sum!",
-            (_, Some(StepFlag::AboveSumNoise)) => "  <- above the sum: noise",
-            (_, Some(StepFlag::Dip)) => "  <- dip",
-            (_, Some(StepFlag::Uncertain)) => "  <- within noise",
+            (true, _) => "<- saturates",
+            (_, Some(StepFlag::AboveSum)) => "<- above the sum!",
+            (_, Some(StepFlag::AboveSumNoise)) => "<- above the sum: noise",
+            (_, Some(StepFlag::Dip)) => "<- dip",
+            (_, Some(StepFlag::Uncertain)) => "<- within noise",
             _ => "",
         };
-        let _ = writeln!(
-            out,
-            "{:<8} {:>10} {:>12} {:>9}% {:>11} {:>8}  {}{mark}",
-            s.targets,
+        let cells = vec![
+            s.targets.to_string(),
             mb(s.bytes_per_s),
             sum.map_or("-".into(), mb),
-            eff.map_or("-".into(), |e| format!("{:.0}", e * 100.0)),
-            reading.map_or("-".into(), |x| format!(
-                "{:.0}-{:.0}%",
-                x.efficiency_low * 100.0,
-                x.efficiency_high * 100.0
-            )),
+            eff.map_or("-".into(), |e| format!("{:.0}%", e * 100.0)),
+            reading.map_or("-".into(), |x| {
+                format!(
+                    "{:.0}-{:.0}%",
+                    x.efficiency_low * 100.0,
+                    x.efficiency_high * 100.0
+                )
+            }),
             reading
                 .and_then(|x| x.inflight)
                 .map_or("-".into(), |l| format!("{l:.1}")),
-            shares.join(" ")
-        );
+            shares.join(" "),
+        ];
+        table.row_noted(cells, mark.to_string());
     }
+    out.push('\n');
+    out.push_str(&table.render());
 }
 
 /// The components more than one target (or rank) shares at the limit.
