@@ -1,6 +1,6 @@
 //! Every text table the commands print, as printed: each figure column's values end where its
 //! header ends (the table writer's promise, `render::text::table`), on real output of `run`
-//! (its table and its repetition summary), `quick` and `monitor`.
+//! (its table and its repetition summary), `quick`, `scale` and `monitor`.
 
 use crate::common;
 use halfpower::render::text::table::word_ends;
@@ -75,6 +75,30 @@ fn every_table_sets_its_figures_under_their_headers() {
     ]);
     // Read and write rows alike (the write rows once sat a column right).
     aligned(&quick, "TEST", &["MB/s", "IOPS", "p50", "p99"], Some(8));
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let scale = text_of(&[
+        "scale",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--rw",
+        "read",
+        "--bs",
+        "64k",
+        "--size",
+        "4m",
+        "--time",
+        "200ms",
+        "--warmup",
+        "0",
+        "--quiet",
+    ]);
+    aligned(&scale, "alone", &["MB/s", "IOPS"], Some(2));
+    aligned(
+        &scale,
+        "targets",
+        &["MB/s", "alone", "efficiency", "int.", "flt"],
+        Some(2),
+    );
     let monitor = text_of(&["monitor", "--count", "1", "--interval", "200ms"]);
     if monitor.contains("Device") {
         aligned(
