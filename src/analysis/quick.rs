@@ -30,12 +30,17 @@ fn compare(measured: f64, typical: f64) -> Relation {
     }
 }
 
+/// Whether a limit that is not the device's bound test `t`'s window: its figures are the
+/// limit's.
+fn bound(t: &QuickTest) -> bool {
+    t.results.limits.iter().any(|l| l.binds)
+}
+
 /// What a quick suite on `target` found: its sequential and deep random read figures against
 /// the class's typical ones, and QD1 against QD32 (`render::text::quick::verdict` words
 /// it).
 pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
     let class = target.class.unwrap_or_default();
-    let bound = |t: &QuickTest| t.results.limits.iter().any(|l| l.binds);
     let limited: Vec<usize> = (0..tests.len()).filter(|&i| bound(&tests[i])).collect();
     let seq_test = test(tests, RwMode::Read, Direction::Read, 8);
     let deep_test = test(tests, RwMode::Randread, Direction::Read, 32);
@@ -87,7 +92,7 @@ pub fn finding(target: &TargetInfo, tests: &[QuickTest]) -> QuickFinding {
 /// The test whose writes led its reads most, when by [`WRITES_AHEAD`] or more (a test a
 /// limit bound is left out: its two figures are the limit's).
 fn writes_ahead(tests: &[QuickTest]) -> Option<WritesAhead> {
-    let free = |t: &&QuickTest| !t.results.limits.iter().any(|l| l.binds);
+    let free = |t: &&QuickTest| !bound(t);
     tests
         .iter()
         .filter(|t| t.direction == Direction::Write)

@@ -130,7 +130,7 @@ pub struct WritesAhead {
     pub test: String,
     /// Its writes' MB/s over its reads'.
     pub ratio: f64,
-    /// The writes' and the reads' MB/s.
+    /// The writes' MB/s.
     pub write_mb_s: f64,
     /// The reads' MB/s.
     pub read_mb_s: f64,

@@ -29,10 +29,18 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
 
 /// Runs halfpower with exactly `args`, asserts success and parses stdout as one JSON document.
 pub fn stdout_json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> serde_json::Value {
-    let out = halfpower().args(args).output().unwrap();
+    json_out(
+        halfpower().args(args).output().unwrap(),
+        &format!("halfpower {args:?}"),
+    )
+}
+
+/// The JSON document `what` (a command that ran to `out`) printed, after asserting it
+/// succeeded.
+pub fn json_out(out: std::process::Output, what: &str) -> serde_json::Value {
     assert!(
         out.status.success(),
-        "halfpower {args:?} failed: {}",
+        "{what} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -41,6 +49,16 @@ pub fn stdout_json<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S]) -> s
             String::from_utf8_lossy(&out.stdout)
         )
     })
+}
+
+/// `halfpower ARGS --json -` reading the sysfs tree `tree` (`HALFPOWER_SYSFS`: a fixture laid
+/// out as the kernel lays it out).
+pub fn in_sysfs(tree: &str, args: &[&str]) -> serde_json::Value {
+    let mut c = halfpower();
+    c.env("HALFPOWER_SYSFS", tree)
+        .args(args)
+        .args(["--json", "-"]);
+    json_out(c.output().unwrap(), &format!("{args:?} on {tree}"))
 }
 
 /// Says a test cannot run here because `what` is missing. Outside CI the test then skips (the
@@ -366,12 +384,7 @@ pub fn halfpower_json_in(dir: &Path, args: &[&str]) -> serde_json::Value {
     let out = in_cgroup(dir, &assert_cmd::cargo::cargo_bin("halfpower"), &all)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "halfpower {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_out(out, &format!("halfpower {args:?}"))
 }
 
 /// Removes cgroup `dir` once the processes that ran in it have gone (an empty group is removed

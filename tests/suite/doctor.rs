@@ -247,19 +247,7 @@ fn the_clock_reads_cost_is_what_the_tests_own_reads_cost() {
 /// `doctor ARGS --json -` on the captured NVMe tree (tests/fixtures/sysfs/nvme, made by
 /// make.sh); it must succeed.
 fn captured_doctor(args: &[&str]) -> Value {
-    let out = common::halfpower()
-        .env("HALFPOWER_SYSFS", NVME_TREE)
-        .arg("doctor")
-        .args(args)
-        .args(["--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::in_sysfs(NVME_TREE, &[&["doctor"], args].concat())
 }
 
 /// The captured NVMe tree.

@@ -14,18 +14,7 @@ const FIXTURES: &str = "tests/fixtures/sysfs";
 
 /// `HALFPOWER_SYSFS=tests/fixtures/sysfs/TREE halfpower ARGS --json -`.
 fn in_tree(tree: &str, args: &[&str]) -> Value {
-    let out = halfpower()
-        .env("HALFPOWER_SYSFS", format!("{FIXTURES}/{tree}"))
-        .args(args)
-        .args(["--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} on {tree}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    crate::common::in_sysfs(&format!("{FIXTURES}/{tree}"), args)
 }
 
 fn path_of(tree: &str, target: &str) -> Value {

@@ -5,17 +5,6 @@
 use crate::common;
 use halfpower::render::text::table::word_ends;
 
-/// The stdout of halfpower with `args`, which must succeed.
-fn text_of(args: &[&str]) -> String {
-    let out = common::halfpower().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// In `text`, the header line starting with `header` and the `rows` lines under it (all
 /// non-blank lines up to the first blank one when `None`): each of `figures`, a word of the
 /// header, ends where a figure of every row ends.
@@ -50,7 +39,7 @@ fn aligned(text: &str, header: &str, figures: &[&str], rows: Option<usize>) {
 
 #[test]
 fn every_table_sets_its_figures_under_their_headers() {
-    let run = text_of(&[
+    let run = common::stdout_text(&[
         "run", "null", "--engine", "null", "--rw", "randrw", "--time", "200ms", "--warmup", "0",
         "--repeat", "2",
     ]);
@@ -62,7 +51,7 @@ fn every_table_sets_its_figures_under_their_headers() {
     );
     aligned(&run, "  FIGURE", &["MEAN", " SD", "±95 %", "±%"], Some(7));
     let dir = tempfile::tempdir().unwrap();
-    let quick = text_of(&[
+    let quick = common::stdout_text(&[
         "quick",
         dir.path().to_str().unwrap(),
         "--size",
@@ -76,7 +65,7 @@ fn every_table_sets_its_figures_under_their_headers() {
     // Read and write rows alike (the write rows once sat a column right).
     aligned(&quick, "TEST", &["MB/s", "IOPS", "p50", "p99"], Some(8));
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    let scale = text_of(&[
+    let scale = common::stdout_text(&[
         "scale",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
@@ -99,7 +88,7 @@ fn every_table_sets_its_figures_under_their_headers() {
         &["MB/s", "alone", "efficiency", "int.", "flt"],
         Some(2),
     );
-    let monitor = text_of(&["monitor", "--count", "1", "--interval", "200ms"]);
+    let monitor = common::stdout_text(&["monitor", "--count", "1", "--interval", "200ms"]);
     if monitor.contains("Device") {
         aligned(
             &monitor,
