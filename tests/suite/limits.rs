@@ -425,7 +425,9 @@ fn sweep_and_quick_name_the_cap_and_the_runs_it_binds_in() {
         "--json",
         json.to_str().unwrap(),
     ];
-    let (doc, text, _) = ran(cg.command(&sweep), &json);
+    let served0 = cg.serviced(&fs.lo.dev).0;
+    let (doc, text, wall) = ran(cg.command(&sweep), &json);
+    let served = (cg.serviced(&fs.lo.dev).0 - served0) as f64;
     let file = "blkio.throttle.read_iops_device";
     let binds = |results: &serde_json::Value| {
         results["limits"].as_array().unwrap().iter().any(|l| {
@@ -445,6 +447,27 @@ fn sweep_and_quick_name_the_cap_and_the_runs_it_binds_in() {
     // Far below the device: the deep point binds at least.
     assert!(said.contains(&"randread 4k QD8".to_string()), "{said:?}");
     assert_eq!(bound_in(&text, file), said, "{text}");
+    // The reads each point's line counts are the kernel's, over its window: together no more
+    // than the group issued over the whole sweep (plus a few reads of udev's), and no fewer
+    // than that less what the cap let through outside the windows (one slice beside each).
+    let mut counted = 0.0;
+    let mut windows = 0.0;
+    for p in points {
+        let r = &p["results"];
+        let cap = r["limits"].as_array().unwrap().iter().find(|l| {
+            l["limit"]["cap"]["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with(file))
+        });
+        counted += num(cap.expect("the read cap on every point"), "measured") * num(r, "seconds");
+        windows += num(r, "seconds");
+    }
+    let outside = 2000.0 * (wall - windows) + 200.0 * points.len() as f64;
+    eprintln!("sweep: {counted:.0} reads in {windows:.2} s of windows; the group issued {served}");
+    assert!(
+        counted <= served + 64.0 && counted >= served - outside,
+        "{counted} reads in the windows; the group issued {served} in {wall} s"
+    );
     let quick = [
         "quick",
         fs.path(),
