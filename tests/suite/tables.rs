@@ -1,6 +1,7 @@
 //! Every text table the commands print, as printed: each figure column's values end where its
 //! header ends (the table writer's promise, `render::text::table`), on real output of `run`
-//! (its table and its repetition summary), `quick`, `scale` and `monitor`.
+//! (its table, its repetition summary and its disks), `quick`, `scale`, `monitor`, `experiment`,
+//! `replay`, `pts` and `diagnose`, and on the profile's tables rendered from a saved profile.
 
 use crate::common;
 use halfpower::render::text::table::word_ends;
@@ -16,7 +17,9 @@ fn aligned(text: &str, header: &str, figures: &[&str], rows: Option<usize>) {
         .unwrap_or_else(|| panic!("no header '{header}':\n{text}"));
     let head = lines[at];
     let below = lines[at + 1..].iter().take_while(|l| !l.trim().is_empty());
-    let below: Vec<&&str> = match rows {
+    // A figure's mark (profile's `~` and `!`) hangs one place right of its column.
+    let below = below.map(|l| l.replace(['~', '!'], " "));
+    let below: Vec<String> = match rows {
         Some(n) => below.take(n).collect(),
         None => below.collect(),
     };
@@ -97,4 +100,140 @@ fn every_table_sets_its_figures_under_their_headers() {
             None,
         );
     }
+}
+
+/// The tables of the other commands, on real output where it takes under a second or two (a
+/// run's disks, an experiment, a replay, PTS's rounds and matrix, a diagnosed iostat log), and
+/// the profile's three tables from a saved profile.
+#[test]
+fn the_other_commands_tables_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let file = dir.path().join("f");
+    let f = file.to_str().unwrap();
+    let run = common::stdout_text(&[
+        "run", f, "--size", "8m", "--rw", "read", "--time", "200ms", "--warmup", "0",
+    ]);
+    if run.contains("DEVICE") {
+        aligned(
+            &run,
+            "DEVICE",
+            &[
+                "r/s",
+                "w/s",
+                "rMB/s",
+                "r_await",
+                "aqu-sz",
+                "%util",
+                "in-flight",
+            ],
+            None,
+        );
+    }
+    let exp = common::stdout_text(&[
+        "experiment",
+        "alignment",
+        d,
+        "--size",
+        "4m",
+        "--time",
+        "100ms",
+        "--warmup",
+        "0",
+        "--quiet",
+    ]);
+    aligned(
+        &exp,
+        "variant",
+        &["shift", "size", "QD", "MB/s", "IOPS", "p99 µs", "device"],
+        Some(4),
+    );
+    let trace = dir.path().join("trace");
+    let mut t = String::from("# halfpower trace v1\n");
+    for i in 0..200u64 {
+        t.push_str(&format!(
+            "{} R {} 4096\n",
+            i * 500,
+            (i * 7919 % 2000) * 4096
+        ));
+    }
+    std::fs::write(&trace, t).unwrap();
+    let replay = common::stdout_text(&[
+        "replay",
+        trace.to_str().unwrap(),
+        f,
+        "--speed",
+        "1,10",
+        "--quiet",
+    ]);
+    aligned(
+        &replay,
+        "  SPEED",
+        &["SPEED", "ACHIEVED", "MEAN", "p99", "LATE p99", "INFLIGHT"],
+        Some(2),
+    );
+    let pts_file = dir.path().join("pts");
+    let pts = common::stdout_text(&[
+        "pts",
+        pts_file.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--allow-write",
+        "--destroy-data",
+        "--test",
+        "iops",
+        "--bs",
+        "4k",
+        "--mix",
+        "100/0,0/100",
+        "--round",
+        "20ms",
+        "--precondition",
+        "8m",
+        "--quiet",
+    ]);
+    // PTS runs at least five rounds.
+    aligned(
+        &pts,
+        "  ROUND",
+        &["ROUND", "START s", "END s", "WRITTEN", "IOPS"],
+        Some(5),
+    );
+    aligned(&pts, "      BS", &["BS", "100/0", "0/100"], Some(1));
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/diagnose/iostat-three-disks.txt"
+    );
+    let diagnosis = common::stdout_text(&["diagnose", log]);
+    aligned(
+        &diagnosis,
+        "Device",
+        &["%util", "IOPS", "R ms", "S ms", "Wq ms", "queue"],
+        None,
+    );
+    let saved = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/report/profile.json"
+    );
+    let text = std::fs::read_to_string(saved).unwrap();
+    let profile = match halfpower::input::document::parse(saved, &text, &|_| unreachable!()) {
+        Ok(halfpower::model::Input {
+            doc: halfpower::model::Document::Profile(p),
+            ..
+        }) => halfpower::render::text::profile::profile_table(&p),
+        _ => panic!("{saved} is not a profile"),
+    };
+    aligned(&profile, "  size", &["size", "random"], None);
+    aligned(
+        &profile,
+        "rw",
+        &["size", "QD", "IOPS", "MB/s", "S ms", "R p99 ms", "dev S ms"],
+        None,
+    );
+    aligned(
+        &profile,
+        "column",
+        &["overhead ms", "ms/KiB", "MB/s", "R²", "at 32k ms"],
+        None,
+    );
 }

@@ -1,6 +1,7 @@
 //! The diagnosis as text: one line per device, then each active device's rule, evidence,
 //! expectation, advice and (serial devices only) M/M/1 projection.
 
+use super::table::{Table, figures, words};
 use crate::model::diagnosis::{
     DeviceDiagnosis, Diagnosis, ExpectationSource, ProfileApplied, ProfileMatch, Projection,
     SystemSummary, Verdict,
@@ -28,29 +29,36 @@ pub fn diagnosis_text(d: &Diagnosis) -> String {
 
 /// The summary table: one line per device (idle ones included), so every device is accounted for.
 fn device_table(out: &mut String, d: &Diagnosis) {
-    let _ = writeln!(
-        out,
-        "{:<28} {:<8} {:<9} {:<13} {:>7} {:>10} {:>9} {:>9} {:>9} {:>7}  S from",
-        "Device", "class", "serves", "verdict", "%util", "IOPS", "R ms", "S ms", "Wq ms", "queue"
-    );
+    let mut t = Table::new(vec![
+        words("Device", 28),
+        words("class", 8),
+        words("serves", 9),
+        words("verdict", 13),
+        figures("%util", 7),
+        figures("IOPS", 10),
+        figures("R ms", 9),
+        figures("S ms", 9),
+        figures("Wq ms", 9),
+        figures("queue", 7),
+        words("S from", 0),
+    ]);
     for dev in &d.devices {
-        let _ = writeln!(
-            out,
-            "{:<28} {:<8} {:<9} {:<13} {:>7} {:>10.1} {:>9} {:>9} {:>9} {:>7}  {}",
-            dev.device,
-            dev.class.name(),
-            dev.serving.name(),
-            dev.verdict.name(),
+        t.row(vec![
+            dev.device.clone(),
+            dev.class.name().to_string(),
+            dev.serving.name().to_string(),
+            dev.verdict.name().to_string(),
             dev.utilization_pct
                 .map_or("-".into(), |u| format!("{u:.1}")),
-            dev.iops,
+            format!("{:.1}", dev.iops),
             ms(dev.response_ms),
             ms(dev.service_ms),
             ms(dev.queue_ms),
             dev.queue_length.map_or("-".into(), |q| format!("{q:.2}")),
-            dev.service_source.name()
-        );
+            dev.service_source.name().to_string(),
+        ]);
     }
+    out.push_str(&t.render());
 }
 
 /// One active device's block: the rule and evidence behind its verdict, what was expected of it,

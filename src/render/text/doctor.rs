@@ -1,6 +1,7 @@
 //! The doctor in words: a table of checks per scope (host, each device, each mount), then for
 //! each one not ok why it matters and the command that fixes it, and each price measured.
 
+use super::table::{Table, words};
 use crate::model::doctor::{
     Check, CheckKind, DoctorReport, Fix, Outcome, PriceFigure, Priced, Scope, Verdict,
 };
@@ -245,17 +246,24 @@ pub fn doctor_text(r: &DoctorReport) -> String {
     }
     for s in scopes {
         let _ = writeln!(out, "\n{}:", scope(s));
+        let mut t = Table::new(vec![
+            words("VERDICT", 5),
+            words("CHECK", 15),
+            words("VALUE", 22),
+            words("WANTED", 24),
+            words("FILE", 0),
+        ])
+        .indented(2);
         for c in r.checks.iter().filter(|c| &c.scope == s) {
-            let _ = writeln!(
-                out,
-                "  {:<5} {:<15} {:<22} wanted {:<24} {}",
-                verdict(c.verdict),
-                label(c.kind),
-                c.value.as_deref().unwrap_or("-"),
-                c.wanted,
-                c.file
-            );
+            t.row(vec![
+                verdict(c.verdict).to_string(),
+                label(c.kind).to_string(),
+                c.value.as_deref().unwrap_or("-").to_string(),
+                c.wanted.clone(),
+                c.file.clone(),
+            ]);
         }
+        out.push_str(&t.render());
     }
     let notes: Vec<&Check> = r
         .checks

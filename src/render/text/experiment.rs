@@ -1,5 +1,6 @@
 //! An experiment on a terminal: its rows, its facts and its verdict, worded from its finding.
 
+use super::table::{Table, figures, words};
 use crate::model::Direction;
 use crate::model::experiment::{
     AlignmentOutcome, AllocationShare, BufferingRatio, CacheSizeFound, DepthShare,
@@ -308,46 +309,43 @@ pub fn experiment_table(r: &ExperimentReport) -> String {
 
 /// The rows of every experiment but burst: each point's rate, latency, CPU and device share.
 fn generic_rows(out: &mut String, rows: &[Row]) {
-    let _ = writeln!(
-        out,
-        "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10} {:>8} {:>9} {:>10} {:>10} {:>10} {:>7}",
-        "variant",
-        "shift",
-        "rw",
-        "size",
-        "QD",
-        "MB/s",
-        "±",
-        "IOPS",
-        "mean µs",
-        "p99 µs",
-        "CPU µs/MB",
-        "device"
-    );
+    let mut t = Table::new(vec![
+        words("variant", 14),
+        figures("shift", 7),
+        words("rw", 6),
+        figures("size", 6),
+        figures("QD", 3),
+        figures("MB/s", 10),
+        figures("±", 8),
+        figures("IOPS", 9),
+        figures("mean µs", 10),
+        figures("p99 µs", 10),
+        figures("CPU µs/MB", 10),
+        figures("device", 7),
+    ]);
     for row in rows {
         let size = row
             .region_bytes
             .map_or(ByteSize(row.bs_bytes).to_string(), |b| {
                 format!("{}/{}", ByteSize(row.bs_bytes), ByteSize(b))
             });
-        let _ = writeln!(
-            out,
-            "{:<14} {:>7} {:<6} {:>6} {:>3} {:>10.1} {:>8} {:>9.0} {:>10.1} {:>10.1} {:>10.0} {:>7}",
-            row.variant.name(),
+        t.row(vec![
+            row.variant.name().to_string(),
             row.shift_bytes
                 .map_or("-".into(), |s| ByteSize(s).to_string()),
-            row.rw.name(),
+            row.rw.name().to_string(),
             size,
-            row.qd,
-            row.bytes_per_s / 1e6,
+            row.qd.to_string(),
+            format!("{:.1}", row.bytes_per_s / 1e6),
             ci_pct(row),
-            row.iops,
-            row.mean_us,
-            row.p99_us,
-            row.cpu_us_per_mb,
-            device_share(row)
-        );
+            format!("{:.0}", row.iops),
+            format!("{:.1}", row.mean_us),
+            format!("{:.1}", row.p99_us),
+            format!("{:.0}", row.cpu_us_per_mb),
+            device_share(row),
+        ]);
     }
+    out.push_str(&t.render());
     if rows.iter().any(|x| x.device_read_bytes.is_some()) {
         out.push_str(
             "device: bytes the disk moved in the point's direction in its window ÷ the point's \

@@ -1,5 +1,6 @@
 //! The profile as text: 004 Table 4, the measured cells and the fitted lines.
 
+use super::table::{Table, figures, words};
 use crate::model::Direction;
 use crate::model::profile::{Fit, NegativeSlope, Pattern, ProfileCell, ProfileReport};
 use crate::units::ByteSize;
@@ -30,20 +31,21 @@ fn service_table(out: &mut String, r: &ProfileReport) {
         out,
         "Service time, ms (S = 1/IOPS at QD1, the Utilization Law with the device 100 % busy)"
     );
-    let _ = write!(out, "{:>6}", "size");
-    for (rw, p) in &cols {
-        let _ = write!(out, " {:>16}", format!("{} {}", rw.name(), p.name()));
-    }
-    out.push('\n');
+    // A figure's mark (`~`) hangs one place right of the column, the unmarked figures end under
+    // their header.
+    let mut cols_t = vec![figures("size", 6)];
+    cols_t
+        .extend((cols.iter()).map(|(rw, p)| figures(&format!("{} {} ", rw.name(), p.name()), 16)));
+    let mut t = Table::new(cols_t);
     for bs in &sizes {
-        let _ = write!(out, "{:>6}", ByteSize(*bs).to_string());
+        let mut row = vec![ByteSize(*bs).to_string()];
         for (rw, p) in &cols {
             let (service, off) = r.service_cell(*rw, *p, *bs);
-            let v = ms(service);
-            let _ = write!(out, " {:>16}", if off { format!("{v}~") } else { v });
+            row.push(format!("{}{}", ms(service), if off { '~' } else { ' ' }));
         }
-        out.push('\n');
+        t.row(row);
     }
+    out.push_str(&t.render());
 }
 
 /// The cell's depth as the table shows it: `1`, `4`, or `1×4` when four threads each kept one
@@ -77,38 +79,35 @@ pub fn profile_table(r: &ProfileReport) -> String {
 /// The measured cells, one row each: throughput, service and response time, and the disk's
 /// own %util and service time beside them for comparison.
 fn cells_table(out: &mut String, r: &ProfileReport) {
-    let _ = writeln!(
-        out,
-        "{:<6} {:<11} {:>6} {:>6} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>10}",
-        "rw",
-        "pattern",
-        "size",
-        "QD",
-        "IOPS",
-        "MB/s",
-        "S ms",
-        "R mean ms",
-        "R p99 ms",
-        "dev %util",
-        "dev S ms"
-    );
+    let mut t = Table::new(vec![
+        words("rw", 6),
+        words("pattern", 11),
+        figures("size", 6),
+        figures("QD", 6),
+        figures("IOPS", 10),
+        figures("MB/s", 9),
+        figures("S ms", 10),
+        figures("R mean ms", 10),
+        figures("R p99 ms", 10),
+        figures("dev %util", 9),
+        figures("dev S ms", 10),
+    ]);
     for c in &r.cells {
-        let _ = writeln!(
-            out,
-            "{:<6} {:<11} {:>6} {:>6} {:>10.0} {:>9.1} {:>10} {:>10} {:>10} {:>9} {:>10}",
-            c.rw.name(),
-            c.pattern.name(),
+        t.row(vec![
+            c.rw.name().to_string(),
+            c.pattern.name().to_string(),
             ByteSize(c.bs_bytes).to_string(),
             depth(c),
-            c.iops,
-            c.bytes_per_s / 1e6,
+            format!("{:.0}", c.iops),
+            format!("{:.1}", c.bytes_per_s / 1e6),
             ms(c.service_ms),
             ms(Some(c.mean_latency_ms)),
             ms(Some(c.p99_ms)),
             c.device_util_pct.map_or("-".into(), |u| format!("{u:.1}")),
-            ms(c.device_service_ms)
-        );
+            ms(c.device_service_ms),
+        ]);
     }
+    out.push_str(&t.render());
 }
 
 /// The fitted lines, one row per column of the service table: overhead, cost per KiB, transfer
@@ -116,29 +115,27 @@ fn cells_table(out: &mut String, r: &ProfileReport) {
 fn fits_table(out: &mut String, r: &ProfileReport) {
     let _ = writeln!(
         out,
-        "Fitted lines: service ms = overhead + ms/KiB x size (from the smallest sizes up; ~ = off the line, left out)"
+        "Fitted lines: service ms = overhead + ms/KiB x size (from the smallest sizes up; ~ = off \
+         the line, left out; R² only for lines through 3 or more sizes)"
     );
-    let _ = writeln!(
-        out,
-        "{:<17} {:>11} {:>10} {:>10} {:>7} {:>11}  off the line (R² only for lines through 3 or more sizes)",
-        "column", "overhead ms", "ms/KiB", "MB/s", "R²", "at 32k ms"
-    );
+    let mut t = Table::new(vec![
+        words("column", 17),
+        figures("overhead ms", 11),
+        figures("ms/KiB ", 10),
+        figures("MB/s", 10),
+        figures("R²", 7),
+        figures("at 32k ms", 11),
+        words("off the line", 0),
+    ]);
     for f in &r.fits {
-        let off: Vec<String> = f
-            .off_line_bs_bytes
-            .iter()
+        let off: Vec<String> = (f.off_line_bs_bytes.iter())
             .map(|b| ByteSize(*b).to_string())
             .collect();
-        let _ = writeln!(
-            out,
-            "{:<17} {:>11.4} {:>10} {:>10} {:>7} {:>11}  {}",
+        let mark = if f.negative_slope.is_some() { '!' } else { ' ' };
+        t.row(vec![
             format!("{} {}", f.rw.name(), f.pattern.name()),
-            f.overhead_ms,
-            if f.negative_slope.is_some() {
-                format!("{:.5}!", f.ms_per_kib)
-            } else {
-                format!("{:.5}", f.ms_per_kib)
-            },
+            format!("{:.4}", f.overhead_ms),
+            format!("{:.5}{mark}", f.ms_per_kib),
             f.transfer_mb_per_s
                 .map_or("-".into(), |v| format!("{v:.1}")),
             f.r2.map_or("-".into(), |v| format!("{v:.4}")),
@@ -147,9 +144,10 @@ fn fits_table(out: &mut String, r: &ProfileReport) {
                 "-".into()
             } else {
                 off.join(" ")
-            }
-        );
+            },
+        ]);
     }
+    out.push_str(&t.render());
 }
 
 /// What a line with a negative slope means, in words (None for any other line).

@@ -2,6 +2,7 @@
 //! its tracking variable and the bytes written, the steady-state verdict with both
 //! excursions, and the matrix averaged over the measurement window.
 
+use super::table::{Table, figures};
 use crate::analysis::pts::{EXCURSION_PCT, RANGE_PCT};
 use crate::model::pts::{
     CellAverage, Mix, PtsReport, PtsTest, Purge, PurgeMethod, PurgeState, Round, Track,
@@ -149,20 +150,18 @@ fn matrix(t: &Track) -> String {
             TrackFigure::MeanLatencyUs => "mean latency / max latency",
         }
     );
-    let _ = write!(out, "  {:>6}", "BS");
-    for m in &t.mixes {
-        let _ = write!(out, " {:>19}", m.to_string());
-    }
-    out.push('\n');
+    let mut columns = vec![figures("BS", 6)];
+    columns.extend(t.mixes.iter().map(|m| figures(&m.to_string(), 19)));
+    let mut table = Table::new(columns).indented(2);
     let find = |bs: u64, m: Mix| -> Option<&CellAverage> {
         t.window_matrix
             .iter()
             .find(|c| c.bs_bytes == bs && c.mix == m)
     };
     for &bs in &t.bs_bytes {
-        let _ = write!(out, "  {:>6}", ByteSize(bs).to_string());
-        for &m in &t.mixes {
-            let cell = find(bs, m).map_or("-".to_string(), |c| match f {
+        let mut row = vec![ByteSize(bs).to_string()];
+        row.extend(t.mixes.iter().map(|&m| {
+            find(bs, m).map_or("-".to_string(), |c| match f {
                 TrackFigure::Iops => format!("{:.0}", c.iops),
                 TrackFigure::BytesPerS => format!("{:.1}", c.bytes_per_s / 1e6),
                 TrackFigure::MeanLatencyUs => format!(
@@ -170,11 +169,11 @@ fn matrix(t: &Track) -> String {
                     fmt_latency_ns(c.mean_latency_us * 1e3),
                     fmt_latency_ns(c.max_latency_us * 1e3)
                 ),
-            });
-            let _ = write!(out, " {cell:>19}");
-        }
-        out.push('\n');
+            })
+        }));
+        table.row(row);
     }
+    out.push_str(&table.render());
     out
 }
 
@@ -201,26 +200,25 @@ fn track(out: &mut String, r: &PtsReport, t: &Track) {
         }
         None => out.push_str("  no preconditioning: WSAT starts from the purged state\n"),
     }
-    let _ = writeln!(
-        out,
-        "  {:>5} {:>9} {:>9} {:>12} {:>14}",
-        "ROUND",
-        "START s",
-        "END s",
-        "WRITTEN",
-        tracking_name(&t.tracking)
-    );
+    let name = tracking_name(&t.tracking);
+    let mut table = Table::new(vec![
+        figures("ROUND", 5),
+        figures("START s", 9),
+        figures("END s", 9),
+        figures("WRITTEN", 12),
+        figures(&name, 14),
+    ])
+    .indented(2);
     for round in &t.rounds {
-        let _ = writeln!(
-            out,
-            "  {:>5} {:>9.2} {:>9.2} {:>12} {:>14}",
-            round.round,
-            round.start_s,
-            round.end_s,
+        table.row(vec![
+            round.round.to_string(),
+            format!("{:.2}", round.start_s),
+            format!("{:.2}", round.end_s),
             written(round.written_bytes),
-            figure_value(t.tracking.figure, round.tracking)
-        );
+            figure_value(t.tracking.figure, round.tracking),
+        ]);
     }
+    out.push_str(&table.render());
     let _ = writeln!(out, "  {}", steady_line(r, t));
     if !t.window_matrix.is_empty() {
         out.push_str(&matrix(t));

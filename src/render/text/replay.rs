@@ -1,5 +1,6 @@
 //! The replay's text: what the trace holds, one row per speed, and the headroom in words.
 
+use super::table::{Table, figures};
 use crate::model::replay::{Headroom, HeadroomLimit, HeadroomOf, ReplayReport};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
@@ -84,27 +85,33 @@ pub fn replay_table(r: &ReplayReport) -> String {
             ""
         },
     );
-    let _ = writeln!(
-        out,
-        "{:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>6} {:>9}",
-        "SPEED", "ASKED", "ACHIEVED", "MEAN", "p50", "p99", "max", "LATE p99", "LATE", "INFLIGHT"
-    );
+    let mut table = Table::new(vec![
+        figures("SPEED", 7),
+        figures("ASKED", 10),
+        figures("ACHIEVED", 10),
+        figures("MEAN", 9),
+        figures("p50", 9),
+        figures("p99", 9),
+        figures("max", 9),
+        figures("LATE p99", 10),
+        figures("LATE", 6),
+        figures("INFLIGHT", 9),
+    ]);
     for p in &r.points {
-        let _ = writeln!(
-            out,
-            "{:>6.3}× {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>9} {:>10} {:>6} {:>9}",
-            p.speed,
-            p.asked_iops,
-            p.achieved_iops,
+        table.row(vec![
+            format!("{:.3}×", p.speed),
+            format!("{:.0}", p.asked_iops),
+            format!("{:.0}", p.achieved_iops),
             us(p.latency_us.mean),
             us(p.latency_us.p50),
             us(p.latency_us.p99),
             us(p.latency_us.max),
             us(p.late_us.p99),
-            p.late,
-            p.max_inflight,
-        );
+            p.late.to_string(),
+            p.max_inflight.to_string(),
+        ]);
     }
+    out.push_str(&table.render());
     out.push_str("response times run from each request's due time (the trace's time divided by the speed); LATE counts requests issued more than 1 ms after it\n");
     if let Some(h) = &r.headroom {
         let _ = writeln!(out, "{}", headroom_sentence(h));

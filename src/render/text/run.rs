@@ -172,41 +172,40 @@ pub fn change_line(out: &mut String, c: &Change) {
 
 /// The disks' counters over the run, a row per device (nothing when none was watched).
 fn devices_table(out: &mut String, r: &Results) {
-    if !r.devices.is_empty() {
-        let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "{:<12} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>8} {:>9}",
-            "DEVICE",
-            "r/s",
-            "w/s",
-            "rMB/s",
-            "wMB/s",
-            "r_await",
-            "w_await",
-            "aqu-sz",
-            "%util",
-            "merges",
-            "in-flight"
-        );
-        for d in &r.devices {
-            let _ = writeln!(
-                out,
-                "{:<12} {:>10.1} {:>10.1} {:>9.2} {:>9.2} {:>7.2}ms {:>7.2}ms {:>7.2} {:>6.1} {:>8} {:>9}",
-                d.name,
-                d.r_s,
-                d.w_s,
-                d.read_bytes as f64 / d.seconds.max(1e-9) / 1e6,
-                d.write_bytes as f64 / d.seconds.max(1e-9) / 1e6,
-                d.r_await_ms,
-                d.w_await_ms,
-                d.aqu_sz,
-                d.util_pct,
-                d.read_merges + d.write_merges,
-                d.in_flight_end
-            );
-        }
+    if r.devices.is_empty() {
+        return;
     }
+    let mut t = Table::new(vec![
+        words("DEVICE", 12),
+        figures("r/s", 10),
+        figures("w/s", 10),
+        figures("rMB/s", 9),
+        figures("wMB/s", 9),
+        figures("r_await", 9),
+        figures("w_await", 9),
+        figures("aqu-sz", 7),
+        figures("%util", 6),
+        figures("merges", 8),
+        figures("in-flight", 0),
+    ]);
+    for d in &r.devices {
+        let mb_s = |bytes: u64| format!("{:.2}", bytes as f64 / d.seconds.max(1e-9) / 1e6);
+        t.row(vec![
+            d.name.clone(),
+            format!("{:.1}", d.r_s),
+            format!("{:.1}", d.w_s),
+            mb_s(d.read_bytes),
+            mb_s(d.write_bytes),
+            format!("{:.2}", d.r_await_ms),
+            format!("{:.2}", d.w_await_ms),
+            format!("{:.2}", d.aqu_sz),
+            format!("{:.1}", d.util_pct),
+            (d.read_merges + d.write_merges).to_string(),
+            d.in_flight_end.to_string(),
+        ]);
+    }
+    let _ = writeln!(out);
+    out.push_str(&t.render());
 }
 
 /// The CPU cost, then the engine, worker placement and measured time.
