@@ -14,8 +14,43 @@ use std::ffi::{OsStr, OsString};
 /// Parses `argv` (the program's name first) into the command line, each flag's help kept to
 /// the command it is shown in (`super::tailor`).
 pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
+    parse_typed(argv).map(|(cli, _)| cli)
+}
+
+/// The words typed for each long flag of the subcommand, before any parser normalised them
+/// (`--think 61000ms` is checked as 61 s): an error found after parsing names the value as the
+/// user wrote it.
+#[derive(Clone, Debug, Default)]
+pub struct Typed(Vec<(String, Vec<String>)>);
+
+impl Typed {
+    /// The one word typed for `flag` (`--think`), if it was given once with one value.
+    pub fn once(&self, flag: &str) -> Option<&str> {
+        match self.0.iter().find(|(f, _)| f == flag) {
+            Some((_, words)) if words.len() == 1 => Some(&words[0]),
+            _ => None,
+        }
+    }
+}
+
+/// [`parse`], and what was typed for each flag.
+pub fn parse_typed(argv: &[OsString]) -> Result<(Cli, Typed), clap::Error> {
     let matches = command().try_get_matches_from(joined(argv))?;
-    Cli::from_arg_matches(&matches)
+    let cli = Cli::from_arg_matches(&matches)?;
+    let mut typed = Typed::default();
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(def) = Cli::command().find_subcommand(name)
+    {
+        for a in def.get_arguments() {
+            let (Some(long), Ok(Some(raw))) = (a.get_long(), sub.try_get_raw(a.get_id().as_str()))
+            else {
+                continue;
+            };
+            let words = raw.map(|w| w.to_string_lossy().into_owned()).collect();
+            typed.0.push((format!("--{long}"), words));
+        }
+    }
+    Ok((cli, typed))
 }
 
 /// The command line's definition, as `--help` shows it.

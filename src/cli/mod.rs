@@ -13,7 +13,7 @@ mod pts;
 mod replay;
 mod tailor;
 pub mod workload;
-pub use argv::{command, optional_value, parse};
+pub use argv::{Typed, command, optional_value, parse, parse_typed};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
     CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, MAX_REPEAT, OutputArgs,

@@ -39,8 +39,8 @@ fn launched_as_many() -> Option<(&'static str, u64)> {
 /// Parses `argv`, runs the command and returns the exit status: 0 success, 1 failure, 2 usage
 /// error, 130 interrupted.
 pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
-    let cli = match crate::cli::parse(&argv) {
-        Ok(cli) => cli,
+    let (cli, typed) = match crate::cli::parse_typed(&argv) {
+        Ok(parsed) => parsed,
         Err(e) => {
             use clap::error::ErrorKind;
             if matches!(
@@ -96,11 +96,34 @@ pub fn main(argv: Vec<OsString>) -> anyhow::Result<u8> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let result = dispatch(cli, command);
+    let result = dispatch(cli, command).map_err(|e| as_typed(e, &typed));
     match result {
         Err(e) if crate::cluster::many() => failed_rank(e),
         done => done,
     }
+}
+
+/// `e` naming the value of its option as the user typed it, where a parser had normalised it
+/// (`invalid --think '61000ms'`, not `'61s'`). A value that is one item of what was typed
+/// (`3000` of `--bs 4k,3000`), or an option typed more than once or not at all, stays as said.
+fn as_typed(mut e: anyhow::Error, typed: &crate::cli::Typed) -> anyhow::Error {
+    fn mend(e: &mut crate::Error, typed: &crate::cli::Typed) {
+        match e {
+            crate::Error::Invalid { what, value, .. } => {
+                if let Some(word) = typed.once(what)
+                    && !(word.contains(',') && word.contains(value.as_str()))
+                {
+                    *value = word.to_string();
+                }
+            }
+            crate::Error::Alike(inner) => mend(inner, typed),
+            _ => {}
+        }
+    }
+    if let Some(inner) = e.downcast_mut::<crate::Error>() {
+        mend(inner, typed);
+    }
+    e
 }
 
 /// Ends this rank of an MPI job after `e`. An error every rank reached alike at one step:

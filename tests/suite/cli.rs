@@ -1007,3 +1007,28 @@ fn refusals_and_help_say_what_applies() {
         assert!(!e.contains("--rw"), "{args:?}: {e}");
     }
 }
+
+/// Issue 48: a value refused after its parser normalised it is named as the user typed it
+/// (`--think 61000ms` was refused as '61s', `--qd 00` as '0'), with or without `=`; one item of
+/// a list is named alone (`3000` of `--bs 4k,3000`).
+#[test]
+fn a_value_refused_after_parsing_is_named_as_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let f = f.to_str().unwrap();
+    let null = ["run", "null", "--engine", "null", "--time", "100ms"];
+    for (extra, said) in [
+        (&["--think", "61000ms"][..], "invalid --think '61000ms'"),
+        (&["--think=61000ms"], "invalid --think '61000ms'"),
+        (&["--qd", "00"], "invalid --qd '00'"),
+    ] {
+        let mut args = null.to_vec();
+        args.extend(extra);
+        let err = usage_error(&args);
+        assert!(err.contains(said), "{extra:?}: {err}");
+    }
+    let err = usage_error(&["sweep", f, "--bs", "4k,3000", "--allow-write"]);
+    assert!(err.contains("invalid --bs '3000'"), "{err}");
+    let err = usage_error(&["run", f, "--bs", "8k", "--size", "4096"]);
+    assert!(err.contains("invalid --size '4096'"), "{err}");
+}
