@@ -97,6 +97,7 @@ fn check(kind: CheckKind, known: f64, measured: f64, bound_pct: f64) -> Check {
     Check {
         kind,
         known,
+        known_is: kind.known_is(),
         measured,
         error_pct,
         bound_pct,
@@ -119,6 +120,7 @@ pub fn checks(m: &Measured, s: &mut Statement) -> Vec<Check> {
     out.push(Check {
         kind: CheckKind::PacedLatency,
         known: allowed_us,
+        known_is: CheckKind::PacedLatency.known_is(),
         measured: paced_p99_us,
         error_pct: 100.0 * paced_p99_us / s.latency_above_us,
         bound_pct: s.latency_within_pct,

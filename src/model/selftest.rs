@@ -110,16 +110,45 @@ pub struct Floor {
 pub struct Check {
     /// What was checked.
     pub kind: CheckKind,
-    /// The answer known beforehand (or the independent figure it is compared with).
+    /// The answer known beforehand (or the independent figure it is compared with), or the
+    /// ceiling the figure must stay under ([`Known::Ceiling`]).
     pub known: f64,
+    /// What `known` is, for readers of the JSON: always `kind.known_is()` (documents written
+    /// before it was said lack it; readers here go by the kind).
+    #[serde(default)]
+    pub known_is: Known,
     /// halfpower's figure.
     pub measured: f64,
-    /// (measured − known) / known, %; for a latency check the measured value over its bound.
+    /// (measured − known) / known, %; for a ceiling, the measured error as a share of the
+    /// statement's smallest latency (`statement.latency_above_us`).
     pub error_pct: f64,
     /// The bound it is held to, %.
     pub bound_pct: f64,
     /// Whether it held.
     pub held: bool,
+}
+
+impl CheckKind {
+    /// What this check's `known` figure is: a ceiling for the paced latency check (its figure
+    /// is itself an error), an answer for every other.
+    pub fn known_is(self) -> Known {
+        match self {
+            CheckKind::PacedLatency => Known::Ceiling,
+            _ => Known::Answer,
+        }
+    }
+}
+
+/// What a check's `known` figure is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Known {
+    /// The answer the figure should equal: the error is (measured − known) ÷ known.
+    #[default]
+    Answer,
+    /// A ceiling the figure (itself an error, in µs) must stay under; the error is the figure
+    /// as a share of the statement's smallest latency.
+    Ceiling,
 }
 
 /// The known answers.

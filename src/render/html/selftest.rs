@@ -24,12 +24,13 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .iter()
             .map(|c| {
                 let (known, measured) = text::check_figures(c);
+                let (error, bound) = text::check_error(c, r);
                 vec![
                     text::check_name(c.kind).0.to_string(),
                     known,
                     measured,
-                    format!("{:+.2} %", c.error_pct),
-                    format!("{:.1} %", c.bound_pct),
+                    error,
+                    bound,
                     if c.held { "held" } else { "FAILED" }.to_string(),
                 ]
             })
@@ -63,7 +64,9 @@ fn definitions() -> Vec<Definition> {
         Definition {
             name: "error, bound",
             text: "(measured − known) ÷ known, and the bound it is held to, from what the \
-                   self-test measured of this machine's clock and wake-ups.",
+                   self-test measured of this machine's clock and wake-ups. For a ceiling \
+                   (≤, the paced null engine's p99 error): the measured error as a share of the \
+                   smallest latency the statement speaks of.",
             doc,
         },
     ]
@@ -72,7 +75,7 @@ fn definitions() -> Vec<Definition> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::selftest::{Check, CheckKind, SelftestReport};
+    use crate::model::selftest::{Check, CheckKind, Known, SelftestReport};
     use crate::model::{Header, Kind};
 
     /// Rates in their unit, the table once (no preformatted copy), and definitions under it.
@@ -88,6 +91,7 @@ mod tests {
             checks: vec![Check {
                 kind: CheckKind::ThrottledBandwidth,
                 known: 40_000_000.0,
+                known_is: Known::Answer,
                 measured: 40_003_093.0,
                 error_pct: 0.0077,
                 bound_pct: 5.0,

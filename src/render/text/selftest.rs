@@ -2,7 +2,9 @@
 //! its error and bound, and the statement the figures support.
 
 use super::table::{Table, figures, words};
-use crate::model::selftest::{Check, CheckKind, Phase, SelftestReport, SkipReason, SkippedCheck};
+use crate::model::selftest::{
+    Check, CheckKind, Known, Phase, SelftestReport, SkipReason, SkippedCheck,
+};
 use crate::units::fmt_latency_ns;
 use std::fmt::Write;
 
@@ -57,12 +59,33 @@ pub fn statement(r: &SelftestReport) -> String {
     )
 }
 
-/// A check's known and measured figures in its unit (MB/s, not bytes/s).
+/// A check's known and measured figures in its unit (MB/s, not bytes/s), a ceiling marked as
+/// one (`≤ 200.0 µs`).
 pub fn check_figures(k: &Check) -> (String, String) {
     let (_, unit) = check_name(k.kind);
     let scale = if unit == "MB/s" { 1e-6 } else { 1.0 };
     let f = |v: f64| format!("{:.1} {unit}", v * scale);
-    (f(k.known), f(k.measured))
+    let known = match k.kind.known_is() {
+        Known::Answer => f(k.known),
+        Known::Ceiling => format!("≤ {}", f(k.known)),
+    };
+    (known, f(k.measured))
+}
+
+/// A check's error and bound as they read: a signed share of the answer, or, for a ceiling,
+/// the measured error's share of the statement's smallest latency (`1.64 % of 2.00ms`).
+pub fn check_error(k: &Check, r: &SelftestReport) -> (String, String) {
+    let bound = format!("{:.1} %", k.bound_pct);
+    match k.kind.known_is() {
+        Known::Answer => (format!("{:+.2} %", k.error_pct), bound),
+        Known::Ceiling => {
+            let of = fmt_latency_ns(r.statement.latency_above_us * 1e3);
+            (
+                format!("{:.2} % of {of}", k.error_pct),
+                format!("{bound} of {of}"),
+            )
+        }
+    }
 }
 
 /// The whole report.
@@ -77,12 +100,13 @@ pub fn selftest_text(r: &SelftestReport) -> String {
     ]);
     for k in &r.checks {
         let (known, measured) = check_figures(k);
+        let (error, bound) = check_error(k, r);
         let cells = vec![
             check_name(k.kind).0.to_string(),
             known,
             measured,
-            format!("{:+.2}%", k.error_pct),
-            format!("{:.1}%", k.bound_pct),
+            error,
+            bound,
         ];
         table.row_noted(cells, if k.held { "ok" } else { "FAILED" }.to_string());
     }
@@ -134,4 +158,79 @@ pub fn facts(r: &SelftestReport) -> String {
         fmt_latency_ns(f.latency_p50_us * 1e3)
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::selftest::Statement;
+    use crate::model::{Header, Kind};
+
+    fn report(checks: Vec<Check>) -> SelftestReport {
+        SelftestReport {
+            header: Header::new(Kind::Selftest, vec![], String::new()),
+            host: crate::oscounters::host::read(),
+            seconds: 30.0,
+            clock: Default::default(),
+            wake: Default::default(),
+            floor: Default::default(),
+            checks,
+            skipped: Vec::new(),
+            statement: Statement {
+                latency_above_us: 2000.0,
+                latency_within_pct: 10.0,
+                rates_within_pct: 0.1,
+                held: true,
+            },
+            hosts: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Issue 48: the paced latency check's known figure is a ceiling and reads as one, its error
+    /// as a share of the statement's smallest latency ("KNOWN 200.0 µs, MEASURED 32.9 µs, ERROR
+    /// +1.64 %" read as a contradiction); an answer keeps its signed error.
+    #[test]
+    fn a_ceiling_reads_as_a_ceiling() {
+        let paced = Check {
+            kind: CheckKind::PacedLatency,
+            known: 200.0,
+            known_is: Known::Ceiling,
+            measured: 32.9,
+            error_pct: 1.645,
+            bound_pct: 10.0,
+            held: true,
+        };
+        let rate = Check {
+            kind: CheckKind::PacedRate,
+            known: 20000.0,
+            known_is: Known::Answer,
+            measured: 19990.0,
+            error_pct: -0.05,
+            bound_pct: 0.1,
+            held: true,
+        };
+        let r = report(vec![paced.clone(), rate.clone()]);
+        assert_eq!(
+            check_figures(&paced),
+            ("≤ 200.0 µs".to_string(), "32.9 µs".to_string())
+        );
+        assert_eq!(
+            check_error(&paced, &r),
+            (
+                "1.65 % of 2.00ms".to_string(),
+                "10.0 % of 2.00ms".to_string()
+            )
+        );
+        assert_eq!(
+            check_error(&rate, &r),
+            ("-0.05 %".to_string(), "0.1 %".to_string())
+        );
+        let text = selftest_text(&r);
+        let row = text.lines().find(|l| l.contains("p99 error")).unwrap();
+        assert!(
+            row.contains("≤ 200.0 µs") && row.contains("1.65 % of 2.00ms"),
+            "{row}"
+        );
+    }
 }
