@@ -8,6 +8,7 @@
 //! to refuse by name.
 
 use super::Cli;
+use clap::parser::ValueSource;
 use clap::{Arg, CommandFactory, FromArgMatches};
 use std::ffi::{OsStr, OsString};
 
@@ -41,7 +42,12 @@ pub fn parse_typed(argv: &[OsString]) -> Result<(Cli, Typed), clap::Error> {
     if let Some((name, sub)) = matches.subcommand()
         && let Some(def) = Cli::command().find_subcommand(name)
     {
-        for a in def.get_arguments() {
+        // Only values typed on the command line: not a flag's implied `true`, not a default.
+        let typed_here = |a: &&Arg| {
+            a.get_action().takes_values()
+                && sub.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
+        };
+        for a in def.get_arguments().filter(typed_here) {
             let (Some(long), Ok(Some(raw))) = (a.get_long(), sub.try_get_raw(a.get_id().as_str()))
             else {
                 continue;
