@@ -40,6 +40,7 @@ pub mod plan;
 pub mod render;
 pub mod rng;
 pub mod runner;
+pub mod serve;
 pub mod signal;
 pub mod stats;
 pub mod storage;

@@ -290,6 +290,7 @@ pub fn system_record(a: &Sample, b: &Sample, time: &str, cpus: u32) -> SystemRec
     r.psi_io_full_pct = psi(a.psi_io, b.psi_io, true);
     r.psi_memory_some_pct = psi(a.psi_memory, b.psi_memory, false);
     r.psi_memory_full_pct = psi(a.psi_memory, b.psi_memory, true);
+    r.psi_cpu_some_pct = psi(a.psi_cpu, b.psi_cpu, false);
     if hard_paging(&r) {
         r.flags.push(Flag::Paging);
     }

@@ -82,6 +82,17 @@ pub struct FromArg {
     pub path: Option<PathBuf>,
 }
 
+/// `--listen [ADDR:]PORT`: one definition for every command that serves `/metrics`.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct ListenArg {
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics while it runs (OpenMetrics when the
+    /// scraper asks for it): a bare PORT binds 127.0.0.1 only; give ADDR:PORT (0.0.0.0:9100) to
+    /// be scraped from elsewhere; port 0 takes a free port, said on stderr. Any other path
+    /// answers 404. Metrics: docs/monitor.md.
+    #[arg(long = "listen", id = "listen", value_name = "[ADDR:]PORT", value_parser = crate::serve::parse_listen)]
+    pub addr: Option<std::net::SocketAddr>,
+}
+
 /// `--limit SPEC|@FILE`: one definition for `run`, `quick`, `sweep`, `scale` and `path`.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct LimitArg {

@@ -16,7 +16,7 @@ pub mod workload;
 pub use argv::{Typed, command, optional_value, parse, parse_typed};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
-    CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, MAX_REPEAT, OutputArgs,
+    CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, ListenArg, MAX_REPEAT, OutputArgs,
     OutputFileArg, ReadsOnlyArg, RepeatArg, StateArg,
 };
 pub use iolog::IoLogArg;
@@ -329,6 +329,9 @@ pub struct MonitorArgs {
     /// `--profile` and `--profile-device`.
     #[command(flatten)]
     pub curve: CurveArgs,
+    /// `--listen`.
+    #[command(flatten)]
+    pub listen: ListenArg,
 }
 
 /// `halfpower diagnose`.

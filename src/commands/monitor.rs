@@ -7,13 +7,17 @@ use crate::input::profile::read_device_profile;
 use crate::model::log::DiskInterval;
 use crate::model::monitor::{DeviceRecord, Record, SYSTEM_DEVICE, SystemRecord};
 use crate::model::profile::Curve;
+use crate::monitor::metrics::Exposed;
 use crate::monitor::{Interval, Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
+use crate::serve::Server;
 use anyhow::Context;
 use std::collections::HashMap;
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The log's format, from its extension.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,14 +87,19 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         streams.push((flag, path, format));
     }
     let curves = curves(&args)?;
-    // Created once every output and the profile are known good.
+    let place = Place::find()?;
+    // Each host's first rank serves its own host's devices.
+    let served = match args.listen.addr {
+        Some(addr) if place.samples => Some(listen(addr, &devices)?),
+        _ => None,
+    };
+    // Created once every output, the profile and the address are known good.
     let mut logs = Vec::new();
     for (flag, path, format) in streams {
         if export::speaks_for_the_job() {
             logs.push(open_log(flag, path, format)?);
         }
     }
-    let place = Place::find()?;
     let mut mon = Monitor::start(MonitorConfig {
         devices,
         partitions: args.partitions,
@@ -102,7 +111,11 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
     let mut done = 0u64;
     let speaks = export::speaks_for_the_job();
     while args.count.is_none_or(|c| done < c) {
-        let Some(mut iv) = place.join(mon.next_interval())? else {
+        let mine = mon.next_interval();
+        if let (Some((_, exposed)), Some(iv)) = (&served, &mine) {
+            exposed.publish(&iv.devices, &iv.system);
+        }
+        let Some(mut iv) = place.join(mine)? else {
             break;
         };
         annotate(&mut iv.devices, &mut watches, curves.as_ref());
@@ -115,6 +128,23 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Serves this host's metrics on `addr` (`--listen`), saying where on stderr; a bad or busy
+/// address is the user's to fix, before anything is measured.
+fn listen(addr: SocketAddr, devices: &[String]) -> crate::Result<(Server, Arc<Exposed>)> {
+    let (server, exposed) = Exposed::serve(addr, devices.to_vec()).map_err(|e| {
+        crate::Error::invalid(
+            "--listen",
+            addr,
+            format!("an address and port this host lets halfpower bind: {e}"),
+        )
+    })?;
+    crate::output::say!(
+        "halfpower: serving metrics at http://{}/metrics",
+        server.addr()
+    );
+    Ok((server, exposed))
 }
 
 /// One interval of every host: its devices (named `host:disk` when the job spans several

@@ -194,6 +194,10 @@ pub struct SystemRecord {
     pub psi_memory_some_pct: Option<f64>,
     /// PSI memory `full`, %.
     pub psi_memory_full_pct: Option<f64>,
+    /// PSI cpu `some`: share of time at least one runnable task waited for a CPU, % (absent
+    /// in older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psi_cpu_some_pct: Option<f64>,
     /// The host probe's stalled time in the interval, ms (docs/figures.md, "The host"; absent
     /// in older logs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,6 +217,20 @@ pub enum Record {
     Device(Box<DeviceRecord>),
     /// The system's interval.
     System(Box<SystemRecord>),
+}
+
+impl From<&SystemRecord> for super::log::SystemInterval {
+    /// The system interval a diagnosis reads from a system record (as `input::monitor_log`
+    /// reads the same record from a log).
+    fn from(s: &SystemRecord) -> Self {
+        super::log::SystemInterval {
+            host: None,
+            time: s.time.clone(),
+            paging_s: Some(s.swap_in_pages_s + s.swap_out_pages_s),
+            cpu_pct: Some(100.0 - s.cpu_idle_pct - s.cpu_iowait_pct),
+            interrupt_pct: Some(s.cpu_irq_pct + s.cpu_softirq_pct),
+        }
+    }
 }
 
 impl From<&DeviceRecord> for super::log::DiskInterval {

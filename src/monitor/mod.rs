@@ -12,6 +12,7 @@
 
 pub mod capture;
 pub mod inflight;
+pub mod metrics;
 pub mod tracepoints;
 
 use crate::analysis::device::{classify, serving};

@@ -109,6 +109,34 @@ pub fn counter_delta(before: u64, after: u64) -> u64 {
     }
 }
 
+/// The counters of `after` since `before` (of the same device): what it did between them,
+/// `in_flight` as at `after`.
+pub fn since(before: &DiskStat, after: &DiskStat) -> DiskStat {
+    let d = counter_delta;
+    DiskStat {
+        major: after.major,
+        minor: after.minor,
+        name: after.name.clone(),
+        reads: d(before.reads, after.reads),
+        read_merges: d(before.read_merges, after.read_merges),
+        read_sectors: d(before.read_sectors, after.read_sectors),
+        read_ms: d(before.read_ms, after.read_ms),
+        writes: d(before.writes, after.writes),
+        write_merges: d(before.write_merges, after.write_merges),
+        write_sectors: d(before.write_sectors, after.write_sectors),
+        write_ms: d(before.write_ms, after.write_ms),
+        in_flight: after.in_flight,
+        io_ticks_ms: d(before.io_ticks_ms, after.io_ticks_ms),
+        time_in_queue_ms: d(before.time_in_queue_ms, after.time_in_queue_ms),
+        discards: d(before.discards, after.discards),
+        discard_merges: d(before.discard_merges, after.discard_merges),
+        discard_sectors: d(before.discard_sectors, after.discard_sectors),
+        discard_ms: d(before.discard_ms, after.discard_ms),
+        flushes: d(before.flushes, after.flushes),
+        flush_ms: d(before.flush_ms, after.flush_ms),
+    }
+}
+
 /// What a device did over a window, in iostat's terms.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct DeviceDelta {

@@ -26,6 +26,8 @@ pub struct Sample {
     pub psi_io: Option<Pressure>,
     /// /proc/pressure/memory.
     pub psi_memory: Option<Pressure>,
+    /// /proc/pressure/cpu.
+    pub psi_cpu: Option<Pressure>,
 }
 
 /// The system-wide counter files, kept open between samples.
@@ -36,6 +38,7 @@ pub struct Sources {
     vmstat: CounterFile,
     psi_io: CounterFile,
     psi_memory: CounterFile,
+    psi_cpu: CounterFile,
     ticks_per_s: f64,
 }
 
@@ -47,6 +50,7 @@ impl Default for Sources {
             vmstat: CounterFile::new("/proc/vmstat"),
             psi_io: CounterFile::new("/proc/pressure/io"),
             psi_memory: CounterFile::new("/proc/pressure/memory"),
+            psi_cpu: CounterFile::new("/proc/pressure/cpu"),
             ticks_per_s: procstat::ticks_per_s(),
         }
     }
@@ -75,6 +79,7 @@ impl Sample {
             vm: src.vmstat.read().map(vmstat::parse),
             psi_io: src.psi_io.read().and_then(pressure::parse),
             psi_memory: src.psi_memory.read().and_then(pressure::parse),
+            psi_cpu: src.psi_cpu.read().and_then(pressure::parse),
         }
     }
 }

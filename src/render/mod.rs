@@ -5,6 +5,8 @@
 pub mod csv;
 pub mod html;
 pub mod iolog;
+pub mod metrics;
+pub mod prom;
 pub mod text;
 pub mod trace;
 pub mod words;

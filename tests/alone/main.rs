@@ -22,6 +22,7 @@ mod changes;
 mod compare;
 mod host;
 mod memory;
+mod metrics;
 mod monitor_overhead;
 mod no_uring;
 mod open_loop;

@@ -4,6 +4,7 @@
 
 pub mod cgroup;
 pub mod fuse;
+pub mod prometheus;
 pub mod pts;
 
 use std::path::{Path, PathBuf};

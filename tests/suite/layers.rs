@@ -10,7 +10,7 @@ use std::path::Path;
 /// The layers, lowest first, as docs/architecture.md and src/lib.rs draw them.
 const LAYERS: [&[&str]; 9] = [
     &[
-        "error", "units", "clock", "signal", "rng", "output", "cluster",
+        "error", "units", "clock", "signal", "rng", "output", "cluster", "serve",
     ],
     &[
         "oscounters",

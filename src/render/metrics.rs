@@ -1,0 +1,261 @@
+//! `monitor --listen`'s metric families (docs/monitor.md, "Metrics"): per device the kernel's
+//! counters since monitor started, in base units (seconds, bytes); the latest interval's
+//! figures as gauges (service, queue and response time, utilisation, queue size, in flight);
+//! the verdict of that interval with its rule; and the host (steal, pressure, the probe's
+//! stalls and lateness).
+
+use super::prom::{Family, MetricType};
+use crate::model::diagnosis::DeviceDiagnosis;
+use crate::model::monitor::{DeviceRecord, SystemRecord};
+use crate::oscounters::diskstats::DiskStat;
+
+/// What one scrape of `monitor --listen` shows.
+pub struct MonitorView<'a> {
+    /// Each device's counters since monitor started (or since it first appeared).
+    pub totals: &'a [DiskStat],
+    /// The latest interval's device records.
+    pub devices: &'a [DeviceRecord],
+    /// The latest interval's system record.
+    pub system: Option<&'a SystemRecord>,
+    /// The latest interval diagnosed, a device each.
+    pub verdicts: &'a [DeviceDiagnosis],
+}
+
+fn device(name: &str) -> Vec<(&'static str, String)> {
+    vec![("device", name.to_string())]
+}
+
+/// The counter families from the kernel's counters since the start.
+fn counters(totals: &[DiskStat]) -> Vec<Family> {
+    type Get = fn(&DiskStat) -> f64;
+    let table: [(&'static str, &'static str, Get); 12] = [
+        (
+            "halfpower_device_reads_total",
+            "Reads completed (/proc/diskstats, since monitor started).",
+            |d| d.reads as f64,
+        ),
+        (
+            "halfpower_device_writes_total",
+            "Writes completed (/proc/diskstats, since monitor started).",
+            |d| d.writes as f64,
+        ),
+        (
+            "halfpower_device_read_bytes_total",
+            "Bytes read: sectors read x 512 (/proc/diskstats, since monitor started).",
+            |d| d.read_sectors as f64 * 512.0,
+        ),
+        (
+            "halfpower_device_written_bytes_total",
+            "Bytes written: sectors written x 512 (/proc/diskstats, since monitor started).",
+            |d| d.write_sectors as f64 * 512.0,
+        ),
+        (
+            "halfpower_device_read_merges_total",
+            "Reads merged (/proc/diskstats, since monitor started).",
+            |d| d.read_merges as f64,
+        ),
+        (
+            "halfpower_device_write_merges_total",
+            "Writes merged (/proc/diskstats, since monitor started).",
+            |d| d.write_merges as f64,
+        ),
+        (
+            "halfpower_device_discards_total",
+            "Discards completed (/proc/diskstats, since monitor started).",
+            |d| d.discards as f64,
+        ),
+        (
+            "halfpower_device_flushes_total",
+            "Flushes completed (/proc/diskstats, since monitor started).",
+            |d| d.flushes as f64,
+        ),
+        (
+            "halfpower_device_read_time_seconds_total",
+            "Time spent by all reads (/proc/diskstats, since monitor started).",
+            |d| d.read_ms as f64 / 1e3,
+        ),
+        (
+            "halfpower_device_write_time_seconds_total",
+            "Time spent by all writes (/proc/diskstats, since monitor started).",
+            |d| d.write_ms as f64 / 1e3,
+        ),
+        (
+            "halfpower_device_io_time_seconds_total",
+            "Time with at least one request in flight: busy time (/proc/diskstats io_ticks, since monitor started).",
+            |d| d.io_ticks_ms as f64 / 1e3,
+        ),
+        (
+            "halfpower_device_weighted_io_time_seconds_total",
+            "Requests in flight integrated over time (/proc/diskstats time_in_queue, since monitor started).",
+            |d| d.time_in_queue_ms as f64 / 1e3,
+        ),
+    ];
+    table
+        .iter()
+        .map(|(name, help, get)| {
+            let mut f = Family::new(name, MetricType::Counter, help);
+            for d in totals {
+                f.push(device(&d.name), get(d));
+            }
+            f
+        })
+        .collect()
+}
+
+/// The gauge families of the latest interval's device records.
+fn gauges(devices: &[DeviceRecord]) -> Vec<Family> {
+    type Get = fn(&DeviceRecord) -> Option<f64>;
+    let table: [(&'static str, &'static str, Get); 6] = [
+        (
+            "halfpower_device_service_seconds",
+            "Service time per request over the latest interval (see halfpower_device_service_source).",
+            |d| d.service_ms.map(|s| s / 1e3),
+        ),
+        (
+            "halfpower_device_queue_seconds",
+            "Queue time per request over the latest interval: response minus service time.",
+            |d| d.queue_ms.map(|s| s / 1e3),
+        ),
+        (
+            "halfpower_device_response_seconds",
+            "Response time per request over the latest interval (reads, writes and discards).",
+            |d| Some(d.response_ms / 1e3),
+        ),
+        (
+            "halfpower_device_utilization_ratio",
+            "Share of the latest interval with at least one request in flight (0-1).",
+            |d| Some(d.util_pct / 100.0),
+        ),
+        (
+            "halfpower_device_queue_size",
+            "Mean number of requests in the system over the latest interval (iostat aqu-sz).",
+            |d| Some(d.aqu_sz),
+        ),
+        (
+            "halfpower_device_in_flight",
+            "Requests at the driver at the end of the latest interval.",
+            |d| Some(d.inflight as f64),
+        ),
+    ];
+    let mut out: Vec<Family> = table
+        .iter()
+        .map(|(name, help, get)| {
+            let mut f = Family::new(name, MetricType::Gauge, help);
+            for d in devices {
+                if let Some(v) = get(d) {
+                    f.push(device(&d.device), v);
+                }
+            }
+            f
+        })
+        .collect();
+    let mut interval = Family::new(
+        "halfpower_interval_seconds",
+        MetricType::Gauge,
+        "Length of the latest interval.",
+    );
+    if let Some(d) = devices.first() {
+        interval.push(vec![], d.interval_s);
+    }
+    out.push(interval);
+    let mut source = Family::new(
+        "halfpower_device_service_source",
+        MetricType::Gauge,
+        "How the service time was had (1 for the method named by the label).",
+    );
+    for d in devices {
+        let mut l = device(&d.device);
+        l.push(("method", label_of(&d.service_source)));
+        source.push(l, 1.0);
+    }
+    out.push(source);
+    out
+}
+
+/// A unit enum's JSON name (its serde name), for a label.
+fn label_of(v: &impl serde::Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "unknown".into(),
+    }
+}
+
+/// The verdict of each device over the latest interval, 1 with the verdict and its rule (the
+/// first finding behind it; `none` for a verdict without one) as labels.
+fn verdicts(devices: &[DeviceDiagnosis]) -> Family {
+    let mut f = Family::new(
+        "halfpower_device_verdict",
+        MetricType::Gauge,
+        "The latest interval's verdict (003, 004): 1 for the verdict and rule named by the labels.",
+    );
+    for d in devices {
+        let rule = (d.evidence.first())
+            .and_then(|e| serde_json::to_value(&e.finding).ok())
+            .and_then(|v| v["kind"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "none".into());
+        let mut l = device(&d.device);
+        l.push(("verdict", d.verdict.name().to_string()));
+        l.push(("rule", rule));
+        f.push(l, 1.0);
+    }
+    f
+}
+
+/// The host over the latest interval.
+fn host(s: &SystemRecord) -> Vec<Family> {
+    let gauge = |name, help, v: Option<f64>| {
+        let mut f = Family::new(name, MetricType::Gauge, help);
+        if let Some(v) = v {
+            f.push(vec![], v);
+        }
+        f
+    };
+    vec![
+        gauge(
+            "halfpower_host_steal_ratio",
+            "Share of all CPUs' time stolen by the hypervisor over the latest interval (0-1).",
+            Some(s.cpu_steal_pct / 100.0),
+        ),
+        gauge(
+            "halfpower_host_cpu_busy_ratio",
+            "Share of all CPUs' time busy (not idle, not waiting for I/O) over the latest interval (0-1).",
+            Some((100.0 - s.cpu_idle_pct - s.cpu_iowait_pct) / 100.0),
+        ),
+        gauge(
+            "halfpower_host_cpu_pressure_ratio",
+            "PSI cpu some: share of the latest interval with at least one runnable task waiting for a CPU (0-1).",
+            s.psi_cpu_some_pct.map(|p| p / 100.0),
+        ),
+        gauge(
+            "halfpower_host_io_pressure_ratio",
+            "PSI io some: share of the latest interval with at least one task stalled on I/O (0-1).",
+            s.psi_io_some_pct.map(|p| p / 100.0),
+        ),
+        gauge(
+            "halfpower_host_memory_pressure_ratio",
+            "PSI memory some over the latest interval (0-1).",
+            s.psi_memory_some_pct.map(|p| p / 100.0),
+        ),
+        gauge(
+            "halfpower_host_probe_stalled_seconds",
+            "Time the host probe (a thread sleeping to 1-ms deadlines) could not run in the latest interval.",
+            s.host_stalled_ms.map(|m| m / 1e3),
+        ),
+        gauge(
+            "halfpower_host_probe_late_max_seconds",
+            "The host probe's latest wake-up in the latest interval, how late.",
+            s.probe_late_max_us.map(|u| u / 1e6),
+        ),
+    ]
+}
+
+/// Every family of one scrape.
+pub fn monitor_families(v: &MonitorView) -> Vec<Family> {
+    let mut out = counters(v.totals);
+    out.extend(gauges(v.devices));
+    out.push(verdicts(v.verdicts));
+    if let Some(s) = v.system {
+        out.extend(host(s));
+    }
+    out
+}

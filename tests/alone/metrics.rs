@@ -1,0 +1,123 @@
+//! `monitor --listen` scraped by a real Prometheus (tests/common/prometheus.rs): the rate
+//! Prometheus computes from halfpower's counter equals the monitor log's r/s over the same
+//! device and seconds, on a loop device read at the steady rate of a disk of known service
+//! time (tests/common/fuse.rs: one request at a time, 1 ms each).
+
+use crate::common;
+use common::LoopDev;
+use common::fuse::{Server, mount_fs_with};
+use common::prometheus::Prometheus;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::Duration;
+
+/// Starts `monitor DEVICE --listen 0 …` and returns it with the address it says it serves.
+fn monitor_listening(args: &[&str]) -> (std::process::Child, SocketAddr) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halfpower"))
+        .arg("monitor")
+        .args(args)
+        .args(["--listen", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in '{line}'"));
+    // Keep draining stderr so the monitor never blocks on it.
+    std::thread::spawn(move || for _ in err.lines() {});
+    (child, addr)
+}
+
+fn unix(rfc3339: &str) -> f64 {
+    let t: jiff::Timestamp = rfc3339.parse().unwrap();
+    t.as_millisecond() as f64 / 1e3
+}
+
+/// Issue 49: `rate(halfpower_device_reads_total[5s])`, queried through Prometheus's API,
+/// equals the monitor log's r/s over the same seconds within 2 %. The log's side is each
+/// interval's r/s weighted by its overlap with the span of the samples Prometheus's rate
+/// reads (its first to its last scrape in the window: rate extrapolates their slope), so the
+/// two cover the same seconds; only how the reads fell within the two edge intervals can part
+/// them, a few reads of the thousands in the span on this steady disk.
+#[test]
+fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
+    let _turn = crate::alone();
+    let server = Server::new(64 << 20, Duration::from_millis(1));
+    let Some(fs) = mount_fs_with(server, "halfpower-metrics", 1) else {
+        return;
+    };
+    let Some(lo) = LoopDev::over_direct(std::path::Path::new(&fs.disk())) else {
+        return;
+    };
+    let name = lo.dev.file_name().unwrap().to_str().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("m.jsonl");
+    let (mut monitor, addr) =
+        monitor_listening(&[&name, "--interval", "1s", "--log", log.to_str().unwrap()]);
+    let Some(prom) = Prometheus::scraping(addr) else {
+        let _ = monitor.kill();
+        return;
+    };
+    let run = common::run_json(&[
+        "run",
+        lo.path(),
+        "--rw",
+        "randread",
+        "--qd",
+        "1",
+        "--time",
+        "12s",
+        "--warmup",
+        "0",
+    ]);
+    let end = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    // The interval holding the run's end logged, the monitor stops as at Ctrl-C.
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill has no memory effects; the pid is this test's child, not yet waited for.
+    unsafe { libc::kill(monitor.id() as i32, libc::SIGINT) };
+    let status = monitor.wait().unwrap();
+    assert!(status.success() || status.code() == Some(130), "{status:?}");
+    // Two seconds before the run ended: its window lies wholly in the run.
+    let at = end - 2.0;
+    let sel = format!("halfpower_device_reads_total{{device=\"{name}\"}}");
+    let rate = prom.query(&format!("rate({sel}[5s])"), at);
+    let rate: f64 = rate[0]["value"][1].as_str().unwrap().parse().unwrap();
+    let raw = prom.query(&format!("{sel}[5s]"), at);
+    let samples = raw[0]["values"].as_array().unwrap();
+    let t = |i: usize| samples[i][0].as_f64().unwrap();
+    let (t0, t1) = (t(0), t(samples.len() - 1));
+    assert!(samples.len() >= 4 && t1 - t0 >= 3.0, "{raw}");
+    let mut reads = 0.0;
+    for line in std::fs::read_to_string(&log).unwrap().lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        if r["device"] != name.as_str() {
+            continue;
+        }
+        let stop = unix(r["time"].as_str().unwrap());
+        let start = stop - r["interval_s"].as_f64().unwrap();
+        let overlap = (stop.min(t1) - start.max(t0)).max(0.0);
+        reads += r["r_s"].as_f64().unwrap() * overlap;
+    }
+    let logged = reads / (t1 - t0);
+    eprintln!(
+        "{name}: Prometheus rate {rate:.1}/s, the log's {logged:.1}/s over {:.3} s of samples; the run's own {:.1} IOPS",
+        t1 - t0,
+        run["results"]["total"]["iops"]
+    );
+    assert!(logged > 100.0, "the disk was read: {logged}");
+    assert!(
+        (rate / logged - 1.0).abs() <= 0.02,
+        "Prometheus {rate} against the log's {logged}"
+    );
+}
