@@ -93,6 +93,17 @@ pub struct ListenArg {
     pub addr: Option<std::net::SocketAddr>,
 }
 
+/// `--prom PATH`: one definition for run, quick, sweep and selftest.
+#[derive(Args, Debug, Clone, Default, PartialEq)]
+pub struct PromArg {
+    /// Also write the result's figures to PATH (ending in .prom) in Prometheus's text format,
+    /// atomically, for node_exporter's textfile collector: IOPS, bytes per second and
+    /// latency quantiles in base units, and the time of the result. Replaced on every run,
+    /// as the collector expects of a batch job. Metric names: the docs, "Batch results".
+    #[arg(long = "prom", id = "prom", value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
 /// `--limit SPEC|@FILE`: one definition for `run`, `quick`, `sweep`, `scale` and `path`.
 #[derive(Args, Debug, Clone, Default, PartialEq)]
 pub struct LimitArg {

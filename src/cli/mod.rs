@@ -17,7 +17,7 @@ pub use argv::{Typed, command, optional_value, parse, parse_typed};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
     CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, ListenArg, MAX_REPEAT, OutputArgs,
-    OutputFileArg, ReadsOnlyArg, RepeatArg, StateArg,
+    OutputFileArg, PromArg, ReadsOnlyArg, RepeatArg, StateArg,
 };
 pub use iolog::IoLogArg;
 pub use path::PathArgs;
@@ -166,6 +166,9 @@ pub struct SelftestArgs {
     /// Leave out the throttled loop device (it needs root, the loop driver and a cgroup).
     #[arg(long)]
     pub no_device: bool,
+    /// `--prom`.
+    #[command(flatten)]
+    pub prom: PromArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -261,6 +264,9 @@ pub struct RunArgs {
     /// `--limit`: each held to the run's figures.
     #[command(flatten)]
     pub limit: LimitArg,
+    /// `--prom`.
+    #[command(flatten)]
+    pub prom: PromArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -287,6 +293,9 @@ pub struct QuickArgs {
     /// `--limit`: each test held to them, and the PAP follows the tightest.
     #[command(flatten)]
     pub limit: LimitArg,
+    /// `--prom`.
+    #[command(flatten)]
+    pub prom: PromArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -391,6 +400,9 @@ pub struct SweepArgs {
     /// Also write one CSV row per point to PATH.
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,
+    /// `--prom`.
+    #[command(flatten)]
+    pub prom: PromArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -9,6 +9,7 @@
 //! | `Stream` | `monitor --json`, `monitor --log` | refused unless `--force` | record by record, flushed every interval; `--json -` on stdout |
 //! | `Fio` | `fio --output`, fio's `write_*_log` files | replaced, as fio replaces them | whole, atomically |
 //! | `RankLog` | `run --io-log` | refused unless `--force` | whole, atomically, streamed; by every rank, its own |
+//! | `Textfile` | `--prom` of run, quick, sweep, selftest (a name ending in `.prom`) | replaced, as node_exporter's textfile collector expects of a batch job | whole, atomically, with the document |
 //!
 //! Every path is checked before anything runs (not a directory, in an existing directory, and
 //! the rule for an existing file), so a long run never ends in an unwritable path, and each
@@ -41,6 +42,8 @@ pub(crate) enum Output {
     Fio,
     /// A rank's own record (`run --io-log`), written by every rank.
     RankLog,
+    /// The result's figures for node_exporter's textfile collector (`--prom`).
+    Textfile,
 }
 
 impl Output {
@@ -48,7 +51,7 @@ impl Output {
     /// replaced only with `--force`.
     pub(crate) fn existing(self, force: bool) -> Existing {
         match self {
-            Output::Fio => Existing::Replace,
+            Output::Fio | Output::Textfile => Existing::Replace,
             Output::Document | Output::Side | Output::Report | Output::Stream | Output::RankLog => {
                 Existing::forced(force)
             }
@@ -184,6 +187,8 @@ pub(crate) struct Exporter<'a> {
     out: &'a OutputArgs,
     /// The command's outputs: the document's and any other file it writes.
     outputs: Outputs,
+    /// `--prom`: where the result's figures go for the textfile collector.
+    prom: Option<std::path::PathBuf>,
 }
 
 impl<'a> Exporter<'a> {
@@ -202,7 +207,27 @@ impl<'a> Exporter<'a> {
                 outputs.file(Output::Document, flag, p)?;
             }
         }
-        Ok(Exporter { out, outputs })
+        Ok(Exporter {
+            out,
+            outputs,
+            prom: None,
+        })
+    }
+
+    /// Checks `--prom PATH` (a name ending in `.prom`: the collector reads only those, and
+    /// no other file can be replaced by mistake); the document's figures go there at the end.
+    pub(crate) fn prom(&mut self, path: Option<&Path>) -> crate::Result<()> {
+        let Some(p) = path else { return Ok(()) };
+        if p.extension().and_then(|e| e.to_str()) != Some("prom") {
+            return Err(crate::Error::invalid(
+                "--prom",
+                p.display(),
+                "a path ending in .prom (node_exporter's textfile collector reads only those)",
+            ));
+        }
+        self.outputs.file(Output::Textfile, "--prom", p)?;
+        self.prom = Some(p.to_path_buf());
+        Ok(())
     }
 
     /// Checks a side file of the command (`Output::Side`) named by `flag`, under the same
@@ -225,6 +250,12 @@ impl<'a> Exporter<'a> {
             return Ok(());
         }
         let out = self.out;
+        if let Some(path) = &self.prom
+            && let Some(families) = crate::render::textfile::families(&doc)
+        {
+            let page = crate::render::prom::text(&families);
+            write_whole(Output::Textfile, path, page.as_bytes())?;
+        }
         if !write_json(out, &doc)? {
             print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));
         }

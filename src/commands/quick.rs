@@ -49,7 +49,8 @@ pub fn test_name(w: &Workload) -> String {
 /// Runs the quick suite.
 pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let path = scratch_path(&args)?;
-    let exporter = Exporter::checked(&args.output)?;
+    let mut exporter = Exporter::checked(&args.output)?;
+    exporter.prom(args.prom.path.as_deref())?;
     let size = args.size.given.unwrap_or(ByteSize(SIZE));
     // Every request size of the suite, so that the region and the direct-I/O alignment are
     // checked for each (a region smaller than 1 MiB is refused as `run` refuses it).

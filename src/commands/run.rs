@@ -122,6 +122,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
     let mut exporter = Exporter::checked(&args.output)?;
+    exporter.prom(args.prom.path.as_deref())?;
     if let Some(state) = &args.verify.verify_state.path {
         exporter.outputs().kept("--verify-state", state)?;
     }

@@ -37,7 +37,8 @@ const THROTTLED_WINDOW: Duration = Duration::from_secs(10);
 
 /// Runs the self-test.
 pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
+    let mut exporter = Exporter::checked(&args.output)?;
+    exporter.prom(args.prom.path.as_deref())?;
     let start = Instant::now();
     let say = |what: &str| {
         if !args.output.quiet {

@@ -119,6 +119,7 @@ fn analyse(report: &mut SweepReport, choice: &PapChoice) {
 pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut exporter = Exporter::checked(&args.output)?;
     exporter.side("--csv", args.csv.as_deref())?;
+    exporter.prom(args.prom.path.as_deref())?;
     let pap = args.pap.map(|r| r.0);
     let mut report = SweepReport {
         header: Header::new(Kind::Sweep, command, String::new()),

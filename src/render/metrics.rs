@@ -4,7 +4,7 @@
 //! the verdict of that interval with its rule; and the host (steal, pressure, the probe's
 //! stalls and lateness).
 
-use super::prom::{Family, MetricType};
+use super::prom::{Family, MetricType, label_of};
 use crate::model::diagnosis::DeviceDiagnosis;
 use crate::model::monitor::{DeviceRecord, SystemRecord};
 use crate::oscounters::diskstats::DiskStat;
@@ -170,14 +170,6 @@ fn gauges(devices: &[DeviceRecord]) -> Vec<Family> {
     }
     out.push(source);
     out
-}
-
-/// A unit enum's JSON name (its serde name), for a label.
-fn label_of(v: &impl serde::Serialize) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => "unknown".into(),
-    }
 }
 
 /// The verdict of each device over the latest interval, 1 with the verdict and its rule (the

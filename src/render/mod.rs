@@ -8,5 +8,6 @@ pub mod iolog;
 pub mod metrics;
 pub mod prom;
 pub mod text;
+pub mod textfile;
 pub mod trace;
 pub mod words;

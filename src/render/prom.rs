@@ -15,6 +15,8 @@ pub enum MetricType {
     Gauge,
     /// Cumulative buckets, `_sum` and `_count`.
     Histogram,
+    /// Quantiles (a `quantile` label), `_sum` and `_count`.
+    Summary,
 }
 
 /// One sample: the suffix it adds to the family's name (`_bucket`, `_sum`, `_count`, or
@@ -93,6 +95,14 @@ impl Family {
     }
 }
 
+/// A unit enum's JSON name (its serde name), for a label value.
+pub fn label_of(v: &impl serde::Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "unknown".into(),
+    }
+}
+
 /// A value as the formats write it: integers without a fraction, `NaN`, `+Inf`, `-Inf`.
 fn number(v: f64) -> String {
     if v.is_nan() {
@@ -132,6 +142,7 @@ pub fn text(families: &[Family]) -> String {
             MetricType::Counter => "counter",
             MetricType::Gauge => "gauge",
             MetricType::Histogram => "histogram",
+            MetricType::Summary => "summary",
         };
         let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
         let _ = writeln!(out, "# TYPE {} {kind}", f.name);
@@ -151,6 +162,7 @@ pub fn open_metrics(families: &[Family]) -> String {
             MetricType::Counter => (f.name.strip_suffix("_total").unwrap_or(f.name), "counter"),
             MetricType::Gauge => (f.name, "gauge"),
             MetricType::Histogram => (f.name, "histogram"),
+            MetricType::Summary => (f.name, "summary"),
         };
         let _ = writeln!(out, "# TYPE {family} {kind}");
         let _ = writeln!(out, "# HELP {family} {}", f.help);

@@ -110,3 +110,113 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
         );
     }
 }
+
+/// The value of the sample `series` (name and labels as written) in a textfile page.
+fn sample(page: &str, series: &str) -> f64 {
+    let line = page
+        .lines()
+        .find(|l| l.starts_with(series) && l[series.len()..].starts_with(' '))
+        .unwrap_or_else(|| panic!("no '{series}' in\n{page}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// Issue 49: `--prom PATH` writes the result's figures for node_exporter's textfile collector:
+/// `promtool check metrics` passes on each, each figure is the JSON's own in base units, an
+/// existing file is replaced (each batch run replaces its file), and a name not ending in
+/// `.prom` is refused before anything runs.
+#[test]
+fn batch_results_go_to_a_textfile_the_collector_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let at = |name: &str| d.join(name).to_str().unwrap().to_string();
+    let prom = at("run.prom");
+    std::fs::write(&prom, "old\n").unwrap();
+    let run = common::run_json(&[
+        "run", "null", "--engine", "null", "--rw", "randrw", "--time", "200ms", "--warmup", "0",
+        "--prom", &prom,
+    ]);
+    let page = std::fs::read_to_string(&prom).unwrap();
+    let (ok, said) = promtool(&page);
+    assert!(ok, "{said}\n{page}");
+    let total = &run["results"]["total"];
+    let all = "{target=\"all\",direction=\"total\"";
+    assert_eq!(
+        sample(&page, &format!("halfpower_run_iops{all}}}")),
+        total["iops"].as_f64().unwrap()
+    );
+    let p99 = sample(
+        &page,
+        &format!("halfpower_run_latency_seconds{all},quantile=\"0.99\"}}"),
+    );
+    assert!((p99 * 1e6 - total["latency_us"]["p99"].as_f64().unwrap()).abs() < 1e-9);
+    assert_eq!(
+        sample(
+            &page,
+            &format!("halfpower_run_latency_seconds_count{all}}}")
+        ),
+        total["ios"].as_f64().unwrap()
+    );
+    let qprom = at("quick.prom");
+    let quick = common::stdout_json(&[
+        "quick",
+        d.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--time",
+        "100ms",
+        "--warmup",
+        "0",
+        "--quiet",
+        "--prom",
+        &qprom,
+        "--json",
+        "-",
+    ]);
+    let page = std::fs::read_to_string(&qprom).unwrap();
+    let (ok, said) = promtool(&page);
+    assert!(ok, "{said}\n{page}");
+    for t in quick["tests"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        let dir = t["direction"].as_str().unwrap();
+        let series =
+            format!("halfpower_quick_bytes_per_second{{test=\"{name}\",direction=\"{dir}\"}}");
+        assert_eq!(
+            sample(&page, &series),
+            t["results"]["total"]["bytes_per_s"].as_f64().unwrap()
+        );
+    }
+    let saved = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/report/sweep.json"
+    );
+    let sprom = at("sweep.prom");
+    let sweep = common::stdout_json(&["sweep", "--from", saved, "--prom", &sprom, "--json", "-"]);
+    let page = std::fs::read_to_string(&sprom).unwrap();
+    let (ok, said) = promtool(&page);
+    assert!(ok, "{said}\n{page}");
+    let a = &sweep["analysis"][0];
+    let series = format!(
+        "halfpower_sweep_peak_bytes_per_second{{rw=\"{}\",threads=\"{}\"}}",
+        a["rw"].as_str().unwrap(),
+        a["threads"]
+    );
+    assert_eq!(
+        sample(&page, &series),
+        a["peak_bytes_per_s"].as_f64().unwrap()
+    );
+    let err = common::usage_error(&[
+        "run",
+        "null",
+        "--engine",
+        "null",
+        "--time",
+        "100ms",
+        "--prom",
+        &at("run.txt"),
+    ]);
+    assert!(
+        err.contains("invalid --prom") && err.contains(".prom"),
+        "{err}"
+    );
+    assert!(!d.join("run.txt").exists());
+}
