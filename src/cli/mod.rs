@@ -264,6 +264,9 @@ pub struct RunArgs {
     /// `--limit`: each held to the run's figures.
     #[command(flatten)]
     pub limit: LimitArg,
+    /// `--listen`.
+    #[command(flatten)]
+    pub listen: ListenArg,
     /// `--prom`.
     #[command(flatten)]
     pub prom: PromArg,

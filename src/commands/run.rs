@@ -115,6 +115,36 @@ fn job_results(run: &Results) -> (Results, Vec<RankRun>) {
     (results, ranks)
 }
 
+/// With `--listen`, serves the measured window's figures while the run goes
+/// (`render::metrics::run_families`, read from the series its workers already hand over each
+/// second; a scrape never waits on a worker, nor a worker on a scrape).
+fn serve_run(args: &RunArgs) -> anyhow::Result<Option<crate::serve::Server>> {
+    let Some(addr) = args.listen.addr else {
+        return Ok(None);
+    };
+    let names = target_names(args);
+    let render: crate::serve::Render = std::sync::Arc::new(move |format| {
+        let live = crate::stats::series::published().map(|s| s.live());
+        let families = crate::render::metrics::run_families(&live.unwrap_or_default(), &names);
+        match format {
+            crate::serve::Format::Text => crate::render::prom::text(&families),
+            crate::serve::Format::OpenMetrics => crate::render::prom::open_metrics(&families),
+        }
+    });
+    let server = crate::serve::Server::start(addr, render).map_err(|e| {
+        crate::Error::invalid(
+            "--listen",
+            addr,
+            format!("an address and port this host lets halfpower bind: {e}"),
+        )
+    })?;
+    crate::output::say!(
+        "halfpower: serving metrics at http://{}/metrics",
+        server.addr()
+    );
+    Ok(Some(server))
+}
+
 /// Runs `halfpower run`.
 pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     refuse_under_mpi(&args)?;
@@ -132,10 +162,12 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut warnings = Vec::new();
     let (asked, sharing) = shared_regions(&args, asked);
     let (w, engine_fallback) = effective_workload(&asked, &mut warnings)?;
+    let _served = serve_run(&args)?;
     let settings = Settings {
         control: Control {
             steady,
             io_log: io_log.is_some(),
+            live: args.listen.addr.is_some(),
             ..Control::progress(!args.output.quiet && crate::cluster::rank() == 0)
         },
         verify: policy,

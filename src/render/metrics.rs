@@ -241,6 +241,55 @@ fn host(s: &SystemRecord) -> Vec<Family> {
     ]
 }
 
+/// `run --listen`'s families: per target (and `all`) the measured window's I/Os and bytes so
+/// far, the latency histogram at halfpower's bucket edges (four to a power of two), the latest second's
+/// rates. Counts grow a second at a time, as each second ends for every worker.
+pub fn run_families(live: &crate::stats::series::LiveSeries, targets: &[String]) -> Vec<Family> {
+    let mut ios = Family::new(
+        "halfpower_run_ios_total",
+        MetricType::Counter,
+        "I/Os completed in the measured window so far (warm-up excluded), by the seconds finished.",
+    );
+    let mut bytes = Family::new(
+        "halfpower_run_bytes_total",
+        MetricType::Counter,
+        "Bytes moved in the measured window so far (warm-up excluded), by the seconds finished.",
+    );
+    let all = live
+        .per_target
+        .iter()
+        .fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
+    let named = (targets.iter().map(String::as_str)).zip(live.per_target.iter().copied());
+    for (name, (n, b)) in std::iter::once(("all", all)).chain(named) {
+        ios.push(vec![("target", name.to_string())], n as f64);
+        bytes.push(vec![("target", name.to_string())], b as f64);
+    }
+    let mut lat = Family::new(
+        "halfpower_run_latency_seconds",
+        MetricType::Histogram,
+        "Latency of each I/O in the measured window so far, at halfpower's bucket edges (four to a power of two from 256 ns).",
+    );
+    let buckets: Vec<(f64, u64)> = (live.edges.iter())
+        .map(|&(edge, n)| (edge as f64 / 1e9, n))
+        .collect();
+    lat.push_histogram(vec![], &buckets, live.sum_ns / 1e9, live.count);
+    let mut iops = Family::new(
+        "halfpower_run_iops",
+        MetricType::Gauge,
+        "I/Os per second in the latest finished second.",
+    );
+    let mut bps = Family::new(
+        "halfpower_run_bytes_per_second",
+        MetricType::Gauge,
+        "Bytes per second in the latest finished second.",
+    );
+    if let Some((_, n, b)) = live.last {
+        iops.push(vec![], n as f64);
+        bps.push(vec![], b as f64);
+    }
+    vec![ios, bytes, lat, iops, bps]
+}
+
 /// Every family of one scrape.
 pub fn monitor_families(v: &MonitorView) -> Vec<Family> {
     let mut out = counters(v.totals);

@@ -425,6 +425,9 @@ impl Run<'_> {
             .origin_ns
             .store(origin, std::sync::atomic::Ordering::Release);
         sampler.start(phases.t0);
+        if self.control.live {
+            crate::stats::series::publish(shared.series.clone());
+        }
         shared.barrier.wait(); // B2
         let progress = self.progress();
         phases.watched = watch::watch(

@@ -75,7 +75,7 @@ impl Shared {
             progress: (0..n).map(|_| Progress::default()).collect(),
             stop: AtomicBool::new(false),
             warm_stop: AtomicBool::new(false),
-            series: Arc::new(SeriesSink::new(n)),
+            series: Arc::new(SeriesSink::for_targets(n, n / (w.threads as usize).max(1))),
             // A steady point warms up until its transient is over, at most for its --time.
             warmup_ns: match (control.steady, w.setup.time) {
                 (Some(r), Some(t)) if r.adaptive_warmup() => t.0.as_nanos() as u64,
@@ -161,7 +161,7 @@ fn drive<E: Engine>(
     // One start for every worker: the instant the watcher's window starts too, so a phase the
     // watcher stops after a time has lasted at least that time in the figures.
     let origin = shared.origin_ns.load(std::sync::atomic::Ordering::Acquire);
-    let mut rec = Recorder::with_series(origin, Some(shared.series.clone()));
+    let mut rec = Recorder::with_series(origin, Some((shared.series.clone(), target)));
     if shared.io_log {
         rec.keep_log(target as u32);
     }

@@ -34,6 +34,9 @@ pub struct Control {
     /// ([`crate::stats::periods`], fio's averaged logs), handed over in
     /// [`super::Measurement::periods`].
     pub periods_ns: Option<u64>,
+    /// The measured window's series is published for a scrape to read (`run --listen`,
+    /// [`crate::stats::series::publish`]).
+    pub live: bool,
 }
 
 impl Control {

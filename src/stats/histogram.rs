@@ -171,6 +171,36 @@ impl Histogram {
         self.max_ns as f64
     }
 
+    /// The cumulative counts at edges of this histogram's buckets, `per_octave` of them in
+    /// each power of two from 256 ns (1, 2, 4 … 128; a quarter-octave's edges are 256, 320,
+    /// 384, 448, 512 … ns) up to the largest value seen: (edge ns, values below it). A value
+    /// of exactly an edge counts in the next, one nanosecond from Prometheus's `le`.
+    pub fn edges(&self, per_octave: u64) -> Vec<(u64, u64)> {
+        let per_octave = per_octave.clamp(1, 1 << SUB_BITS);
+        let next = |e: u64| {
+            let base = 1u64 << (63 - e.leading_zeros());
+            e + base / per_octave
+        };
+        let mut out = Vec::new();
+        if self.count == 0 {
+            return out;
+        }
+        let mut below = 0u64;
+        let mut edge = LINEAR;
+        for (i, &c) in self.counts.iter().enumerate() {
+            while bucket_bounds(i).0 >= edge {
+                out.push((edge, below));
+                edge = next(edge);
+            }
+            below += c;
+            if below == self.count && c > 0 {
+                break;
+            }
+        }
+        out.push((edge, below));
+        out
+    }
+
     /// The non-empty buckets in increasing order.
     pub fn buckets(&self) -> Vec<Bucket> {
         self.sparse()
@@ -258,6 +288,38 @@ impl Histogram {
 
 #[cfg(test)]
 mod tests {
+
+    /// The cumulative counts at a quarter-octave's edges: values below each edge, the last
+    /// edge above the largest value (what `run --listen` exports as `le` buckets).
+    #[test]
+    fn edges_count_the_values_below_each() {
+        let mut h = Histogram::new();
+        for v in [100, 300, 300, 500, 1000, 2999] {
+            h.record(v);
+        }
+        assert_eq!(
+            h.edges(4),
+            vec![
+                (256, 1),
+                (320, 3),
+                (384, 3),
+                (448, 3),
+                (512, 4),
+                (640, 4),
+                (768, 4),
+                (896, 4),
+                (1024, 5),
+                (1280, 5),
+                (1536, 5),
+                (1792, 5),
+                (2048, 5),
+                (2560, 5),
+                (3072, 6),
+            ]
+        );
+        assert_eq!(h.edges(1).last(), Some(&(4096, 6)));
+        assert!(Histogram::new().edges(4).is_empty());
+    }
     use super::*;
 
     #[test]

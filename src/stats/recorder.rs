@@ -175,8 +175,8 @@ pub struct Recorder {
     pub log: Option<Box<IoLog>>,
     /// With fio's averaged logs asked for: the counts at each period's edge.
     pub periods: Option<Box<Periods>>,
-    /// Where finished seconds go (None: no series is kept).
-    series: Option<Arc<SeriesSink>>,
+    /// Where finished seconds go, and this worker's target (None: no series is kept).
+    series: Option<(Arc<SeriesSink>, usize)>,
     /// Start of the measured phase (ns, monotonic).
     pub origin_ns: u64,
     /// Completion time of the last I/O counted (ns, monotonic; `origin_ns` if none).
@@ -222,7 +222,7 @@ impl Recorder {
 
     /// A recorder whose measured phase starts at `origin_ns` and that hands each finished
     /// second to `series`.
-    pub fn with_series(origin_ns: u64, series: Option<Arc<SeriesSink>>) -> Self {
+    pub fn with_series(origin_ns: u64, series: Option<(Arc<SeriesSink>, usize)>) -> Self {
         Recorder {
             read: DirStats::default(),
             write: DirStats::default(),
@@ -344,8 +344,14 @@ impl Recorder {
     }
 
     fn flush_second(&mut self) {
-        if let Some(sink) = &self.series {
-            sink.add(self.cur_second, self.cur_ios, self.cur_bytes, &self.cur);
+        if let Some((sink, target)) = &self.series {
+            sink.add(
+                self.cur_second,
+                *target,
+                self.cur_ios,
+                self.cur_bytes,
+                &self.cur,
+            );
         }
         self.cur.clear();
         self.cur_ios = 0;
@@ -374,7 +380,7 @@ mod tests {
     #[test]
     fn seconds_roll_over_and_gaps_are_zero() {
         let sink = Arc::new(SeriesSink::new(1));
-        let mut r = Recorder::with_series(1_000, Some(sink.clone()));
+        let mut r = Recorder::with_series(1_000, Some((sink.clone(), 0)));
         r.complete(IoDir::Read, 4096, 100, 1_000 + 10, || (0, 0));
         r.complete(IoDir::Write, 4096, 200, 1_000 + SECOND / 2, || (0, 0));
         r.complete(IoDir::Read, 4096, 300, 1_000 + 2 * SECOND + 5, || (0, 0));
@@ -401,7 +407,7 @@ mod tests {
         ];
         let seconds = |periods: Option<u64>| {
             let sink = Arc::new(SeriesSink::new(1));
-            let mut r = Recorder::with_series(1_000, Some(sink.clone()));
+            let mut r = Recorder::with_series(1_000, Some((sink.clone(), 0)));
             if let Some(p) = periods {
                 r.keep_periods(p);
             }

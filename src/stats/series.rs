@@ -43,6 +43,8 @@ pub struct TimePoint {
 struct Pending {
     ios: u64,
     bytes: u64,
+    /// I/Os and bytes per target.
+    per_target: Vec<(u64, u64)>,
     /// Non-empty buckets (index, count), sorted by index.
     buckets: Vec<(u32, u64)>,
     /// Sum of the latencies, ns.
@@ -64,13 +66,54 @@ struct Done {
 struct Inner {
     pending: BTreeMap<u32, Pending>,
     done: Vec<Option<Done>>,
+    live: Live,
+}
+
+/// The seconds finished so far, added up (what `run --listen` serves).
+#[derive(Debug, Default)]
+struct Live {
+    per_target: Vec<(u64, u64)>,
+    hist: Histogram,
+    sum_ns: f64,
+    last: Option<(u32, Done)>,
+}
+
+/// What a run's finished seconds add up to while it goes: per target I/Os and bytes, the
+/// latency histogram's cumulative counts at its bucket edges, four to a power of two, and the latest second.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LiveSeries {
+    /// I/Os and bytes of each target, in target order.
+    pub per_target: Vec<(u64, u64)>,
+    /// (edge ns, I/Os below it), increasing, at each quarter of a power of two
+    /// ([`Histogram::edges`]).
+    pub edges: Vec<(u64, u64)>,
+    /// I/Os in the histogram, and the sum of their latencies, ns.
+    pub count: u64,
+    /// The sum of the latencies, ns.
+    pub sum_ns: f64,
+    /// The latest finished second: its index, I/Os and bytes.
+    pub last: Option<(u32, u64, u64)>,
 }
 
 /// Where the workers of one run hand over their seconds.
 #[derive(Debug)]
 pub struct SeriesSink {
     workers: usize,
+    targets: usize,
     inner: Mutex<Inner>,
+}
+
+/// The sink of the run being measured, when its command serves it (`run --listen`).
+static PUBLISHED: Mutex<Option<std::sync::Arc<SeriesSink>>> = Mutex::new(None);
+
+/// Makes `sink` the one a scrape reads, from the start of its measured window.
+pub fn publish(sink: std::sync::Arc<SeriesSink>) {
+    *PUBLISHED.lock().unwrap_or_else(|p| p.into_inner()) = Some(sink);
+}
+
+/// The sink published last, if any.
+pub fn published() -> Option<std::sync::Arc<SeriesSink>> {
+    PUBLISHED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
 /// Adds sorted sparse `b` into sorted sparse `a`.
@@ -117,33 +160,75 @@ fn finish_one(p: &Pending) -> Done {
     }
 }
 
+impl Live {
+    /// Adds finished second `second` (`p`, finished as `done`).
+    fn add(&mut self, second: u32, p: &Pending, done: Done) {
+        if self.per_target.len() < p.per_target.len() {
+            self.per_target.resize(p.per_target.len(), (0, 0));
+        }
+        for (t, (ios, bytes)) in p.per_target.iter().enumerate() {
+            self.per_target[t].0 += ios;
+            self.per_target[t].1 += bytes;
+        }
+        self.hist.add_sparse(&p.buckets);
+        self.sum_ns += p.sum_ns;
+        if self.last.is_none_or(|(s, _)| second > s) {
+            self.last = Some((second, done));
+        }
+    }
+}
+
 impl SeriesSink {
-    /// A sink for `workers` workers.
+    /// A sink for `workers` workers of one target.
     pub fn new(workers: usize) -> Self {
+        Self::for_targets(workers, 1)
+    }
+
+    /// A sink for `workers` workers over `targets` targets.
+    pub fn for_targets(workers: usize, targets: usize) -> Self {
         SeriesSink {
             workers: workers.max(1),
+            targets: targets.max(1),
             inner: Mutex::new(Inner::default()),
         }
     }
 
-    /// One worker's second `second`: `ios` I/Os of `bytes` bytes, with latency buckets `hist`.
-    /// Each worker hands each second over at most once.
-    pub fn add(&self, second: u32, ios: u64, bytes: u64, hist: &Histogram) {
+    /// One worker's second `second` on target `target`: `ios` I/Os of `bytes` bytes, with
+    /// latency buckets `hist`. Each worker hands each second over at most once.
+    pub fn add(&self, second: u32, target: usize, ios: u64, bytes: u64, hist: &Histogram) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let p = inner.pending.entry(second).or_default();
         p.ios += ios;
         p.bytes += bytes;
+        p.per_target.resize(self.targets.max(target + 1), (0, 0));
+        p.per_target[target].0 += ios;
+        p.per_target[target].1 += bytes;
         p.sum_ns += hist.mean_ns() * hist.count() as f64;
         p.buckets = merge_sparse(&p.buckets, hist.sparse().map(|(i, c)| (i as u32, c)));
         p.reported += 1;
         if p.reported >= self.workers {
             let done = finish_one(p);
-            inner.pending.remove(&second);
+            if let Some(p) = inner.pending.remove(&second) {
+                inner.live.add(second, &p, done);
+            }
             let i = second as usize;
             if inner.done.len() <= i {
                 inner.done.resize(i + 1, None);
             }
             inner.done[i] = Some(done);
+        }
+    }
+
+    /// What the seconds finished so far add up to.
+    pub fn live(&self) -> LiveSeries {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let l = &inner.live;
+        LiveSeries {
+            per_target: l.per_target.clone(),
+            edges: l.hist.edges(4),
+            count: l.hist.count(),
+            sum_ns: l.sum_ns,
+            last: l.last.map(|(s, d)| (s, d.ios, d.bytes)),
         }
     }
 
@@ -199,11 +284,11 @@ mod tests {
     #[test]
     fn seconds_merge_across_workers_and_scale_the_tail() {
         let sink = SeriesSink::new(2);
-        sink.add(0, 100, 409_600, &hist(&[200; 100]));
+        sink.add(0, 0, 100, 409_600, &hist(&[200; 100]));
         assert_eq!(sink.pending(), 1);
-        sink.add(0, 10, 40_960, &hist(&[250; 10]));
+        sink.add(0, 0, 10, 40_960, &hist(&[250; 10]));
         assert_eq!(sink.pending(), 0, "both workers reported second 0");
-        sink.add(1, 50, 204_800, &hist(&[200; 50]));
+        sink.add(1, 0, 50, 204_800, &hist(&[200; 50]));
         let s = sink.finish(1.5);
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].iops, 110.0);
@@ -219,8 +304,8 @@ mod tests {
         let sink = SeriesSink::new(2);
         let fast: Vec<u64> = vec![1_000; 980];
         let slow: Vec<u64> = vec![100_000; 20];
-        sink.add(0, 980, 0, &hist(&fast));
-        sink.add(0, 20, 0, &hist(&slow));
+        sink.add(0, 0, 980, 0, &hist(&fast));
+        sink.add(0, 0, 20, 0, &hist(&slow));
         let all: Vec<u64> = fast.iter().chain(&slow).copied().collect();
         let want = hist(&all).quantile_ns(0.99) / 1000.0;
         let got = sink.finish(1.0)[0].p99_us;
