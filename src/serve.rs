@@ -58,6 +58,24 @@ pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
     }
 }
 
+/// Serves `render`'s page on `addr` for `--listen`, saying where on stderr; an address that
+/// cannot be bound (in use, not this host's, refused) is the user's to fix, exit 2, before
+/// anything is measured.
+pub fn listen(addr: SocketAddr, render: Render) -> crate::Result<Server> {
+    let server = Server::start(addr, render).map_err(|e| {
+        crate::Error::invalid(
+            "--listen",
+            addr,
+            format!("an address and port this host lets halfpower bind: {e}"),
+        )
+    })?;
+    crate::output::say!(
+        "halfpower: serving metrics at http://{}/metrics",
+        server.addr()
+    );
+    Ok(server)
+}
+
 /// The server: its address, and a flag its threads read to stop.
 pub struct Server {
     addr: SocketAddr,

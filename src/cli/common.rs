@@ -88,7 +88,7 @@ pub struct ListenArg {
     /// Serve Prometheus metrics at http://ADDR:PORT/metrics while it runs (OpenMetrics when the
     /// scraper asks for it): a bare PORT binds 127.0.0.1 only; give ADDR:PORT (0.0.0.0:9100) to
     /// be scraped from elsewhere; port 0 takes a free port, said on stderr. Any other path
-    /// answers 404. Metrics: docs/monitor.md.
+    /// answers 404. The metrics: the docs, "Metrics for Prometheus".
     #[arg(long = "listen", id = "listen", value_name = "[ADDR:]PORT", value_parser = crate::serve::parse_listen)]
     pub addr: Option<std::net::SocketAddr>,
 }

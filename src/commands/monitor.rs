@@ -11,13 +11,10 @@ use crate::monitor::metrics::Exposed;
 use crate::monitor::{Interval, Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
-use crate::serve::Server;
 use anyhow::Context;
 use std::collections::HashMap;
 use std::io::Write;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// The log's format, from its extension.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -90,7 +87,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
     let place = Place::find()?;
     // Each host's first rank serves its own host's devices.
     let served = match args.listen.addr {
-        Some(addr) if place.samples => Some(listen(addr, &devices)?),
+        Some(addr) if place.samples => Some(Exposed::serve(addr, devices.clone())?),
         _ => None,
     };
     // Created once every output, the profile and the address are known good.
@@ -128,23 +125,6 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(0)
-}
-
-/// Serves this host's metrics on `addr` (`--listen`), saying where on stderr; a bad or busy
-/// address is the user's to fix, before anything is measured.
-fn listen(addr: SocketAddr, devices: &[String]) -> crate::Result<(Server, Arc<Exposed>)> {
-    let (server, exposed) = Exposed::serve(addr, devices.to_vec()).map_err(|e| {
-        crate::Error::invalid(
-            "--listen",
-            addr,
-            format!("an address and port this host lets halfpower bind: {e}"),
-        )
-    })?;
-    crate::output::say!(
-        "halfpower: serving metrics at http://{}/metrics",
-        server.addr()
-    );
-    Ok((server, exposed))
 }
 
 /// One interval of every host: its devices (named `host:disk` when the job spans several

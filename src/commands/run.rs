@@ -131,18 +131,7 @@ fn serve_run(args: &RunArgs) -> anyhow::Result<Option<crate::serve::Server>> {
             crate::serve::Format::OpenMetrics => crate::render::prom::open_metrics(&families),
         }
     });
-    let server = crate::serve::Server::start(addr, render).map_err(|e| {
-        crate::Error::invalid(
-            "--listen",
-            addr,
-            format!("an address and port this host lets halfpower bind: {e}"),
-        )
-    })?;
-    crate::output::say!(
-        "halfpower: serving metrics at http://{}/metrics",
-        server.addr()
-    );
-    Ok(Some(server))
+    Ok(Some(crate::serve::listen(addr, render)?))
 }
 
 /// Runs `halfpower run`.

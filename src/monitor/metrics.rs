@@ -33,8 +33,8 @@ pub struct Exposed {
 }
 
 impl Exposed {
-    /// Takes the counters at the start and serves them on `addr`.
-    pub fn serve(addr: SocketAddr, named: Vec<String>) -> std::io::Result<(Server, Arc<Exposed>)> {
+    /// Takes the counters at the start and serves them on `addr` (`serve::listen`).
+    pub fn serve(addr: SocketAddr, named: Vec<String>) -> crate::Result<(Server, Arc<Exposed>)> {
         let bases = (diskstats::read().into_iter())
             .map(|d| (d.name.clone(), d))
             .collect();
@@ -45,7 +45,7 @@ impl Exposed {
         });
         let page = me.clone();
         let render: Render = Arc::new(move |f| page.page(f));
-        Ok((Server::start(addr, render)?, me))
+        Ok((crate::serve::listen(addr, render)?, me))
     }
 
     /// Publishes an interval: its records and each device's verdict over it (the diagnosis

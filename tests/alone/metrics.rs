@@ -6,35 +6,8 @@
 use crate::common;
 use common::LoopDev;
 use common::fuse::{Server, mount_fs_with};
-use common::prometheus::Prometheus;
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::Stdio;
+use common::prometheus::{Prometheus, spawn_listening};
 use std::time::Duration;
-
-/// Starts `monitor DEVICE --listen 0 …` and returns it with the address it says it serves.
-fn monitor_listening(args: &[&str]) -> (std::process::Child, SocketAddr) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halfpower"))
-        .arg("monitor")
-        .args(args)
-        .args(["--listen", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in '{line}'"));
-    // Keep draining stderr so the monitor never blocks on it.
-    std::thread::spawn(move || for _ in err.lines() {});
-    (child, addr)
-}
 
 fn unix(rfc3339: &str) -> f64 {
     let t: jiff::Timestamp = rfc3339.parse().unwrap();
@@ -60,8 +33,16 @@ fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
     let name = lo.dev.file_name().unwrap().to_str().unwrap().to_string();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("m.jsonl");
-    let (mut monitor, addr) =
-        monitor_listening(&[&name, "--interval", "1s", "--log", log.to_str().unwrap()]);
+    let (mut monitor, addr) = spawn_listening(&[
+        "monitor",
+        &name,
+        "--interval",
+        "1s",
+        "--log",
+        log.to_str().unwrap(),
+        "--listen",
+        "0",
+    ]);
     let Some(prom) = Prometheus::scraping(addr) else {
         let _ = monitor.kill();
         let _ = monitor.wait();
@@ -138,26 +119,10 @@ fn prometheus_p99_over_run_listens_buckets_is_in_the_runs_p99_bucket() {
         return;
     };
     let disk = fs.disk();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halfpower"))
-        .arg("run")
-        .args([
-            &disk, "--rw", "randread", "--qd", "1", "--time", "8s", "--warmup", "0", "--quiet",
-            "--json", "-", "--listen", "0",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    let addr: SocketAddr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in '{line}'"));
-    std::thread::spawn(move || for _ in err.lines() {});
+    let (mut child, addr) = spawn_listening(&[
+        "run", &disk, "--rw", "randread", "--qd", "1", "--time", "8s", "--warmup", "0", "--quiet",
+        "--json", "-", "--listen", "0",
+    ]);
     let Some(prom) = Prometheus::scraping(addr) else {
         let _ = child.kill();
         let _ = child.wait();

@@ -28,6 +28,30 @@ pub fn http_get(addr: SocketAddr, path: &str, headers: &str) -> (u16, String) {
     (status, body)
 }
 
+/// Starts halfpower with `args` (among them `--listen 0`), its stdout piped, and returns it
+/// with the address it says on stderr that it serves; its stderr is drained from then on, so
+/// it never blocks writing there.
+pub fn spawn_listening(args: &[&str]) -> (Child, SocketAddr) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_halfpower"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in '{line}'"));
+    std::thread::spawn(move || for _ in err.lines() {});
+    (child, addr)
+}
+
 /// A query string's value, percent-encoded.
 fn encode(s: &str) -> String {
     s.bytes()
