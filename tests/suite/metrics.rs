@@ -118,6 +118,8 @@ fn sample(page: &str, series: &str) -> f64 {
 /// `.prom` is refused before anything runs.
 #[test]
 fn batch_results_go_to_a_textfile_the_collector_reads() {
+    // Its runs keep the CPUs busy (the null engine, quick's eight tests): no timing test beside.
+    let _turn = common::exclusive();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let at = |name: &str| d.join(name).to_str().unwrap().to_string();

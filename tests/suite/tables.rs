@@ -42,6 +42,8 @@ fn aligned(text: &str, header: &str, figures: &[&str], rows: Option<usize>) {
 
 #[test]
 fn every_table_sets_its_figures_under_their_headers() {
+    // Its runs keep the CPUs busy (the null engine, quick's eight tests): no timing test beside.
+    let _turn = common::exclusive();
     let run = common::stdout_text(&[
         "run", "null", "--engine", "null", "--rw", "randrw", "--time", "200ms", "--warmup", "0",
         "--repeat", "2",
@@ -107,6 +109,8 @@ fn every_table_sets_its_figures_under_their_headers() {
 /// the profile's three tables from a saved profile.
 #[test]
 fn the_other_commands_tables_too() {
+    // Its runs keep the CPUs busy (PTS's four workers at QD32): no timing test beside.
+    let _turn = common::exclusive();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let file = dir.path().join("f");
