@@ -126,10 +126,7 @@ fn serve_run(args: &RunArgs) -> anyhow::Result<Option<crate::serve::Server>> {
     let render: crate::serve::Render = std::sync::Arc::new(move |format| {
         let live = crate::stats::series::published().map(|s| s.live());
         let families = crate::render::metrics::run_families(&live.unwrap_or_default(), &names);
-        match format {
-            crate::serve::Format::Text => crate::render::prom::text(&families),
-            crate::serve::Format::OpenMetrics => crate::render::prom::open_metrics(&families),
-        }
+        crate::render::prom::page(format, &families)
     });
     Ok(Some(crate::serve::listen(addr, render)?))
 }

@@ -39,6 +39,31 @@ pub struct SelftestReport {
     pub warnings: Vec<super::Warning>,
 }
 
+#[cfg(test)]
+impl SelftestReport {
+    /// A report of `checks` and `statement` written at 2026-11-30T08:00:00Z, the rest empty:
+    /// for the renderers' tests.
+    pub fn for_tests(checks: Vec<Check>, statement: Statement) -> Self {
+        SelftestReport {
+            header: super::Header::new(
+                super::Kind::Selftest,
+                vec![],
+                "2026-11-30T08:00:00Z".into(),
+            ),
+            host: crate::oscounters::host::read(),
+            seconds: 30.0,
+            clock: Default::default(),
+            wake: Default::default(),
+            floor: Default::default(),
+            checks,
+            skipped: Vec::new(),
+            statement,
+            hosts: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// The host over one phase of the self-test.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct PhaseHost {

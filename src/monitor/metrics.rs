@@ -80,10 +80,7 @@ impl Exposed {
             system: latest.system.as_ref(),
             verdicts: &latest.verdicts,
         });
-        match format {
-            Format::Text => prom::text(&families),
-            Format::OpenMetrics => prom::open_metrics(&families),
-        }
+        prom::page(format, &families)
     }
 
     /// Each of `names`' counters now since its base (a device first seen now, or created again

@@ -153,6 +153,14 @@ pub fn text(families: &[Family]) -> String {
     out
 }
 
+/// The families as a scraper asked for them (`Accept`).
+pub fn page(format: crate::serve::Format, families: &[Family]) -> String {
+    match format {
+        crate::serve::Format::Text => text(families),
+        crate::serve::Format::OpenMetrics => open_metrics(families),
+    }
+}
+
 /// The families in OpenMetrics: a counter's family named without `_total` (its samples keep
 /// it), and `# EOF` at the end.
 pub fn open_metrics(families: &[Family]) -> String {

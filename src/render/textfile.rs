@@ -265,38 +265,27 @@ fn selftest(s: &SelftestReport) -> Vec<Family> {
 mod tests {
     use super::*;
     use crate::model::selftest::{Check, CheckKind, Known, Statement};
-    use crate::model::{Header, Kind};
 
     /// The self-test's statement and checks, each a gauge (the file a nightly self-test
     /// leaves for the collector).
     #[test]
     fn the_selftests_statement_and_checks_are_gauges() {
-        let r = SelftestReport {
-            header: Header::new(Kind::Selftest, vec![], "2026-11-30T08:00:00Z".into()),
-            host: crate::oscounters::host::read(),
-            seconds: 30.0,
-            clock: Default::default(),
-            wake: Default::default(),
-            floor: Default::default(),
-            checks: vec![Check {
-                kind: CheckKind::ThrottledIops,
-                known: 2000.0,
-                known_is: Known::Answer,
-                measured: 2002.0,
-                error_pct: 0.1,
-                bound_pct: 2.0,
-                held: true,
-            }],
-            skipped: Vec::new(),
-            statement: Statement {
-                latency_above_us: 2000.0,
-                latency_within_pct: 10.0,
-                rates_within_pct: 0.1,
-                held: true,
-            },
-            hosts: Vec::new(),
-            warnings: Vec::new(),
+        let checks = vec![Check {
+            kind: CheckKind::ThrottledIops,
+            known: 2000.0,
+            known_is: Known::Answer,
+            measured: 2002.0,
+            error_pct: 0.1,
+            bound_pct: 2.0,
+            held: true,
+        }];
+        let statement = Statement {
+            latency_above_us: 2000.0,
+            latency_within_pct: 10.0,
+            rates_within_pct: 0.1,
+            held: true,
         };
+        let r = SelftestReport::for_tests(checks, statement);
         let page = crate::render::prom::text(&families(&Document::Selftest(Box::new(r))).unwrap());
         for line in [
             "halfpower_selftest_latency_above_seconds 0.002",

@@ -76,32 +76,20 @@ fn definitions() -> Vec<Definition> {
 mod tests {
     use super::*;
     use crate::model::selftest::{Check, CheckKind, Known, SelftestReport};
-    use crate::model::{Header, Kind};
 
     /// Rates in their unit, the table once (no preformatted copy), and definitions under it.
     #[test]
     fn the_page_says_each_figure_once_in_its_unit() {
-        let r = SelftestReport {
-            header: Header::new(Kind::Selftest, vec![], String::new()),
-            host: crate::oscounters::host::read(),
-            seconds: 30.0,
-            clock: Default::default(),
-            wake: Default::default(),
-            floor: Default::default(),
-            checks: vec![Check {
-                kind: CheckKind::ThrottledBandwidth,
-                known: 40_000_000.0,
-                known_is: Known::Answer,
-                measured: 40_003_093.0,
-                error_pct: 0.0077,
-                bound_pct: 5.0,
-                held: true,
-            }],
-            skipped: Vec::new(),
-            statement: Default::default(),
-            hosts: Vec::new(),
-            warnings: Vec::new(),
-        };
+        let checks = vec![Check {
+            kind: CheckKind::ThrottledBandwidth,
+            known: 40_000_000.0,
+            known_is: Known::Answer,
+            measured: 40_003_093.0,
+            error_pct: 0.0077,
+            bound_pct: 5.0,
+            held: true,
+        }];
+        let r = SelftestReport::for_tests(checks, Default::default());
         let input = Input {
             path: "s.json".into(),
             doc: Document::Selftest(Box::new(r)),

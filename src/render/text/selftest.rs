@@ -164,27 +164,15 @@ pub fn facts(r: &SelftestReport) -> String {
 mod tests {
     use super::*;
     use crate::model::selftest::Statement;
-    use crate::model::{Header, Kind};
 
     fn report(checks: Vec<Check>) -> SelftestReport {
-        SelftestReport {
-            header: Header::new(Kind::Selftest, vec![], String::new()),
-            host: crate::oscounters::host::read(),
-            seconds: 30.0,
-            clock: Default::default(),
-            wake: Default::default(),
-            floor: Default::default(),
-            checks,
-            skipped: Vec::new(),
-            statement: Statement {
-                latency_above_us: 2000.0,
-                latency_within_pct: 10.0,
-                rates_within_pct: 0.1,
-                held: true,
-            },
-            hosts: Vec::new(),
-            warnings: Vec::new(),
-        }
+        let statement = Statement {
+            latency_above_us: 2000.0,
+            latency_within_pct: 10.0,
+            rates_within_pct: 0.1,
+            held: true,
+        };
+        SelftestReport::for_tests(checks, statement)
     }
 
     /// Issue 48: the paced latency check's known figure is a ceiling and reads as one, its error
