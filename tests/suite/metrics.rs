@@ -35,8 +35,23 @@ fn promtool(page: &str) -> (bool, String) {
     (out.status.success(), said)
 }
 
+/// Each device's (reads, writes) completed, as /proc/diskstats says now.
+fn diskstats() -> std::collections::HashMap<String, (u64, u64)> {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            Some((
+                f.get(2)?.to_string(),
+                (f.get(3)?.parse().ok()?, f.get(7)?.parse().ok()?),
+            ))
+        })
+        .collect()
+}
+
 #[test]
 fn the_endpoint_serves_metrics_and_nothing_else() {
+    let before = diskstats();
     let (child, addr) = spawn_listening(&[
         "monitor",
         "--interval",
@@ -46,14 +61,60 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
         "--listen",
         "0",
     ]);
+    // monitor took its counters' base between `before` and `started` (it says its address
+    // once it serves, after taking them).
+    let started = diskstats();
     assert!(
         addr.ip().is_loopback(),
         "a bare port binds loopback: {addr}"
     );
-    // The first interval published (200 ms), the page has the host's figures.
+    // Writes of the test's own, so a disk moves: a file beside the build, flushed.
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut f = std::fs::File::create(dir.path().join("w")).unwrap();
+    f.write_all(&vec![7u8; 1 << 20]).unwrap();
+    f.sync_all().unwrap();
+    // The first intervals published (200 ms each), the page has the host's figures.
     std::thread::sleep(Duration::from_millis(700));
+    let at_scrape = diskstats();
     let (status, page) = http_get(addr, "/metrics", "");
+    let after = diskstats();
     assert_eq!(status, 200);
+    // Each device's counters are the kernel's since monitor started: between what the kernel
+    // counted from the latest possible base to the scrape, and from the earliest to after it.
+    let mut writes_seen = false;
+    for (name, (r0, w0)) in &before {
+        let value = |metric: &str| {
+            let series = format!("{metric}{{device=\"{name}\"}} ");
+            (page.lines().find_map(|l| l.strip_prefix(series.as_str())))
+                .map(|v| v.parse::<f64>().unwrap() as u64)
+        };
+        let (Some(reads), Some(writes)) = (
+            value("halfpower_device_reads_total"),
+            value("halfpower_device_writes_total"),
+        ) else {
+            continue;
+        };
+        let (r1, w1) = started[name];
+        let (r2, w2) = at_scrape[name];
+        let (r3, w3) = after[name];
+        assert!(
+            (r2 - r1..=r3 - r0).contains(&reads),
+            "{name}: reads {reads}, the kernel's {}..={}",
+            r2 - r1,
+            r3 - r0
+        );
+        assert!(
+            (w2 - w1..=w3 - w0).contains(&writes),
+            "{name}: writes {writes}, the kernel's {}..={}",
+            w2 - w1,
+            w3 - w0
+        );
+        writes_seen |= w2 > w1;
+    }
+    assert!(
+        writes_seen,
+        "no disk the page counts took the test's writes:\n{page}"
+    );
     assert!(
         page.contains("# TYPE halfpower_host_steal_ratio gauge"),
         "{page}"
