@@ -115,6 +115,7 @@ fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
 fn prometheus_p99_over_run_listens_buckets_is_in_the_runs_p99_bucket() {
     let _turn = crate::alone();
     let server = Server::new(64 << 20, Duration::from_micros(2750));
+    let served = server.served.clone();
     let Some(fs) = mount_fs_with(server, "halfpower-metrics-p99", 1) else {
         return;
     };
@@ -167,5 +168,16 @@ fn prometheus_p99_over_run_listens_buckets_is_in_the_runs_p99_bucket() {
     assert!(
         p99_prom > lo * 0.999 && p99_prom <= hi * 1.001,
         "Prometheus {p99_prom} s, the run's {p99_s} s: not in its bucket ({lo}, {hi}]"
+    );
+    // The I/O counter at that scrape against the disk's own count of the requests it served
+    // in the whole run: no more, and short by at most the seconds after the scrape (up to one
+    // scrape interval, the second still open, and the run's last part-second: 3 of its 8 s).
+    let ios = prom.query("halfpower_run_ios_total{target=\"all\"}", at);
+    let ios: f64 = ios[0]["value"][1].as_str().unwrap().parse().unwrap();
+    let n = served.count.load(std::sync::atomic::Ordering::SeqCst) as f64;
+    eprintln!("halfpower_run_ios_total {ios} at that scrape; the disk served {n}");
+    assert!(
+        ios <= n && ios >= n * 5.0 / 8.0,
+        "{ios} I/Os counted at the last scrape, {n} served by the disk"
     );
 }
