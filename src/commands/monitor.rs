@@ -110,7 +110,7 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
     while args.count.is_none_or(|c| done < c) {
         let mine = mon.next_interval();
         if let (Some((_, exposed)), Some(iv)) = (&served, &mine) {
-            exposed.publish(&iv.devices, &iv.system);
+            exposed.publish(&iv.devices, &iv.system, mon.trace_histograms());
         }
         let Some(mut iv) = place.join(mine)? else {
             break;

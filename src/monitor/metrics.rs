@@ -1,7 +1,8 @@
 //! What `monitor --listen` serves: at each scrape, the kernel's counters of each device since
 //! monitor started (read from /proc/diskstats then, so a counter is as fresh as the scrape and
 //! equals the kernel's own difference), beside the latest interval's records and verdicts
-//! (`render::metrics`). The sampling loop publishes an interval and never waits on a scrape.
+//! (`render::metrics`), and with `--trace` the traced times since the start as histograms.
+//! The sampling loop publishes an interval and never waits on a scrape.
 
 use crate::analysis::diagnose::diagnose;
 use crate::analysis::monitor::counters_reset;
@@ -9,7 +10,8 @@ use crate::model::diagnosis::DeviceDiagnosis;
 use crate::model::log::{DiskInterval, Log, LogFormat, SystemInterval};
 use crate::model::monitor::{DeviceRecord, SystemRecord};
 use crate::oscounters::diskstats::{self, DiskStat, since};
-use crate::render::metrics::{MonitorView, monitor_families};
+use crate::monitor::tracepoints::TraceHistograms;
+use crate::render::metrics::{MonitorView, TracedView, monitor_families};
 use crate::render::prom;
 use crate::serve::{Format, Render, Server};
 use std::collections::HashMap;
@@ -22,6 +24,7 @@ struct Latest {
     devices: Vec<DeviceRecord>,
     system: Option<SystemRecord>,
     verdicts: Vec<DeviceDiagnosis>,
+    traced: Vec<(String, TraceHistograms)>,
 }
 
 /// The state a scrape reads: the devices named on the command line (else those of the latest
@@ -48,9 +51,14 @@ impl Exposed {
         Ok((crate::serve::listen(addr, render)?, me))
     }
 
-    /// Publishes an interval: its records and each device's verdict over it (the diagnosis
-    /// `diagnose` gives the same records read from a log).
-    pub fn publish(&self, devices: &[DeviceRecord], system: &SystemRecord) {
+    /// Publishes an interval: its records, each device's verdict over it (the diagnosis
+    /// `diagnose` gives the same records read from a log) and the traced times so far.
+    pub fn publish(
+        &self,
+        devices: &[DeviceRecord],
+        system: &SystemRecord,
+        traced: Vec<(String, TraceHistograms)>,
+    ) {
         let log = Log {
             path: "monitor".into(),
             format: LogFormat::MonitorJsonl,
@@ -63,6 +71,7 @@ impl Exposed {
             devices: devices.to_vec(),
             system: Some(system.clone()),
             verdicts,
+            traced,
         };
     }
 
@@ -74,11 +83,19 @@ impl Exposed {
             false => self.named.iter().map(String::as_str).collect(),
         };
         let totals = self.totals(&names);
+        let traced: Vec<TracedView> = (latest.traced.iter())
+            .map(|(name, h)| TracedView {
+                device: name,
+                device_time: &h.device,
+                os_queue: &h.os_queue,
+            })
+            .collect();
         let families = monitor_families(&MonitorView {
             totals: &totals,
             devices: &latest.devices,
             system: latest.system.as_ref(),
             verdicts: &latest.verdicts,
+            traced: &traced,
         });
         prom::page(format, &families)
     }

@@ -127,6 +127,22 @@ impl Monitor {
             .collect()
     }
 
+    /// With `--trace`, each reported device's traced times since monitor started, by name.
+    pub fn trace_histograms(&mut self) -> Vec<(String, tracepoints::TraceHistograms)> {
+        let Some(mut all) = self.tracer.as_ref().map(|t| t.histograms()) else {
+            return Vec::new();
+        };
+        let names = self.watched(self.prev.disks.keys().cloned().collect());
+        let mut out: Vec<_> = (names.into_iter())
+            .filter_map(|n| {
+                let d = &self.prev.disks[&n];
+                Some((n, all.remove(&(d.major, d.minor))?))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
     /// Waits one interval (sampling in-flight counts meanwhile) and returns its records. On
     /// Ctrl-C the interval ends early and is still returned (`interval_s` says how long it
     /// was); `None` when it was too short to mean anything.

@@ -7,8 +7,11 @@
 //! time from `block_rq_issue` to `block_rq_complete`. Events are matched by device and start
 //! sector. Kernels before 6.5 have no `block_io_start`; there `block_getrq` (request
 //! allocated) stands in for it. The instance's clock is set to `mono`, the monotonic clock.
+//! Beside each interval's means the tracer keeps both times per device since it started as
+//! histograms ([`TraceHistograms`], for `monitor --listen`).
 
 use crate::analysis::monitor::TraceFigures;
+use crate::stats::Histogram;
 use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
@@ -136,12 +139,22 @@ struct Acc {
     device_ns: u64,
 }
 
+/// One device's traced requests since the tracer started.
+#[derive(Clone, Debug, Default)]
+pub struct TraceHistograms {
+    /// Device time (issue → completion) of every request matched.
+    pub device: Histogram,
+    /// OS queue time (accounting start → issue) of every request whose start was traced.
+    pub os_queue: Histogram,
+}
+
 /// Matches start, issue and completion of requests and sums the two times per device.
 #[derive(Default)]
 pub struct Matcher {
     started: HashMap<(DevId, u64), u64>,
     issued: HashMap<(DevId, u64), (u64, Option<u64>)>,
     acc: HashMap<DevId, Acc>,
+    since_start: HashMap<DevId, TraceHistograms>,
 }
 
 impl Matcher {
@@ -162,10 +175,17 @@ impl Matcher {
             }
             Event::Complete => {
                 if let Some((issue, start)) = self.issued.remove(&key) {
+                    let device = l.t_ns.saturating_sub(issue);
+                    let queue = start.map(|s| issue.saturating_sub(s));
                     let a = self.acc.entry(l.dev).or_default();
                     a.requests += 1;
-                    a.device_ns += l.t_ns.saturating_sub(issue);
-                    a.os_queue_ns += start.map_or(0, |s| issue.saturating_sub(s));
+                    a.device_ns += device;
+                    a.os_queue_ns += queue.unwrap_or(0);
+                    let h = self.since_start.entry(l.dev).or_default();
+                    h.device.record(device);
+                    if let Some(q) = queue {
+                        h.os_queue.record(q);
+                    }
                 }
             }
         }
@@ -192,6 +212,11 @@ impl Matcher {
                 )
             })
             .collect()
+    }
+
+    /// Each device's histograms since the start.
+    pub fn histograms(&self) -> HashMap<DevId, TraceHistograms> {
+        self.since_start.clone()
     }
 }
 
@@ -326,6 +351,14 @@ impl Tracer {
             .map(|mut m| m.drain(now))
             .unwrap_or_default()
     }
+
+    /// Each device's histograms of the requests completed since the tracer started.
+    pub fn histograms(&self) -> HashMap<DevId, TraceHistograms> {
+        self.matcher
+            .lock()
+            .map(|m| m.histograms())
+            .unwrap_or_default()
+    }
 }
 
 fn read_loop(mut pipe: fs::File, stop: &AtomicBool, mut sink: Box<dyn FnMut(&str) + Send>) {
@@ -415,5 +448,12 @@ mod tests {
         assert_eq!(loop0.os_queue_ms, 0.0);
         assert!((loop0.device_ms - 0.5).abs() < 1e-9);
         assert!(m.drain(0).is_empty());
+        // The histograms keep every request since the start, drained or not.
+        let h = m.histograms();
+        assert_eq!(h[&(254, 0)].device.count(), 1);
+        assert_eq!(h[&(254, 0)].device.sum_ns(), 1_249_000);
+        assert_eq!(h[&(254, 0)].os_queue.sum_ns(), 27_000);
+        assert_eq!(h[&(7, 0)].device.sum_ns(), 500_000);
+        assert_eq!(h[&(7, 0)].os_queue.count(), 0, "no start traced");
     }
 }

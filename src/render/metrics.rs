@@ -1,13 +1,14 @@
 //! `monitor --listen`'s metric families (docs/monitor.md, "Metrics"): per device the kernel's
 //! counters since monitor started, in base units (seconds, bytes); the latest interval's
 //! figures as gauges (service, queue and response time, utilisation, queue size, in flight);
-//! the verdict of that interval with its rule; and the host (steal, pressure, the probe's
-//! stalls and lateness).
+//! the verdict of that interval with its rule; the host (steal, pressure, the probe's
+//! stalls and lateness); with `--trace`, device and OS queue time as histograms.
 
 use super::prom::{Family, MetricType, label_of};
 use crate::model::diagnosis::DeviceDiagnosis;
 use crate::model::monitor::{DeviceRecord, SystemRecord};
 use crate::oscounters::diskstats::DiskStat;
+use crate::stats::Histogram;
 
 /// What one scrape of `monitor --listen` shows.
 pub struct MonitorView<'a> {
@@ -19,6 +20,46 @@ pub struct MonitorView<'a> {
     pub system: Option<&'a SystemRecord>,
     /// The latest interval diagnosed, a device each.
     pub verdicts: &'a [DeviceDiagnosis],
+    /// With `--trace`, each device's traced times since monitor started.
+    pub traced: &'a [TracedView<'a>],
+}
+
+/// One device's traced times.
+pub struct TracedView<'a> {
+    /// The device's name.
+    pub device: &'a str,
+    /// Device time (issue → completion) of each traced request.
+    pub device_time: &'a Histogram,
+    /// OS queue time (accounting start → issue) of each request whose start was traced.
+    pub os_queue: &'a Histogram,
+}
+
+/// A histogram's cumulative buckets at halfpower's edges, four to a power of two, in seconds.
+fn seconds_buckets(h: &Histogram) -> Vec<(f64, u64)> {
+    (h.edges(4).into_iter())
+        .map(|(edge, n)| (edge as f64 / 1e9, n))
+        .collect()
+}
+
+/// The traced times as histogram families, a device each.
+fn traced(devices: &[TracedView]) -> Vec<Family> {
+    let mut device_time = Family::new(
+        "halfpower_trace_device_seconds",
+        MetricType::Histogram,
+        "Device time of each traced request (block_rq_issue to block_rq_complete) since monitor started (--trace).",
+    );
+    let mut os_queue = Family::new(
+        "halfpower_trace_os_queue_seconds",
+        MetricType::Histogram,
+        "OS queue time of each traced request (block_io_start to block_rq_issue) since monitor started (--trace).",
+    );
+    for d in devices {
+        for (f, h) in [(&mut device_time, d.device_time), (&mut os_queue, d.os_queue)] {
+            let sum = h.sum_ns() as f64 / 1e9;
+            f.push_histogram(device(d.device), &seconds_buckets(h), sum, h.count());
+        }
+    }
+    vec![device_time, os_queue]
 }
 
 fn device(name: &str) -> Vec<(&'static str, String)> {
@@ -295,6 +336,9 @@ pub fn monitor_families(v: &MonitorView) -> Vec<Family> {
     let mut out = counters(v.totals);
     out.extend(gauges(v.devices));
     out.push(verdicts(v.verdicts));
+    if !v.traced.is_empty() {
+        out.extend(traced(v.traced));
+    }
     if let Some(s) = v.system {
         out.extend(host(s));
     }

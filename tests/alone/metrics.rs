@@ -1,13 +1,36 @@
 //! `monitor --listen` scraped by a real Prometheus (tests/common/prometheus.rs): the rate
 //! Prometheus computes from halfpower's counter equals the monitor log's r/s over the same
 //! device and seconds, on a loop device read at the steady rate of a disk of known service
-//! time (tests/common/fuse.rs: one request at a time, 1 ms each).
+//! time (tests/common/fuse.rs: one request at a time, 1 ms each); the traced device time's
+//! median lies between that service time and the run's own median latency.
 
 use crate::common;
 use common::LoopDev;
 use common::fuse::{Server, mount_fs_with};
 use common::prometheus::{Prometheus, spawn_listening};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+/// halfpower's exported bucket (four edges to a power of two) holding `s` seconds: (lo, hi].
+fn bucket_of(s: f64) -> (f64, f64) {
+    let ns = s * 1e9;
+    let base = ns.log2().floor().exp2();
+    let step = base / 4.0;
+    let lo = base + ((ns - base) / step).floor() * step;
+    (lo / 1e9, (lo + step) / 1e9)
+}
+
+fn now_unix() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// A query's single value.
+fn value(result: &serde_json::Value) -> f64 {
+    result[0]["value"][1].as_str().unwrap().parse().unwrap()
+}
 
 fn unix(rfc3339: &str) -> f64 {
     let t: jiff::Timestamp = rfc3339.parse().unwrap();
@@ -24,6 +47,7 @@ fn unix(rfc3339: &str) -> f64 {
 fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
     let _turn = crate::alone();
     let server = Server::new(64 << 20, Duration::from_millis(1));
+    let served = server.served.clone();
     let Some(fs) = mount_fs_with(server, "halfpower-metrics", 1) else {
         return;
     };
@@ -40,6 +64,7 @@ fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
         "1s",
         "--log",
         log.to_str().unwrap(),
+        "--trace",
         "--listen",
         "0",
     ]);
@@ -60,10 +85,7 @@ fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
         "--warmup",
         "0",
     ]);
-    let end = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
+    let end = now_unix();
     // The interval holding the run's end logged, the monitor stops as at Ctrl-C.
     std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: kill has no memory effects; the pid is this test's child, not yet waited for.
@@ -102,6 +124,55 @@ fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
         (rate / logged - 1.0).abs() <= 0.02,
         "Prometheus {rate} against the log's {logged}"
     );
+    traced_medians(&prom, &name, &run, served.count.load(Ordering::SeqCst));
+}
+
+/// `--trace`'s histograms at the monitor's last scrape (after the run's last interval was
+/// published). Every traced request is one of the run's reads, each held at least 1 ms by
+/// the disk (its device time) within its latency as the run measured it, so the median device
+/// time lies between 1 ms and the run's median, and the median OS queue time at most the run's
+/// median less 1 ms: Prometheus's quantile, read within the bucket holding the true median,
+/// lies between those figures' buckets' edges. The tracer counts no request the disk did not
+/// serve, and misses only events its 8-MiB-a-CPU buffers lost (none at 1000 a second).
+fn traced_medians(prom: &Prometheus, name: &str, run: &serde_json::Value, served: u64) {
+    let sel = |m: &str| format!("{m}{{device=\"{name}\"}}");
+    let last = prom.query(
+        &format!("timestamp({})", sel("halfpower_trace_device_seconds_count")),
+        now_unix(),
+    );
+    let at = value(&last);
+    let q = |m: &str| {
+        let h = sel(&format!("{m}_bucket"));
+        value(&prom.query(&format!("histogram_quantile(0.5, {h})"), at))
+    };
+    let (device, queue) = (
+        q("halfpower_trace_device_seconds"),
+        q("halfpower_trace_os_queue_seconds"),
+    );
+    let count = value(&prom.query(&sel("halfpower_trace_device_seconds_count"), at));
+    let p50 = run["results"]["total"]["latency_us"]["p50"].as_f64().unwrap() / 1e6;
+    let ios = run["results"]["total"]["ios"].as_f64().unwrap();
+    let (lo, _) = bucket_of(1e-3);
+    let (_, hi) = bucket_of(p50);
+    let (_, queue_hi) = bucket_of(p50 - 1e-3);
+    eprintln!(
+        "traced median device time {:.1} µs in [{:.1}, {:.1}], OS queue {:.1} µs ≤ {:.1}; \
+         {count} traced, the run's {ios} reads, {served} served by the disk",
+        device * 1e6,
+        lo * 1e6,
+        hi * 1e6,
+        queue * 1e6,
+        queue_hi * 1e6
+    );
+    assert!(
+        device >= lo * 0.999 && device <= hi * 1.001,
+        "median device time {device} s outside [{lo}, {hi}]"
+    );
+    assert!(queue <= queue_hi * 1.001, "median OS queue {queue} s > {queue_hi}");
+    assert!(
+        count <= served as f64 && count >= 0.99 * ios,
+        "{count} traced, {ios} read by the run, {served} served"
+    );
 }
 
 /// Issue 49: `histogram_quantile(0.99, …)` over `run --listen`'s latency buckets, queried
@@ -136,28 +207,16 @@ fn prometheus_p99_over_run_listens_buckets_is_in_the_runs_p99_bucket() {
         .as_f64()
         .unwrap()
         / 1e6;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
     // The last scrape of the run: the count series' latest sample at most 5 s back.
-    let last = prom.query("timestamp(halfpower_run_latency_seconds_count)", now);
-    let at = last[0]["value"][1]
-        .as_str()
-        .unwrap()
-        .parse::<f64>()
-        .unwrap();
+    let last = prom.query("timestamp(halfpower_run_latency_seconds_count)", now_unix());
+    let at = value(&last);
     let q = prom.query(
         "histogram_quantile(0.99, halfpower_run_latency_seconds_bucket)",
         at,
     );
-    let p99_prom: f64 = q[0]["value"][1].as_str().unwrap().parse().unwrap();
+    let p99_prom = value(&q);
     // The exported edges around the run's p99: a quarter of its power of two apart.
-    let ns = p99_s * 1e9;
-    let base = ns.log2().floor().exp2();
-    let step = base / 4.0;
-    let lo = base + ((ns - base) / step).floor() * step;
-    let (lo, hi) = (lo / 1e9, (lo + step) / 1e9);
+    let (lo, hi) = bucket_of(p99_s);
     eprintln!(
         "run's p99 {:.3} µs in ({:.3}, {:.3}] µs; Prometheus's {:.3} µs at the scrape of {at:.3}",
         p99_s * 1e6,
@@ -174,7 +233,7 @@ fn prometheus_p99_over_run_listens_buckets_is_in_the_runs_p99_bucket() {
     // scrape interval, the second still open, and the run's last part-second: 3 of its 8 s).
     let ios = prom.query("halfpower_run_ios_total{target=\"all\"}", at);
     let ios: f64 = ios[0]["value"][1].as_str().unwrap().parse().unwrap();
-    let n = served.count.load(std::sync::atomic::Ordering::SeqCst) as f64;
+    let n = served.count.load(Ordering::SeqCst) as f64;
     eprintln!("halfpower_run_ios_total {ios} at that scrape; the disk served {n}");
     assert!(
         ios <= n && ios >= n * 5.0 / 8.0,

@@ -51,6 +51,8 @@ fn diskstats() -> std::collections::HashMap<String, (u64, u64)> {
 
 #[test]
 fn the_endpoint_serves_metrics_and_nothing_else() {
+    // Never beside `capture`'s test, whose tracefs instance it would find.
+    let _turn = common::measuring();
     let before = diskstats();
     let (child, addr) = spawn_listening(&[
         "monitor",
@@ -58,6 +60,7 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
         "200ms",
         "--count",
         "25",
+        "--trace",
         "--listen",
         "0",
     ]);
@@ -68,13 +71,16 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
         addr.ip().is_loopback(),
         "a bare port binds loopback: {addr}"
     );
-    // Writes of the test's own, so a disk moves: a file beside the build, flushed.
+    // Writes of the test's own, so a disk moves: a file beside the build, flushed every
+    // 100 ms until the scrape, so the latest interval (200 ms), whose devices the page names,
+    // holds some whenever monitor's first snapshot came (the tracer's start may delay it).
     let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
     let mut f = std::fs::File::create(dir.path().join("w")).unwrap();
-    f.write_all(&vec![7u8; 1 << 20]).unwrap();
-    f.sync_all().unwrap();
-    // The first intervals published (200 ms each), the page has the host's figures.
-    std::thread::sleep(Duration::from_millis(700));
+    for _ in 0..10 {
+        f.write_all(&vec![7u8; 128 << 10]).unwrap();
+        f.sync_all().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let at_scrape = diskstats();
     let (status, page) = http_get(addr, "/metrics", "");
     let after = diskstats();
@@ -117,6 +123,12 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
     );
     assert!(
         page.contains("# TYPE halfpower_host_steal_ratio gauge"),
+        "{page}"
+    );
+    // The test's flushed writes were traced: a device has both histograms.
+    assert!(
+        page.lines().any(|l| l.starts_with("halfpower_trace_device_seconds_count{"))
+            && page.contains("# TYPE halfpower_trace_os_queue_seconds histogram"),
         "{page}"
     );
     let (ok, said) = promtool(&page);
