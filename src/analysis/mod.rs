@@ -23,6 +23,7 @@ pub mod fit;
 pub mod headroom;
 pub mod host;
 pub mod limits;
+pub mod live;
 pub mod monitor;
 pub mod pap;
 pub mod path;

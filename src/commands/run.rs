@@ -117,15 +117,20 @@ fn job_results(run: &Results) -> (Results, Vec<RankRun>) {
 
 /// With `--listen`, serves the measured window's figures while the run goes
 /// (`render::metrics::run_families`, read from the series its workers already hand over each
-/// second; a scrape never waits on a worker, nor a worker on a scrape).
+/// second; a scrape never waits on a worker, nor a worker on a scrape), with the changes found
+/// so far (`analysis::live`).
 fn serve_run(args: &RunArgs) -> anyhow::Result<Option<crate::serve::Server>> {
     let Some(addr) = args.listen.addr else {
         return Ok(None);
     };
     let names = target_names(args);
+    let so_far = std::sync::Mutex::new(crate::analysis::live::ChangesSoFar::default());
     let render: crate::serve::Render = std::sync::Arc::new(move |format| {
-        let live = crate::stats::series::published().map(|s| s.live());
-        let families = crate::render::metrics::run_families(&live.unwrap_or_default(), &names);
+        let sink = crate::stats::series::published();
+        let live = sink.as_ref().map(|s| s.live()).unwrap_or_default();
+        let mut so_far = so_far.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = sink.as_ref().map_or(&[][..], |s| so_far.update(s));
+        let families = crate::render::metrics::run_families(&live, &names, changes);
         crate::render::prom::page(format, &families)
     });
     Ok(Some(crate::serve::listen(addr, render)?))

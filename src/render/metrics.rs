@@ -5,6 +5,7 @@
 //! stalls and lateness); with `--trace`, device and OS queue time as histograms.
 
 use super::prom::{Family, MetricType, label_of};
+use crate::model::change::{Change, ChangeFigure};
 use crate::model::diagnosis::DeviceDiagnosis;
 use crate::model::monitor::{DeviceRecord, SystemRecord};
 use crate::oscounters::diskstats::DiskStat;
@@ -54,7 +55,10 @@ fn traced(devices: &[TracedView]) -> Vec<Family> {
         "OS queue time of each traced request (block_io_start to block_rq_issue) since monitor started (--trace).",
     );
     for d in devices {
-        for (f, h) in [(&mut device_time, d.device_time), (&mut os_queue, d.os_queue)] {
+        for (f, h) in [
+            (&mut device_time, d.device_time),
+            (&mut os_queue, d.os_queue),
+        ] {
             let sum = h.sum_ns() as f64 / 1e9;
             f.push_histogram(device(d.device), &seconds_buckets(h), sum, h.count());
         }
@@ -284,8 +288,13 @@ fn host(s: &SystemRecord) -> Vec<Family> {
 
 /// `run --listen`'s families: per target (and `all`) the measured window's I/Os and bytes so
 /// far, the latency histogram at halfpower's bucket edges (four to a power of two), the latest second's
-/// rates. Counts grow a second at a time, as each second ends for every worker.
-pub fn run_families(live: &crate::stats::series::LiveSeries, targets: &[String]) -> Vec<Family> {
+/// rates; with `--steady` the rule's latest look; the changes found so far. Counts grow a
+/// second at a time, as each second ends for every worker.
+pub fn run_families(
+    live: &crate::stats::series::LiveSeries,
+    targets: &[String],
+    changes: &[Change],
+) -> Vec<Family> {
     let mut ios = Family::new(
         "halfpower_run_ios_total",
         MetricType::Counter,
@@ -328,7 +337,74 @@ pub fn run_families(live: &crate::stats::series::LiveSeries, targets: &[String])
         iops.push(vec![], n as f64);
         bps.push(vec![], b as f64);
     }
-    vec![ios, bytes, lat, iops, bps]
+    let mut out = vec![ios, bytes, lat, iops, bps];
+    if let Some(s) = &live.steady {
+        out.extend(steady(s));
+    }
+    out.extend(changes_so_far(changes));
+    out
+}
+
+/// The steady-state rule's latest look (`--steady`).
+fn steady(s: &crate::stats::series::LiveSteady) -> Vec<Family> {
+    let gauge = |name, help, v: f64| {
+        let mut f = Family::new(name, MetricType::Gauge, help);
+        f.push(vec![], v);
+        f
+    };
+    vec![
+        gauge(
+            "halfpower_run_steady_reached",
+            "1 once the steady-state rule held (the run then ends), else 0.",
+            f64::from(u8::from(s.reached)),
+        ),
+        gauge(
+            "halfpower_run_steady_look",
+            "The steady-state rule's latest look (1-based).",
+            s.look as f64,
+        ),
+        gauge(
+            "halfpower_run_steady_bytes_per_second",
+            "Bytes per second over the latest look's windows.",
+            s.bytes_per_s,
+        ),
+        gauge(
+            "halfpower_run_steady_interval_ratio",
+            "The latest look's 95 % interval half-width, as a share of its bytes per second.",
+            s.half_pct / 100.0,
+        ),
+    ]
+}
+
+/// The changes found so far, per figure: how many, and the latest's second and ratio.
+fn changes_so_far(changes: &[Change]) -> Vec<Family> {
+    let mut count = Family::new(
+        "halfpower_run_changes",
+        MetricType::Gauge,
+        "Changes found so far in the run's per-second series (within its latest hour), by figure.",
+    );
+    let mut at = Family::new(
+        "halfpower_run_last_change_seconds",
+        MetricType::Gauge,
+        "When the latest change came, seconds into the measured window.",
+    );
+    let mut ratio = Family::new(
+        "halfpower_run_last_change_ratio",
+        MetricType::Gauge,
+        "The latest change's level after over its level before.",
+    );
+    for figure in [ChangeFigure::Iops, ChangeFigure::P99Us] {
+        let label = || vec![("figure", label_of(&figure))];
+        let of: Vec<&Change> = changes.iter().filter(|c| c.figure == figure).collect();
+        count.push(label(), of.len() as f64);
+        if let Some(c) = of.last() {
+            at.push(label(), c.at_s);
+            let mut l = label();
+            l.push(("cause", c.cause.as_ref().map_or("none".into(), label_of)));
+            ratio.push(l, c.after / c.before);
+        }
+    }
+    vec![count, at, ratio]
 }
 
 /// Every family of one scrape.

@@ -8,6 +8,7 @@ use super::sampler::DeviceSampler;
 use crate::analysis::steady::{SteadyRule, settled};
 use crate::model::run::SteadyLook;
 use crate::plan::Workload;
+use crate::stats::series::LiveSteady;
 use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -151,6 +152,7 @@ pub(super) fn watch(
             }
             if !out.reached && looks.due(at) {
                 if let Some((look, holds)) = looks.take(&out.marks, false) {
+                    shared.series.set_steady(live_look(&look, holds));
                     out.look = Some(look);
                     if holds {
                         shared.stop.store(true, Ordering::Relaxed);
@@ -163,10 +165,24 @@ pub(super) fn watch(
     // A point that ran to its end is looked at once more, over the windows it issued in.
     if !out.reached {
         out.look = looks.take(&out.marks, true).map(|l| l.0).or(out.look);
+        if let Some(look) = &out.look {
+            shared.series.set_steady(live_look(look, false));
+        }
     }
     // The phase's end: the counts once every worker has drained.
     out.marks.push(mark_now(shared, t0));
     out
+}
+
+/// A look as a scrape shows it (`run --listen`).
+fn live_look(look: &SteadyLook, holds: bool) -> LiveSteady {
+    LiveSteady {
+        reached: holds,
+        look: look.index,
+        of: look.of,
+        bytes_per_s: look.bytes_per_s,
+        half_pct: look.bytes_per_s_ci95.pct,
+    }
 }
 
 /// The steady-state rule's looks at one measured phase: when each is due, and how many.

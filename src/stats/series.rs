@@ -67,6 +67,22 @@ struct Inner {
     pending: BTreeMap<u32, Pending>,
     done: Vec<Option<Done>>,
     live: Live,
+    steady: Option<LiveSteady>,
+}
+
+/// The steady-state rule's latest look at the measured phase while it goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LiveSteady {
+    /// Whether a look held (the phase then ends).
+    pub reached: bool,
+    /// The look's index (1-based), and of how many the phase may take.
+    pub look: usize,
+    /// How many looks the phase may take.
+    pub of: usize,
+    /// Bytes per second over the look's windows.
+    pub bytes_per_s: f64,
+    /// Its 95 % interval's half-width, % of it.
+    pub half_pct: f64,
 }
 
 /// The seconds finished so far, added up (what `run --listen` serves).
@@ -93,6 +109,8 @@ pub struct LiveSeries {
     pub sum_ns: f64,
     /// The latest finished second: its index, I/Os and bytes.
     pub last: Option<(u32, u64, u64)>,
+    /// With a steady-state rule, its latest look.
+    pub steady: Option<LiveSteady>,
 }
 
 /// Where the workers of one run hand over their seconds.
@@ -142,6 +160,18 @@ fn merge_sparse(a: &[(u32, u64)], b: impl Iterator<Item = (u32, u64)>) -> Vec<(u
             }
             (None, None) => return out,
         }
+    }
+}
+
+/// Second `t_s` of `len` seconds, finished as `d`.
+fn point(t_s: usize, d: Done, len: f64) -> TimePoint {
+    TimePoint {
+        t_s: t_s as u32,
+        iops: d.ios as f64 / len,
+        bytes_per_s: d.bytes as f64 / len,
+        p99_us: d.p99_ns / 1000.0,
+        mean_us: d.mean_ns / 1000.0,
+        ..TimePoint::default()
     }
 }
 
@@ -229,7 +259,23 @@ impl SeriesSink {
             count: l.hist.count(),
             sum_ns: l.sum_ns,
             last: l.last.map(|(s, d)| (s, d.ios, d.bytes)),
+            steady: inner.steady,
         }
+    }
+
+    /// Keeps the steady-state rule's latest look, for a scrape.
+    pub fn set_steady(&self, look: LiveSteady) {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).steady = Some(look);
+    }
+
+    /// The whole seconds finished so far from second `from` on, up to the first still pending
+    /// (as [`SeriesSink::finish`] gives them, without the host's figures).
+    pub fn finished(&self, from: usize) -> Vec<TimePoint> {
+        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let done = inner.done.get(from..).unwrap_or_default();
+        (done.iter().enumerate())
+            .map_while(|(i, d)| Some(point(from + i, (*d)?, 1.0)))
+            .collect()
     }
 
     /// Seconds still waiting for a worker (for tests and the memory bound).
@@ -256,14 +302,7 @@ impl SeriesSink {
             .filter_map(|i| {
                 let len = window.step_len(i)?;
                 let d = inner.done.get(i).copied().flatten().unwrap_or_default();
-                Some(TimePoint {
-                    t_s: i as u32,
-                    iops: d.ios as f64 / len,
-                    bytes_per_s: d.bytes as f64 / len,
-                    p99_us: d.p99_ns / 1000.0,
-                    mean_us: d.mean_ns / 1000.0,
-                    ..TimePoint::default()
-                })
+                Some(point(i, d, len))
             })
             .collect()
     }
@@ -296,6 +335,30 @@ mod tests {
         assert!(s[0].p99_us > 0.0);
         // A part-second under half a second is not reported.
         assert_eq!(sink.finish(1.2).len(), 1);
+    }
+
+    /// The seconds finished so far stop at the first one a worker has not handed over.
+    #[test]
+    fn finished_seconds_stop_at_the_first_pending() {
+        let sink = SeriesSink::new(2);
+        for _worker in 0..2 {
+            sink.add(0, 0, 100, 409_600, &hist(&[200; 100]));
+            sink.add(2, 0, 7, 0, &hist(&[200; 7]));
+        }
+        sink.add(1, 0, 30, 0, &hist(&[200; 30]));
+        let f = sink.finished(0);
+        assert_eq!(f.len(), 1, "second 1 waits for a worker: {f:?}");
+        assert_eq!(
+            (f[0].t_s, f[0].iops, f[0].bytes_per_s),
+            (0, 200.0, 819_200.0)
+        );
+        sink.add(1, 0, 30, 0, &hist(&[200; 30]));
+        let f = sink.finished(1);
+        assert_eq!(
+            f.iter().map(|p| (p.t_s, p.iops)).collect::<Vec<_>>(),
+            [(1, 60.0), (2, 14.0)]
+        );
+        assert!(sink.finished(5).is_empty());
     }
 
     /// The merged p99 is the p99 of all latencies of the second, not a mean of the workers'.

@@ -26,6 +26,30 @@ fn run_changing(mut cmd: Command, change: Option<&dyn Fn()>) -> (serde_json::Val
         std::thread::sleep(Duration::from_secs_f64(CHANGE_AT_S));
         change();
     }
+    finish(child, t0)
+}
+
+/// When the test scrapes a run it changed ([`run_scraped`]), s after it started halfpower:
+/// a second before the 12-s run ends, the new level has lasted 4 s (3 make a level).
+const SCRAPE_AT_S: f64 = 11.0;
+
+/// [`run_changing`] with a change, of a run serving `--listen 0`, scraped at [`SCRAPE_AT_S`]:
+/// the document, the seconds outside its window and the page.
+fn run_scraped(mut cmd: Command, change: &dyn Fn()) -> (serde_json::Value, f64, String) {
+    let t0 = Instant::now();
+    cmd.args(["--listen", "0"]);
+    let (child, addr) = common::prometheus::listening(cmd);
+    std::thread::sleep(Duration::from_secs_f64(CHANGE_AT_S).saturating_sub(t0.elapsed()));
+    change();
+    std::thread::sleep(Duration::from_secs_f64(SCRAPE_AT_S).saturating_sub(t0.elapsed()));
+    let (status, page) = common::prometheus::http_get(addr, "/metrics", "");
+    assert_eq!(status, 200, "{page}");
+    let (v, outside) = finish(child, t0);
+    (v, outside, page)
+}
+
+/// The document of a run started at `t0`, and the seconds it spent outside its window.
+fn finish(child: std::process::Child, t0: Instant) -> (serde_json::Value, f64) {
     let out = child.wait_with_output().unwrap();
     let wall = t0.elapsed().as_secs_f64();
     assert!(
@@ -120,7 +144,7 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
                     .unwrap()
             })
         };
-        let (v, outside) = run_changing(throttle.command(&a), Some(&lower));
+        let (v, outside, page) = run_scraped(throttle.command(&a), &lower);
         let mon = mon.join().unwrap().wait_with_output().unwrap();
         assert!(mon.status.success());
         if !attempt.quiet() {
@@ -140,6 +164,29 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
         assert!(near(num(c, "before"), 4000.0), "{c} (host {lost:.3})");
         assert!(near(num(c, "after"), 2000.0), "{c} (host {lost:.3})");
         assert_eq!(c["cause"], "cap", "{c}");
+
+        // `run --listen` said the same step a second before the run ended: one change so far,
+        // in I/Os per second, at 6 ± 1 s, its levels' ratio that of the caps within their
+        // bounds above (the cause needs the device's series the run's end adds).
+        let sample = |series: &str| {
+            (page.lines().find(|l| l.starts_with(series)))
+                .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("no {series} in\n{page}"))
+        };
+        let found = sample("halfpower_run_changes{figure=\"iops\"}")
+            + sample("halfpower_run_changes{figure=\"p99-us\"}");
+        let at = sample("halfpower_run_last_change_seconds{figure=\"iops\"}");
+        let ratio = sample("halfpower_run_last_change_ratio{figure=\"iops\",");
+        eprintln!(
+            "run --listen at {SCRAPE_AT_S} s: {found} change, at {at:.2} s, ratio {ratio:.3}"
+        );
+        assert_eq!(found, 1.0, "{page}");
+        assert!((at - CHANGE_AT_S).abs() <= 1.0, "{page}");
+        let (low, high) = ((0.95 - lost) / 2.1, 1.05 / (2.0 * (0.95 - lost)));
+        assert!(
+            (low..=high).contains(&ratio),
+            "{ratio} not in [{low}, {high}]"
+        );
 
         // diagnose finds the same step in monitor's log of the device: one change in its I/Os
         // per second, at the change's wall-clock time less the start of the log's first interval

@@ -32,9 +32,15 @@ pub fn http_get(addr: SocketAddr, path: &str, headers: &str) -> (u16, String) {
 /// with the address it says on stderr that it serves; its stderr is drained from then on, so
 /// it never blocks writing there.
 pub fn spawn_listening(args: &[&str]) -> (Child, SocketAddr) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_halfpower"));
+    cmd.args(args);
+    listening(cmd)
+}
+
+/// Starts `cmd` (halfpower with `--listen 0`, in a cgroup, say) as [`spawn_listening`] does.
+pub fn listening(mut cmd: Command) -> (Child, SocketAddr) {
     use std::io::{BufRead, BufReader};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_halfpower"))
-        .args(args)
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

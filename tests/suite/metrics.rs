@@ -127,7 +127,8 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
     );
     // The test's flushed writes were traced: a device has both histograms.
     assert!(
-        page.lines().any(|l| l.starts_with("halfpower_trace_device_seconds_count{"))
+        page.lines()
+            .any(|l| l.starts_with("halfpower_trace_device_seconds_count{"))
             && page.contains("# TYPE halfpower_trace_os_queue_seconds histogram"),
         "{page}"
     );
