@@ -32,6 +32,33 @@ fn value(result: &serde_json::Value) -> f64 {
     result[0]["value"][1].as_str().unwrap().parse().unwrap()
 }
 
+/// The PromQL queries docs/monitor.md gives, one question each: those over `run --listen`'s
+/// metrics (`run`) or over monitor's; a device named in one becomes `device`.
+fn doc_queries(run: bool, device: &str) -> Vec<String> {
+    let doc = include_str!("../../docs/monitor.md");
+    let from = doc.find("PromQL, one question each").unwrap();
+    let to = from + doc[from..].find("\nChecked by value").unwrap();
+    let spans = doc[from..to].split('`').skip(1).step_by(2);
+    (spans.filter(|q| q.contains("halfpower_") && q.contains("halfpower_run_") == run))
+        .map(|q| q.replace("nvme0n1", device))
+        .collect()
+}
+
+/// Evaluates each of `queries` at `at` through Prometheus's API: each parses and evaluates,
+/// and each that does not filter (a comparison) gives a result.
+fn evaluate(prom: &Prometheus, queries: &[String], at: f64) {
+    assert!(queries.len() >= 3, "{queries:?}");
+    for q in queries {
+        let r = prom.query(q, at);
+        let filters = [" > ", " == "].iter().any(|op| q.contains(op));
+        eprintln!("{q}: {r}");
+        assert!(
+            filters || r.as_array().is_some_and(|a| !a.is_empty()),
+            "{q}: {r}"
+        );
+    }
+}
+
 fn unix(rfc3339: &str) -> f64 {
     let t: jiff::Timestamp = rfc3339.parse().unwrap();
     t.as_millisecond() as f64 / 1e3
@@ -125,6 +152,7 @@ fn prometheus_rate_of_the_reads_counter_is_the_logs_rate() {
         "Prometheus {rate} against the log's {logged}"
     );
     traced_medians(&prom, &name, &run, served.count.load(Ordering::SeqCst));
+    evaluate(&prom, &doc_queries(false, &name), at);
 }
 
 /// `--trace`'s histograms at the monitor's last scrape (after the run's last interval was
@@ -237,6 +265,7 @@ fn prometheus_p99_over_run_listens_buckets_is_in_the_runs_p99_bucket() {
     // The I/O counter at that scrape against the disk's own count of the requests it served
     // in the whole run: no more, and short by at most the seconds after the scrape (up to one
     // scrape interval, the second still open, and the run's last part-second: 3 of its 8 s).
+    evaluate(&prom, &doc_queries(true, ""), at);
     let ios = prom.query("halfpower_run_ios_total{target=\"all\"}", at);
     let ios: f64 = ios[0]["value"][1].as_str().unwrap().parse().unwrap();
     let n = served.count.load(Ordering::SeqCst) as f64;
