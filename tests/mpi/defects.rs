@@ -1,7 +1,8 @@
 //! What each rank says and checks under MPI: a `run`'s warnings are each rank's own (its
 //! targets judged on its own results) once, not the job's repeated by every rank; the job's
 //! syncs are every rank's; `fio` is printed by rank 0 alone and fails when any rank fell below
-//! its `rate_iops_min`; only rank 0 checks the output paths it alone writes; the stonewall of a
+//! its `rate_iops_min`; only rank 0 checks the output paths it alone writes (its document and
+//! `--prom` textfile, of the job's figures); the stonewall of a
 //! run under a second counts every rank's bytes.
 
 use super::{mpi_halfpower, mpirun, three_rank_job};
@@ -167,7 +168,8 @@ fn only_rank_0_checks_the_output_path() {
         ]
         .into_iter()
         .map(String::from)
-        .chain([json.display().to_string()])
+        .chain([json.display().to_string(), "--prom".into()])
+        .chain([json.with_extension("prom").display().to_string()])
         .collect::<Vec<String>>()
     };
     // mpirun's MPMD form: rank 0 with one command line, ranks 1 and 2 with another.
@@ -180,6 +182,28 @@ fn only_rank_0_checks_the_output_path() {
     assert!(out.status.success(), "{err}");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(v["results"]["job"]["ranks"], 3);
+    // The textfile too is rank 0's, of the job's figures: its IOPS the document's, and its
+    // count of I/Os every rank's.
+    let prom = std::fs::read_to_string(json.with_extension("prom")).unwrap();
+    let all = "{target=\"all\",direction=\"total\"";
+    let sample = |series: String| -> f64 {
+        (prom
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{series} ") as &str)))
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no {series} in {prom}"))
+    };
+    let iops = sample(format!("halfpower_run_iops{all}}}"));
+    let job = v["results"]["total"]["iops"].as_f64().unwrap();
+    assert!(
+        (iops - job).abs() <= 1e-9 * job,
+        "{iops} against the document's {job}"
+    );
+    let count = sample(format!("halfpower_run_latency_seconds_count{all}}}"));
+    let ranks: f64 = (v["ranks"].as_array().unwrap().iter())
+        .map(|r| r["results"]["total"]["ios"].as_f64().unwrap())
+        .sum();
+    assert_eq!(count, ranks, "the ranks' I/Os");
 
     let start = Instant::now();
     let args = run(&missing, "30s");
