@@ -181,6 +181,8 @@ fn a_lowered_cap_is_one_change_caused_by_the_cap_and_a_steady_cap_none() {
             "run --listen at {SCRAPE_AT_S} s: {found} change, at {at:.2} s, ratio {ratio:.3}"
         );
         assert_eq!(found, 1.0, "{page}");
+        let (ok, said) = common::prometheus::promtool(&page);
+        assert!(ok, "promtool: {said}\n{page}");
         assert!((at - CHANGE_AT_S).abs() <= 1.0, "{page}");
         let (low, high) = ((0.95 - lost) / 2.1, 1.05 / (2.0 * (0.95 - lost)));
         assert!(

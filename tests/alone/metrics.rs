@@ -347,6 +347,8 @@ fn run_listen_shows_the_steady_rules_latest_look() {
             "{bps} against {cap}"
         );
         assert!(half > 0.0 && half < 0.25, "{page}");
+        let (ok, said) = common::prometheus::promtool(&page);
+        assert!(ok, "promtool: {said}\n{page}");
         true
     });
 }

@@ -43,8 +43,11 @@ fn every_stated_bound_holds_against_its_known_answers() {
         return;
     }
     let t = std::time::Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let prom = dir.path().join("selftest.prom");
     let out = common::halfpower()
-        .args(["selftest", "--json", "-", "--quiet"])
+        .args(["selftest", "--json", "-", "--quiet", "--prom"])
+        .arg(&prom)
         .output()
         .unwrap();
     let took = t.elapsed().as_secs_f64();
@@ -96,6 +99,19 @@ fn every_stated_bound_holds_against_its_known_answers() {
     }
     assert_eq!(s["held"], true);
     assert_eq!(out.status.code(), Some(0));
+    // The textfile says the statement held, and each check's error, as the document.
+    let page = std::fs::read_to_string(&prom).unwrap();
+    let (ok, said) = common::prometheus::promtool(&page);
+    assert!(ok, "promtool: {said}\n{page}");
+    assert!(
+        page.lines().any(|l| l == "halfpower_selftest_held 1"),
+        "{page}"
+    );
+    let errors = page
+        .lines()
+        .filter(|l| l.starts_with("halfpower_selftest_check_error_ratio{"))
+        .count();
+    assert_eq!(errors, checks.len(), "{page}");
     // The knowns are the caps this test knows the self-test sets, and the paced rate.
     let known = |k: &str| {
         checks

@@ -148,3 +148,28 @@ impl Drop for Prometheus {
         let _ = self.child.wait();
     }
 }
+
+/// `promtool check metrics` on `page`: its exit status and what it said.
+pub fn promtool(page: &str) -> (bool, String) {
+    if !super::have("promtool", "--version") {
+        super::unavailable("promtool (Debian's prometheus package)");
+        return (true, String::new());
+    }
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(page.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), said)
+}

@@ -4,36 +4,10 @@
 //! 2 before anything is measured.
 
 use crate::common;
-use common::prometheus::{http_get, spawn_listening};
+use common::prometheus::{http_get, promtool, spawn_listening};
 use std::io::Write;
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// `promtool check metrics` on `page`: its exit status and what it said.
-fn promtool(page: &str) -> (bool, String) {
-    if !common::have("promtool", "--version") {
-        common::unavailable("promtool (Debian's prometheus package)");
-        return (true, String::new());
-    }
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(page.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), said)
-}
 
 /// Each device's (reads, writes) completed, as /proc/diskstats says now.
 fn diskstats() -> std::collections::HashMap<String, (u64, u64)> {
