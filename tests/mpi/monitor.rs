@@ -2,7 +2,8 @@
 //! one cluster. Three ranks on this machine stand for two hosts (`HALFPOWER_HOST`: rank 0 on
 //! `h0`, ranks 1 and 2 on `h1`), so the log's arithmetic is known: every interval holds each
 //! host's devices once (the first rank of a host samples for it), named `h0:DISK` and
-//! `h1:DISK`, and each host's system record (`h0:_system`, `h1:_system`).
+//! `h1:DISK`, and each host's system record (`h0:_system`, `h1:_system`); with `--listen`, the
+//! same first rank of each host serves its metrics.
 
 use super::{common, mpi_halfpower, ompi_env};
 use std::collections::BTreeMap;
@@ -41,13 +42,17 @@ fn monitor_writes_one_log_of_every_host_and_diagnose_reads_it() {
         .args(["--interval", "300ms", "--count", &count.to_string()])
         .arg("--log")
         .arg(&log)
+        .args(["--listen", "0"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Each host's first rank serves its host's metrics: two addresses for three ranks.
+    let served: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("serving metrics at"))
+        .collect();
+    assert_eq!(served.len(), 2, "{err}");
     let text = std::fs::read_to_string(&log).unwrap();
     let mut records: BTreeMap<String, usize> = BTreeMap::new();
     for line in text.lines() {
