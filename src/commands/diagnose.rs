@@ -38,7 +38,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
         let text = String::from_utf8_lossy(&bytes);
         let log =
             parse_log(&shown, &text).map_err(|why| crate::Error::invalid("LOG", &shown, why))?;
-        print_capped(&log.warnings);
+        crate::measure::warn_of_log(&log.warnings);
         if log.disks.is_empty() {
             return Err(crate::Error::invalid(
                 "LOG",
@@ -75,7 +75,7 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
             let unmatched = Warning::ProfileUnmatched {
                 devices: a.devices.clone(),
             };
-            crate::output::say!("halfpower: warning: {unmatched}");
+            crate::measure::warn(&mut Vec::new(), unmatched);
         }
     }
     let d = run_rules(&logs, applied.as_ref());
@@ -84,9 +84,3 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// Prints a log's warnings, as many as are said one by one and how many more.
-fn print_capped(warnings: &[Warning]) {
-    for w in crate::render::text::warning::capped(warnings) {
-        crate::output::say!("halfpower: warning: {w}");
-    }
-}

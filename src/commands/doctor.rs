@@ -194,7 +194,7 @@ fn price_all(
     checks: &[Check],
 ) -> anyhow::Result<Vec<Priced>> {
     let mut warnings = Vec::new();
-    let (run, fallback) = crate::measure::effective_workload(w, &mut warnings)?;
+    let (run, fallback) = crate::measure::effective_plan(w, &mut warnings)?;
     let mut out: Vec<Priced> = Vec::new();
     for t in targets {
         let mine: Vec<(&Check, Result<Planned, Outcome>)> = checks

@@ -95,13 +95,13 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let plans = plans(&args, engine)?;
     let shapes: Vec<RunPlan> = plans.iter().map(|p| p.workload.clone()).collect();
     let mut warnings = Vec::new();
-    let mut runner = Session::open(
+    let mut session = Session::open(
         std::slice::from_ref(&args.target),
         &shapes,
         Settings::new((engine, fallback), args.output.quiet).steady(steady),
         &mut warnings,
     )?;
-    let target_info = runner.infos().remove(0);
+    let target_info = session.infos().remove(0);
     let mut cells = Vec::new();
     for p in &plans {
         let w = &p.workload;
@@ -113,7 +113,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
             w.qd(),
             w.threads()
         );
-        let Some(r) = runner.run(w, &name, &mut warnings)? else {
+        let Some(r) = session.run(w, &name, &mut warnings)? else {
             break;
         };
         cells.push(cell(
@@ -124,8 +124,8 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
             target_info.device.as_deref(),
         ));
     }
-    let status = runner.exit_status();
-    drop(runner); // removes a file the profile created, also after Ctrl-C
+    let status = session.exit_status();
+    drop(session); // removes a file the profile created, also after Ctrl-C
     busy_warning(&cells, &mut warnings);
     let fits = fits_of(&cells);
     for f in &fits {

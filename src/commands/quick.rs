@@ -107,17 +107,13 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         warnings,
     };
     drop(session); // the scratch file goes, also after Ctrl-C
-    // The worst status of any test; an interrupted suite is 130 even if no test was cut.
-    let status = report
-        .tests
-        .iter()
+    let worst = (report.tests.iter())
         .map(|t| t.results.exit_status())
         .max()
         .unwrap_or(0);
-    let interrupted = report.interrupted;
     let text = text::run::quick_table(&report);
     exporter.emit(Document::Quick(Box::new(report)), &text)?;
-    Ok(if interrupted { 130 } else { status })
+    Ok(crate::measure::exit_status(worst))
 }
 
 /// The scratch file's path in the suite's directory, which must exist; a file already there

@@ -6,7 +6,7 @@ use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
-use crate::measure::{self, Settings, Sharing, effective_workload, verified};
+use crate::measure::{self, Settings, Sharing, effective_plan, verified};
 use crate::model::run::RankRun;
 use crate::model::run::Repeat;
 use crate::model::{Document, Header, Kind, Results, RunReport, TargetInfo, Warning};
@@ -17,8 +17,8 @@ use crate::runner::Control;
 use std::path::PathBuf;
 
 /// Refuses what a job of several ranks cannot do: repetitions (each would need its own
-/// gathering), a steady-state rule (each rank would end its run at its own time) and one
-/// `--verify-state` for every rank (each saves its own record). Before the paths are placed.
+/// gathering) and one `--verify-state` for every rank (each saves its own record). Before the
+/// paths are placed. (A steady-state rule the session refuses, for every command.)
 fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
     if !crate::cluster::many() {
         return Ok(());
@@ -31,14 +31,6 @@ fn refuse_under_mpi(args: &RunArgs) -> crate::Result<()> {
             "--repeat",
             args.repeat.n,
             "1 under MPI (each repetition would need its own gathering)",
-        ));
-    }
-    if let Some(steady) = args.steady.rule {
-        let shown = steady.pct().map_or("pts".to_string(), |p| p.to_string());
-        return Err(crate::Error::invalid(
-            "--steady",
-            shown,
-            "no --steady under MPI (each rank would end its run at its own time)",
         ));
     }
     Ok(())
@@ -152,7 +144,7 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let mut warnings = Vec::new();
     let (asked, sharing) = shared_regions(&args, asked);
-    let (w, engine_fallback) = effective_workload(&asked, &mut warnings)?;
+    let (w, engine_fallback) = effective_plan(&asked, &mut warnings)?;
     let _served = serve_run(&args)?;
     let settings = Settings {
         control: Control {
@@ -203,12 +195,10 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         repeat,
         warnings,
     };
-    let status = report
-        .repeat
-        .as_ref()
-        .map_or(report.results.exit_status(), |r| {
-            r.runs.iter().map(Results::exit_status).max().unwrap_or(0)
-        });
+    let status = measure::exit_status(report.repeat.as_ref().map_or(
+        report.results.exit_status(),
+        |r| r.runs.iter().map(Results::exit_status).max().unwrap_or(0),
+    ));
     let text = text::run::run_table(&report);
     exporter.emit(Document::Run(Box::new(report)), &text)?;
     Ok(status)

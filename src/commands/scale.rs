@@ -20,8 +20,8 @@ use crate::units::ByteSize;
 
 /// What each target stands on: its disk, then every device beneath it, and the limits this
 /// process's cgroup sets on any of them.
-fn stacks(runner: &Session) -> Vec<Stack> {
-    runner
+fn stacks(session: &Session) -> Vec<Stack> {
+    session
         .targets()
         .iter()
         .map(|t| {
@@ -192,7 +192,7 @@ fn attach_stacks(steps: &mut [Step], stacks: &[Stack]) {
 /// Steps 1..n: the first target alone (its own run), then the first k together or striped,
 /// once every target has run alone.
 fn together(
-    runner: &mut Session,
+    session: &mut Session,
     layout: Layout,
     w: &RunPlan,
     alone: &[Alone],
@@ -215,10 +215,10 @@ fn together(
                     w.replan(|s| s.threads *= k as u32)?,
                 ),
             };
-            let Some(r) = runner.run_on(0..k, layout, &wk, &label, warnings)? else {
+            let Some(r) = session.run_on(0..k, layout, &wk, &label, warnings)? else {
                 break;
             };
-            let members = (layout != Layout::Separate).then(|| &runner.targets()[..k]);
+            let members = (layout != Layout::Separate).then(|| &session.targets()[..k]);
             steps.push(step(k, wk.threads(), r, members));
         }
     }
@@ -233,10 +233,10 @@ fn rank_name(rank: u32) -> String {
 /// What each rank stands on, one stack per rank in rank order (every rank calls this at the
 /// same step): the devices under all its targets and their cgroup limits, named `host:disk`
 /// when the job spans several hosts, as the job's merged counters name them.
-fn rank_stacks(runner: &Session) -> crate::Result<Vec<Stack>> {
+fn rank_stacks(session: &Session) -> crate::Result<Vec<Stack>> {
     let mut devices: Vec<String> = Vec::new();
     let mut throttles = Vec::new();
-    for st in stacks(runner) {
+    for st in stacks(session) {
         for d in st.devices {
             if !devices.contains(&d) {
                 devices.push(d);
@@ -285,19 +285,19 @@ fn rank_step(k: usize, threads: u32, r: Results) -> Step {
 /// first k ranks together for k = 2 up to the job's size (or each of `counts` above 1), the
 /// others sitting each point out. Every rank returns the same (the job's) figures.
 fn across_ranks(
-    runner: &mut Session,
+    session: &mut Session,
     w: &RunPlan,
     counts: Option<&[u32]>,
     warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<(Vec<Alone>, Vec<Step>)> {
     let (me, size) = (crate::cluster::rank(), crate::cluster::size());
-    let all = 0..runner.targets().len();
+    let all = 0..session.targets().len();
     let alone_ranks = if counts.is_some() { 1 } else { size };
     let mut alone = Vec::new();
     for i in 0..alone_ranks {
-        runner.take_part(me == i);
+        session.take_part(me == i);
         let label = format!("{} alone", rank_name(i));
-        let Some(r) = runner.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
+        let Some(r) = session.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
             break;
         };
         alone.push(Alone {
@@ -312,15 +312,15 @@ fn across_ranks(
         steps.push(rank_step(1, w.threads(), alone[0].results.clone()));
         let every: Vec<u32> = (2..=size).collect();
         for &k in counts.unwrap_or(&every).iter().filter(|&&k| k > 1) {
-            runner.take_part(me < k);
+            session.take_part(me < k);
             let label = format!("ranks 0-{} together", k - 1);
-            let Some(r) = runner.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
+            let Some(r) = session.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
                 break;
             };
             steps.push(rank_step(k as usize, w.threads(), r));
         }
     }
-    runner.take_part(true);
+    session.take_part(true);
     Ok((alone, steps))
 }
 
@@ -398,7 +398,7 @@ fn check_across(args: &ScaleArgs) -> crate::Result<Scaling> {
 
 /// Each target alone, then the first k together (or striped) for k = 2..n.
 fn across_targets(
-    runner: &mut Session,
+    session: &mut Session,
     layout: Layout,
     w: &RunPlan,
     names: &[String],
@@ -407,7 +407,7 @@ fn across_targets(
     let mut alone = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let label = format!("{name} alone");
-        let Some(r) = runner.run_on(i..i + 1, Layout::Separate, w, &label, warnings)? else {
+        let Some(r) = session.run_on(i..i + 1, Layout::Separate, w, &label, warnings)? else {
             break;
         };
         alone.push(Alone {
@@ -417,7 +417,7 @@ fn across_targets(
             results: r,
         });
     }
-    let steps = together(runner, layout, w, &alone, names.len(), warnings)?;
+    let steps = together(session, layout, w, &alone, names.len(), warnings)?;
     Ok((alone, steps))
 }
 
@@ -440,7 +440,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .map(|p| p.display().to_string())
         .collect();
     let given = super::lower::given_limits(&args.limit, &names)?;
-    let mut runner = Session::open(
+    let mut session = Session::open(
         // Dealt out: this rank's share of the list; else the whole list, placed per rank.
         placement.targets(&args.targets, crate::cluster::rank()),
         std::slice::from_ref(&w),
@@ -451,21 +451,21 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         &mut warnings,
     )?;
     if let Layout::Stripe(chunk) = layout {
-        check_alignment(runner.targets(), chunk)?;
+        check_alignment(session.targets(), chunk)?;
     }
     let (alone, mut steps, stacks) = match across {
         Across::Ranks => {
-            let (alone, steps) = across_ranks(&mut runner, &w, counts.as_deref(), &mut warnings)?;
-            (alone, steps, rank_stacks(&runner)?)
+            let (alone, steps) = across_ranks(&mut session, &w, counts.as_deref(), &mut warnings)?;
+            (alone, steps, rank_stacks(&session)?)
         }
         Across::Targets => {
-            let (alone, steps) = across_targets(&mut runner, layout, &w, &names, &mut warnings)?;
-            (alone, steps, stacks(&runner))
+            let (alone, steps) = across_targets(&mut session, layout, &w, &names, &mut warnings)?;
+            (alone, steps, stacks(&session))
         }
     };
     attach_stacks(&mut steps, &stacks);
-    let status = runner.exit_status();
-    let targets = runner.job_infos()?;
+    let status = session.exit_status();
+    let targets = session.job_infos()?;
     // The path's PAP, while the files the run created are still there.
     let wl = w.workload();
     let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
@@ -473,7 +473,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let mut pap = (across == Across::Targets)
         .then(|| super::path::reached(&names, share, None, &given))
         .flatten();
-    drop(runner); // removes files the experiment created, also after Ctrl-C
+    drop(session); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();
     let alone_fig: Vec<StepFigures> = alone.iter().map(|a| figures(&a.results)).collect();
     let sizes: Vec<usize> = steps.iter().map(|s| s.targets).collect();

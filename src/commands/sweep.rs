@@ -158,7 +158,7 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         .collect::<crate::Result<Vec<_>>>()?;
     let names: Vec<String> = (args.targets.iter().map(|t| t.display().to_string())).collect();
     let given = super::lower::given_limits(&args.limit, &names)?;
-    let mut runner = Session::open(
+    let mut session = Session::open(
         &args.targets,
         &shapes,
         Settings {
@@ -167,12 +167,12 @@ pub fn sweep(args: SweepArgs, command: Vec<String>) -> anyhow::Result<u8> {
         },
         &mut report.warnings,
     )?;
-    report.targets = runner.job_infos()?;
+    report.targets = session.job_infos()?;
     let choice = PapChoice::new(pap, &names, &given);
     choice.announce(args.output.quiet);
-    report.points = measure(&mut runner, &shapes, args.repeat.n, &mut report.warnings)?;
-    let status = runner.exit_status();
-    drop(runner); // removes a file the sweep created, also after Ctrl-C
+    report.points = measure(&mut session, &shapes, args.repeat.n, &mut report.warnings)?;
+    let status = session.exit_status();
+    drop(session); // removes a file the sweep created, also after Ctrl-C
     report.interrupted = signal::interrupted();
     analyse(&mut report, &choice);
     report.host = Some(host::read());
@@ -208,9 +208,9 @@ fn depths_on_the_fallback(
 
 /// Measures every point of `shapes` `n` times, interleaved (every point once, then every point
 /// again, so a drift over time spreads over all points instead of biasing the last ones), until
-/// the runner stops; each point with its repetitions' figures.
+/// the session stops; each point with its repetitions' figures.
 fn measure(
-    runner: &mut Session,
+    session: &mut Session,
     shapes: &[RunPlan],
     n: u32,
     warnings: &mut Vec<crate::model::Warning>,
@@ -223,7 +223,7 @@ fn measure(
             name
         }
     };
-    let reps = runner.interleaved(shapes, n, label, warnings)?;
+    let reps = session.interleaved(shapes, n, label, warnings)?;
     let mut points = Vec::new();
     for (w, runs) in shapes.iter().zip(reps) {
         let Some(first) = runs.first().cloned() else {

@@ -1,5 +1,5 @@
 //! `halfpower verify`: reading a target back later, against the state file a verified run kept
-//! or on its own (a verified run itself is `runner::verified`).
+//! or on its own (a verified run itself is `measure::verified`).
 
 use crate::cli::VerifyArgs;
 use crate::clock::utc_now;

@@ -28,7 +28,7 @@ pub fn available_engine(w: &Workload) -> (EngineKind, Option<EngineFallback>) {
 /// The plan of workload `w` as it will really run here, with a warning when io_uring is
 /// unavailable: the sync engine keeps one I/O in flight per thread, so a deeper `--qd` becomes
 /// 1 and the record says so. Returns the plan and the fallback's reason.
-pub fn effective_workload(
+pub fn effective_plan(
     w: &Workload,
     warnings: &mut Vec<Warning>,
 ) -> crate::Result<(RunPlan, Option<EngineFallback>)> {

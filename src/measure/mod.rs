@@ -11,7 +11,7 @@ pub mod price;
 mod regions;
 pub mod verified;
 
-pub use engine::{available_engine, effective_workload};
+pub use engine::{available_engine, effective_plan};
 pub use open::{Sharing, open_targets};
 pub use regions::own_region;
 
@@ -31,41 +31,62 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use verified::Policy;
 
+/// Whose a warning is under MPI.
+#[derive(Clone, Copy)]
+enum Voice {
+    /// A rank's own (its targets, its points): each rank says it, named.
+    Rank,
+    /// The job's (drawn from merged figures or the plan): rank 0 says it, unmarked.
+    Job,
+}
+
 /// Prints a warning on stderr (in render's words) and keeps it for the JSON record, once: a
 /// warning already given (the same open-time warning of each point of a sweep or experiment,
-/// the same sentence) is not repeated.
+/// the same sentence) is not repeated. Under MPI each rank warns of its own targets and
+/// points, named, as the job's stderr mixes them.
 pub fn warn(list: &mut Vec<Warning>, w: Warning) {
-    let said = w.to_string();
-    if list.iter().any(|x| x.to_string() == said) {
-        return;
-    }
-    if crate::cluster::many() {
-        // Each rank warns of its own targets and points: named, as the job's stderr mixes them.
-        crate::output::say!(
-            "halfpower: rank {}: warning: {said}",
-            crate::cluster::rank()
-        );
-    } else {
-        crate::output::say!("halfpower: warning: {said}");
-    }
-    list.push(w);
+    say(list, w, Voice::Rank)
 }
 
 /// [`warn`] for a warning every rank of an MPI job gives alike (one drawn from the job's merged
 /// figures or from the plan, not from a rank's own targets): kept in `list` on every rank, said
 /// by rank 0 alone, unmarked; [`warn`] itself for one process.
 pub fn warn_job(list: &mut Vec<Warning>, w: Warning) {
-    if !crate::cluster::many() {
-        return warn(list, w);
+    say(list, w, Voice::Job)
+}
+
+/// Says the warnings an input log carries (kept in its document already): the first
+/// [`crate::render::text::warning::MAX_LOG_WARNINGS`], then how many more.
+pub fn warn_of_log(warnings: &[Warning]) {
+    for said in crate::render::text::warning::capped(warnings) {
+        speak(&said, Voice::Rank);
     }
+}
+
+/// Keeps a warning unless the same sentence was kept already, and says it as `voice` says.
+fn say(list: &mut Vec<Warning>, w: Warning, voice: Voice) {
     let said = w.to_string();
     if list.iter().any(|x| x.to_string() == said) {
         return;
     }
-    if crate::cluster::rank() == 0 {
-        crate::output::say!("halfpower: warning: {said}");
-    }
+    speak(&said, voice);
     list.push(w);
+}
+
+/// The one voice of warnings on stderr: `halfpower: warning: …`, under MPI a rank's named and
+/// the job's by rank 0 alone.
+fn speak(said: &str, voice: Voice) {
+    match (crate::cluster::many(), voice) {
+        (false, _) => crate::output::say!("halfpower: warning: {said}"),
+        (true, Voice::Rank) => crate::output::say!(
+            "halfpower: rank {}: warning: {said}",
+            crate::cluster::rank()
+        ),
+        (true, Voice::Job) if crate::cluster::rank() == 0 => {
+            crate::output::say!("halfpower: warning: {said}")
+        }
+        (true, Voice::Job) => {}
+    }
 }
 
 /// How a session runs its points: the decisions its command's plan made.
@@ -257,6 +278,8 @@ impl Session {
         if self.settings.list && job::stopped()? {
             return Ok(None);
         }
+        // The one refusal of a steady-state rule under MPI, whichever command and rule (the
+        // edge names the value as typed).
         if let (true, Some(_)) = (crate::cluster::many(), self.settings.control.steady) {
             return Err(Error::invalid(
                 "--steady",
@@ -360,14 +383,20 @@ impl Session {
         Ok(runs)
     }
 
-    /// The exit status the points call for: 130 after Ctrl-C, 1 when any point failed I/Os,
-    /// else 0.
+    /// The exit status the points call for ([`exit_status`]).
     pub fn exit_status(&self) -> u8 {
-        if signal::interrupted() {
-            crate::signal::exit_status()
-        } else {
-            self.status
-        }
+        exit_status(self.status)
+    }
+}
+
+/// The one exit status of a measuring command: the signal's after Ctrl-C or SIGTERM (130,
+/// 143), even if no result was cut; else `worst`, the worst of its results' (1 when any
+/// failed I/Os, else 0).
+pub fn exit_status(worst: u8) -> u8 {
+    if signal::interrupted() {
+        crate::signal::exit_status()
+    } else {
+        worst
     }
 }
 

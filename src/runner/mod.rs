@@ -123,7 +123,8 @@ pub fn sit_out() {
 
 /// Runs workload `w` (as planned for its engine: [`Workload::plan`]) laid over
 /// `targets` as `layout` says, watched as `control` says; with `record` (`--verify`) every
-/// write is sealed for it and acknowledged in it. The one entry point of every command.
+/// write is sealed for it and acknowledged in it. The runner's one entry point, reached
+/// only through the measuring session (`measure::Session`).
 pub fn execute(
     targets: &[Target],
     layout: Layout,

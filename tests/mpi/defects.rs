@@ -403,3 +403,29 @@ fn the_stonewall_of_a_run_under_a_second_counts_every_rank() {
     let rate = first["bytes_per_s"].as_f64().unwrap();
     assert!((rate - got / t).abs() <= 1e-6 * rate, "{first}");
 }
+
+/// A steady-state rule under MPI is refused in one place, the measuring session, for every
+/// command that has `--steady` (each rank would end its point at its own time): exit 2 naming
+/// the value as typed, before a point is measured, and the files the job created removed.
+#[test]
+fn steady_is_refused_under_mpi_by_every_command() {
+    let Some(hp) = mpi_halfpower() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f.{rank}");
+    let target = target.to_str().unwrap();
+    for (args, typed) in [
+        (vec!["run", target, "--size", "4m", "--time", "5s", "--steady=3"], "3"),
+        (vec!["sweep", target, "--size", "4m", "--bs", "4k", "--qd", "1", "--steady=pts"], "pts"),
+    ] {
+        let start = Instant::now();
+        let out = mpirun(2, &hp, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("invalid --steady '{typed}'")), "{args:?}: {err}");
+        assert!(start.elapsed() < Duration::from_secs(20), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}

@@ -495,14 +495,14 @@ fn run_points(
             let hold = args.hold.map_or(HOLD, |d| d.0);
             settings.control.steady = Some(SteadyRule::drained(hold.as_secs_f64()));
         }
-        let mut runner = Session::open(
+        let mut session = Session::open(
             std::slice::from_ref(&p.path),
             std::slice::from_ref(&w),
             settings,
             warnings,
         )?;
-        runner.targets()[0].drop_cache();
-        let target_info = runner.infos().remove(0);
+        session.targets()[0].drop_cache();
+        let target_info = session.infos().remove(0);
         let disk = target_info.device.clone();
         info.get_or_insert(target_info);
         let label = format!(
@@ -520,11 +520,11 @@ fn run_points(
             .rest
             .and(before)
             .map(|(t, s)| (started - t).as_secs_f64() - s);
-        let Some(r) = runner.run(&w, &label, warnings)? else {
+        let Some(r) = session.run(&w, &label, warnings)? else {
             break;
         };
         before = Some((started, r.seconds));
-        status = status.max(runner.exit_status());
+        status = status.max(session.exit_status());
         rows.push(row(p, w.workload(), r, disk.as_deref(), rest_s));
     }
     Ok((rows, info, status))

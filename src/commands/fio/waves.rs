@@ -8,7 +8,7 @@ use super::{Args, plan_line};
 use crate::analysis::steady::SteadyRule;
 use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
-use crate::measure::{Session, Settings, Sharing, effective_workload, open_targets, verified};
+use crate::measure::{Session, Settings, Sharing, effective_plan, open_targets, verified};
 use crate::model::Warning;
 use crate::plan::RunPlan;
 use crate::runner::{Control, Layout};
@@ -160,7 +160,7 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow:
             w.setup.time = None;
         }
     }
-    let (w, fallback) = effective_workload(&w, warnings)?;
+    let (w, fallback) = effective_plan(&w, warnings)?;
     if plan.verify.is_some() && plan.stripe.is_some() {
         return Err(FioError::Plan(format!(
             "job '{}': verify on several files is not supported by halfpower fio",
