@@ -1,8 +1,8 @@
 //! The layers of docs/architecture.md hold: every `crate::MODULE` path in a top-level module's
-//! sources names a module of the same layer or one below it, and no two modules of one layer
-//! use each other (no import cycles). Test code (files `tests.rs`/`*_tests.rs` and everything
-//! after `#[cfg(test)]`) may reach up, e.g. to check that input reads what render writes.
-//! Reads the sources; runs nothing.
+//! sources names a module of the same layer or one below it, and neither the modules nor the
+//! files of one folder import each other in a cycle of any length. Test code (files
+//! `tests.rs`/`*_tests.rs` and each item a `#[cfg(test)]` stands on) may reach up, e.g. to
+//! check that input reads what render writes. Reads the sources; runs nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -33,7 +33,7 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-/// Every `.rs` file under `dir`, recursively.
+/// Every `.rs` file under `dir`, recursively, but for test files (`tests.rs`, `*_tests.rs`).
 fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -48,28 +48,277 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The top-level modules named by `crate::NAME` in `text` (doc links count: they name a
-/// dependency too).
-fn uses(text: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
+/// The line (from 1) of byte `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
+/// The top-level modules named by `crate::NAME` in `text`, each with the line of its first
+/// mention (doc links count: they name a dependency too).
+fn uses(text: &str) -> BTreeMap<String, usize> {
+    let mut found = BTreeMap::new();
     for (i, _) in text.match_indices("crate::") {
         let rest = &text[i + "crate::".len()..];
         let name: String = rest
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if !name.is_empty() && name.chars().next().unwrap().is_ascii_lowercase() {
-            found.insert(name);
+        if name.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
+            found.entry(name).or_insert_with(|| line_at(text, i));
         }
     }
     found
 }
 
-#[test]
-fn every_module_uses_only_its_layer_and_those_below() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for e in std::fs::read_dir(&src).unwrap() {
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The end of the comment or string or char literal that starts at byte `i` of `b`, if one
+/// does: `//` and nested `/* */` comments, `"…"` with escapes, raw `r#"…"#` (also with a `b`
+/// or `c` prefix), `'x'` and `'\n'` (a lifetime `'a` is none).
+fn literal_end(b: &[u8], i: usize) -> Option<usize> {
+    let at = |j: usize| b.get(j).copied().unwrap_or(0);
+    let find = |from: usize, pat: &[u8]| {
+        (from..b.len())
+            .find(|&j| b[j..].starts_with(pat))
+            .map_or(b.len(), |j| j + pat.len())
+    };
+    let token_start = |j: usize| j == 0 || !is_ident(b[j - 1]);
+    match (at(i), at(i + 1)) {
+        (b'/', b'/') => Some((i..b.len()).find(|&j| b[j] == b'\n').unwrap_or(b.len())),
+        (b'/', b'*') => {
+            let (mut depth, mut j) = (1, i + 2);
+            while j < b.len() && depth > 0 {
+                if b[j..].starts_with(b"/*") {
+                    (depth, j) = (depth + 1, j + 2);
+                } else if b[j..].starts_with(b"*/") {
+                    (depth, j) = (depth - 1, j + 2);
+                } else {
+                    j += 1;
+                }
+            }
+            Some(j.min(b.len()))
+        }
+        (b'"', _) => {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            Some((j + 1).min(b.len()))
+        }
+        (b'r', _) if token_start(i) || (matches!(at(i - 1), b'b' | b'c') && token_start(i - 1)) => {
+            let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+            (at(i + 1 + hashes) == b'"').then(|| {
+                let close = [b"\"".as_slice(), &vec![b'#'; hashes]].concat();
+                find(i + 2 + hashes, &close)
+            })
+        }
+        (b'\'', b'\\') => Some(find(i + 3, b"'")),
+        (b'\'', c) => {
+            let len = match c {
+                0..0x80 => 1,
+                0xf0.. => 4,
+                0xe0.. => 3,
+                _ => 2,
+            };
+            (at(i + 1 + len) == b'\'').then_some(i + 2 + len)
+        }
+        _ => None,
+    }
+}
+
+/// `text` as bytes with its comments and string and char literals blanked (newlines kept), so
+/// that the braces and attributes left are code.
+fn code_mask(text: &str) -> Vec<u8> {
+    let mut b = text.as_bytes().to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        match literal_end(&b, i) {
+            Some(end) => {
+                b[i..end]
+                    .iter_mut()
+                    .filter(|c| **c != b'\n')
+                    .for_each(|c| *c = b' ');
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    b
+}
+
+/// What ends an item: its `;` only (`use`, `const`, `static`, `type`, `let`), its closing
+/// brace or `;` (`fn`, `mod`, `impl`, `struct`, …), or either or a `,` (a field, a variant, a
+/// match arm, an expression).
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Semi,
+    Item,
+    Other,
+}
+
+/// The kind of the item that starts at byte `i` of the code mask `m`, after its attributes.
+fn kind_at(m: &[u8], mut i: usize) -> Kind {
+    let word = |i: usize| {
+        let i = i + m[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        let len = m[i..].iter().take_while(|&&c| is_ident(c)).count();
+        (i, &m[i..i + len])
+    };
+    loop {
+        let (at, w) = word(i);
+        i = at + w.len();
+        match w {
+            b"pub" => {
+                let (at, _) = word(i);
+                if m.get(at) == Some(&b'(') {
+                    i = m[at..]
+                        .iter()
+                        .position(|&c| c == b')')
+                        .map_or(m.len(), |p| at + p + 1);
+                }
+            }
+            b"unsafe" | b"async" | b"extern" | b"default" => {}
+            b"const" if matches!(word(i).1, b"fn" | b"unsafe" | b"async" | b"extern") => {}
+            b"use" | b"const" | b"static" | b"type" | b"let" => return Kind::Semi,
+            b"fn" | b"mod" | b"impl" | b"trait" | b"enum" | b"struct" | b"union"
+            | b"macro_rules" => return Kind::Item,
+            _ => return Kind::Other,
+        }
+    }
+}
+
+/// The end of the item that a `#[cfg(test)]` ending at byte `from` of the code mask `m` stands
+/// on: past its further attributes, to its closing brace or its `;` (or `,`, see [`Kind`]), or
+/// to the brace that closes what holds it.
+fn item_end(m: &[u8], mut from: usize) -> usize {
+    loop {
+        from += m[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        if !m[from..].starts_with(b"#[") {
+            break;
+        }
+        let mut depth = 0;
+        while from < m.len() {
+            depth += match m[from] {
+                b'[' => 1,
+                b']' => -1,
+                _ => 0,
+            };
+            from += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    let kind = kind_at(m, from);
+    let (mut depth, mut angle) = (0i32, 0i32);
+    for i in from..m.len() {
+        match m[i] {
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => {
+                depth -= 1;
+                if depth < 0 {
+                    return i;
+                }
+                if depth == 0 && m[i] == b'}' && kind != Kind::Semi {
+                    return i + 1;
+                }
+            }
+            b';' if depth == 0 => return i + 1,
+            b',' if depth == 0 && angle == 0 && kind == Kind::Other => return i + 1,
+            b'<' if depth == 0 => angle += 1,
+            b'>' if depth == 0 && !matches!(m[i - 1], b'-' | b'=') => angle = (angle - 1).max(0),
+            _ => {}
+        }
+    }
+    m.len()
+}
+
+/// `text` without its test code: each item a `#[cfg(test)]` stands on (a module, function,
+/// `impl`, `use`, …), from the attribute to the item's end, is blanked; every other line is
+/// kept, and so are the line numbers.
+fn without_tests(text: &str) -> String {
+    const ATTR: &[u8] = b"#[cfg(test)]";
+    let mask = code_mask(text);
+    let mut out = text.as_bytes().to_vec();
+    let mut i = 0;
+    while let Some(k) = mask[i..].windows(ATTR.len()).position(|w| w == ATTR) {
+        let start = i + k;
+        let end = item_end(&mask, start + ATTR.len());
+        out[start..end]
+            .iter_mut()
+            .filter(|c| **c != b'\n')
+            .for_each(|c| *c = b' ');
+        i = end;
+    }
+    // Whole characters were blanked: the test code's bounds are ASCII.
+    String::from_utf8(out).unwrap()
+}
+
+/// Who uses whom: for each user, each module or file it uses and where first (`file:line`).
+type Edges = BTreeMap<String, BTreeMap<String, String>>;
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+fn graph_of(edges: &Edges) -> Graph {
+    edges
+        .iter()
+        .map(|(n, used)| (n.clone(), used.keys().cloned().collect()))
+        .collect()
+}
+
+/// The cycles of `graph`, each as its path back to where it starts (`[a, b, c, a]`): one for
+/// each edge a depth-first search finds back into its path, so every graph with a cycle gets
+/// at least one, and an acyclic graph none.
+fn cycles(graph: &Graph) -> Vec<Vec<String>> {
+    fn visit<'g>(
+        n: &'g str,
+        graph: &'g Graph,
+        path: &mut Vec<&'g str>,
+        done: &mut BTreeSet<&'g str>,
+        found: &mut Vec<Vec<String>>,
+    ) {
+        path.push(n);
+        for m in graph.get(n).into_iter().flatten() {
+            if let Some(i) = path.iter().position(|p| p == m) {
+                let mut c: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
+                c.push(m.clone());
+                found.push(c);
+            } else if !done.contains(m.as_str()) {
+                visit(m, graph, path, done, found);
+            }
+        }
+        path.pop();
+        done.insert(n);
+    }
+    let (mut done, mut found) = (BTreeSet::new(), Vec::new());
+    for n in graph.keys() {
+        if !done.contains(n.as_str()) {
+            visit(n, graph, &mut Vec::new(), &mut done, &mut found);
+        }
+    }
+    found
+}
+
+/// A cycle of `edges` with where each of its steps is taken.
+fn describe(cycle: &[String], edges: &Edges) -> String {
+    let at: Vec<String> = cycle
+        .windows(2)
+        .map(|w| format!("{} at {}", w[1], edges[&w[0]][&w[1]]))
+        .collect();
+    format!("{} ({})", cycle.join(" -> "), at.join(", "))
+}
+
+/// The top-level modules under `src` and the modules their code uses.
+fn module_edges(src: &Path) -> Edges {
+    let mut edges = Edges::new();
+    for e in std::fs::read_dir(src).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
         if name == "lib" || name == "main" {
@@ -85,40 +334,50 @@ fn every_module_uses_only_its_layer_and_those_below() {
         } else {
             files.push(p.clone());
         }
-        let used = graph.entry(name.clone()).or_default();
+        files.sort();
+        let used = edges.entry(name.clone()).or_default();
         for f in files {
-            let all = std::fs::read_to_string(&f).unwrap();
-            let text = all.split("#[cfg(test)]").next().unwrap_or("");
-            used.extend(uses(text).into_iter().filter(|u| *u != name));
+            let rel = f.strip_prefix(src).unwrap().to_string_lossy().into_owned();
+            let text = without_tests(&std::fs::read_to_string(&f).unwrap());
+            for (u, line) in uses(&text).into_iter().filter(|(u, _)| *u != name) {
+                used.entry(u).or_insert_with(|| format!("{rel}:{line}"));
+            }
         }
     }
+    edges
+}
+
+#[test]
+fn every_module_uses_only_its_layer_and_those_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let edges = module_edges(&src);
     let mut wrong = Vec::new();
-    for (module, used) in &graph {
+    for (module, used) in &edges {
         let own = layer_of(module).unwrap();
-        for u in used {
+        for (u, at) in used {
             match layer_of(u) {
-                None => wrong.push(format!("{module} uses crate::{u}, which is no module")),
+                None => wrong.push(format!(
+                    "{at}: {module} uses crate::{u}, which is no module"
+                )),
                 Some(l) if l > own => wrong.push(format!(
-                    "{module} (layer {}) uses {u} (layer {})",
+                    "{at}: {module} (layer {}) uses {u} (layer {})",
                     own + 1,
                     l + 1
                 )),
-                Some(l) if l == own && graph.get(u).is_some_and(|b| b.contains(module)) => {
-                    wrong.push(format!("{module} and {u} use each other"))
-                }
                 _ => {}
             }
         }
     }
+    for c in cycles(&graph_of(&edges)) {
+        wrong.push(format!("import cycle {}", describe(&c, &edges)));
+    }
     assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
-    // The check can fail: a made-up upward use is caught.
-    assert!(uses("use crate::commands::x;").contains("commands"));
 }
 
 /// The sibling files and folders of `dir` each `.rs` file there names through `super::NAME`
 /// (or `crate::…::NAME` with the folder's own path), keyed by file stem; `mod.rs` is left
 /// out, as a folder's own module is above its children.
-fn sibling_uses(dir: &Path, module_path: &str) -> BTreeMap<String, BTreeSet<String>> {
+fn sibling_uses(dir: &Path, module_path: &str) -> Edges {
     let mut names = BTreeSet::new();
     let mut files = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
@@ -133,11 +392,11 @@ fn sibling_uses(dir: &Path, module_path: &str) -> BTreeMap<String, BTreeSet<Stri
             }
         }
     }
-    let mut graph = BTreeMap::new();
+    let folder = module_path.replace("::", "/");
+    let mut graph = Edges::new();
     for (stem, p) in files {
-        let all = std::fs::read_to_string(&p).unwrap();
-        let text = all.split("#[cfg(test)]").next().unwrap_or("");
-        let mut used = BTreeSet::new();
+        let text = without_tests(&std::fs::read_to_string(&p).unwrap());
+        let mut used = BTreeMap::new();
         for prefix in ["super::".to_string(), format!("crate::{module_path}::")] {
             for (i, _) in text.match_indices(prefix.as_str()) {
                 let rest = &text[i + prefix.len()..];
@@ -154,46 +413,18 @@ fn sibling_uses(dir: &Path, module_path: &str) -> BTreeMap<String, BTreeSet<Stri
                             .collect(),
                     ]
                 };
-                used.extend(
-                    group
-                        .into_iter()
-                        .filter(|n| names.contains(n) && *n != stem),
-                );
+                for n in group
+                    .into_iter()
+                    .filter(|n| names.contains(n) && *n != stem)
+                {
+                    let at = format!("{folder}/{stem}.rs:{}", line_at(&text, i));
+                    used.entry(n).or_insert(at);
+                }
             }
         }
         graph.insert(stem, used);
     }
     graph
-}
-
-/// The files of a cycle in `graph`, if it has one (depth-first search).
-fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        n: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(i) = path.iter().position(|p| p == n) {
-            return Some(path[i..].to_vec());
-        }
-        if done.contains(n) {
-            return None;
-        }
-        path.push(n.to_string());
-        for m in graph.get(n).into_iter().flatten() {
-            if let Some(c) = visit(m, graph, path, done) {
-                return Some(c);
-            }
-        }
-        path.pop();
-        done.insert(n.to_string());
-        None
-    }
-    let mut done = BTreeSet::new();
-    graph
-        .keys()
-        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
 }
 
 /// Every folder under `dir` (itself included), with its module path.
@@ -214,14 +445,15 @@ fn folders(dir: &Path, module_path: String, out: &mut Vec<(std::path::PathBuf, S
 }
 
 #[test]
-fn no_two_files_of_one_folder_use_each_other() {
+fn no_files_of_one_folder_use_each_other_in_a_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut all = Vec::new();
     folders(&src, String::new(), &mut all);
     let mut circles = Vec::new();
     for (dir, module_path) in all.iter().filter(|(_, m)| !m.is_empty()) {
-        if let Some(c) = cycle(&sibling_uses(dir, module_path)) {
-            circles.push(format!("{module_path}: {}", c.join(" -> ")));
+        let edges = sibling_uses(dir, module_path);
+        for c in cycles(&graph_of(&edges)) {
+            circles.push(format!("{module_path}: {}", describe(&c, &edges)));
         }
     }
     assert!(
@@ -229,13 +461,73 @@ fn no_two_files_of_one_folder_use_each_other() {
         "files that use each other:\n{}",
         circles.join("\n")
     );
-    // The check can fail: a made-up circle is found.
-    let made: BTreeMap<String, BTreeSet<String>> = [
-        ("a".to_string(), BTreeSet::from(["b".to_string()])),
-        ("b".to_string(), BTreeSet::from(["a".to_string()])),
-    ]
-    .into();
-    assert_eq!(cycle(&made), Some(vec!["a".to_string(), "b".to_string()]));
+}
+
+/// The checks can fail: a made-up upward use is found, and test code is told from the rest.
+#[test]
+fn the_checks_read_uses_and_leave_out_only_test_code() {
+    assert!(uses("use crate::commands::x;").contains_key("commands"));
+    assert_eq!(uses("\n//! [`crate::render`]\n")["render"], 2);
+    let text = "#[cfg(test)] fn f() {}\nuse crate::render::x;\n";
+    let kept = without_tests(text);
+    assert!(!kept.contains("fn f") && kept.contains("use crate::render::x;"));
+    let text = "#[cfg(test)] mod tests { fn x() { let s = \"}\"; } }\nuse crate::a;\n";
+    let kept = without_tests(text);
+    assert!(!kept.contains("fn x") && !kept.contains("let s"), "{kept}");
+    assert!(kept.contains("use crate::a;"), "{kept}");
+    assert_eq!(kept.lines().count(), text.lines().count());
+    let text = "fn a() {}\n#[cfg(test)]\n#[path = \"t.rs\"]\nmod tests;\nuse crate::b;\n\
+        #[cfg(test)] impl X { fn c() -> char { '{' } /* } */ // }\n}\n\
+        #[cfg(test)]\npub(crate) fn d<A, B>(s: &str) -> [u8; 2] where A: Copy, B: Copy {\n\
+            let r = r#\"}\"#; let l: &'static str = s; [0; 2] }\n\
+        #[cfg(test)] use crate::e::{f, g};\nuse crate::h;\n\
+        const S: &str = \"#[cfg(test)] fn i() {\";\nuse crate::j;\n";
+    let kept = without_tests(text);
+    for gone in ["tests", "t.rs", "fn c", "/* }", "fn d", "r#", "crate::e"] {
+        assert!(!kept.contains(gone), "{gone} kept:\n{kept}");
+    }
+    for stays in [
+        "fn a() {}",
+        "crate::b;",
+        "crate::h;",
+        "fn i() {",
+        "crate::j;",
+    ] {
+        assert!(kept.contains(stays), "{stays} dropped:\n{kept}");
+    }
+    assert_eq!(uses(&kept)["j"], text.lines().count());
+}
+
+/// The cycle search can fail: it finds cycles of every length, and none where there are none.
+#[test]
+fn the_cycle_search_finds_every_length() {
+    let graph = |pairs: &[(&str, &str)]| {
+        let mut g = Graph::new();
+        for (a, b) in pairs {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+        }
+        g
+    };
+    let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let three = graph(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]);
+    assert_eq!(cycles(&three), vec![path(&["a", "b", "c", "a"])]);
+    let two = graph(&[("a", "b"), ("b", "a")]);
+    assert_eq!(cycles(&two), vec![path(&["a", "b", "a"])]);
+    let acyclic = graph(&[("a", "b"), ("a", "c"), ("b", "c"), ("c", "d"), ("b", "d")]);
+    assert!(cycles(&acyclic).is_empty());
+    let edges: Edges = [("a", "b"), ("b", "a")]
+        .iter()
+        .map(|(x, y)| {
+            (
+                x.to_string(),
+                BTreeMap::from([(y.to_string(), format!("{x}.rs:1"))]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        describe(&cycles(&graph_of(&edges))[0], &edges),
+        "a -> b -> a (b at a.rs:1, a at b.rs:1)"
+    );
 }
 
 /// Every source file under src/: its path from there and its text.
@@ -251,11 +543,6 @@ fn src_texts(src: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The code of a source file: its text before its unit tests.
-fn code(text: &str) -> &str {
-    text.split("#[cfg(test)]").next().unwrap_or("")
-}
-
 #[test]
 fn only_the_measuring_session_runs_the_engine() {
     // The runner's entry point and its results.
@@ -266,7 +553,7 @@ fn only_the_measuring_session_runs_the_engine() {
         if rel.starts_with("measure/") {
             continue;
         }
-        let text = code(&all);
+        let text = without_tests(&all);
         for c in calls {
             outside.extend(text.match_indices(c).map(|_| format!("{rel}: {c}")));
         }
@@ -292,7 +579,7 @@ fn no_clap_below_the_commands() {
         if matches!(top, "cli" | "commands" | "main" | "lib") {
             continue;
         }
-        let text = code(&all);
+        let text = without_tests(&all);
         if text.contains("clap::") || text.contains("use clap") {
             found.push(rel);
         }
@@ -315,7 +602,11 @@ fn every_stderr_line_is_one_write() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
     for (rel, all) in src_texts(&src) {
-        found.extend(code(&all).match_indices("eprintln!(").map(|_| rel.clone()));
+        found.extend(
+            without_tests(&all)
+                .match_indices("eprintln!(")
+                .map(|_| rel.clone()),
+        );
     }
     assert!(found.is_empty(), "eprintln! instead of say!: {found:?}");
     let main = std::fs::read_to_string(src.join("main.rs")).unwrap();
