@@ -95,7 +95,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     sanity_warnings(&target_info, &tests, &mut warnings);
     let finding = crate::analysis::quick::finding(&target_info, &tests);
     let seq = finding.seq_mb_s.map(|m| m * 1e6);
-    let pap = super::path::reached(&[path.display().to_string()], 1.0, seq, &given);
+    let pap = crate::measure::pap::reached(&[path.display().to_string()], 1.0, seq, &given);
     let report = QuickReport {
         header: Header::new(Kind::Quick, command, utc_now()),
         host: host::read(),

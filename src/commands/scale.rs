@@ -314,7 +314,8 @@ fn across_ranks(
         for &k in counts.unwrap_or(&every).iter().filter(|&&k| k > 1) {
             session.take_part(me < k);
             let label = format!("ranks 0-{} together", k - 1);
-            let Some(r) = session.run_on(all.clone(), Layout::Separate, w, &label, warnings)? else {
+            let Some(r) = session.run_on(all.clone(), Layout::Separate, w, &label, warnings)?
+            else {
                 break;
             };
             steps.push(rank_step(k as usize, w.threads(), r));
@@ -471,7 +472,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
     // Across ranks the path is each host's own: none is reached by the job as one.
     let mut pap = (across == Across::Targets)
-        .then(|| super::path::reached(&names, share, None, &given))
+        .then(|| crate::measure::pap::reached(&names, share, None, &given))
         .flatten();
     drop(session); // removes files the experiment created, also after Ctrl-C
     let steps_fig: Vec<StepFigures> = steps.iter().map(|s| figures(&s.results)).collect();

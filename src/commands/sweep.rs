@@ -4,12 +4,12 @@
 use super::Exporter;
 use super::export::{Output, write_whole};
 use super::lower::{distinct, steady_rule};
-use super::path::PapChoice;
 use crate::analysis::compare::summarize;
 use crate::analysis::sweep::analyse_points_by;
 use crate::cli::{SweepArgs, list};
 use crate::clock::utc_now;
 use crate::measure::available_engine;
+use crate::measure::pap::PapChoice;
 use crate::measure::{Session, Settings};
 use crate::model::run::{Repeat, RunFigure};
 use crate::model::sweep::{Point, SweepReport};

@@ -7,6 +7,7 @@ mod apart;
 mod engine;
 pub mod job;
 mod open;
+pub mod pap;
 pub mod price;
 mod regions;
 pub mod verified;
