@@ -25,8 +25,8 @@ pub use point::{PointArgs, SteadyArg, SteadyArgs};
 pub use pts::PtsArgs;
 pub use replay::ReplayArgs;
 pub use workload::{
-    AccessArgs, BsArg, MaxInflightArg, OffsetArg, QdArg, RwArg, SafetyArgs, SetupArgs, SizeArg,
-    ThreadsArg, TimeArg, WarmupArg, WorkloadArgs, choice, list, one,
+    AccessArgs, BsArg, EngineArg, MaxInflightArg, OffsetArg, QdArg, RwArg, SafetyArgs, SetupArgs,
+    SizeArg, ThreadsArg, TimeArg, WarmupArg, WorkloadArgs, choice, list, one,
 };
 
 use crate::units::{ByteSize, Dur, Rate};

@@ -2,7 +2,6 @@
 
 use super::OutputArgs;
 use crate::model::pts::{Mix, PtsTest};
-use crate::plan::EngineKind;
 use crate::units::{ByteSize, Dur};
 use clap::Args;
 use std::path::PathBuf;
@@ -66,9 +65,9 @@ pub struct PtsArgs {
     /// `--size`: the region tested (PTS's capacity).
     #[command(flatten)]
     pub size: super::SizeArg,
-    /// How I/O is issued.
-    #[arg(long, value_parser = super::choice::<EngineKind>(), default_value = "uring")]
-    pub engine: EngineKind,
+    /// `--engine`.
+    #[command(flatten)]
+    pub engine: super::EngineArg,
     /// What it may write to.
     #[command(flatten)]
     pub safety: super::SafetyArgs,

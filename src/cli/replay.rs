@@ -1,7 +1,6 @@
 //! The options of `halfpower replay`.
 
 use super::OutputArgs;
-use crate::plan::EngineKind;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -65,9 +64,9 @@ pub struct ReplayArgs {
     /// `--offset` where the trace's offset 0 lands.
     #[command(flatten)]
     pub offset: super::OffsetArg,
-    /// How I/O is issued.
-    #[arg(long, value_parser = super::choice::<EngineKind>(), default_value = "uring")]
-    pub engine: EngineKind,
+    /// `--engine`.
+    #[command(flatten)]
+    pub engine: super::EngineArg,
     /// What the trace's writes may go to.
     #[command(flatten)]
     pub safety: super::SafetyArgs,

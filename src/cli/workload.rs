@@ -85,6 +85,16 @@ pub struct OffsetArg {
     pub at: ByteSize,
 }
 
+/// `--engine ENGINE`: one declaration for every command that picks how I/O is issued: `run`,
+/// `sweep`, `scale`, `profile` and `doctor` (through [`SetupArgs`]), `pts` and `replay`.
+#[derive(Args, Clone, Copy, Debug, PartialEq)]
+pub struct EngineArg {
+    /// How I/O is issued.
+    #[arg(long = "engine", id = "engine", value_name = "ENGINE", value_parser = choice::<EngineKind>(),
+          default_value = "uring")]
+    pub kind: EngineKind,
+}
+
 /// `--max-inflight N`: one declaration for the open loop of `run` & co. and `replay`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq)]
 pub struct MaxInflightArg {
@@ -280,9 +290,9 @@ pub struct SetupArgs {
     /// `--offset`.
     #[command(flatten)]
     pub offset: OffsetArg,
-    /// How I/O is issued.
-    #[arg(long, value_parser = choice::<EngineKind>(), default_value = "uring")]
-    pub engine: EngineKind,
+    /// `--engine`.
+    #[command(flatten)]
+    pub engine: EngineArg,
     /// Go through the page cache (default is direct I/O, O_DIRECT).
     #[arg(long)]
     pub buffered: bool,
@@ -442,7 +452,7 @@ impl From<SetupArgs> for Setup {
             warmup: a.warmup.or(Setup::default().warmup.0),
             size: a.size.given,
             offset: a.offset.at,
-            engine: a.engine,
+            engine: a.engine.kind,
             buffered: a.buffered,
             write_through: a.write_through,
             sync_metadata: false,

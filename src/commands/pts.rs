@@ -227,7 +227,7 @@ fn setup(args: &PtsArgs) -> Setup {
     Setup {
         warmup: Dur(Duration::ZERO),
         size: args.size.given,
-        engine: args.engine,
+        engine: args.engine.kind,
         safety: args.safety.into(),
         ..Setup::default()
     }
@@ -284,7 +284,7 @@ fn precondition_workload(base: &Setup, oio: (u32, u32), bytes: u64) -> Workload 
 
 /// Refuses to purge and overwrite an existing file or device without `--destroy-data`.
 fn check_safety(args: &PtsArgs) -> crate::Result<()> {
-    if args.engine == EngineKind::Null || !args.target.exists() || args.safety.destroy_data {
+    if args.engine.kind == EngineKind::Null || !args.target.exists() || args.safety.destroy_data {
         return Ok(());
     }
     Err(Error::refused(

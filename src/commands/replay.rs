@@ -110,7 +110,7 @@ fn workload(args: &ReplayArgs, trace: &Trace, target_exists: bool) -> Workload {
             // A missing file is created as large as the trace reaches (whole MiB).
             size: (!target_exists).then(|| ByteSize(trace.end().div_ceil(1 << 20) << 20)),
             offset: args.offset.at,
-            engine: args.engine,
+            engine: args.engine.kind,
             safety: args.safety.into(),
             // Unpinned: a pacer pinned to one CPU waits whenever anything else runs there (the
             // loop device's worker, an interrupt, another program), where the scheduler would
