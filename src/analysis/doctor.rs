@@ -229,7 +229,7 @@ pub fn asked(w: &crate::plan::RunPlan) -> Asked {
         threads: w.threads(),
         bs_bytes: w.bs().max(),
         buffered: w.setup().buffered,
-        reads: w.workload().reads(),
+        reads: w.reads(),
         writes: w.writes(),
         sequential: !w.rw().is_random(),
         worker_cpus: Vec::new(),

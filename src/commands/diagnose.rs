@@ -83,4 +83,3 @@ pub fn diagnose(args: DiagnoseArgs) -> anyhow::Result<u8> {
     exporter.emit(crate::model::Document::Diagnose(Box::new(d)), &text)?;
     Ok(0)
 }
-

@@ -195,10 +195,14 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         repeat,
         warnings,
     };
-    let status = measure::exit_status(report.repeat.as_ref().map_or(
-        report.results.exit_status(),
-        |r| r.runs.iter().map(Results::exit_status).max().unwrap_or(0),
-    ));
+    let status = measure::exit_status(
+        report
+            .repeat
+            .as_ref()
+            .map_or(report.results.exit_status(), |r| {
+                r.runs.iter().map(Results::exit_status).max().unwrap_or(0)
+            }),
+    );
     let text = text::run::run_table(&report);
     exporter.emit(Document::Run(Box::new(report)), &text)?;
     Ok(status)

@@ -310,7 +310,7 @@ impl Session {
         let control = self.settings.control;
         let before = ProcessEvents::now();
         // With a verify policy, every write is sealed for the record and acknowledged in it.
-        let record = verified::prepare(policy, w.workload(), targets)?;
+        let record = verified::prepare(policy, w, targets)?;
         let m = match runner::execute(targets, layout, w, control, record.as_ref()) {
             Ok(m) => m,
             Err(Error::Interrupted) => return Ok(None),

@@ -5,7 +5,7 @@
 //! its own).
 
 use crate::model::verify::{Verification, VerifyNote};
-use crate::plan::{EngineKind, Workload};
+use crate::plan::{EngineKind, RunPlan, Workload};
 use crate::storage::Target;
 use crate::verify::Record;
 use crate::verify::check::TargetCheck;
@@ -91,15 +91,11 @@ pub fn check_workload(policy: Option<&Policy>, w: &Workload, repeat: u32) -> Res
 /// The record a verified run writes under: the state file's (continued) or a new one, with a
 /// table for every target (a run that only reads with a pattern expects it in every block of
 /// each region). `None` without `--verify`.
-pub fn prepare(
-    policy: Option<&Policy>,
-    w: &Workload,
-    targets: &[Target],
-) -> Result<Option<Record>> {
+pub fn prepare(policy: Option<&Policy>, w: &RunPlan, targets: &[Target]) -> Result<Option<Record>> {
     let Some(policy) = policy else {
         return Ok(None);
     };
-    let block = w.bs.min();
+    let block = w.bs().min();
     let mut state = match &policy.state {
         Some(p) if p.exists() => {
             let s = State::load(p)?;
@@ -118,12 +114,13 @@ pub fn prepare(
         }
         _ => State {
             // A new record's id differs from every earlier one's, so their blocks are told apart.
-            id: crate::rng::Rng::new(w.setup.seed ^ crate::clock::now_ns(), 0x7665_7269).next_u64(),
+            id: crate::rng::Rng::new(w.setup().seed ^ crate::clock::now_ns(), 0x7665_7269)
+                .next_u64(),
             block_size: block,
             tables: Vec::new(),
         },
     };
-    let in_flight = w.qd as u64 * w.threads as u64;
+    let in_flight = w.qd() as u64 * w.threads() as u64;
     let mut tables = Vec::with_capacity(targets.len());
     for t in targets {
         let blocks = (t.offset + t.size) / block;
@@ -138,7 +135,7 @@ pub fn prepare(
             ));
         }
         let i = state.table_for(&t.path.display().to_string(), blocks);
-        if !w.writes() && w.setup.payload.pattern().is_some() {
+        if !w.writes() && w.setup().payload.pattern().is_some() {
             // Reading only, with a pattern: every block of the region is to hold it.
             let table = &state.tables[i];
             table.release(t.offset, t.size / block * block, true);
@@ -166,14 +163,14 @@ pub fn prepare(
         tables,
         during,
         removed_after,
-        pattern: w.setup.payload.pattern().cloned().map(Arc::new),
+        pattern: w.setup().payload.pattern().cloned().map(Arc::new),
     }))
 }
 
 /// The targets a state would record that halfpower created and removes after the run: a state
 /// kept for them cannot be verified later, which is said now.
-fn removed_after(policy: &Policy, w: &Workload, targets: &[Target]) -> Vec<String> {
-    if policy.state.is_none() || w.setup.keep {
+fn removed_after(policy: &Policy, w: &RunPlan, targets: &[Target]) -> Vec<String> {
+    if policy.state.is_none() || w.setup().keep {
         return Vec::new();
     }
     let removed: Vec<String> = targets

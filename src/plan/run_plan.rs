@@ -61,6 +61,17 @@ impl RunPlan {
         self.w.writes()
     }
 
+    /// Whether the plan reads.
+    pub fn reads(&self) -> bool {
+        self.w.reads()
+    }
+
+    /// The I/Os a run of a fixed byte count issues in all (`--bytes` over its one request
+    /// size), if it has one.
+    pub fn io_budget(&self) -> Option<u64> {
+        self.w.io_budget()
+    }
+
     /// The share of reads in percent, resolved from `--read-pct` or the mode.
     pub fn read_pct(&self) -> u8 {
         self.read_pct

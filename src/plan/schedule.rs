@@ -148,6 +148,17 @@ impl Schedule {
         }
     }
 
+    /// The whole run's rate in I/Os per second, where one is set (`--rate-iops`): an open
+    /// loop's arrival rate, a closed loop's cap.
+    pub fn iops(&self) -> Option<f64> {
+        let gap = match self {
+            Schedule::Closed { cap, .. } => cap,
+            Schedule::Open { gap, .. } => gap,
+            Schedule::Trace { .. } => return None,
+        };
+        (gap.ns_per_io > 0.0).then(|| 1e9 / gap.ns_per_io)
+    }
+
     /// Where worker `index` of an open loop starts, ns after the phase's start: `index` gaps
     /// of the whole run's rate, so the workers' arrivals interleave evenly (0 otherwise).
     pub fn offset_ns(&self, index: usize) -> u64 {

@@ -15,7 +15,7 @@ pub use watch::Control;
 
 use crate::analysis::steady::SteadyOutcome;
 use crate::oscounters::diskstats::DeviceDelta;
-use crate::plan::{EngineKind, RunPlan, Workload};
+use crate::plan::{EngineKind, RunPlan};
 use crate::signal;
 use crate::stats::cpu::{CpuSnapshot, CpuSummary};
 use crate::stats::host::HostProbe;
@@ -121,7 +121,7 @@ pub fn sit_out() {
     }
 }
 
-/// Runs workload `w` (as planned for its engine: [`Workload::plan`]) laid over
+/// Runs plan `w` (made for its engine by [`crate::plan::Workload::plan`]) laid over
 /// `targets` as `layout` says, watched as `control` says; with `record` (`--verify`) every
 /// write is sealed for it and acknowledged in it. The runner's one entry point, reached
 /// only through the measuring session (`measure::Session`).
@@ -138,12 +138,12 @@ pub fn execute(
         Layout::Stripe(chunk) => (vec![targets], Some(chunk)),
     };
     let n = groups.len() * w.threads() as usize;
-    let shared = Shared::new(w.workload(), &control, n, record.cloned());
+    let shared = Shared::new(w, &control, n, record.cloned());
     let names = device_names(targets);
     // Where the CPU quota's counters are is found here, not at the window's first edge.
     let _ = crate::oscounters::cgroup::cpu_stat();
     let mut sampler = DeviceSampler::new(names.clone());
-    let placement = placement(w.workload(), n)?;
+    let placement = placement(w, n)?;
     let run = Run {
         groups: &groups,
         stripe,
@@ -236,15 +236,15 @@ fn device_names(targets: &[Target]) -> Vec<String> {
 }
 
 /// The CPU each of `n` workers is pinned to, as `--affinity` says.
-fn placement(w: &Workload, n: usize) -> crate::Result<Vec<Option<usize>>> {
+fn placement(w: &RunPlan, n: usize) -> crate::Result<Vec<Option<usize>>> {
     // A process whose affinity cannot be read runs unpinned.
     let mut allowed = crate::affinity::allowed_cpus().unwrap_or_default();
     // Ranks of an MPI job on one host spread over its CPUs in turn, not all from the first.
-    if w.setup.affinity == crate::affinity::Affinity::Spread && !allowed.is_empty() {
+    if w.setup().affinity == crate::affinity::Affinity::Spread && !allowed.is_empty() {
         let shift = crate::cluster::local_rank() as usize * n % allowed.len();
         allowed.rotate_left(shift);
     }
-    w.setup.affinity.plan(n, &allowed)
+    w.setup().affinity.plan(n, &allowed)
 }
 
 /// The OS disk counters and the CPU's at one edge of the measured window.
@@ -434,7 +434,7 @@ impl Run<'_> {
         phases.watched = watch::watch(
             shared,
             phases.t0,
-            self.w.workload(),
+            self.w,
             self.control.steady,
             progress,
             sampler,

@@ -2,7 +2,7 @@
 
 use super::Shared;
 use crate::clock::read_stamped;
-use crate::plan::Workload;
+use crate::plan::RunPlan;
 use crate::stats::window::Mark;
 use std::io::Write;
 use std::sync::atomic::Ordering;
@@ -40,7 +40,7 @@ fn mark(shared: &Shared) -> Mark {
 pub(super) fn show_progress(
     shared: &Shared,
     started: Instant,
-    w: &Workload,
+    w: &RunPlan,
     last: &mut (u64, u64, Instant),
 ) {
     let (ios, bytes) = completed(shared);
@@ -48,7 +48,7 @@ pub(super) fn show_progress(
     let iops = (ios - last.0) as f64 / dt;
     let mbs = (bytes - last.1) as f64 / dt / 1e6;
     *last = (ios, bytes, Instant::now());
-    let of = match (w.setup.time, w.io_budget()) {
+    let of = match (w.setup().time, w.io_budget()) {
         (Some(t), _) => format!("{:.1}s / {}", started.elapsed().as_secs_f64(), t),
         (None, Some(b)) => format!("{} / {} I/Os", ios, b),
         _ => String::new(),

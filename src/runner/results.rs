@@ -7,7 +7,7 @@ use crate::model::cause::{EngineFallback, IoFailure};
 use crate::model::policy::PolicyLimit;
 use crate::model::run::Steady;
 use crate::model::{ErrorSummary, Results, TargetResult};
-use crate::plan::{RunPlan, Workload};
+use crate::plan::RunPlan;
 use crate::stats::recorder::DirStats;
 use crate::stats::summary::Ci95;
 use crate::stats::summary::DirSummary;
@@ -23,7 +23,7 @@ fn failure(res: i32) -> IoFailure {
 }
 
 /// The summary of one target's measurement (or of all together, path `*`).
-fn target_result(path: String, m: &TargetMeasurement, w: &Workload, seconds: f64) -> TargetResult {
+fn target_result(path: String, m: &TargetMeasurement, w: &RunPlan, seconds: f64) -> TargetResult {
     let mut both = DirStats::default();
     both.merge(&m.read);
     both.merge(&m.write);
@@ -143,7 +143,7 @@ pub fn results(
     targets: &[Target],
     engine_fallback: Option<EngineFallback>,
 ) -> Results {
-    let (w, slots) = (plan.workload(), plan.schedule().slots());
+    let (w, slots) = (plan, plan.schedule().slots());
     let mut all = target_result("*".into(), &m.total, w, m.seconds);
     intervals(&mut all, m);
     let mut r = Results {
@@ -170,7 +170,7 @@ pub fn results(
             crate::model::open::OpenLoop::of(
                 o,
                 plan.schedule().arrivals(),
-                w.setup.access.rate_iops.map(|r| r as f64),
+                plan.schedule().iops(),
                 slots,
             )
         }),

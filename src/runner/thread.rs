@@ -9,7 +9,7 @@ use crate::engine::{AnyEngine, BufferArena, Drive, Engine, Release};
 use crate::model::cause::{Fatal, Stage};
 use crate::model::run::TargetKind;
 use crate::offsets::{OffsetGen, Region, Stripe};
-use crate::plan::{Create, EngineKind, RunPlan, Workload};
+use crate::plan::{Create, EngineKind, RunPlan, Schedule};
 use crate::rng::Rng;
 use crate::signal;
 use crate::stats::Recorder;
@@ -62,7 +62,7 @@ pub(super) struct Shared {
 impl Shared {
     /// The state of a run of `w` by `n` workers, controlled as `control` says.
     pub(super) fn new(
-        w: &Workload,
+        w: &RunPlan,
         control: &Control,
         n: usize,
         record: Option<crate::verify::Record>,
@@ -75,13 +75,16 @@ impl Shared {
             progress: (0..n).map(|_| Progress::default()).collect(),
             stop: AtomicBool::new(false),
             warm_stop: AtomicBool::new(false),
-            series: Arc::new(SeriesSink::for_targets(n, n / (w.threads as usize).max(1))),
+            series: Arc::new(SeriesSink::for_targets(
+                n,
+                n / (w.threads() as usize).max(1),
+            )),
             // A steady point warms up until its transient is over, at most for its --time.
-            warmup_ns: match (control.steady, w.setup.time) {
+            warmup_ns: match (control.steady, w.setup().time) {
                 (Some(r), Some(t)) if r.adaptive_warmup() => t.0.as_nanos() as u64,
-                _ => w.setup.warmup.0.as_nanos() as u64,
+                _ => w.setup().warmup.0.as_nanos() as u64,
             },
-            time_ns: w.setup.time.map_or(0, |t| t.0.as_nanos() as u64),
+            time_ns: w.setup().time.map_or(0, |t| t.0.as_nanos() as u64),
             origin_ns: AtomicU64::new(0),
             done: Mutex::new(0),
             done_signal: Condvar::new(),
@@ -237,11 +240,11 @@ pub(super) fn split_budget(ios: Option<u64>, workers: Option<usize>) -> Vec<Atom
 fn setup_engine(
     group: &[Target],
     kind: EngineKind,
-    w: &Workload,
+    w: &RunPlan,
     qd: u32,
     seed: u64,
 ) -> std::io::Result<AnyEngine> {
-    let bs = w.bs.max() as u32;
+    let bs = w.bs().max() as u32;
     let align = group.iter().map(|t| t.mem_align).max().unwrap_or(4096);
     let fds: Vec<_> = group.iter().map(Target::fd).collect();
     let mut arena = BufferArena::new(qd as usize, bs as usize, align as usize)?;
@@ -250,9 +253,9 @@ fn setup_engine(
     // An open loop must never wait in its submission: a file system that does not honour
     // io_uring's non-blocking attempt (FUSE: each submit took the whole 2-ms service) would
     // hold every later request back. Block devices honour it.
-    let open_loop = !w.setup.access.arrivals.is_closed();
+    let open_loop = !matches!(w.schedule(), Schedule::Closed { .. });
     let punt = open_loop && group.iter().any(|t| t.kind != TargetKind::BlockDevice);
-    AnyEngine::open(kind, &fds, arena, bs, w.setup.spin.0, punt)
+    AnyEngine::open(kind, &fds, arena, bs, w.setup().spin.0, punt)
 }
 
 /// A worker's phases on its engine ([`drive`]), for [`AnyEngine::drive`].
@@ -455,14 +458,7 @@ pub(super) fn worker_thread(
         None => Ok(()),
     };
     let engine_result = offsets_error.map_or(pinned, Err).and_then(|()| {
-        setup_engine(
-            group,
-            engine,
-            w.workload(),
-            qd,
-            w.setup().seed ^ stream_of(id),
-        )
-        .map_err(|e| {
+        setup_engine(group, engine, w, qd, w.setup().seed ^ stream_of(id)).map_err(|e| {
             format!(
                 "setting up the {} engine on {}: {e}",
                 engine.name(),

@@ -7,7 +7,7 @@ use super::progress::{mark_now, show_progress};
 use super::sampler::DeviceSampler;
 use crate::analysis::steady::{SteadyRule, settled};
 use crate::model::run::SteadyLook;
-use crate::plan::Workload;
+use crate::plan::RunPlan;
 use crate::stats::series::LiveSteady;
 use crate::stats::window::{CI_WINDOW_S, Mark, Rates};
 use std::sync::atomic::Ordering;
@@ -108,7 +108,7 @@ fn thin(marks: &mut Vec<Mark>) -> bool {
 pub(super) fn watch(
     shared: &Shared,
     t0: Instant,
-    w: &Workload,
+    w: &RunPlan,
     steady: Option<SteadyRule>,
     progress: bool,
     sampler: &mut DeviceSampler,
@@ -196,9 +196,9 @@ struct Looks {
 
 impl Looks {
     /// The looks `rule` takes at a phase of workload `w` (at most its `--time`).
-    fn new(rule: Option<SteadyRule>, w: &Workload) -> Self {
+    fn new(rule: Option<SteadyRule>, w: &RunPlan) -> Self {
         let at = rule.map_or(Vec::new(), |r| {
-            r.schedule(w.setup.time.map_or(0.0, |t| t.0.as_secs_f64()))
+            r.schedule(w.setup().time.map_or(0.0, |t| t.0.as_secs_f64()))
         });
         Looks { rule, at, next: 0 }
     }

@@ -416,14 +416,33 @@ fn steady_is_refused_under_mpi_by_every_command() {
     let target = dir.path().join("f.{rank}");
     let target = target.to_str().unwrap();
     for (args, typed) in [
-        (vec!["run", target, "--size", "4m", "--time", "5s", "--steady=3"], "3"),
-        (vec!["sweep", target, "--size", "4m", "--bs", "4k", "--qd", "1", "--steady=pts"], "pts"),
+        (
+            vec!["run", target, "--size", "4m", "--time", "5s", "--steady=3"],
+            "3",
+        ),
+        (
+            vec![
+                "sweep",
+                target,
+                "--size",
+                "4m",
+                "--bs",
+                "4k",
+                "--qd",
+                "1",
+                "--steady=pts",
+            ],
+            "pts",
+        ),
     ] {
         let start = Instant::now();
         let out = mpirun(2, &hp, &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(&format!("invalid --steady '{typed}'")), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("invalid --steady '{typed}'")),
+            "{args:?}: {err}"
+        );
         assert!(start.elapsed() < Duration::from_secs(20), "{err}");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert!(left.is_empty(), "{args:?} left {left:?}");
