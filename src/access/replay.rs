@@ -1,5 +1,5 @@
 //! A trace's requests as a replay issues them ([`ReplayPlan`]): the requests with their times,
-//! the speed that divides the times, and how offsets beyond the target and writes are treated.
+//! and how offsets beyond the target and writes are treated.
 //! `input::trace` reads the trace; the worker's `Replay` source issues it.
 
 use crate::engine::IoDir;
@@ -35,8 +35,6 @@ pub struct TracedRequest {
 pub struct ReplayPlan {
     /// The requests, in the trace's order.
     pub requests: Arc<[TracedRequest]>,
-    /// Times are divided by this (2: twice as fast).
-    pub speed: f64,
     /// Offsets beyond the target's region wrap around it (else the replay was refused).
     pub wrap: bool,
     /// Writes are issued as reads of the same blocks.

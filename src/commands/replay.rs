@@ -278,12 +278,12 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
     let mut report = empty_report(&args, command, summary(&path, &trace), target);
     let requests = requests_from_zero(&trace, args.shard);
     let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<Warning>| {
-        let plan: RunPlan = base.clone().replaying(ReplayPlan {
+        let replay = ReplayPlan {
             requests: requests.clone(),
-            speed,
             wrap: args.wrap,
             reads_only: args.reads_only.on,
-        });
+        };
+        let plan: RunPlan = base.clone().replaying(replay, speed);
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };
     let (asked, depth) = (

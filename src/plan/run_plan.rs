@@ -79,10 +79,12 @@ impl RunPlan {
 
     /// This plan issuing a trace's requests (`replay`) instead of drawing them: its workload
     /// then only sizes the buffers and bounds the requests in flight, and it runs on one thread.
-    /// A trace with times was planned with `Arrivals::Trace` ([`Workload::plan_replay`]).
-    pub fn replaying(mut self, replay: crate::access::replay::ReplayPlan) -> RunPlan {
+    /// A trace with times was planned with `Arrivals::Trace` ([`Workload::plan_replay`]) and
+    /// is replayed at `speed` (its times divided by it: [`Schedule::trace_due`]).
+    pub fn replaying(mut self, replay: crate::access::replay::ReplayPlan, speed: f64) -> RunPlan {
         self.w.threads = 1;
         self.replay = Some(replay);
+        self.schedule = self.schedule.at_speed(speed);
         self
     }
 

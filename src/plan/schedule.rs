@@ -90,10 +90,12 @@ pub enum Schedule {
         /// The most requests in flight per worker (`--max-inflight`, fitted to the engine).
         slots: u32,
     },
-    /// A replayed trace's requests at their own times (scaled by the replay's speed).
+    /// A replayed trace's requests at their own times divided by the replay's speed.
     Trace {
         /// The most requests in flight (`--max-inflight`, fitted to the engine).
         slots: u32,
+        /// The trace's times are divided by this (2: twice as fast; `replay --speed`).
+        speed: f64,
     },
 }
 
@@ -119,7 +121,10 @@ impl Schedule {
                 gap: Gap::of(access),
                 slots: depth,
             },
-            Arrivals::Trace => Schedule::Trace { slots: depth },
+            Arrivals::Trace => Schedule::Trace {
+                slots: depth,
+                speed: 1.0,
+            },
         }
     }
 
@@ -128,7 +133,7 @@ impl Schedule {
     pub fn slots(&self) -> u32 {
         match *self {
             Schedule::Closed { depth, .. } => depth,
-            Schedule::Open { slots, .. } | Schedule::Trace { slots } => slots,
+            Schedule::Open { slots, .. } | Schedule::Trace { slots, .. } => slots,
         }
     }
 
@@ -159,6 +164,24 @@ impl Schedule {
         (gap.ns_per_io > 0.0).then(|| 1e9 / gap.ns_per_io)
     }
 
+    /// When a trace's request at `trace_ns` into the trace is due, ns into the replay: its
+    /// time divided by the speed (a trace's only; the time as it is otherwise).
+    #[inline]
+    pub fn trace_due(&self, trace_ns: u64) -> u64 {
+        match self {
+            Schedule::Trace { speed, .. } => (trace_ns as f64 / speed) as u64,
+            Schedule::Closed { .. } | Schedule::Open { .. } => trace_ns,
+        }
+    }
+
+    /// This schedule replaying at `speed` (a trace's; others are left as they are).
+    pub fn at_speed(self, speed: f64) -> Schedule {
+        match self {
+            Schedule::Trace { slots, .. } => Schedule::Trace { slots, speed },
+            other => other,
+        }
+    }
+
     /// Where worker `index` of an open loop starts, ns after the phase's start: `index` gaps
     /// of the whole run's rate, so the workers' arrivals interleave evenly (0 otherwise).
     pub fn offset_ns(&self, index: usize) -> u64 {
@@ -185,7 +208,7 @@ impl Schedule {
                 gap: gap.shared(workers),
                 slots,
             },
-            Schedule::Trace { slots } => Schedule::Trace { slots },
+            Schedule::Trace { slots, speed } => Schedule::Trace { slots, speed },
         }
     }
 }

@@ -114,7 +114,7 @@ impl<S: Source> Worker<S> {
             let due = start
                 + match (&arrival, self.plan.source.timing()) {
                     (Some(a), _) => a.due(),
-                    (None, Timing::At(t)) => t,
+                    (None, Timing::At(t)) => self.plan.schedule.trace_due(t),
                     // A trace's request without a time is due at once.
                     (None, Timing::Untimed) => 0,
                     (None, Timing::End) => break,

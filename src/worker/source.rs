@@ -110,7 +110,8 @@ pub fn claim_write<S: Source>(src: &mut S, v: &Writer, mut r: Request) -> Option
     v.claim(r.logical, r.len).then_some(r)
 }
 
-/// A trace's requests, each at its time divided by the replay's speed, mapped onto a region:
+/// A trace's requests, each at its own time (the schedule divides it by the replay's speed:
+/// `Schedule::trace_due`), mapped onto a region:
 /// offsets are the trace's from the region's start (wrapped around it with `--wrap`), writes
 /// become reads with `--reads-only`.
 #[derive(Clone, Debug)]
@@ -175,7 +176,7 @@ impl Source for Replay {
         match self.plan.requests.get(self.next) {
             None => Timing::End,
             Some(r) => match r.at_ns {
-                Some(t) => Timing::At((t as f64 / self.plan.speed) as u64),
+                Some(t) => Timing::At(t),
                 None => Timing::Untimed,
             },
         }
