@@ -35,11 +35,9 @@ pub struct TracedView<'a> {
     pub os_queue: &'a Histogram,
 }
 
-/// A histogram's cumulative buckets at halfpower's edges, four to a power of two, in seconds.
-fn seconds_buckets(h: &Histogram) -> Vec<(f64, u64)> {
-    (h.edges(4).into_iter())
-        .map(|(edge, n)| (edge as f64 / 1e9, n))
-        .collect()
+/// Cumulative buckets at edges in ns ([`Histogram::edges`]) with their edges in seconds.
+fn in_seconds(edges: &[(u64, u64)]) -> Vec<(f64, u64)> {
+    (edges.iter()).map(|&(edge, n)| (edge as f64 / 1e9, n)).collect()
 }
 
 /// The traced times as histogram families, a device each.
@@ -60,7 +58,7 @@ fn traced(devices: &[TracedView]) -> Vec<Family> {
             (&mut os_queue, d.os_queue),
         ] {
             let sum = h.sum_ns() as f64 / 1e9;
-            f.push_histogram(device(d.device), &seconds_buckets(h), sum, h.count());
+            f.push_histogram(device(d.device), &in_seconds(&h.edges(4)), sum, h.count());
         }
     }
     vec![device_time, os_queue]
@@ -319,10 +317,7 @@ pub fn run_families(
         MetricType::Histogram,
         "Latency of each I/O in the measured window so far, at halfpower's bucket edges (four to a power of two from 256 ns).",
     );
-    let buckets: Vec<(f64, u64)> = (live.edges.iter())
-        .map(|&(edge, n)| (edge as f64 / 1e9, n))
-        .collect();
-    lat.push_histogram(vec![], &buckets, live.sum_ns / 1e9, live.count);
+    lat.push_histogram(vec![], &in_seconds(&live.edges), live.sum_ns / 1e9, live.count);
     let mut iops = Family::new(
         "halfpower_run_iops",
         MetricType::Gauge,
