@@ -37,7 +37,9 @@ pub struct TracedView<'a> {
 
 /// Cumulative buckets at edges in ns ([`Histogram::edges`]) with their edges in seconds.
 fn in_seconds(edges: &[(u64, u64)]) -> Vec<(f64, u64)> {
-    (edges.iter()).map(|&(edge, n)| (edge as f64 / 1e9, n)).collect()
+    (edges.iter())
+        .map(|&(edge, n)| (edge as f64 / 1e9, n))
+        .collect()
 }
 
 /// The traced times as histogram families, a device each.
@@ -317,7 +319,12 @@ pub fn run_families(
         MetricType::Histogram,
         "Latency of each I/O in the measured window so far, at halfpower's bucket edges (four to a power of two from 256 ns).",
     );
-    lat.push_histogram(vec![], &in_seconds(&live.edges), live.sum_ns / 1e9, live.count);
+    lat.push_histogram(
+        vec![],
+        &in_seconds(&live.edges),
+        live.sum_ns / 1e9,
+        live.count,
+    );
     let mut iops = Family::new(
         "halfpower_run_iops",
         MetricType::Gauge,

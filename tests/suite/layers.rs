@@ -570,6 +570,46 @@ fn only_the_measuring_session_runs_the_engine() {
     );
 }
 
+/// Where in `text` a field `name` is read (`.name` not followed by a call's `(`).
+fn field_reads(text: &str, name: &str) -> usize {
+    let pat = format!(".{name}");
+    (text.match_indices(&pat))
+        .filter(|(i, _)| {
+            let rest = &text.as_bytes()[i + pat.len()..];
+            !rest.first().is_some_and(|&b| b == b'(' || is_ident(b))
+        })
+        .count()
+}
+
+/// Issue 47: the runner takes plans. Below the commands, the measuring layers read a run's
+/// rates and arrival process only from its `Schedule` (never the raw `--rate-iops` and
+/// `--arrivals`), and the runner never asks a plan for the workload behind it.
+#[test]
+fn the_runner_reads_the_plan_not_the_options() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (rel, all) in src_texts(&src) {
+        let text = without_tests(&all);
+        let layer = ["runner/", "measure/", "storage/", "stats/", "monitor/"];
+        if layer.iter().any(|l| rel.starts_with(l)) {
+            for field in ["rate_iops", "arrivals"] {
+                let n = field_reads(&text, field);
+                found.extend((n > 0).then(|| format!("{rel}: .{field} read {n} times")));
+            }
+        }
+        if rel.starts_with("runner/") && text.contains(".workload()") {
+            found.push(format!("{rel}: asks a plan for its workload"));
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // The search can fail: a field read is found, a method call is not.
+    assert_eq!(
+        field_reads("w.setup.access.rate_iops.map(f)", "rate_iops"),
+        1
+    );
+    assert_eq!(field_reads("plan.schedule().arrivals()", "arrivals"), 0);
+}
+
 #[test]
 fn no_clap_below_the_commands() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
