@@ -4,6 +4,7 @@ use super::export::{self, Output};
 use super::{Exporter, warn};
 use crate::analysis::compare::summarize;
 use crate::analysis::sanity;
+use crate::analysis::steady::SteadyRule;
 use crate::cli::RunArgs;
 use crate::clock::utc_now;
 use crate::measure::{self, Settings, Sharing, effective_plan, verified};
@@ -73,23 +74,73 @@ fn io_log_path(args: &RunArgs, exporter: &mut Exporter) -> crate::Result<Option<
     Ok(Some(path))
 }
 
-/// The targets as the run names them in its results.
-fn target_names(args: &RunArgs) -> Vec<String> {
-    args.targets
-        .iter()
-        .map(|t| t.display().to_string())
-        .collect()
+/// `run`'s options lowered once ([`lower`]): what the command decided, so that nothing after
+/// the lowering reads its clap struct.
+struct RunCommand {
+    /// The targets, placed for this rank (`{rank}`, `{host}`).
+    targets: Vec<PathBuf>,
+    /// The workload as asked, checked; with `--shared` under MPI this rank's region.
+    asked: Workload,
+    /// How the ranks open the targets.
+    sharing: Sharing,
+    /// `--steady`'s rule.
+    steady: Option<SteadyRule>,
+    /// `--verify*`'s policy, its state file placed for this rank.
+    policy: Option<verified::Policy>,
+    /// `--repeat`.
+    repeat: u32,
+    /// `--io-log`'s file for this rank.
+    io_log: Option<PathBuf>,
+    /// `--listen`'s address.
+    listen: Option<std::net::SocketAddr>,
+    /// `--limit`'s limits.
+    limits: Vec<crate::model::policy::GivenLimit>,
+    /// `--quiet`.
+    quiet: bool,
 }
 
-/// Under MPI each rank has its own targets and state: `{rank}` and `{host}` in their paths
-/// name them.
-fn place_paths(args: &mut RunArgs) {
-    for t in &mut args.targets {
-        *t = crate::cluster::place(t);
+impl RunCommand {
+    /// The targets as the run names them in its results.
+    fn names(&self) -> Vec<String> {
+        (self.targets.iter())
+            .map(|t| t.display().to_string())
+            .collect()
     }
-    if let Some(s) = &mut args.verify.verify_state.path {
-        *s = crate::cluster::place(s);
+}
+
+/// Lowers `run`'s flags, once, into its command and its exporter (every output checked),
+/// refusing what cannot run before anything does.
+fn lower(args: &RunArgs) -> anyhow::Result<(RunCommand, Exporter<'_>)> {
+    refuse_under_mpi(args)?;
+    let place = |p: &PathBuf| crate::cluster::place(p);
+    let targets: Vec<PathBuf> = args.targets.iter().map(place).collect();
+    let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
+    let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
+    let mut exporter = Exporter::checked(&args.output)?;
+    exporter.prom(args.prom.path.as_deref())?;
+    let mut policy = args.verify.policy();
+    if let Some(state) = policy.as_mut().and_then(|p| p.state.as_mut()) {
+        *state = place(state);
+        exporter.outputs().kept("--verify-state", state)?;
     }
+    let io_log = io_log_path(args, &mut exporter)?;
+    verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
+    let (asked, sharing) = shared_regions(args.shared, asked);
+    let names: Vec<String> = targets.iter().map(|t| t.display().to_string()).collect();
+    let limits = super::lower::given_limits(&args.limit, &names)?;
+    let cmd = RunCommand {
+        targets,
+        asked,
+        sharing,
+        steady,
+        policy,
+        repeat: args.repeat.n,
+        io_log,
+        listen: args.listen.addr,
+        limits,
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
 }
 
 /// A run's results split into the job's (under MPI every rank's merged) and each rank's own
@@ -111,11 +162,11 @@ fn job_results(run: &Results) -> (Results, Vec<RankRun>) {
 /// (`render::metrics::run_families`, read from the series its workers already hand over each
 /// second; a scrape never waits on a worker, nor a worker on a scrape), with the changes found
 /// so far (`analysis::live`).
-fn serve_run(args: &RunArgs) -> anyhow::Result<Option<crate::serve::Server>> {
-    let Some(addr) = args.listen.addr else {
+fn serve_run(cmd: &RunCommand) -> anyhow::Result<Option<crate::serve::Server>> {
+    let Some(addr) = cmd.listen else {
         return Ok(None);
     };
-    let names = target_names(args);
+    let names = cmd.names();
     let so_far = std::sync::Mutex::new(crate::analysis::live::ChangesSoFar::default());
     let render: crate::serve::Render = std::sync::Arc::new(move |format| {
         let sink = crate::stats::series::published();
@@ -129,43 +180,31 @@ fn serve_run(args: &RunArgs) -> anyhow::Result<Option<crate::serve::Server>> {
 }
 
 /// Runs `halfpower run`.
-pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    refuse_under_mpi(&args)?;
-    place_paths(&mut args);
-    let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
-    let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
-    let mut exporter = Exporter::checked(&args.output)?;
-    exporter.prom(args.prom.path.as_deref())?;
-    if let Some(state) = &args.verify.verify_state.path {
-        exporter.outputs().kept("--verify-state", state)?;
-    }
-    let io_log = io_log_path(&args, &mut exporter)?;
-    let policy = args.verify.policy();
-    verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
+pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
     let mut warnings = Vec::new();
-    let (asked, sharing) = shared_regions(&args, asked);
-    let (w, engine_fallback) = effective_plan(&asked, &mut warnings)?;
-    let _served = serve_run(&args)?;
+    let (w, engine_fallback) = effective_plan(&cmd.asked, &mut warnings)?;
+    let _served = serve_run(&cmd)?;
     let settings = Settings {
         control: Control {
-            steady,
-            io_log: io_log.is_some(),
-            live: args.listen.addr.is_some(),
-            ..Control::progress(!args.output.quiet && crate::cluster::rank() == 0)
+            steady: cmd.steady,
+            io_log: cmd.io_log.is_some(),
+            live: cmd.listen.is_some(),
+            ..Control::progress(!cmd.quiet && crate::cluster::rank() == 0)
         },
-        verify: policy,
+        verify: cmd.policy.clone(),
         announce: false,
         list: false,
-        sharing,
-        limits: super::lower::given_limits(&args.limit, &target_names(&args))?,
-        ..Settings::new((w.setup().engine, engine_fallback), args.output.quiet)
+        sharing: cmd.sharing,
+        limits: cmd.limits.clone(),
+        ..Settings::new((w.setup().engine, engine_fallback), cmd.quiet)
     };
     let measure::Repeated {
         runs,
         infos,
         io_log: records,
-    } = measure::independent(&args.targets, &w, args.repeat.n, &settings, &mut warnings)?;
-    if let Some(path) = &io_log {
+    } = measure::independent(&cmd.targets, &w, cmd.repeat, &settings, &mut warnings)?;
+    if let Some(path) = &cmd.io_log {
         export::write_streamed(Output::RankLog, path, |out| {
             crate::render::iolog::write(out, &records)
         })?;
@@ -175,12 +214,12 @@ pub fn run(mut args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let warnings = run_warnings(
         w.workload(),
         &infos,
-        args.targets.len(),
+        cmd.targets.len(),
         &ranks,
         (&results, &runs[1..]),
         warnings,
     )?;
-    let repeat = (args.repeat.n > 1).then(|| Repeat {
+    let repeat = (cmd.repeat > 1).then(|| Repeat {
         figures: summarize(&runs),
         runs,
     });
@@ -245,8 +284,8 @@ fn run_warnings(
 /// With `--shared` under MPI: this rank's workload, its region moved to `--offset` + rank ×
 /// `--size`, and how its targets are opened (rank 0 creates a missing file for every region);
 /// else the workload as asked, each rank on its own targets.
-fn shared_regions(args: &RunArgs, w: Workload) -> (Workload, Sharing) {
-    match args.shared && crate::cluster::many() {
+fn shared_regions(shared: bool, w: Workload) -> (Workload, Sharing) {
+    match shared && crate::cluster::many() {
         true => (measure::own_region(w), Sharing::Regions),
         false => (w, Sharing::Apart),
     }

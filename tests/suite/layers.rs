@@ -610,6 +610,41 @@ fn the_runner_reads_the_plan_not_the_options() {
     assert_eq!(field_reads("plan.schedule().arrivals()", "arrivals"), 0);
 }
 
+/// The commands lowered once so far (issue 47): the file, and the function that runs the
+/// command after its lowering. A row per command as each is lowered.
+const LOWERED: &[(&str, &str)] = &[("commands/run.rs", "pub fn run(")];
+
+/// The body of the function whose signature starts with `sig` in `text`: from its first `{`
+/// to the brace that closes it (the sources are formatted: it ends at a line `}`).
+fn body<'a>(text: &'a str, sig: &str) -> Option<&'a str> {
+    let at = text.find(sig)?;
+    let open = at + text[at..].find('{')?;
+    let close = open + text[open..].find("\n}\n")?;
+    Some(&text[open..close])
+}
+
+/// Issue 47: a lowered command reads its clap struct only in its lowering: the function that
+/// runs it reads no `args.` once the lowering has made its plan.
+#[test]
+fn a_lowered_command_reads_its_flags_only_in_its_lowering() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (file, sig) in LOWERED {
+        let text = without_tests(&std::fs::read_to_string(src.join(file)).unwrap());
+        let body = body(&text, sig).unwrap_or_else(|| panic!("no {sig} in {file}"));
+        let after = &body[body
+            .find("lower(")
+            .unwrap_or_else(|| panic!("{file}: no lower("))..];
+        let reads = after.matches("args.").count();
+        found.extend((reads > 0).then(|| format!("{file}: {reads} reads of args. after lower(")));
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // The search can fail: a read after the lowering is counted.
+    let planted = "pub fn run(args: A) {\n    let c = lower(&args);\n    x(args.y);\n}\n";
+    let b = body(planted, "pub fn run(").unwrap();
+    assert_eq!(b[b.find("lower(").unwrap()..].matches("args.").count(), 1);
+}
+
 #[test]
 fn no_clap_below_the_commands() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
