@@ -15,7 +15,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
         .clone()
         .unwrap_or_else(|| html::default_output(&args.results[0]));
     // Checked before the inputs are read, as every output is.
-    export::Outputs::new(args.force.on).file(Output::Report, "-o", &out)?;
+    export::Outputs::new(args.force.on).file(Output::Report, "--output", &out)?;
     let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
     let mut inputs = read_all(&args.results, &diagnose)?;
     rebuild_findings(&mut inputs);

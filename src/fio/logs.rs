@@ -98,6 +98,16 @@ pub enum LogKind {
 }
 
 impl LogKind {
+    /// The job option that asks for this log.
+    pub fn option(self) -> &'static str {
+        match self {
+            LogKind::Bw => "write_bw_log",
+            LogKind::Iops => "write_iops_log",
+            LogKind::Lat | LogKind::Clat | LogKind::Slat => "write_lat_log",
+            LogKind::ClatHist => "write_hist_log",
+        }
+    }
+
     /// fio's suffix of the file name.
     pub fn suffix(self) -> &'static str {
         match self {

@@ -33,6 +33,7 @@ mod loopdev;
 mod metrics;
 mod monitor;
 mod monitor_checks;
+mod outputs;
 mod path;
 mod pts;
 mod pts_known;

@@ -209,17 +209,39 @@ fn plan_line(job: &FioJob, p: &JobPlan) -> String {
     line
 }
 
+/// Checks every file the jobs write before any runs: `--output` and each log file, each in a
+/// writable directory and each its own (fio replaces them, and so does halfpower fio).
+fn check_outputs(a: &Args, set: &fio::JobSet) -> crate::Result<()> {
+    let mut outs = export::Outputs::new(false);
+    if let Some(out) = &a.output {
+        outs.file(Output::Fio, "--output", out)?;
+    }
+    let mut seen = std::collections::HashSet::new();
+    // fio numbers its jobs from 1, each numjobs clone a job of its own (as `logs::write`).
+    let mut number = 1;
+    for job in &set.jobs {
+        let o = &job.opts;
+        for k in 0..o.numjobs as usize {
+            for (kind, name) in o.logs.files(number + k, &o.name) {
+                // A file several clones append to (`per_job_logs=0`) is one output.
+                if seen.insert(name.clone()) {
+                    outs.file(Output::Fio, kind.option(), std::path::Path::new(&name))?;
+                }
+            }
+        }
+        number += o.numjobs as usize;
+    }
+    Ok(())
+}
+
 /// Runs `halfpower fio`.
 pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     let Some(a) = parse_args(&raw)? else {
         print!("{HELP}");
         return Ok(0);
     };
-    if let Some(out) = &a.output {
-        // fio replaces its --output file; so does halfpower fio.
-        export::Outputs::new(false).file(Output::Fio, "--output", out)?;
-    }
     let set = job_set(&a).map_err(crate::Error::from)?;
+    check_outputs(&a, &set)?;
     let mut warnings = Vec::new();
     for w in &set.warnings {
         super::warn(&mut warnings, w.clone());
