@@ -46,9 +46,24 @@ pub fn test_name(w: &Workload) -> String {
     format!("{kind}{size} Q{}T{}", w.qd, w.threads)
 }
 
-/// Runs the quick suite.
-pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let path = scratch_path(&args)?;
+/// `quick`'s options lowered once ([`lower`]): nothing after the lowering reads its clap
+/// struct.
+struct QuickCommand {
+    /// The scratch file, in the suite's directory.
+    path: PathBuf,
+    /// The suite's base workload: its region, time and warm-up, every request size.
+    base: Workload,
+    /// `--limit`'s limits, for the scratch file.
+    limits: Vec<crate::model::policy::GivenLimit>,
+    /// `--repeat`.
+    repeat: u32,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+/// Lowers `quick`'s flags, once, into its command and its exporter (every output checked).
+fn lower(args: &QuickArgs) -> anyhow::Result<(QuickCommand, Exporter<'_>)> {
+    let path = scratch_path(args)?;
     let mut exporter = Exporter::checked(&args.output)?;
     exporter.prom(args.prom.path.as_deref())?;
     let size = args.size.given.unwrap_or(ByteSize(SIZE));
@@ -66,30 +81,51 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
         ..Workload::default()
     }
     .validated()?;
+    let limits = super::lower::given_limits(&args.limit, &[path.display().to_string()])?;
+    let cmd = QuickCommand {
+        path,
+        base,
+        limits,
+        repeat: args.repeat.n,
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs the quick suite.
+pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
+    let QuickCommand {
+        path,
+        base,
+        limits: given,
+        repeat,
+        quiet,
+    } = cmd;
+    let size = base.setup.size.map_or(SIZE, |s| s.0);
     let mut warnings = Vec::new();
     let (engine, engine_fallback) = available_engine(&base);
     if let Some(f) = &engine_fallback {
         warn(&mut warnings, Warning::QuickOnSync(f.clone()));
     }
-    if !args.output.quiet {
+    if !quiet {
         crate::output::say!(
             "halfpower: filling {} ({} MB) …",
             path.display(),
-            size.0 / 1_000_000
+            size / 1_000_000
         );
     }
     let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
     let plan = suite(&base, engine)?;
-    let given = super::lower::given_limits(&args.limit, &[path.display().to_string()])?;
     let settings = Settings {
         list: false,
         limits: given.clone(),
-        ..Settings::new((engine, engine_fallback), args.output.quiet)
+        ..Settings::new((engine, engine_fallback), quiet)
     };
     let mut session = Session::adopt(vec![scratch], settings, plan.len());
     let shapes: Vec<RunPlan> = plan.iter().map(|(w, _)| w.clone()).collect();
     let label = |i: usize, _| format!("{} {}", test_name(shapes[i].workload()), plan[i].1.name());
-    let runs = session.interleaved(&shapes, args.repeat.n, label, &mut warnings)?;
+    let runs = session.interleaved(&shapes, repeat, label, &mut warnings)?;
     let tests = tests_of(plan, runs);
     let target_info = session.infos().remove(0);
     sanity_warnings(&target_info, &tests, &mut warnings);

@@ -612,7 +612,10 @@ fn the_runner_reads_the_plan_not_the_options() {
 
 /// The commands lowered once so far (issue 47): the file, and the function that runs the
 /// command after its lowering. A row per command as each is lowered.
-const LOWERED: &[(&str, &str)] = &[("commands/run.rs", "pub fn run(")];
+const LOWERED: &[(&str, &str)] = &[
+    ("commands/run.rs", "pub fn run("),
+    ("commands/quick.rs", "pub fn quick("),
+];
 
 /// The body of the function whose signature starts with `sig` in `text`: from its first `{`
 /// to the brace that closes it (the sources are formatted: it ends at a line `}`).
