@@ -102,10 +102,13 @@ struct RunCommand {
 impl RunCommand {
     /// The targets as the run names them in its results.
     fn names(&self) -> Vec<String> {
-        (self.targets.iter())
-            .map(|t| t.display().to_string())
-            .collect()
+        names_of(&self.targets)
     }
+}
+
+/// `targets` as the run names them in its results.
+fn names_of(targets: &[PathBuf]) -> Vec<String> {
+    targets.iter().map(|t| t.display().to_string()).collect()
 }
 
 /// Lowers `run`'s flags, once, into its command and its exporter (every output checked),
@@ -126,8 +129,7 @@ fn lower(args: &RunArgs) -> anyhow::Result<(RunCommand, Exporter<'_>)> {
     let io_log = io_log_path(args, &mut exporter)?;
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
     let (asked, sharing) = shared_regions(args.shared, asked);
-    let names: Vec<String> = targets.iter().map(|t| t.display().to_string()).collect();
-    let limits = super::lower::given_limits(&args.limit, &names)?;
+    let limits = super::lower::given_limits(&args.limit, &names_of(&targets))?;
     let cmd = RunCommand {
         targets,
         asked,

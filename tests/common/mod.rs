@@ -10,6 +10,16 @@ pub mod pts;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// What `dir` holds, sorted (a test that checks nothing was left or made there).
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut n: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    n.sort();
+    n
+}
+
 /// The halfpower binary under test.
 pub fn halfpower() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("halfpower").unwrap()

@@ -4,17 +4,6 @@
 //! device keeps nothing and takes any number.
 
 use crate::common::halfpower;
-use std::path::Path;
-
-/// What `dir` holds, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut n: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    n.sort();
-    n
-}
 
 #[test]
 fn two_outputs_naming_one_place_are_refused_before_anything_runs() {
@@ -118,7 +107,11 @@ fn two_outputs_naming_one_place_are_refused_before_anything_runs() {
             "{args:?}: names {value}, {first} and {second}: {err}"
         );
         // Nothing was created: no output, no target, no scratch file.
-        assert_eq!(names(dir.path()), Vec::<String>::new(), "{args:?}: {err}");
+        assert_eq!(
+            crate::common::names_in(dir.path()),
+            Vec::<String>::new(),
+            "{args:?}: {err}"
+        );
         assert!(out.stdout.is_empty(), "{args:?}: nothing measured");
     }
 }

@@ -383,16 +383,6 @@ fn stage(row: &Row, dir: &Path) {
     }
 }
 
-/// What `dir` holds, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut n: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    n.sort();
-    n
-}
-
 /// Waits for `child` until `limit`; past it, Ctrl-C (halfpower stops and cleans up), then
 /// SIGKILL. The exit status, or `None` when it had to be stopped.
 fn wait_until(
@@ -426,7 +416,10 @@ fn perform(row: &Row) -> Outcome {
     let logs = tempfile::tempdir().unwrap();
     stage(row, dir.path());
     let file = dir.path().join(row.file);
-    let before = (std::fs::read(&file).ok(), names(dir.path()));
+    let before = (
+        std::fs::read(&file).ok(),
+        crate::common::names_in(dir.path()),
+    );
     let (so, se) = (logs.path().join("stdout"), logs.path().join("stderr"));
     let start = Instant::now();
     let mut child = halfpower_spawnable()
@@ -449,7 +442,7 @@ fn perform(row: &Row) -> Outcome {
         stderr: std::fs::read_to_string(&se).unwrap_or_default(),
         before: before.0,
         after: std::fs::read(&file).ok(),
-        names: (before.1, names(dir.path())),
+        names: (before.1, crate::common::names_in(dir.path())),
     }
 }
 
