@@ -35,6 +35,19 @@ pub(crate) fn mpi_halfpower() -> Option<PathBuf> {
 }
 
 fn build_mpi_halfpower() -> Option<PathBuf> {
+    // The session directories' bases earlier test processes left (empty once their jobs ended).
+    for e in std::fs::read_dir(std::env::temp_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if e.file_name()
+            .to_string_lossy()
+            .starts_with("halfpower-ompi-")
+        {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
     if !common::have("mpirun", "--version") {
         unavailable("mpirun (Debian's openmpi-bin)");
         return None;
@@ -105,7 +118,14 @@ fn mpirun_in(
 
 /// Open MPI's settings for a job on this one machine, as root.
 pub(crate) fn ompi_env(c: &mut Command) -> &mut Command {
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    // Each job its own session directory's base: two mpiruns starting at once otherwise race
+    // to create the shared /tmp/ompi.HOST.UID and one fails ("mkdir: File exists").
+    static JOBS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = JOBS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let base = std::env::temp_dir().join(format!("halfpower-ompi-{}-{n}", std::process::id()));
+    let _ = std::fs::create_dir_all(&base);
+    c.env("OMPI_MCA_orte_tmpdir_base", &base)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_btl", "self,vader,tcp")
         // One machine: start the ranks directly, no ssh needed.

@@ -50,15 +50,8 @@ fn scale_ranks(
         "--json",
         json.to_str().unwrap(),
     ]);
-    let out = bus
-        .throttle
-        .command_of(Path::new("mpirun"), &args)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_btl", "self,vader,tcp")
-        .env("OMPI_MCA_plm", "isolated")
-        .output()
-        .unwrap();
+    let mut c = bus.throttle.command_of(Path::new("mpirun"), &args);
+    let out = super::ompi_env(&mut c).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
