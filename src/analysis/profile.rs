@@ -6,7 +6,7 @@ use super::queueing::utilization_law_ms;
 use super::uncertainty::t95;
 use crate::model::profile::{Fit, NegativeSlope, Pattern, ProfileCell};
 use crate::model::{Direction, Results};
-use crate::plan::Workload;
+use crate::plan::RunPlan;
 
 /// R² says something about a line only when it was fitted to more points than it has
 /// parameters: through two points every line fits perfectly.
@@ -24,7 +24,7 @@ pub const MIN_POINTS_FOR_R2: usize = 3;
 pub fn cell(
     rw: Direction,
     pattern: Pattern,
-    w: &Workload,
+    w: &RunPlan,
     r: &Results,
     disk: Option<&str>,
 ) -> ProfileCell {
@@ -35,7 +35,7 @@ pub fn cell(
     let d = d.as_ref().unwrap_or(&r.total);
     // A job of several ranks keeps one I/O in flight per rank: several in all.
     let job = r.job.as_ref().filter(|j| j.ranks > 1);
-    let one_in_flight = w.qd == 1 && w.threads == 1 && job.is_none();
+    let one_in_flight = w.qd() == 1 && w.threads() == 1 && job.is_none();
     // The disk's own view, when there is one.
     let (util, dev_s) = match r.devices.iter().find(|d| Some(d.name.as_str()) == disk) {
         Some(dev) => (
@@ -49,9 +49,9 @@ pub fn cell(
     ProfileCell {
         rw,
         pattern,
-        bs_bytes: w.bs.max(),
-        qd: w.qd,
-        threads: w.threads,
+        bs_bytes: w.bs().max(),
+        qd: w.qd(),
+        threads: w.threads(),
         engine: r.engine,
         iops: d.iops,
         bytes_per_s: d.bytes_per_s,

@@ -3,7 +3,7 @@
 
 use crate::model::warning::Shortfall;
 use crate::model::{DeviceClass, Results, TargetInfo, TargetKind, Warning};
-use crate::plan::Workload;
+use crate::plan::RunPlan;
 
 /// Median latency below which random reads cannot have come from a rotating disk's platters
 /// (a seek plus half a rotation takes milliseconds).
@@ -136,10 +136,10 @@ pub fn run_end(r: &Results) -> Vec<Warning> {
 
 /// The warnings that the figures of one run call for (those its failed I/Os and Ctrl-C call for
 /// are [`run_end`]'s).
-pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<Warning> {
+pub fn check(w: &RunPlan, targets: &[TargetInfo], r: &Results) -> Vec<Warning> {
     let mut out = device_bytes(targets, r);
     // A pattern with zeros in it reads back zeros of its own.
-    if !w.setup.payload.may_read_back_zeros() {
+    if !w.setup().payload.may_read_back_zeros() {
         out.extend(zeroed_reads(r));
     }
     let counted = |t: &TargetInfo| {
@@ -162,7 +162,7 @@ pub fn check(w: &Workload, targets: &[TargetInfo], r: &Results) -> Vec<Warning> 
                 p50_us: p50,
             });
         } else if t.class == Some(DeviceClass::Hdd)
-            && w.rw.is_random()
+            && w.rw().is_random()
             && p50 < ROTATIONAL_MIN_RANDOM_READ_US
         {
             out.push(Warning::TooFastForRotating {

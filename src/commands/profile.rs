@@ -116,13 +116,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
         let Some(r) = session.run(w, &name, &mut warnings)? else {
             break;
         };
-        cells.push(cell(
-            p.rw,
-            p.pattern,
-            w.workload(),
-            &r,
-            target_info.device.as_deref(),
-        ));
+        cells.push(cell(p.rw, p.pattern, w, &r, target_info.device.as_deref()));
     }
     let status = session.exit_status();
     drop(session); // removes a file the profile created, also after Ctrl-C

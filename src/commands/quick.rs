@@ -40,10 +40,10 @@ fn suite_sizes() -> RequestSize {
 
 /// A test's CrystalDiskMark-style name from the workload that really ran, e.g. `RND4K Q32T1`
 /// (or `RND4K Q1T32` when the sync engine kept one I/O in flight on each of 32 threads).
-pub fn test_name(w: &Workload) -> String {
-    let kind = if w.rw.is_random() { "RND" } else { "SEQ" };
-    let size = w.bs.to_string().to_uppercase();
-    format!("{kind}{size} Q{}T{}", w.qd, w.threads)
+pub fn test_name(w: &RunPlan) -> String {
+    let kind = if w.rw().is_random() { "RND" } else { "SEQ" };
+    let size = w.bs().to_string().to_uppercase();
+    format!("{kind}{size} Q{}T{}", w.qd(), w.threads())
 }
 
 /// `quick`'s options lowered once ([`lower`]): nothing after the lowering reads its clap
@@ -115,7 +115,9 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
             size / 1_000_000
         );
     }
-    let scratch = storage::open(&path, &base, &mut |m| warn(&mut warnings, m))?;
+    let scratch = storage::open(&path, &base.plan(engine, DepthOnEngine::Lower)?, &mut |m| {
+        warn(&mut warnings, m)
+    })?;
     let plan = suite(&base, engine)?;
     let settings = Settings {
         list: false,
@@ -124,7 +126,7 @@ pub fn quick(args: QuickArgs, command: Vec<String>) -> anyhow::Result<u8> {
     };
     let mut session = Session::adopt(vec![scratch], settings, plan.len());
     let shapes: Vec<RunPlan> = plan.iter().map(|(w, _)| w.clone()).collect();
-    let label = |i: usize, _| format!("{} {}", test_name(shapes[i].workload()), plan[i].1.name());
+    let label = |i: usize, _| format!("{} {}", test_name(&shapes[i]), plan[i].1.name());
     let runs = session.interleaved(&shapes, repeat, label, &mut warnings)?;
     let tests = tests_of(plan, runs);
     let target_info = session.infos().remove(0);
@@ -226,9 +228,9 @@ fn tests_of(
             break;
         };
         tests.push(QuickTest {
-            name: test_name(w.workload()),
+            name: test_name(&w),
             direction,
-            workload: w.workload().clone(),
+            workload: w.record(),
             results: first,
             repeat: (r.len() > 1).then(|| crate::model::run::Repeat {
                 figures: crate::analysis::compare::summarize(&r),

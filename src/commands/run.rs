@@ -214,7 +214,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     drop(records);
     let (results, ranks) = job_results(&runs[0]);
     let warnings = run_warnings(
-        w.workload(),
+        &w,
         &infos,
         cmd.targets.len(),
         &ranks,
@@ -228,7 +228,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let host = host::read();
     let report = RunReport {
         header: Header::new(Kind::Run, command, utc_now()),
-        workload: w.workload().clone(),
+        workload: w.record(),
         ranks,
         host,
         targets: infos,
@@ -254,7 +254,7 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
 /// then the job's failed I/Os and Ctrl-C from its merged results `job`, once, and those of
 /// each `later` repetition (`--repeat`) by its number.
 fn run_warnings(
-    w: &Workload,
+    w: &crate::plan::RunPlan,
     infos: &[TargetInfo],
     per_rank: usize,
     ranks: &[RankRun],

@@ -11,7 +11,7 @@ use crate::model::scale::{Across, Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
 use crate::plan::ranks::{Placement, RankCounts};
-use crate::plan::{DepthOnEngine, RunPlan, Workload};
+use crate::plan::{DepthOnEngine, RunPlan};
 use crate::render::text::scale::scale_table;
 use crate::runner::Layout;
 use crate::signal;
@@ -127,25 +127,25 @@ fn figures(r: &Results) -> StepFigures<'_> {
 
 /// The layout `--stripe` asks for: a chunk that is a multiple of every request size, and no
 /// more than [`crate::plan::MAX_THREADS`] workers in the widest stripe (`--threads` × targets).
-fn layout(args: &ScaleArgs, w: &Workload) -> crate::Result<Layout> {
+fn layout(args: &ScaleArgs, w: &RunPlan) -> crate::Result<Layout> {
     let Some(ByteSize(chunk)) = args.stripe else {
         return Ok(Layout::Separate);
     };
-    if chunk == 0 || w.bs.parts().iter().any(|p| chunk % p.0 != 0) {
+    if chunk == 0 || w.bs().parts().iter().any(|p| chunk % p.0 != 0) {
         return Err(crate::Error::invalid(
             "--stripe",
             ByteSize(chunk),
             format!(
                 "a chunk size that is a multiple of --bs {} (e.g. 64k)",
-                w.bs
+                w.bs()
             ),
         ));
     }
     let n = args.targets.len().max(1) as u32;
-    if w.threads.saturating_mul(n) > crate::plan::MAX_THREADS {
+    if w.threads().saturating_mul(n) > crate::plan::MAX_THREADS {
         return Err(crate::Error::invalid(
             "--threads",
-            w.threads,
+            w.threads(),
             format!(
                 "at most {} with --stripe over {n} targets (a stripe over n runs --threads × n \
                  workers, at most {})",
@@ -434,7 +434,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let (engine, fallback) = available_engine(&asked);
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
     let mut warnings = Vec::new();
-    let layout = layout(&args, w.workload())?;
+    let layout = layout(&args, &w)?;
     let names: Vec<String> = args
         .targets
         .iter()
@@ -468,8 +468,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let status = session.exit_status();
     let targets = session.job_infos()?;
     // The path's PAP, while the files the run created are still there.
-    let wl = w.workload();
-    let share = f64::from(wl.read_pct.unwrap_or(wl.rw.default_read_pct())) / 100.0;
+    let share = f64::from(w.read_pct()) / 100.0;
     // Across ranks the path is each host's own: none is reached by the job as one.
     let mut pap = (across == Across::Targets)
         .then(|| crate::measure::pap::reached(&names, share, None, &given))
@@ -487,7 +486,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let report = ScaleReport {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),
-        workload: w.workload().clone(),
+        workload: w.record(),
         stripe_bytes: args.stripe.map(|s| s.0),
         across,
         targets_per_rank: placement.per_rank(),

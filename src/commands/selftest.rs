@@ -225,12 +225,8 @@ fn measure(
 ) -> anyhow::Result<Results> {
     let engine = crate::measure::available_engine(w);
     let plan = w.plan(engine.0, DepthOnEngine::Lower)?;
-    let targets = crate::measure::open_targets(
-        paths,
-        plan.workload(),
-        crate::measure::Sharing::Apart,
-        warnings,
-    )?;
+    let targets =
+        crate::measure::open_targets(paths, &plan, crate::measure::Sharing::Apart, warnings)?;
     let settings = crate::measure::Settings {
         announce: false,
         list: false,

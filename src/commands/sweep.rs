@@ -75,8 +75,8 @@ fn shapes(args: &SweepArgs) -> crate::Result<Vec<Workload>> {
     Ok(out)
 }
 
-fn label(w: &Workload) -> String {
-    format!("{} {} QD{} T{}", w.rw.name(), w.bs, w.qd, w.threads)
+fn label(w: &RunPlan) -> String {
+    format!("{} {} QD{} T{}", w.rw().name(), w.bs(), w.qd(), w.threads())
 }
 
 fn colour() -> bool {
@@ -216,7 +216,7 @@ fn measure(
     warnings: &mut Vec<crate::model::Warning>,
 ) -> anyhow::Result<Vec<Point>> {
     let label = |i: usize, k: u32| {
-        let name = label(shapes[i].workload());
+        let name = label(&shapes[i]);
         if n > 1 {
             format!("{name} (repetition {})", k + 1)
         } else {
@@ -229,7 +229,7 @@ fn measure(
         let Some(first) = runs.first().cloned() else {
             break;
         };
-        let mut p = Point::of(w.workload(), first);
+        let mut p = Point::of(w, first);
         if runs.len() > 1 {
             let figures = summarize(&runs);
             let get = |f: RunFigure| figures.iter().find(|s| s.figure == f);

@@ -191,8 +191,8 @@ impl Session {
         settings: Settings,
         warnings: &mut Vec<Warning>,
     ) -> crate::Result<Self> {
-        let opening = open::opening(shapes)?;
-        if opening.setup.buffered && settings.cache_carries {
+        let opening = RunPlan::opening(shapes)?;
+        if opening.setup().buffered && settings.cache_carries {
             warn_job(warnings, Warning::BufferedPoints);
         }
         if let Some(f) = &settings.engine_fallback {
@@ -433,7 +433,7 @@ pub fn independent(
         if n > 1 && settings.control.progress {
             crate::output::say!("halfpower: repetition {} of {}", k + 1, n);
         }
-        let targets = open_targets(paths, w.workload(), settings.sharing, warnings)?;
+        let targets = open_targets(paths, w, settings.sharing, warnings)?;
         let all = 0..targets.len();
         let mut session = Session::adopt(targets, settings.clone(), 1);
         let Some(p) = session.point_on(all, Layout::Separate, w, "", warnings)? else {

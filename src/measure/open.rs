@@ -2,9 +2,8 @@
 //! any of its points needs, and every request size checked against the targets' alignment.
 
 use super::warn;
-use crate::plan::{RunPlan, RwMode, Setup, Workload};
+use crate::plan::RunPlan;
 use crate::storage::{self, Target};
-use crate::units::ByteSize;
 use std::path::PathBuf;
 
 /// Whether the ranks of an MPI job may open the same targets.
@@ -27,7 +26,7 @@ pub enum Sharing {
 /// step. Linear in the number of targets (a job may have many thousands).
 pub fn open_targets(
     paths: &[PathBuf],
-    w: &Workload,
+    w: &RunPlan,
     sharing: Sharing,
     warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<Vec<Target>> {
@@ -59,48 +58,6 @@ fn each_once(placed: &[PathBuf]) -> crate::Result<()> {
         )),
         None => Ok(()),
     }
-}
-
-/// The workload the targets of `shapes` are opened with: for writing when any point writes,
-/// the largest request size as the smallest region, the widest region any point addresses.
-pub(super) fn opening(shapes: &[RunPlan]) -> crate::Result<Workload> {
-    let Some(first) = shapes.first() else {
-        return Err(crate::Error::invalid(
-            "--rw",
-            "",
-            "at least one point to run",
-        ));
-    };
-    Workload {
-        rw: if shapes.iter().any(|w| w.writes()) {
-            RwMode::Write
-        } else {
-            RwMode::Read
-        },
-        read_pct: None,
-        bs: crate::access::RequestSize::fixed(
-            shapes
-                .iter()
-                .map(|w| w.bs().max())
-                .max()
-                .unwrap_or(first.bs().max()),
-        ),
-        qd: 1,
-        threads: 1,
-        setup: Setup {
-            // The widest region any point addresses (none given: the whole target).
-            size: shapes
-                .iter()
-                .map(|w| w.setup().size)
-                .try_fold(ByteSize(0), |acc, s| s.map(|s| acc.max(s))),
-            // Each point's own budget is checked with its own plan; the first one's byte
-            // count need not be a multiple of the largest size (pts: 128 KiB of
-            // preconditioning beside 1 MiB cells).
-            bytes: None,
-            ..first.setup().clone()
-        },
-    }
-    .validated()
 }
 
 /// Refuses a request size of any point that a target's direct-I/O alignment cannot take.

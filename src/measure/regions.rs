@@ -4,7 +4,7 @@
 //! file made for the run.
 
 use super::warn;
-use crate::plan::{EngineKind, Workload};
+use crate::plan::{EngineKind, RunPlan, Workload};
 use crate::storage::{self, Target};
 use std::path::PathBuf;
 
@@ -24,21 +24,21 @@ pub fn own_region(mut w: Workload) -> Workload {
 /// target is. A collective: every rank calls it at the same step.
 pub(super) fn open(
     paths: &[PathBuf],
-    w: &Workload,
+    w: &RunPlan,
     warnings: &mut Vec<crate::model::Warning>,
 ) -> crate::Result<Vec<Target>> {
     let paths: Vec<PathBuf> = paths.iter().map(|p| crate::cluster::place(p)).collect();
-    let null = w.setup.engine == EngineKind::Null;
+    let null = w.setup().engine == EngineKind::Null;
     let missing: Vec<bool> = paths.iter().map(|p| !null && !p.exists()).collect();
-    let size = w.setup.size.map_or(0, |s| s.0);
+    let size = w.setup().size.map_or(0, |s| s.0);
     let (rank, ranks) = (crate::cluster::rank(), crate::cluster::size());
-    let first = w.setup.offset.0 - u64::from(rank) * size;
+    let first = w.setup().offset.0 - u64::from(rank) * size;
     let len = first + u64::from(ranks) * size;
     crate::cluster::barrier();
     let mut guards = Vec::new();
     if rank == 0 {
         for (p, _) in paths.iter().zip(&missing).filter(|x| *x.1) {
-            let s = &w.setup;
+            let s = w.setup();
             guards.push(storage::create_as(p, s.create, len, s.seed, s.keep)?);
         }
     }

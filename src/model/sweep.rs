@@ -4,7 +4,7 @@
 use super::Header;
 use super::run::{Results, TargetInfo};
 use crate::oscounters::host::Host;
-use crate::plan::{EngineKind, RwMode, Workload};
+use crate::plan::{EngineKind, RunPlan, RwMode, Workload};
 use serde::{Deserialize, Serialize};
 
 /// The latency percentiles a point carries at its top level, µs.
@@ -91,15 +91,15 @@ impl Point {
     /// The point of a finished run. A point run under the steady-state rule reports the
     /// figures and the interval of the rule's last look (`results.steady.look`), which the rule
     /// judged; `results.total` keeps the whole measured window's, drain included.
-    pub fn of(w: &Workload, r: Results) -> Self {
+    pub fn of(w: &RunPlan, r: Results) -> Self {
         let steady = r.steady.map(|s| s.reached);
         let look = r.steady.and_then(|s| s.look);
         let l = &r.total.latency_us;
         Point {
-            rw: w.rw,
-            bs_bytes: w.bs.max(),
-            qd: w.qd,
-            threads: w.threads,
+            rw: w.rw(),
+            bs_bytes: w.bs().max(),
+            qd: w.qd(),
+            threads: w.threads(),
             iops: look.map_or(r.total.iops, |l| l.iops),
             bytes_per_s: look.map_or(r.total.bytes_per_s, |l| l.bytes_per_s),
             latency_us: Some(LatencyBrief {
@@ -114,7 +114,7 @@ impl Point {
             }),
             seconds: Some(r.seconds),
             engine: Some(r.engine),
-            workload: Some(w.clone()),
+            workload: Some(w.record()),
             results: Some(r),
             repeat: None,
         }

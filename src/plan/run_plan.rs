@@ -3,7 +3,7 @@
 
 use super::{DepthOnEngine, EngineKind, RequestSize, RwMode, Schedule, Setup, Workload};
 use crate::error::{Error, Result};
-use crate::units::Dur;
+use crate::units::{ByteSize, Dur};
 use std::time::Duration;
 
 /// A workload as it runs: checked, every default filled ([`Workload::validated`]) and fitted to
@@ -20,9 +20,49 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// The workload as it runs.
-    pub fn workload(&self) -> &Workload {
-        &self.w
+    /// The workload as it ran, for a document's record of the job (every default filled,
+    /// fitted to its engine). A copy: what runs reads the plan's accessors, never this.
+    pub fn record(&self) -> Workload {
+        self.w.clone()
+    }
+
+    /// The plan the targets of `shapes` are opened with, once for all of them: for writing
+    /// when any point writes, the largest request size as the smallest region, the widest
+    /// region any point addresses, the rest the first point's.
+    pub fn opening(shapes: &[RunPlan]) -> Result<RunPlan> {
+        let Some(first) = shapes.first() else {
+            return Err(Error::invalid("--rw", "", "at least one point to run"));
+        };
+        let w = Workload {
+            rw: if shapes.iter().any(|p| p.writes()) {
+                RwMode::Write
+            } else {
+                RwMode::Read
+            },
+            read_pct: None,
+            bs: RequestSize::fixed(shapes.iter().map(|p| p.bs().max()).max().unwrap_or(1)),
+            qd: 1,
+            threads: 1,
+            setup: Setup {
+                // The widest region any point addresses (none given: the whole target).
+                size: shapes
+                    .iter()
+                    .map(|p| p.setup().size)
+                    .try_fold(ByteSize(0), |acc, s| s.map(|s| acc.max(s))),
+                // Each point's own budget is checked with its own plan; the first one's byte
+                // count need not be a multiple of the largest size (pts: 128 KiB of
+                // preconditioning beside 1 MiB cells).
+                bytes: None,
+                ..first.setup().clone()
+            },
+        }
+        .validated()?;
+        Ok(RunPlan {
+            read_pct: w.rw.default_read_pct(),
+            schedule: first.schedule,
+            w,
+            replay: None,
+        })
     }
 
     /// The access pattern.

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::model::Warning;
 use crate::model::cause::DirectFallback;
 use crate::oscounters::sysfs::{self, BlockDevice};
-use crate::plan::{Create, DEFAULT_FILE_SIZE, EngineKind, Workload};
+use crate::plan::{Create, DEFAULT_FILE_SIZE, EngineKind, RunPlan};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -32,13 +32,13 @@ fn statx_dio_align(file: &File) -> Option<(u32, u32)> {
 
 /// Opens `path` with O_DIRECT if `direct`, and O_DSYNC (O_SYNC with `sync_metadata`) if
 /// the workload writes through.
-fn open_with(path: &Path, write: bool, direct: bool, w: &Workload) -> std::io::Result<File> {
+fn open_with(path: &Path, write: bool, direct: bool, w: &RunPlan) -> std::io::Result<File> {
     let mut flags = 0;
     if direct {
         flags |= libc::O_DIRECT;
     }
-    if w.setup.write_through {
-        flags |= if w.setup.sync_metadata {
+    if w.setup().write_through {
+        flags |= if w.setup().sync_metadata {
             libc::O_SYNC
         } else {
             libc::O_DSYNC
@@ -64,10 +64,10 @@ fn direct_read_works(file: &File, align: u32) -> bool {
 }
 
 /// Checks that the offset distribution fits a region of `size` bytes on `path` (zones).
-fn check_dist(w: &Workload, size: u64, path: &Path) -> Result<()> {
-    let dist = &w.setup.access.dist;
-    if w.rw.is_random() && !dist.is_uniform() {
-        let align = w.bs.min().max(1);
+fn check_dist(w: &RunPlan, size: u64, path: &Path) -> Result<()> {
+    let dist = &w.setup().access.dist;
+    if w.rw().is_random() && !dist.is_uniform() {
+        let align = w.bs().min().max(1);
         let mut rng = crate::rng::Rng::new(0, 0);
         crate::access::sample::Draw::new(dist, size / align, align, &mut rng).map_err(|why| {
             Error::invalid(
@@ -82,7 +82,7 @@ fn check_dist(w: &Workload, size: u64, path: &Path) -> Result<()> {
 
 /// Resolves, creates if needed, checks and opens one target for workload `w` (already
 /// validated). Warnings go to `warn`, each with what to do about it.
-pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<Target> {
+pub fn open(path: &Path, w: &RunPlan, warn: &mut dyn FnMut(Warning)) -> Result<Target> {
     open_as(path, w, None, warn)
 }
 
@@ -93,7 +93,7 @@ pub fn open(path: &Path, w: &Workload, warn: &mut dyn FnMut(Warning)) -> Result<
 /// does not apply. Rank 0 removes it; this target never does.
 pub fn open_made(
     path: &Path,
-    w: &Workload,
+    w: &RunPlan,
     len: u64,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Target> {
@@ -103,11 +103,11 @@ pub fn open_made(
 /// [`open`], or [`open_made`] with the job's length `made`.
 fn open_as(
     path: &Path,
-    w: &Workload,
+    w: &RunPlan,
     made: Option<u64>,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Target> {
-    if w.setup.engine == EngineKind::Null {
+    if w.setup().engine == EngineKind::Null {
         return open_null(path, w);
     }
     let writes = w.writes();
@@ -117,8 +117,8 @@ fn open_as(
     };
     // The length of a file made for this run, an empty one's included (it grows as written).
     let made = made.or_else(|| {
-        let size = w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
-        scratch.is_some().then_some(w.setup.offset.0 + size)
+        let size = w.setup().size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+        scratch.is_some().then_some(w.setup().offset.0 + size)
     });
     let kind = kind_of(path, &md)?;
     let device = match kind {
@@ -147,7 +147,7 @@ fn open_as(
             fallback: f.clone(),
         });
     }
-    let direct = !w.setup.buffered && fallback.is_none();
+    let direct = !w.setup().buffered && fallback.is_none();
     let (mem_align, offset_align) = if direct {
         (mem_align.max(512), offset_align.max(512))
     } else {
@@ -166,7 +166,7 @@ fn open_as(
         made_by_job: scratch.is_none() && made.is_some(),
         scratch,
         capacity,
-        offset: w.setup.offset.0,
+        offset: w.setup().offset.0,
         size,
         direct,
         direct_fallback: fallback,
@@ -183,7 +183,7 @@ fn capacity(
     kind: TargetKind,
     md: &std::fs::Metadata,
     made: Option<u64>,
-    w: &Workload,
+    w: &RunPlan,
 ) -> u64 {
     match (kind, made) {
         (TargetKind::BlockDevice, _) => {
@@ -191,7 +191,7 @@ fn capacity(
             let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
             if end < 0 { 0 } else { end as u64 }
         }
-        (_, Some(len)) if w.setup.create == Create::Empty => len.max(md.len()),
+        (_, Some(len)) if w.setup().create == Create::Empty => len.max(md.len()),
         _ => md.len(),
     }
 }
@@ -201,14 +201,14 @@ fn capacity(
 /// reopens `file` buffered and sets `fallback`.
 fn dio_align(
     path: &Path,
-    w: &Workload,
+    w: &RunPlan,
     writes: bool,
     kind: TargetKind,
     lbs: u32,
     file: &mut File,
     fallback: &mut Option<DirectFallback>,
 ) -> Result<(u32, u32)> {
-    let asked_direct = fallback.is_none() && !w.setup.buffered;
+    let asked_direct = fallback.is_none() && !w.setup().buffered;
     let (mem_align, offset_align) = match statx_dio_align(file) {
         Some((m, o)) if m > 0 && o > 0 => (m, o),
         Some(_) if asked_direct && kind == TargetKind::File => (0, 0), // filesystem: no direct I/O
@@ -224,18 +224,21 @@ fn dio_align(
 
 /// Refuses a request size, stride or offset of `w` that is not a multiple of the direct-I/O
 /// alignment `offset_align` of `path`.
-fn check_direct_sizes(path: &Path, w: &Workload, offset_align: u32) -> Result<()> {
-    let sizes = w.bs.parts().iter().map(|p| ("--bs", p.0));
-    let stride = w.setup.access.stride.map(|s| ("--stride", s.0));
-    for (what, v) in sizes.chain(stride).chain([("--offset", w.setup.offset.0)]) {
+fn check_direct_sizes(path: &Path, w: &RunPlan, offset_align: u32) -> Result<()> {
+    let sizes = w.bs().parts().iter().map(|p| ("--bs", p.0));
+    let stride = w.setup().access.stride.map(|s| ("--stride", s.0));
+    for (what, v) in sizes
+        .chain(stride)
+        .chain([("--offset", w.setup().offset.0)])
+    {
         check_aligned(what, v, offset_align, path)?;
     }
     Ok(())
 }
 
 /// The null engine's pretend target: a name and a region, nothing opened.
-fn open_null(path: &Path, w: &Workload) -> Result<Target> {
-    let size = w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+fn open_null(path: &Path, w: &RunPlan) -> Result<Target> {
+    let size = w.setup().size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
     check_dist(w, size, path)?;
     Ok(Target {
         path: path.to_path_buf(),
@@ -243,10 +246,10 @@ fn open_null(path: &Path, w: &Workload) -> Result<Target> {
         file: None,
         made_by_job: false,
         scratch: None,
-        capacity: w.setup.offset.0 + size,
-        offset: w.setup.offset.0,
+        capacity: w.setup().offset.0 + size,
+        offset: w.setup().offset.0,
         size,
-        direct: !w.setup.buffered,
+        direct: !w.setup().buffered,
         direct_fallback: None,
         mem_align: 4096,
         offset_align: 1,
@@ -256,18 +259,18 @@ fn open_null(path: &Path, w: &Workload) -> Result<Target> {
 
 /// The target's metadata, creating it first (with the guard that removes it) when it does
 /// not exist.
-fn stat_or_create(path: &Path, w: &Workload) -> Result<(std::fs::Metadata, Option<Scratch>)> {
+fn stat_or_create(path: &Path, w: &RunPlan) -> Result<(std::fs::Metadata, Option<Scratch>)> {
     let mut scratch = None;
     let md = match std::fs::metadata(path) {
         Ok(md) => md,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let size = w.setup.offset.0 + w.setup.size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
+            let size = w.setup().offset.0 + w.setup().size.map_or(DEFAULT_FILE_SIZE, |s| s.0);
             scratch = Some(create_as(
                 path,
-                w.setup.create,
+                w.setup().create,
                 size,
-                w.setup.seed,
-                w.setup.keep,
+                w.setup().seed,
+                w.setup().keep,
             )?);
             inspect(path)?
         }
@@ -310,8 +313,8 @@ fn kind_of(path: &Path, md: &std::fs::Metadata) -> Result<TargetKind> {
 
 /// Opens the target with the flags asked for; when the filesystem refuses O_DIRECT at open,
 /// opens it buffered and says why (the second value).
-fn open_direct(path: &Path, w: &Workload, writes: bool) -> Result<(File, Option<DirectFallback>)> {
-    let direct = !w.setup.buffered;
+fn open_direct(path: &Path, w: &RunPlan, writes: bool) -> Result<(File, Option<DirectFallback>)> {
+    let direct = !w.setup().buffered;
     match open_with(path, writes, direct, w) {
         Ok(f) => Ok((f, None)),
         Err(e) if direct && e.raw_os_error() == Some(libc::EINVAL) => {
@@ -331,33 +334,36 @@ fn open_direct(path: &Path, w: &Workload, writes: bool) -> Result<(File, Option<
 
 /// The length of the region the workload addresses on a target of `capacity` bytes: `--size`
 /// or the rest after `--offset`, refused when it does not fit or holds less than a request.
-fn region(path: &Path, w: &Workload, capacity: u64) -> Result<u64> {
-    if w.setup.offset.0 >= capacity {
+fn region(path: &Path, w: &RunPlan, capacity: u64) -> Result<u64> {
+    if w.setup().offset.0 >= capacity {
         return Err(Error::invalid(
             "--offset",
-            w.setup.offset,
+            w.setup().offset,
             format!(
                 "less than the size of {} ({capacity} bytes)",
                 path.display()
             ),
         ));
     }
-    let size = w.setup.size.map_or(capacity - w.setup.offset.0, |s| s.0);
-    if w.setup.offset.0 + size > capacity || size < w.bs.max() {
+    let size = w
+        .setup()
+        .size
+        .map_or(capacity - w.setup().offset.0, |s| s.0);
+    if w.setup().offset.0 + size > capacity || size < w.bs().max() {
         return Err(Error::invalid(
             "--size",
             crate::units::ByteSize(size),
             format!(
                 "from --bs ({}) to {} bytes: {} holds {capacity} bytes{}",
-                w.bs,
-                capacity - w.setup.offset.0,
+                w.bs(),
+                capacity - w.setup().offset.0,
                 path.display(),
-                match w.setup.offset.0 {
+                match w.setup().offset.0 {
                     0 => String::new(),
                     _ => format!(
                         ", {} of them from --offset {}",
-                        capacity - w.setup.offset.0,
-                        w.setup.offset
+                        capacity - w.setup().offset.0,
+                        w.setup().offset
                     ),
                 }
             ),
@@ -371,7 +377,7 @@ fn region(path: &Path, w: &Workload, capacity: u64) -> Result<u64> {
 /// the disk.
 fn warn_as_it_is(
     path: &Path,
-    w: &Workload,
+    w: &RunPlan,
     kind: TargetKind,
     md: &std::fs::Metadata,
     made: bool,
@@ -380,10 +386,10 @@ fn warn_as_it_is(
     if made {
         return;
     }
-    if w.setup.create != Create::Filled {
+    if w.setup().create != Create::Filled {
         warn(Warning::CreateDoesNotApply {
             path: path.display().to_string(),
-            create: w.setup.create,
+            create: w.setup().create,
         });
     }
     if kind == TargetKind::File && w.reads() && md.blocks() * 512 < md.len() {
@@ -456,19 +462,19 @@ fn check_write_allowed(
     path: &Path,
     kind: TargetKind,
     device: Option<&BlockDevice>,
-    w: &Workload,
+    w: &RunPlan,
 ) -> Result<()> {
     let what = match kind {
         TargetKind::BlockDevice => "a block device",
         _ => "an existing file",
     };
-    if !w.setup.safety.allow_write {
+    if !w.setup().safety.allow_write {
         return Err(Error::refused(
             path,
             format!(
                 "is {what} and the workload writes to it ({} requests); pass --allow-write \
                  to let halfpower overwrite its contents",
-                w.rw.name()
+                w.rw().name()
             ),
         ));
     }
@@ -478,11 +484,11 @@ fn check_write_allowed(
             path,
             format!(
                 "{why}; the workload writes to it ({} requests), so nothing was run",
-                w.rw.name()
+                w.rw().name()
             ),
         ));
     }
-    if kind != TargetKind::BlockDevice || w.setup.safety.destroy_data {
+    if kind != TargetKind::BlockDevice || w.setup().safety.destroy_data {
         return Ok(());
     }
     if let Some(why) = name.as_deref().and_then(safety::in_use) {

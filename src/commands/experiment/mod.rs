@@ -14,7 +14,7 @@ use crate::measure::{Session, Settings};
 use crate::model::experiment::{ExperimentKind, ExperimentReport, Fact, Row, Variant};
 use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo, Warning};
 use crate::oscounters::{host, sysfs};
-use crate::plan::{Create, DepthOnEngine, EngineKind, RwMode, Setup, Workload};
+use crate::plan::{Create, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::experiment::experiment_table;
 use crate::storage::{self, Scratch};
 use crate::units::ByteSize;
@@ -283,7 +283,7 @@ fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<P
 
 /// The row of point `p`, run as `w`, from its results; `disk` is the disk under its target,
 /// whose counters over the point's window give the bytes that reached the device.
-fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>, rest_s: Option<f64>) -> Row {
+fn row(p: &Point, w: &RunPlan, r: Results, disk: Option<&str>, rest_s: Option<f64>) -> Row {
     let dev = disk.and_then(|n| r.devices.iter().find(|d| d.name == n));
     let rw = if w.writes() {
         Direction::Write
@@ -302,8 +302,8 @@ fn row(p: &Point, w: &Workload, r: Results, disk: Option<&str>, rest_s: Option<f
         region_bytes: p.region,
         rest_s,
         rw,
-        bs_bytes: w.bs.max(),
-        qd: w.qd,
+        bs_bytes: w.bs().max(),
+        qd: w.qd(),
         iops: d.iops,
         bytes_per_s: d.bytes_per_s,
         bytes_per_s_ci95: d.bytes_per_s_ci95,
@@ -525,7 +525,7 @@ fn run_points(
         };
         before = Some((started, r.seconds));
         status = status.max(session.exit_status());
-        rows.push(row(p, w.workload(), r, disk.as_deref(), rest_s));
+        rows.push(row(p, &w, r, disk.as_deref(), rest_s));
     }
     Ok((rows, info, status))
 }

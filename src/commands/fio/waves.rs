@@ -10,7 +10,7 @@ use crate::clock::unix_ms;
 use crate::fio::{self, Ending, FioError, FioJob, JobPlan};
 use crate::measure::{Session, Settings, Sharing, effective_plan, open_targets, verified};
 use crate::model::Warning;
-use crate::plan::RunPlan;
+use crate::plan::{DepthOnEngine, RunPlan, Workload};
 use crate::runner::{Control, Layout};
 use crate::storage::Target;
 use crate::units::ByteSize;
@@ -130,6 +130,12 @@ struct Ready<'a> {
     targets: Vec<Target>,
 }
 
+/// The plan `job`'s files are opened with: its workload as asked, on its own engine, before
+/// its byte count is known (that needs the files' regions).
+fn opening(w: &Workload) -> crate::Result<RunPlan> {
+    w.plan(w.setup.engine, DepthOnEngine::Lower)
+}
+
 /// Plans `job` and opens its files, creating and filling those that do not exist: all of a
 /// job's setup, none of its measured window.
 fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ready<'a>> {
@@ -139,13 +145,13 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow:
     }
     let mut w = plan.workload.clone();
     if let Some(pct) = plan.size_pct {
-        let probe = open_targets(&plan.paths, &w, Sharing::Apart, warnings)?;
+        let probe = open_targets(&plan.paths, &opening(&w)?, Sharing::Apart, warnings)?;
         let whole = probe[0].capacity.saturating_sub(w.setup.offset.0);
         let unit = w.bs.max();
         let bytes = (whole as f64 * pct / 100.0) as u64 / unit * unit;
         w.setup.size = Some(ByteSize(bytes.max(unit)));
     }
-    let targets = open_targets(&plan.paths, &w, Sharing::Apart, warnings)?;
+    let targets = open_targets(&plan.paths, &opening(&w)?, Sharing::Apart, warnings)?;
     let region: u64 = targets.iter().map(|t| t.size).sum();
     if let Some(b) = plan.budget(&job.opts, region) {
         if b == 0 {
@@ -160,7 +166,8 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow:
             w.setup.time = None;
         }
     }
-    let (w, fallback) = effective_plan(&w, warnings)?;
+    let asked = w;
+    let (w, fallback) = effective_plan(&asked, warnings)?;
     if plan.verify.is_some() && plan.stripe.is_some() {
         return Err(FioError::Plan(format!(
             "job '{}': verify on several files is not supported by halfpower fio",
@@ -168,7 +175,7 @@ fn set_up<'a>(job: &'a FioJob, a: &Args, warnings: &mut Vec<Warning>) -> anyhow:
         ))
         .into());
     }
-    verified::check_workload(policy(&plan).as_ref(), w.workload(), 1)?;
+    verified::check_workload(policy(&plan).as_ref(), &asked, 1)?;
     Ok(Ready {
         job,
         plan,
@@ -240,7 +247,7 @@ fn measure(r: Ready, a: &Args, warnings: &mut Vec<Warning>) -> anyhow::Result<Ra
     }
     let target = session.infos().remove(0);
     let plan = JobPlan {
-        workload: w.workload().clone(),
+        workload: w.record(),
         ..plan
     };
     let below = below_min(&job.opts.name, &plan, &samples(&point.marks, 1.0));
