@@ -47,17 +47,57 @@ fn device(name: &str) -> crate::Result<(PathBuf, (u32, u32))> {
 /// How long a capture records without `--time`.
 const TIME: Duration = Duration::from_secs(10);
 
-/// Runs `halfpower capture`.
-pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `capture`'s options lowered once ([`lower`]).
+struct CaptureCommand {
+    /// The device as named, and its major:minor.
+    path: PathBuf,
+    dev: (u32, u32),
+    /// `--time`: how long to record.
+    time: crate::units::Dur,
+    /// `--output`'s trace file.
+    trace: Option<PathBuf>,
+    /// `--format`: the trace file's.
+    format: TraceFormat,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+/// Lowers `capture`'s flags, once, into its command and its exporter (the document and the
+/// trace file checked).
+fn lower(args: &CaptureArgs) -> anyhow::Result<(CaptureCommand, Exporter<'_>)> {
     let mut exporter = Exporter::checked(&args.output)?;
     exporter.side("--output", args.output_file.path.as_deref())?;
     let (path, dev) = device(&args.device)?;
-    // A zero --time is refused by its parser (`units::duration_above_zero`).
-    let time = args.time.or(TIME);
+    let cmd = CaptureCommand {
+        path,
+        dev,
+        // A zero --time is refused by its parser (`units::duration_above_zero`).
+        time: args.time.or(TIME),
+        trace: args.output_file.path.clone(),
+        format: match args.format {
+            TraceFileFormat::Halfpower => TraceFormat::Halfpower,
+            TraceFileFormat::Fio => TraceFormat::FioV3,
+        },
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs `halfpower capture`.
+pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
+    let CaptureCommand {
+        path,
+        dev,
+        time,
+        trace,
+        format,
+        quiet,
+    } = cmd;
     let cpu0 = ProcessCpu::now();
     let t0 = Instant::now();
     let cap = Capture::start(dev)?;
-    if !args.output.quiet {
+    if !quiet {
         crate::output::say!(
             "halfpower: capturing {} for {} (Ctrl-C ends it early)",
             path.display(),
@@ -75,14 +115,11 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
     if lost > 0 {
         warn(&mut warnings, crate::model::Warning::TracerLost(lost));
     }
-    let format = match args.format {
-        TraceFileFormat::Halfpower => TraceFormat::Halfpower,
-        TraceFileFormat::Fio => TraceFormat::FioV3,
-    };
-    if let Some(out) = &args.output_file.path {
-        let text = match args.format {
-            TraceFileFormat::Halfpower => crate::render::trace::halfpower(&requests),
-            TraceFileFormat::Fio => {
+    if let Some(out) = &trace {
+        let text = match format {
+            TraceFormat::Halfpower => crate::render::trace::halfpower(&requests),
+            // Capture writes fio's version 3 only (its lowering never picks 2).
+            TraceFormat::FioV3 | TraceFormat::FioV2 => {
                 crate::render::trace::fio_v3(&requests, &path.display().to_string())
             }
         };
@@ -93,11 +130,7 @@ pub fn capture(args: CaptureArgs, command: Vec<String>) -> anyhow::Result<u8> {
         host: host::read(),
         device: path.display().to_string(),
         seconds,
-        trace: args
-            .output_file
-            .path
-            .as_ref()
-            .map(|p| p.display().to_string()),
+        trace: trace.as_ref().map(|p| p.display().to_string()),
         format,
         summary: crate::analysis::capture::summarize(&requests, seconds),
         overhead: CaptureOverhead {

@@ -44,8 +44,17 @@ fn runs_of(path: &Path) -> crate::Result<(RunReport, Vec<Results>)> {
     }
 }
 
-/// Runs `halfpower compare`.
-pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `compare`'s options lowered once ([`lower`]).
+struct CompareCommand {
+    /// The two run documents, A and B.
+    a: std::path::PathBuf,
+    b: std::path::PathBuf,
+    /// `--threshold`, as a fraction.
+    threshold: f64,
+}
+
+/// Lowers `compare`'s flags, once, into its command and its exporter.
+fn lower(args: &CompareArgs) -> anyhow::Result<(CompareCommand, Exporter<'_>)> {
     let exporter = Exporter::checked(&args.output)?;
     if !(args.threshold.is_finite() && (0.0..100.0).contains(&args.threshold)) {
         return Err(Error::invalid(
@@ -55,8 +64,19 @@ pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
         )
         .into());
     }
-    let (run_a, a) = runs_of(&args.a)?;
-    let (run_b, b) = runs_of(&args.b)?;
+    let cmd = CompareCommand {
+        a: args.a.clone(),
+        b: args.b.clone(),
+        threshold: args.threshold / 100.0,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs `halfpower compare`.
+pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
+    let (run_a, a) = runs_of(&cmd.a)?;
+    let (run_b, b) = runs_of(&cmd.b)?;
     let mut warnings = Vec::new();
     let differ = differences(&run_a, &run_b);
     if !differ.is_empty() {
@@ -67,10 +87,10 @@ pub fn compare(args: CompareArgs, command: Vec<String>) -> anyhow::Result<u8> {
     }
     let report = CompareReport {
         header: Header::new(Kind::Compare, command, utc_now()),
-        a: args.a.display().to_string(),
-        b: args.b.display().to_string(),
-        threshold: args.threshold / 100.0,
-        figures: compare_runs(&a, &b, args.threshold / 100.0),
+        a: cmd.a.display().to_string(),
+        b: cmd.b.display().to_string(),
+        threshold: cmd.threshold,
+        figures: compare_runs(&a, &b, cmd.threshold),
         warnings,
     };
     let text = compare_text(&report);

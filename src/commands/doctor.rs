@@ -72,8 +72,10 @@ fn price_workload(args: &DoctorArgs, w: &Workload) -> crate::Result<Option<Workl
     Ok(Some(w.validated()?))
 }
 
-/// Lowers the flags: the run the workload flags describe, and the CPUs its workers would use.
-fn lower(args: &DoctorArgs) -> crate::Result<DoctorPlan> {
+/// Lowers the flags, once: the run the workload flags describe, the CPUs its workers would
+/// use, and the exporter (the document checked).
+fn lower(args: &DoctorArgs) -> anyhow::Result<(DoctorPlan, Exporter<'_>)> {
+    let exporter = Exporter::checked(&args.output)?;
     let w = Workload::try_from(args.workload.clone())?;
     let plan = w.plan(w.setup.engine, DepthOnEngine::Lower)?;
     let allowed = crate::affinity::allowed_cpus().unwrap_or_default();
@@ -84,18 +86,18 @@ fn lower(args: &DoctorArgs) -> crate::Result<DoctorPlan> {
     if asked.worker_cpus.is_empty() {
         asked.worker_cpus = allowed;
     }
-    Ok(DoctorPlan {
+    let plan = DoctorPlan {
         targets: args.targets.clone(),
         asked,
         price: price_workload(args, &w)?,
         quiet: args.output.quiet,
-    })
+    };
+    Ok((plan, exporter))
 }
 
 /// `halfpower doctor`.
 pub fn doctor(args: DoctorArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
-    let plan = lower(&args)?;
+    let (plan, exporter) = lower(&args)?;
     let host = crate::oscounters::host::read();
     let mut found = host_found(&plan.asked, host.memory_bytes);
     let mut targets = Vec::new();

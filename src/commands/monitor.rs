@@ -40,8 +40,33 @@ fn log_format(path: &Path) -> crate::Result<LogFormat> {
     }
 }
 
-/// Runs `monitor`; returns the exit status.
-pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
+/// `monitor`'s options lowered once ([`lower`]): what the command decided, so that nothing
+/// after the lowering reads its clap struct.
+struct MonitorCommand {
+    /// DEVICE…, resolved to kernel names (none: every device that moved).
+    devices: Vec<String>,
+    /// `--interval`, at least 100 ms.
+    interval: std::time::Duration,
+    /// `--count`: how many intervals (none: until Ctrl-C).
+    count: Option<u64>,
+    /// `--partitions`.
+    partitions: bool,
+    /// `--trace`.
+    trace: bool,
+    /// `--json -`: the records as JSON lines on standard output, in place of the text.
+    json_stdout: bool,
+    /// The files the records stream to (`--log`, `--json PATH`), each checked: its flag, path
+    /// and format.
+    streams: Vec<(&'static str, PathBuf, LogFormat)>,
+    /// `--profile`'s curves and the device names they apply to (`--profile-device`).
+    curves: Option<(Vec<String>, Vec<Curve>)>,
+    /// `--listen`'s address.
+    listen: Option<std::net::SocketAddr>,
+}
+
+/// Lowers `monitor`'s flags, once, into its command: every output checked and the profile
+/// read, refusing what cannot run before anything does.
+fn lower(args: &MonitorArgs) -> anyhow::Result<MonitorCommand> {
     let interval = args.interval.0;
     if interval < std::time::Duration::from_millis(100) {
         return Err(crate::Error::invalid(
@@ -59,55 +84,81 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         .iter()
         .map(|d| resolve_device(d, args.partitions))
         .collect::<crate::Result<Vec<_>>>()?;
+    let json_stdout = args.json.dest == Some(JsonDest::Stdout);
+    let streams = checked_streams(args, json_stdout)?;
+    let curves = curves(args)?;
+    Ok(MonitorCommand {
+        devices,
+        interval,
+        count: args.count,
+        partitions: args.partitions,
+        trace: args.trace,
+        json_stdout,
+        streams,
+        curves,
+        listen: args.listen.addr,
+    })
+}
+
+/// The files `--log` and `--json PATH` stream the records to, with their formats, each
+/// checked and holding its own destination (standard output held by `--json -` or the text).
+fn checked_streams(
+    args: &MonitorArgs,
+    json_stdout: bool,
+) -> crate::Result<Vec<(&'static str, PathBuf, LogFormat)>> {
     let json_file = args
         .json
         .dest
         .as_ref()
         .and_then(JsonDest::file)
         .map(PathBuf::from);
-    let json_stdout = args.json.dest == Some(JsonDest::Stdout);
     let mut outputs = export::Outputs::new(args.force.on);
     outputs.stdout(if json_stdout { "--json" } else { "the text" })?;
     let mut streams = Vec::new();
     for (flag, path, format) in [
         (
             "--log",
-            args.log.as_ref(),
+            args.log.clone(),
             args.log.as_deref().map(log_format).transpose()?,
         ),
-        ("--json", json_file.as_ref(), Some(LogFormat::Jsonl)),
+        ("--json", json_file, Some(LogFormat::Jsonl)),
     ] {
         let (Some(path), Some(format)) = (path, format) else {
             continue;
         };
-        outputs.file(Output::Stream, flag, path)?;
+        outputs.file(Output::Stream, flag, &path)?;
         streams.push((flag, path, format));
     }
-    let curves = curves(&args)?;
+    Ok(streams)
+}
+
+/// Runs `monitor`; returns the exit status.
+pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
+    let cmd = lower(&args)?;
     let place = Place::find()?;
     // Each host's first rank serves its own host's devices.
-    let served = match args.listen.addr {
-        Some(addr) if place.samples => Some(Exposed::serve(addr, devices.clone())?),
+    let served = match cmd.listen {
+        Some(addr) if place.samples => Some(Exposed::serve(addr, cmd.devices.clone())?),
         _ => None,
     };
     // Created once every output, the profile and the address are known good.
     let mut logs = Vec::new();
-    for (flag, path, format) in streams {
+    for (flag, path, format) in &cmd.streams {
         if export::speaks_for_the_job() {
-            logs.push(open_log(flag, path, format)?);
+            logs.push(open_log(flag, path, *format)?);
         }
     }
     let mut mon = Monitor::start(MonitorConfig {
-        devices,
-        partitions: args.partitions,
-        interval,
+        devices: cmd.devices,
+        partitions: cmd.partitions,
+        interval: cmd.interval,
         // One tracer per host: the first rank there.
-        trace: args.trace && place.samples,
+        trace: cmd.trace && place.samples,
     })?;
     let mut watches: HashMap<String, Watch> = HashMap::new();
     let mut done = 0u64;
     let speaks = export::speaks_for_the_job();
-    while args.count.is_none_or(|c| done < c) {
+    while cmd.count.is_none_or(|c| done < c) {
         let mine = mon.next_interval();
         if let (Some((_, exposed)), Some(iv)) = (&served, &mine) {
             exposed.publish(&iv.devices, &iv.system, mon.trace_histograms());
@@ -115,10 +166,10 @@ pub fn monitor(args: MonitorArgs) -> anyhow::Result<u8> {
         let Some(mut iv) = place.join(mine)? else {
             break;
         };
-        annotate(&mut iv.devices, &mut watches, curves.as_ref());
+        annotate(&mut iv.devices, &mut watches, cmd.curves.as_ref());
         done += 1;
         if speaks {
-            report(&iv, json_stdout, &mut logs)?;
+            report(&iv, cmd.json_stdout, &mut logs)?;
         }
         if crate::measure::job::stopped()? {
             break;

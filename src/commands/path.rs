@@ -118,30 +118,67 @@ fn attach(c: &mut [Component], tops: &[usize], m: &Measured, r: &RunReport) {
     }
 }
 
-/// Runs `halfpower path`.
-pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `path`'s options lowered once ([`lower`]).
+struct PathCommand {
+    /// The targets (none given: the working directory).
+    targets: Vec<String>,
+    /// `--from`'s run document, read: its path and its report.
+    from: Option<(std::path::PathBuf, RunReport)>,
+    /// `--limit`'s limits.
+    limits: Vec<crate::model::policy::GivenLimit>,
+    /// `--capture`'s archive.
+    capture: Option<std::path::PathBuf>,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+/// Lowers `path`'s flags, once, into its command (`--from` read) and its exporter (the
+/// document and `--capture` checked).
+fn lower(args: &PathArgs) -> anyhow::Result<(PathCommand, Exporter<'_>)> {
     let mut exporter = Exporter::checked(&args.output)?;
     exporter.side("--capture", args.capture.as_deref())?;
-    let run = args.from.path.as_deref().map(read_run).transpose()?;
+    let from = match args.from.path.as_deref() {
+        Some(p) => Some((p.to_path_buf(), read_run(p)?)),
+        None => None,
+    };
     let targets = if args.targets.is_empty() {
         vec![".".to_string()]
     } else {
         args.targets.clone()
     };
+    let cmd = PathCommand {
+        limits: super::lower::given_limits(&args.limit, &targets)?,
+        targets,
+        from,
+        capture: args.capture.clone(),
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs `halfpower path`.
+pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
+    let PathCommand {
+        targets,
+        from: run_from,
+        limits: given,
+        capture: capture_to,
+        quiet,
+    } = cmd;
     let tree = Tree::open();
     let w = walk(&tree, &targets)?;
     let mut comps = components(&w.graph);
     let mut tops: Vec<usize> = w.walked.iter().map(|(_, x)| x.top).collect();
-    let from = match (&run, &args.from.path) {
-        (Some(r), Some(src)) => {
+    let from = match &run_from {
+        Some((src, r)) => {
             check_devices(&w, src, r)?;
             Some((measured(src, r), r))
         }
-        _ => None,
+        None => None,
     };
     let request_bytes = from.as_ref().map(|((m, _), _)| m.request_bytes);
     with_caps(&mut comps, &mut tops, request_bytes);
-    let given = super::lower::given_limits(&args.limit, &targets)?;
     with_given(&mut comps, &mut tops, &targets, &given, request_bytes);
     let mut cpu = None;
     let mut meas = None;
@@ -170,7 +207,7 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
         cpu,
         warnings: Vec::new(),
     };
-    if let Some(out) = &args.capture {
+    if let Some(out) = &capture_to {
         let bytes = capture::archive(&tree, &w.mount_lines).with_context(|| {
             format!(
                 "archiving the sysfs files read from {}",
@@ -178,7 +215,7 @@ pub fn path(args: PathArgs, command: Vec<String>) -> anyhow::Result<u8> {
             )
         })?;
         write_whole(Output::Side, out, &bytes)?;
-        if !args.output.quiet {
+        if !quiet {
             crate::output::say!(
                 "halfpower: {} sysfs entries captured to {} (unpack it into DIR and run \
                  HALFPOWER_SYSFS=DIR halfpower path {})",

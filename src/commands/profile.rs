@@ -16,6 +16,7 @@ use crate::plan::{DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::profile::profile_table;
 use crate::signal;
 use crate::units::ByteSize;
+use std::path::PathBuf;
 
 /// The cache-hit region: small enough to stay in a device's cache (004's "100 % hit").
 pub const CACHE_HIT_BYTES: u64 = 1 << 20;
@@ -84,21 +85,47 @@ fn plans(args: &ProfileArgs, engine: EngineKind) -> crate::Result<Vec<Plan>> {
     Ok(out)
 }
 
-/// Runs `halfpower profile`.
-pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `profile`'s options lowered once ([`lower`]): nothing after the lowering reads its clap
+/// struct.
+struct ProfileCommand {
+    /// The target.
+    target: PathBuf,
+    /// The cells in the order they run, planned for the engine that runs them.
+    plans: Vec<Plan>,
+    /// The settings of the session: the engine and its fallback, `--steady`, `--quiet`.
+    settings: Settings,
+}
+
+/// Lowers `profile`'s flags, once, into its command and its exporter.
+fn lower(args: &ProfileArgs) -> anyhow::Result<(ProfileCommand, Exporter<'_>)> {
     let exporter = Exporter::checked(&args.output)?;
     let steady = steady_rule(&args.point)?;
     let (engine, fallback) = available_engine(&Workload {
         setup: args.point.setup.clone().into(),
         ..Workload::default()
     });
-    let plans = plans(&args, engine)?;
+    let cmd = ProfileCommand {
+        target: args.target.clone(),
+        plans: plans(args, engine)?,
+        settings: Settings::new((engine, fallback), args.output.quiet).steady(steady),
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs `halfpower profile`.
+pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
+    let ProfileCommand {
+        target,
+        plans,
+        settings,
+    } = cmd;
     let shapes: Vec<RunPlan> = plans.iter().map(|p| p.workload.clone()).collect();
     let mut warnings = Vec::new();
     let mut session = Session::open(
-        std::slice::from_ref(&args.target),
+        std::slice::from_ref(&target),
         &shapes,
-        Settings::new((engine, fallback), args.output.quiet).steady(steady),
+        settings,
         &mut warnings,
     )?;
     let target_info = session.infos().remove(0);
@@ -141,7 +168,7 @@ pub fn profile(args: ProfileArgs, command: Vec<String>) -> anyhow::Result<u8> {
             ..Header::new(Kind::Profile, command, utc_now())
         },
         host: host::read(),
-        target: args.target.display().to_string(),
+        target: target.display().to_string(),
         target_info,
         fits,
         cells,

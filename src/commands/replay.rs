@@ -14,13 +14,14 @@ use crate::error::Error;
 use crate::input::trace::{Trace, parse};
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings, Sharing};
-use crate::model::replay::{ReplayPoint, ReplayReport, TraceSummary};
+use crate::model::replay::{HeadroomOf, ReplayPoint, ReplayReport, TraceSummary};
 use crate::model::{Document, Header, Kind, Results, TargetInfo, Warning};
 use crate::oscounters::host;
 use crate::plan::{DepthOnEngine, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::replay::replay_table;
 use crate::units::{ByteSize, Dur};
 use anyhow::Context;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Refuses speeds that are not positive and finite, or repeated.
@@ -185,10 +186,11 @@ fn asked_at_speed_1(trace: &TraceSummary, shard: bool) -> crate::Result<f64> {
         .sum())
 }
 
-/// Reads and parses the trace; refuses speeds for one without times.
-fn read_trace(args: &ReplayArgs, path: &str) -> anyhow::Result<Trace> {
-    let text = std::fs::read_to_string(&args.trace)
-        .with_context(|| format!("reading the trace {path}"))?;
+/// Reads and parses the trace at `file` (TRACE placed for this rank, named `path`); refuses
+/// speeds for one without times.
+fn read_trace(args: &ReplayArgs, file: &std::path::Path, path: &str) -> anyhow::Result<Trace> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading the trace {path}"))?;
     let trace = parse(path, &text).map_err(|e| Error::Foreign(Box::new(e)))?;
     if !trace.timed() && (args.headroom || args.speed != [1.0]) {
         return Err(Error::invalid(
@@ -204,17 +206,18 @@ fn read_trace(args: &ReplayArgs, path: &str) -> anyhow::Result<Trace> {
 
 /// Refuses a target that cannot take every request size of the trace, or that the trace
 /// reaches beyond without `--wrap`.
-fn check_target(args: &ReplayArgs, trace: &Trace, t: &crate::storage::Target) -> crate::Result<()> {
+fn check_target(cmd: &ReplayCommand, t: &crate::storage::Target) -> crate::Result<()> {
+    let trace = &cmd.trace;
     let mut sizes: Vec<u64> = trace.requests.iter().map(|r| r.len).collect();
     sizes.sort_unstable();
     sizes.dedup();
     for s in sizes {
         t.check_request_size(s)?;
     }
-    if trace.end() > t.size && !args.wrap {
+    if trace.end() > t.size && !cmd.wrap {
         return Err(Error::invalid(
             "TARGET",
-            args.target.display(),
+            cmd.target.display(),
             format!(
                 "a target of at least {} bytes from --offset (the trace reaches byte {}; it \
                  has {}), or --wrap to wrap the offsets around it",
@@ -246,65 +249,112 @@ fn check_shard(args: &ReplayArgs) -> crate::Result<()> {
     Ok(())
 }
 
-/// Runs `halfpower replay`.
-pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `replay`'s options lowered once ([`lower`]): nothing after the lowering reads its clap
+/// struct.
+struct ReplayCommand {
+    /// TARGET, placed for this rank (`{rank}`, `{host}`).
+    target: PathBuf,
+    /// TRACE as the report names it, placed for this rank.
+    path: String,
+    /// TRACE's requests, read and parsed.
+    trace: Trace,
+    /// The workload that opens the target and sizes the replay (`--reads-only`, `--depth`,
+    /// `--offset`, `--engine`, `--max-inflight`, the permissions).
+    workload: Workload,
+    /// `--speed`'s speeds, in their order.
+    speeds: Vec<f64>,
+    /// With `--headroom`: `--headroom-precision` and `--headroom-of`.
+    headroom: Option<(f64, HeadroomOf)>,
+    /// `--shard`.
+    shard: bool,
+    /// `--wrap`.
+    wrap: bool,
+    /// `--reads-only`.
+    reads_only: bool,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+/// Lowers `replay`'s flags, once, into its command and its exporter (every output checked),
+/// reading the trace and refusing what cannot run before anything does.
+fn lower(args: &ReplayArgs) -> anyhow::Result<(ReplayCommand, Exporter<'_>)> {
     // Under MPI each rank may replay its own trace: `{rank}` and `{host}` name it.
-    check_shard(&args)?;
-    args.trace = crate::cluster::place(&args.trace);
-    args.target = crate::cluster::place(&args.target);
+    check_shard(args)?;
+    let trace_path = crate::cluster::place(&args.trace);
+    let target = crate::cluster::place(&args.target);
     let exporter = Exporter::checked(&args.output)?;
     check_speeds(&args.speed)?;
-    let path = args.trace.display().to_string();
-    let trace = read_trace(&args, &path)?;
+    let path = trace_path.display().to_string();
+    let trace = read_trace(args, &trace_path, &path)?;
+    let workload = workload(args, &trace, target.exists());
+    let cmd = ReplayCommand {
+        target,
+        path,
+        trace,
+        workload,
+        speeds: args.speed.clone(),
+        headroom: args
+            .headroom
+            .then_some((args.headroom_precision, args.headroom_of)),
+        shard: args.shard,
+        wrap: args.wrap,
+        reads_only: args.reads_only.on,
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs `halfpower replay`.
+pub fn replay(args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
     let mut warnings = Vec::new();
-    let w = workload(&args, &trace, args.target.exists());
-    let (engine, fallback) = available_engine(&w);
-    let base = w.plan_replay(engine, DepthOnEngine::Lower)?;
+    let (engine, fallback) = available_engine(&cmd.workload);
+    let base = cmd.workload.plan_replay(engine, DepthOnEngine::Lower)?;
     let mut runner = Session::open(
-        std::slice::from_ref(&args.target),
+        std::slice::from_ref(&cmd.target),
         std::slice::from_ref(&base),
         Settings {
             // --shard: one target for the job, each request issued by one rank.
-            sharing: match args.shard {
+            sharing: match cmd.shard {
                 true => Sharing::Requests,
                 false => Sharing::Apart,
             },
-            ..Settings::new((engine, fallback), args.output.quiet)
+            ..Settings::new((engine, fallback), cmd.quiet)
         },
         &mut warnings,
     )?;
-    check_target(&args, &trace, &runner.targets()[0])?;
+    check_target(&cmd, &runner.targets()[0])?;
     let target = runner.infos().remove(0);
-    let mut report = empty_report(&args, command, summary(&path, &trace), target);
-    let requests = requests_from_zero(&trace, args.shard);
+    let mut report = empty_report(&cmd, command, summary(&cmd.path, &cmd.trace), target);
+    let requests = requests_from_zero(&cmd.trace, cmd.shard);
     let run = |speed: f64, runner: &mut Session, warnings: &mut Vec<Warning>| {
         let replay = ReplayPlan {
             requests: requests.clone(),
-            wrap: args.wrap,
-            reads_only: args.reads_only.on,
+            wrap: cmd.wrap,
+            reads_only: cmd.reads_only,
         };
         let plan: RunPlan = base.clone().replaying(replay, speed);
         runner.run(&plan, &format!("speed {speed}"), warnings)
     };
     let (asked, depth) = (
-        asked_at_speed_1(&report.trace, args.shard)?,
+        asked_at_speed_1(&report.trace, cmd.shard)?,
         base.schedule().slots(),
     );
-    for &speed in &args.speed {
+    for &speed in &cmd.speeds {
         let Some(r) = run(speed, &mut runner, &mut warnings)? else {
             break;
         };
         report.points.push(point(speed, asked, depth, &r));
     }
-    if args.headroom {
+    if let Some((precision, of)) = cmd.headroom {
         headroom_search(
             &mut report,
-            (asked, depth, args.headroom_precision, args.headroom_of),
+            (asked, depth, precision, of),
             &mut |s, w| run(s, &mut runner, w),
             &mut warnings,
         )?;
     }
-    trace_warnings(&args, &trace, &report.trace, &mut warnings);
+    trace_warnings(&cmd, &report.trace, &mut warnings);
     let status = runner.exit_status();
     drop(runner);
     report.interrupted = crate::signal::interrupted();
@@ -319,7 +369,7 @@ pub fn replay(mut args: ReplayArgs, command: Vec<String>) -> anyhow::Result<u8> 
 
 /// The report before anything is replayed: what was asked, no points yet.
 fn empty_report(
-    args: &ReplayArgs,
+    cmd: &ReplayCommand,
     command: Vec<String>,
     trace: TraceSummary,
     target: TargetInfo,
@@ -329,8 +379,8 @@ fn empty_report(
         host: host::read(),
         trace,
         target,
-        reads_only: args.reads_only.on,
-        wrapped: args.wrap,
+        reads_only: cmd.reads_only,
+        wrapped: cmd.wrap,
         points: Vec::new(),
         headroom: None,
         interrupted: false,
@@ -340,20 +390,11 @@ fn empty_report(
 
 /// Warns of what the trace holds that the replay leaves as it is: another file than the
 /// target, and the syncs and trims it does not replay.
-fn trace_warnings(
-    args: &ReplayArgs,
-    trace: &Trace,
-    summary: &TraceSummary,
-    warnings: &mut Vec<Warning>,
-) {
-    if let Some(f) = trace
-        .file
-        .as_deref()
-        .filter(|f| !same_file(f, &args.target))
-    {
+fn trace_warnings(cmd: &ReplayCommand, summary: &TraceSummary, warnings: &mut Vec<Warning>) {
+    if let Some(f) = (cmd.trace.file.as_deref()).filter(|f| !same_file(f, &cmd.target)) {
         let other = Warning::OtherFile {
             file: f.to_string(),
-            target: args.target.display().to_string(),
+            target: cmd.target.display().to_string(),
         };
         warn(warnings, other);
     }
@@ -372,7 +413,7 @@ type RunAt<'a> = dyn FnMut(f64, &mut Vec<Warning>) -> crate::Result<Option<Resul
 /// `of` the figures it looks for.
 fn headroom_search(
     report: &mut ReplayReport,
-    (asked, limit, precision, of): (f64, u32, f64, crate::model::replay::HeadroomOf),
+    (asked, limit, precision, of): (f64, u32, f64, HeadroomOf),
     run: &mut RunAt<'_>,
     warnings: &mut Vec<Warning>,
 ) -> crate::Result<()> {

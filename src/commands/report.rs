@@ -6,29 +6,47 @@ use crate::input::document::read_all;
 use crate::model::log::Log;
 use crate::model::{Document, Input};
 use crate::render::html;
+use std::path::PathBuf;
 
 /// Runs `halfpower report`.
 pub fn report(args: ReportArgs) -> anyhow::Result<u8> {
-    let out = args
-        .output
-        .path
-        .clone()
-        .unwrap_or_else(|| html::default_output(&args.results[0]));
-    // Checked before the inputs are read, as every output is.
-    export::Outputs::new(args.force.on).file(Output::Report, "--output", &out)?;
+    let ReportCommand { results, out } = lower(&args)?;
     let diagnose = |log: &Log| crate::analysis::diagnose::diagnose(std::slice::from_ref(log), None);
-    let mut inputs = read_all(&args.results, &diagnose)?;
+    let mut inputs = read_all(&results, &diagnose)?;
     rebuild_findings(&mut inputs);
     let html = html::render(&inputs);
     export::write_whole(Output::Report, &out, html.as_bytes())?;
     let bytes = html.len();
     crate::output::say!(
         "halfpower: report of {} file(s) written to {} ({} KiB)",
-        args.results.len(),
+        results.len(),
         out.display(),
         bytes.div_ceil(1024)
     );
     Ok(0)
+}
+
+/// `report`'s options lowered once ([`lower`]).
+struct ReportCommand {
+    /// The result files.
+    results: Vec<PathBuf>,
+    /// `--output`'s file (by default beside the first result).
+    out: PathBuf,
+}
+
+/// Lowers `report`'s flags, once: the report's file, checked before the inputs are read, as
+/// every output is.
+fn lower(args: &ReportArgs) -> anyhow::Result<ReportCommand> {
+    let out = args
+        .output
+        .path
+        .clone()
+        .unwrap_or_else(|| html::default_output(&args.results[0]));
+    export::Outputs::new(args.force.on).file(Output::Report, "--output", &out)?;
+    Ok(ReportCommand {
+        results: args.results.clone(),
+        out,
+    })
 }
 
 /// Gives documents written before findings were recorded (their verdict was a sentence, or

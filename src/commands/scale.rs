@@ -7,16 +7,18 @@ use crate::cli::ScaleArgs;
 use crate::clock::utc_now;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
+use crate::model::policy::GivenLimit;
 use crate::model::scale::{Across, Alone, PerTarget, ScaleReport, Step};
 use crate::model::{Document, Header, Kind, Results};
 use crate::oscounters::{host, sysfs, throttle};
 use crate::plan::ranks::{Placement, RankCounts};
-use crate::plan::{DepthOnEngine, RunPlan};
+use crate::plan::{DepthOnEngine, EngineKind, RunPlan};
 use crate::render::text::scale::scale_table;
 use crate::runner::Layout;
 use crate::signal;
 use crate::storage::Target;
 use crate::units::ByteSize;
+use std::path::PathBuf;
 
 /// What each target stands on: its disk, then every device beneath it, and the limits this
 /// process's cgroup sets on any of them.
@@ -422,32 +424,86 @@ fn across_targets(
     Ok((alone, steps))
 }
 
-/// Runs `halfpower scale`.
-pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `scale`'s options lowered once ([`lower`]): nothing after the lowering reads its clap
+/// struct.
+struct ScaleCommand {
+    /// What the steps add (ranks or targets), `--ranks=COUNTS`, where each rank's targets
+    /// come from.
+    scaling: Scaling,
+    /// This rank's targets: its share of the list when dealt out, else the whole list placed.
+    targets: Vec<PathBuf>,
+    /// The targets as the report names them (the whole list, as given).
+    names: Vec<String>,
+    /// The workload, planned for `engine`.
+    w: RunPlan,
+    /// The engine that runs it, and why it stands in for io_uring if it does.
+    engine: (EngineKind, Option<crate::model::cause::EngineFallback>),
+    /// `--stripe`'s layout (separate targets without it).
+    layout: Layout,
+    /// `--stripe`'s chunk, bytes, as the report records it.
+    stripe_bytes: Option<u64>,
+    /// `--limit`'s limits.
+    limits: Vec<GivenLimit>,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+/// Lowers `scale`'s flags, once, into its command and its exporter, refusing what cannot run
+/// before anything does.
+fn lower(args: &ScaleArgs) -> anyhow::Result<(ScaleCommand, Exporter<'_>)> {
     let exporter = Exporter::checked(&args.output)?;
-    let Scaling {
-        across,
-        counts,
-        placement,
-    } = check_across(&args)?;
+    let scaling = check_across(args)?;
     let asked = crate::plan::Workload::try_from(args.workload.clone())?;
     let (engine, fallback) = available_engine(&asked);
     let w = asked.plan(engine, DepthOnEngine::Lower)?;
-    let mut warnings = Vec::new();
-    let layout = layout(&args, &w)?;
+    let layout = layout(args, &w)?;
     let names: Vec<String> = args
         .targets
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    let given = super::lower::given_limits(&args.limit, &names)?;
+    let limits = super::lower::given_limits(&args.limit, &names)?;
+    // Dealt out: this rank's share of the list; else the whole list, placed per rank.
+    let targets = (scaling.placement).targets(&args.targets, crate::cluster::rank());
+    let cmd = ScaleCommand {
+        scaling,
+        targets: targets.to_vec(),
+        names,
+        w,
+        engine: (engine, fallback),
+        layout,
+        stripe_bytes: args.stripe.map(|s| s.0),
+        limits,
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs `halfpower scale`.
+pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
+    let ScaleCommand {
+        scaling: Scaling {
+            across,
+            counts,
+            placement,
+        },
+        targets,
+        names,
+        w,
+        engine,
+        layout,
+        stripe_bytes,
+        limits: given,
+        quiet,
+    } = cmd;
+    let mut warnings = Vec::new();
     let mut session = Session::open(
-        // Dealt out: this rank's share of the list; else the whole list, placed per rank.
-        placement.targets(&args.targets, crate::cluster::rank()),
+        &targets,
         std::slice::from_ref(&w),
         Settings {
             limits: given.clone(),
-            ..Settings::new((engine, fallback), args.output.quiet)
+            ..Settings::new(engine, quiet)
         },
         &mut warnings,
     )?;
@@ -487,7 +543,7 @@ pub fn scale(args: ScaleArgs, command: Vec<String>) -> anyhow::Result<u8> {
         header: Header::new(Kind::Scale, command, utc_now()),
         host: host::read(),
         workload: w.record(),
-        stripe_bytes: args.stripe.map(|s| s.0),
+        stripe_bytes,
         across,
         targets_per_rank: placement.per_rank(),
         targets,

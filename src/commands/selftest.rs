@@ -35,13 +35,32 @@ const CAP_BYTES: u64 = 40_000_000;
 /// and CI read 1942 IOPS under the 2000 cap with the kernel counting the same).
 const THROTTLED_WINDOW: Duration = Duration::from_secs(10);
 
-/// Runs the self-test.
-pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> {
+/// `selftest`'s options lowered once ([`lower`]).
+struct SelftestCommand {
+    /// `--no-device`: the throttled loop device left out.
+    no_device: bool,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+/// Lowers `selftest`'s flags, once, into its command and its exporter (the document and
+/// `--prom` checked).
+fn lower(args: &SelftestArgs) -> anyhow::Result<(SelftestCommand, Exporter<'_>)> {
     let mut exporter = Exporter::checked(&args.output)?;
     exporter.prom(args.prom.path.as_deref())?;
+    let cmd = SelftestCommand {
+        no_device: args.no_device,
+        quiet: args.output.quiet,
+    };
+    Ok((cmd, exporter))
+}
+
+/// Runs the self-test.
+pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (cmd, exporter) = lower(&args)?;
     let start = Instant::now();
     let say = |what: &str| {
-        if !args.output.quiet {
+        if !cmd.quiet {
             crate::output::say!("halfpower: selftest: {what} …");
         }
     };
@@ -72,7 +91,7 @@ pub fn selftest(args: SelftestArgs, command: Vec<String>) -> anyhow::Result<u8> 
     keep(&mut hosts, Phase::Paced, &p);
     let paced = (PACED_IOPS as f64, p.total.iops, p.total.latency_us.p99);
     let mut skipped = Vec::new();
-    let device = if args.no_device {
+    let device = if cmd.no_device {
         skipped.push(skip(SkipReason::LeftOut, None));
         None
     } else {

@@ -12,15 +12,14 @@ use crate::{Error, Result};
 
 /// Runs `halfpower verify`.
 pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = super::Exporter::checked(&args.output)?;
+    let (cmd, exporter) = lower(&args)?;
     crate::signal::install();
-    let verification = match (&args.verify_state.path, args.bs.size()?) {
-        (Some(p), _) => against_state(p, &args.targets)?,
-        (None, Some(bs)) => whole(&args.targets, bs.0)?,
-        (None, None) => unreachable!("clap requires --verify-state or --bs"),
+    let verification = match &cmd.against {
+        Against::State(p) => against_state(p, &cmd.targets)?,
+        Against::Pattern(bs) => whole(&cmd.targets, *bs)?,
     };
     let status = verification.exit_status();
-    if status == 2 && args.output.json.dest == Some(crate::cli::JsonDest::Stdout) {
+    if status == 2 && cmd.json_on_stdout {
         // The JSON on stdout says it too; the reason for the status goes to stderr.
         for s in text::verify::other_sizes(&verification) {
             crate::output::say!("halfpower: {s}");
@@ -37,6 +36,40 @@ pub fn verify(args: VerifyArgs, command: Vec<String>) -> anyhow::Result<u8> {
     } else {
         status
     })
+}
+
+/// What the blocks are checked against.
+enum Against {
+    /// `--verify-state`'s record.
+    State(std::path::PathBuf),
+    /// Each block's own header, blocks of `--bs` bytes.
+    Pattern(u64),
+}
+
+/// `verify`'s options lowered once ([`lower`]).
+struct VerifyCommand {
+    /// What the blocks are checked against.
+    against: Against,
+    /// The targets (with a state, none: every target it records).
+    targets: Vec<std::path::PathBuf>,
+    /// Whether the JSON goes to stdout (`--json -`).
+    json_on_stdout: bool,
+}
+
+/// Lowers `verify`'s flags, once, into its command and its exporter.
+fn lower(args: &VerifyArgs) -> anyhow::Result<(VerifyCommand, super::Exporter<'_>)> {
+    let exporter = super::Exporter::checked(&args.output)?;
+    let against = match (&args.verify_state.path, args.bs.size()?) {
+        (Some(p), _) => Against::State(p.clone()),
+        (None, Some(bs)) => Against::Pattern(bs.0),
+        (None, None) => unreachable!("clap requires --verify-state or --bs"),
+    };
+    let cmd = VerifyCommand {
+        against,
+        targets: args.targets.clone(),
+        json_on_stdout: args.output.json.dest == Some(crate::cli::JsonDest::Stdout),
+    };
+    Ok((cmd, exporter))
 }
 
 /// `halfpower verify --verify-state P [TARGET...]`: the blocks state `p` records on `targets`

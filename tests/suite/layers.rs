@@ -70,7 +70,7 @@ fn uses(text: &str) -> BTreeMap<String, usize> {
     found
 }
 
-fn is_ident(b: u8) -> bool {
+pub(super) fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
@@ -130,7 +130,7 @@ fn literal_end(b: &[u8], i: usize) -> Option<usize> {
 
 /// `text` as bytes with its comments and string and char literals blanked (newlines kept), so
 /// that the braces and attributes left are code.
-fn code_mask(text: &str) -> Vec<u8> {
+pub(super) fn code_mask(text: &str) -> Vec<u8> {
     let mut b = text.as_bytes().to_vec();
     let mut i = 0;
     while i < b.len() {
@@ -243,7 +243,7 @@ fn item_end(m: &[u8], mut from: usize) -> usize {
 /// `text` without its test code: each item a `#[cfg(test)]` stands on (a module, function,
 /// `impl`, `use`, …), from the attribute to the item's end, is blanked; every other line is
 /// kept, and so are the line numbers.
-fn without_tests(text: &str) -> String {
+pub(super) fn without_tests(text: &str) -> String {
     const ATTR: &[u8] = b"#[cfg(test)]";
     let mask = code_mask(text);
     let mut out = text.as_bytes().to_vec();
@@ -531,7 +531,7 @@ fn the_cycle_search_finds_every_length() {
 }
 
 /// Every source file under src/: its path from there and its text.
-fn src_texts(src: &Path) -> Vec<(String, String)> {
+pub(super) fn src_texts(src: &Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
     sources(src, &mut files);
     files
@@ -639,44 +639,6 @@ fn type_named(text: &str, name: &str) -> bool {
                 !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
             })
         })
-}
-
-/// The commands lowered once so far (issue 47): the file, and the function that runs the
-/// command after its lowering. A row per command as each is lowered.
-const LOWERED: &[(&str, &str)] = &[
-    ("commands/run.rs", "pub fn run("),
-    ("commands/quick.rs", "pub fn quick("),
-];
-
-/// The body of the function whose signature starts with `sig` in `text`: from its first `{`
-/// to the brace that closes it (the sources are formatted: it ends at a line `}`).
-fn body<'a>(text: &'a str, sig: &str) -> Option<&'a str> {
-    let at = text.find(sig)?;
-    let open = at + text[at..].find('{')?;
-    let close = open + text[open..].find("\n}\n")?;
-    Some(&text[open..close])
-}
-
-/// Issue 47: a lowered command reads its clap struct only in its lowering: the function that
-/// runs it reads no `args.` once the lowering has made its plan.
-#[test]
-fn a_lowered_command_reads_its_flags_only_in_its_lowering() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut found = Vec::new();
-    for (file, sig) in LOWERED {
-        let text = without_tests(&std::fs::read_to_string(src.join(file)).unwrap());
-        let body = body(&text, sig).unwrap_or_else(|| panic!("no {sig} in {file}"));
-        let after = &body[body
-            .find("lower(")
-            .unwrap_or_else(|| panic!("{file}: no lower("))..];
-        let reads = after.matches("args.").count();
-        found.extend((reads > 0).then(|| format!("{file}: {reads} reads of args. after lower(")));
-    }
-    assert!(found.is_empty(), "{}", found.join("\n"));
-    // The search can fail: a read after the lowering is counted.
-    let planted = "pub fn run(args: A) {\n    let c = lower(&args);\n    x(args.y);\n}\n";
-    let b = body(planted, "pub fn run(").unwrap();
-    assert_eq!(b[b.find("lower(").unwrap()..].matches("args.").count(), 1);
 }
 
 #[test]

@@ -30,6 +30,7 @@ mod iolog;
 mod layers;
 mod limits;
 mod loopdev;
+mod lowered;
 mod metrics;
 mod monitor;
 mod monitor_checks;

@@ -3,10 +3,10 @@
 //! (`analysis::experiments`). The plans, what each point varies, are here; the reading is not.
 
 mod burst;
+mod lower;
 
-use super::{Exporter, warn};
+use super::warn;
 use crate::analysis::experiments::{cache_size, finding};
-use crate::analysis::steady::SteadyRule;
 use crate::cli::ExperimentArgs;
 use crate::clock::utc_now;
 use crate::measure::available_engine;
@@ -16,10 +16,11 @@ use crate::model::{Direction, Document, Header, Kind, Results, TargetInfo, Warni
 use crate::oscounters::{host, sysfs};
 use crate::plan::{Create, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::experiment::experiment_table;
-use crate::storage::{self, Scratch};
+use crate::storage;
 use crate::units::ByteSize;
 use crate::{Error, signal};
-use burst::{BURST_BS, BURST_QD, BURST_RW, BURST_TIME, HOLD, REST, check_flags, rest};
+use burst::rest;
+use lower::{ExperimentCommand, lower};
 use std::path::{Path, PathBuf};
 
 /// Name of the scratch files in a target directory.
@@ -230,57 +231,6 @@ impl Planner<'_> {
     }
 }
 
-/// Each point's measured time, warm-up and region (the scratch file's size) without `--time`,
-/// `--warmup`, `--size`.
-const TIME: std::time::Duration = std::time::Duration::from_secs(2);
-const WARMUP: std::time::Duration = std::time::Duration::from_millis(500);
-const SIZE: u64 = 256 << 20;
-const BS: u64 = 64 << 10;
-/// The scratch file's size (and the region a file or device is used over), bytes.
-fn size(args: &ExperimentArgs) -> u64 {
-    args.size.given.map_or(SIZE, |s| s.0)
-}
-
-/// The experiment's points on `path` (for allocation, the target directory), validated.
-fn plan(args: &ExperimentArgs, path: &Path, base: &Setup) -> crate::Result<Vec<Point>> {
-    let burst = args.name == ExperimentKind::Burst;
-    let p = Planner {
-        path,
-        base,
-        size: size(args),
-        bs: args
-            .bs
-            .size()?
-            .map_or(if burst { BURST_BS } else { BS }, |b| b.0),
-        rw: crate::cli::one("--rw", &args.rw.given)?.unwrap_or(BURST_RW),
-        qd: crate::cli::one("--qd", &args.qd.given)?.unwrap_or(BURST_QD),
-        rest: args.rest.map_or(REST, |d| d.0),
-    };
-    if args.name == ExperimentKind::Alignment && p.size < 2 * p.bs {
-        // The shifted reads span the region less a request, from up to half a request in.
-        return Err(Error::invalid(
-            "--size",
-            ByteSize(p.size),
-            format!("at least twice --bs ({}) for alignment", ByteSize(p.bs)),
-        ));
-    }
-    let points = match args.name {
-        ExperimentKind::Buffering => p.buffering(),
-        ExperimentKind::Allocation => p.allocation(),
-        ExperimentKind::Alignment => p.alignment(),
-        ExperimentKind::Cache => p.cache(),
-        ExperimentKind::Writecache => p.writecache(),
-        ExperimentKind::Burst => p.burst(),
-    };
-    points
-        .into_iter()
-        .map(|mut p| {
-            p.workload = p.workload.validated()?;
-            Ok(p)
-        })
-        .collect()
-}
-
 /// The row of point `p`, run as `w`, from its results; `disk` is the disk under its target,
 /// whose counters over the point's window give the bytes that reached the device.
 fn row(p: &Point, w: &RunPlan, r: Results, disk: Option<&str>, rest_s: Option<f64>) -> Row {
@@ -335,68 +285,41 @@ fn write_cache_fact(info: &TargetInfo) -> Option<Fact> {
 }
 
 /// Runs `halfpower experiment`.
-pub fn experiment(mut args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
-    // Under MPI `{rank}` and `{host}` name each rank's target, a directory included.
-    args.target = crate::cluster::place(&args.target);
-    let dir = args.target.is_dir();
-    if args.name == ExperimentKind::Allocation && !dir {
-        return Err(Error::invalid(
-            "TARGET",
-            args.target.display(),
-            "a directory: allocation creates its files there, on the filesystem under test",
-        )
-        .into());
-    }
-    check_flags(&args)?;
-    let burst = args.name == ExperimentKind::Burst;
+pub fn experiment(args: ExperimentArgs, command: Vec<String>) -> anyhow::Result<u8> {
+    let (mut cmd, exporter) = lower(&args)?;
     let mut warnings = Vec::new();
-    let mut base = Setup {
-        time: Some(args.time.or(if burst { BURST_TIME } else { TIME })),
-        // A drain counts every credit from its first I/O: no warm-up spends any unseen.
-        warmup: if burst {
-            crate::units::Dur(std::time::Duration::ZERO)
-        } else {
-            args.warmup.or(WARMUP)
-        },
-        // Every point keeps to the region, on a device as in the scratch file.
-        size: Some(ByteSize(size(&args))),
-        // A file halfpower made is its own to write; a given file or device needs the flags.
-        safety: crate::plan::Safety {
-            allow_write: args.safety.allow_write || dir,
-            destroy_data: args.safety.destroy_data,
-        },
-        ..Setup::default()
-    };
     let engine = available_engine(&Workload::default());
-    if args.name == ExperimentKind::Alignment && !dir {
-        base.buffered = needs_buffered(&args.target, &engine, &mut warnings)?;
-    }
     // A directory gets a scratch file, filled once for every point (allocation makes its own).
-    let (path, _scratch) = if dir {
-        scratch_in(&args, &mut base, &engine, &mut warnings)?
-    } else {
-        (args.target.clone(), None)
-    };
-    let points = plan(&args, &path, &base)?;
-    let (rows, target, status) = run_points(&args, &points, &engine, &mut warnings)?;
+    let _scratch = (cmd.scratch.as_deref())
+        .map(|p| storage::create_filled(p, cmd.size, cmd.seed, false))
+        .transpose()?;
+    // alignment's points run buffered where direct I/O refuses 512-byte offsets, as probed on
+    // the scratch file or the target.
+    if cmd.kind == ExperimentKind::Alignment {
+        let on = cmd.scratch.as_ref().unwrap_or(&cmd.target);
+        let buffered = needs_buffered(on, &engine, &mut warnings)?;
+        for p in &mut cmd.points {
+            p.workload.setup.buffered = buffered;
+        }
+    }
+    let (rows, target, status) = run_points(&cmd, &engine, &mut warnings)?;
     let Some(mut target) = target else {
         return Err(Error::Interrupted.into());
     };
     // The experiment's region, which each point keeps to (the first may address part of it:
     // alignment's span less a request, cache's hit region).
-    (target.offset_bytes, target.size_bytes) = (0, size(&args));
-    let facts = facts(args.name, &target, &rows);
-    if !target.direct && args.name != ExperimentKind::Buffering {
+    (target.offset_bytes, target.size_bytes) = (0, cmd.size);
+    let facts = facts(cmd.kind, &target, &rows);
+    if !target.direct && cmd.kind != ExperimentKind::Buffering {
         let path = target.path.clone();
         warn(&mut warnings, Warning::ExperimentBuffered { path });
     }
     let report = ExperimentReport {
         header: Header::new(Kind::Experiment, command, utc_now()),
         host: host::read(),
-        experiment: args.name,
+        experiment: cmd.kind,
         target,
-        finding: Some(finding(args.name, &rows)),
+        finding: Some(finding(cmd.kind, &rows)),
         rows,
         facts,
         interrupted: signal::interrupted(),
@@ -431,41 +354,12 @@ fn needs_buffered(
     Ok(probe.targets()[0].offset_align > 512)
 }
 
-/// In a target directory: the scratch file every point runs on, created and filled (with the
-/// guard that removes it), and `alignment`'s choice of buffered I/O for it; allocation makes
-/// its own files, so it gets the directory.
-fn scratch_in(
-    args: &ExperimentArgs,
-    base: &mut Setup,
-    engine: &EngineChoice,
-    warnings: &mut Vec<Warning>,
-) -> anyhow::Result<(PathBuf, Option<Scratch>)> {
-    let p = args.target.join(scratch_name(SCRATCH));
-    if p.exists() {
-        return Err(Error::refused(
-            &p,
-            "already exists (a previous run's scratch file?); remove it or choose another \
-             directory",
-        )
-        .into());
-    }
-    if args.name == ExperimentKind::Allocation {
-        return Ok((args.target.clone(), None));
-    }
-    let s = storage::create_filled(&p, size(args), base.seed, false)?;
-    if args.name == ExperimentKind::Alignment {
-        base.buffered = needs_buffered(&p, engine, warnings)?;
-    }
-    Ok((p, Some(s)))
-}
-
 /// Runs every point on targets opened afresh (each starting clean: the file's dirty pages
 /// written back and its cached pages dropped, so no point reads another's cache or pays for
 /// its writeback). The rows, the target as the first point opened it (none when Ctrl-C came
 /// before), and the worst exit status.
 fn run_points(
-    args: &ExperimentArgs,
-    points: &[Point],
+    cmd: &ExperimentCommand,
     engine: &EngineChoice,
     warnings: &mut Vec<Warning>,
 ) -> anyhow::Result<(Vec<Row>, Option<TargetInfo>, u8)> {
@@ -474,7 +368,7 @@ fn run_points(
     let mut status = 0;
     // When the point before started, and what it measured, s: a rest is counted from its end.
     let mut before: Option<(std::time::Instant, f64)> = None;
-    for p in points {
+    for p in &cmd.points {
         if crate::measure::job::stopped()? {
             break;
         }
@@ -486,15 +380,12 @@ fn run_points(
             let (qd, engine) = (w.qd(), engine.0);
             crate::measure::warn_job(warnings, Warning::ExperimentShallow { qd, engine });
         }
-        // Each point's cache is dropped before it runs: nothing carries over.
-        let mut settings = Settings {
+        // Each point's cache is dropped before it runs (nothing carries over); burst's drains
+        // each end once their baseline has held.
+        let settings = Settings {
             cache_carries: false,
-            ..Settings::new(engine.clone(), args.output.quiet)
+            ..Settings::new(engine.clone(), cmd.quiet).steady(cmd.steady)
         };
-        if args.name == ExperimentKind::Burst {
-            let hold = args.hold.map_or(HOLD, |d| d.0);
-            settings.control.steady = Some(SteadyRule::drained(hold.as_secs_f64()));
-        }
         let mut session = Session::open(
             std::slice::from_ref(&p.path),
             std::slice::from_ref(&w),
@@ -507,7 +398,7 @@ fn run_points(
         info.get_or_insert(target_info);
         let label = format!(
             "{} {} {} {} QD{}",
-            args.name.name(),
+            cmd.kind.name(),
             p.variant.name(),
             w.rw(),
             w.bs(),

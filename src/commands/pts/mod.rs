@@ -5,12 +5,12 @@
 //! tracking variable meets PTS's steady-state rule (`analysis::pts`) or 25 rounds have run;
 //! WSAT runs until four times the capacity has been written.
 
-use super::lower::distinct;
-use super::{Exporter, warn};
+mod lower;
+
+use super::warn;
 use crate::analysis::pts::{MAX_ROUNDS, final_state, last_window, steady_state, window_matrix};
 use crate::cli::PtsArgs;
 use crate::clock::utc_now;
-use crate::error::Error;
 use crate::measure::available_engine;
 use crate::measure::{Session, Settings};
 use crate::model::Warning;
@@ -22,6 +22,7 @@ use crate::oscounters::host;
 use crate::plan::{DEFAULT_SEED, DepthOnEngine, EngineKind, RunPlan, RwMode, Setup, Workload};
 use crate::render::text::pts::{pts_text, round_line};
 use crate::units::{ByteSize, Dur};
+use lower::{PtsCommand, TrackPlan, lower};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
@@ -29,209 +30,6 @@ use std::time::{Duration, Instant};
 pub const PRECONDITION_BS: u64 = 128 << 10;
 /// The longest WSAT runs, whatever it has written (PTS: 24 hours).
 const WSAT_MAX: Duration = Duration::from_secs(24 * 3600);
-/// PTS's read/write mixes of the IOPS test, in its order.
-const IOPS_MIXES: [u8; 7] = [100, 95, 65, 50, 35, 5, 0];
-/// PTS's request sizes of the IOPS test, largest first as it runs them.
-const IOPS_SIZES: [u64; 8] = [
-    1 << 20,
-    128 << 10,
-    64 << 10,
-    32 << 10,
-    16 << 10,
-    8 << 10,
-    4 << 10,
-    512,
-];
-
-/// One track to run: its matrix and what must settle.
-#[derive(Clone, Debug)]
-struct TrackPlan {
-    tracking: Tracking,
-    sequential: bool,
-    bs: Vec<u64>,
-    mixes: Vec<Mix>,
-}
-
-/// What a test runs: its tracks and outstanding I/O.
-#[derive(Clone, Debug)]
-struct TestPlan {
-    tracks: Vec<TrackPlan>,
-    threads: u32,
-    qd: u32,
-}
-
-fn mixes(pcts: &[u8]) -> Vec<Mix> {
-    pcts.iter().map(|&read_pct| Mix { read_pct }).collect()
-}
-
-/// Refuses a list that leaves out the tracking value (`what` names the flag).
-fn needs<T: PartialEq + std::fmt::Display>(
-    what: &'static str,
-    list: &[T],
-    value: T,
-    shown: &str,
-    test: PtsTest,
-) -> crate::Result<()> {
-    if list.contains(&value) {
-        return Ok(());
-    }
-    let given: Vec<String> = list.iter().map(ToString::to_string).collect();
-    Err(Error::invalid(
-        what,
-        given.join(","),
-        format!(
-            "a list that holds {shown}: the {} test tracks it",
-            test.name()
-        ),
-    ))
-}
-
-/// The test's tracks from its defaults and `--bs`/`--mix`, and its outstanding I/O; refuses
-/// lists that repeat a value or leave out the tracking cell, and an outstanding I/O PTS fixes.
-fn test_plan(args: &PtsArgs) -> crate::Result<TestPlan> {
-    let (tracks, oio) = track_plans(args)?;
-    check_lists(args, &tracks)?;
-    let threads = crate::cli::one("--threads", &args.threads.given)?.unwrap_or(oio.0);
-    let qd = crate::cli::one("--qd", &args.qd.given)?.unwrap_or(oio.1);
-    if args.test == PtsTest::Latency && (threads, qd) != (1, 1) {
-        let (what, v) = if threads != 1 {
-            ("--threads", threads)
-        } else {
-            ("--qd", qd)
-        };
-        return Err(Error::invalid(
-            what,
-            v,
-            "1: the latency test runs one thread at QD1, as PTS fixes it",
-        ));
-    }
-    Ok(TestPlan {
-        tracks,
-        threads,
-        qd,
-    })
-}
-
-/// The test's tracks from its defaults and `--bs`/`--mix`, and PTS's outstanding I/O for it
-/// (threads, queue depth).
-fn track_plans(args: &PtsArgs) -> crate::Result<(Vec<TrackPlan>, (u32, u32))> {
-    let bs_given: Vec<u64> = args.bs.sizes()?.iter().map(|b| b.0).collect();
-    let or = |given: &[u64], default: &[u64]| {
-        if given.is_empty() {
-            default.to_vec()
-        } else {
-            given.to_vec()
-        }
-    };
-    let mix_or = |default: &[u8]| {
-        if args.mix.is_empty() {
-            mixes(default)
-        } else {
-            args.mix.clone()
-        }
-    };
-    let tracking = |bs_bytes, figure| Tracking {
-        bs_bytes,
-        mix: Mix { read_pct: 0 },
-        figure,
-    };
-    let random = |bs: Vec<u64>, mixes: Vec<Mix>, t: Tracking| TrackPlan {
-        tracking: t,
-        sequential: false,
-        bs,
-        mixes,
-    };
-    let (tracks, oio) = match args.test {
-        PtsTest::Iops => {
-            let t = tracking(4096, TrackFigure::Iops);
-            let plan = random(or(&bs_given, &IOPS_SIZES), mix_or(&IOPS_MIXES), t);
-            (vec![plan], (4, 32))
-        }
-        PtsTest::Latency => {
-            let t = tracking(4096, TrackFigure::MeanLatencyUs);
-            let plan = random(
-                or(&bs_given, &[8 << 10, 4 << 10, 512]),
-                mix_or(&[100, 65, 0]),
-                t,
-            );
-            (vec![plan], (1, 1))
-        }
-        PtsTest::Throughput => {
-            let m = mix_or(&[100, 0]);
-            let tracks = or(&bs_given, &[128 << 10, 1 << 20])
-                .into_iter()
-                .map(|bs| TrackPlan {
-                    tracking: tracking(bs, TrackFigure::BytesPerS),
-                    sequential: true,
-                    bs: vec![bs],
-                    mixes: m.clone(),
-                })
-                .collect();
-            (tracks, (4, 32))
-        }
-        PtsTest::Wsat => {
-            let bs = or(&bs_given, &[4096]);
-            let m = mix_or(&[0]);
-            let t = Tracking {
-                bs_bytes: bs[0],
-                mix: m[0],
-                figure: TrackFigure::Iops,
-            };
-            (vec![random(bs, m, t)], (4, 32))
-        }
-    };
-    Ok((tracks, oio))
-}
-
-/// Refuses repeated values, a matrix without its tracking cell, and WSAT lists of more than
-/// one value.
-fn check_lists(args: &PtsArgs, tracks: &[TrackPlan]) -> crate::Result<()> {
-    let bs = args.bs.sizes()?;
-    if !bs.is_empty() {
-        distinct("--bs", &bs)?;
-    }
-    if !args.mix.is_empty() {
-        distinct("--mix", &args.mix)?;
-    }
-    if args.test == PtsTest::Wsat {
-        if bs.len() > 1 {
-            return Err(Error::invalid(
-                "--bs",
-                bs.len(),
-                "one request size for wsat (it writes one workload over time)",
-            ));
-        }
-        if args.mix.len() > 1 || args.mix.iter().any(|m| m.read_pct == 100) {
-            let given: Vec<String> = args.mix.iter().map(ToString::to_string).collect();
-            return Err(Error::invalid(
-                "--mix",
-                given.join(","),
-                "one mix with writes for wsat (it writes one workload until --wsat-bytes)",
-            ));
-        }
-        return Ok(());
-    }
-    for t in tracks {
-        needs("--mix", &t.mixes, t.tracking.mix, "0/100", args.test)?;
-        if args.test != PtsTest::Throughput {
-            let bs: Vec<ByteSize> = t.bs.iter().map(|&b| ByteSize(b)).collect();
-            needs("--bs", &bs, ByteSize(t.tracking.bs_bytes), "4k", args.test)?;
-        }
-    }
-    Ok(())
-}
-
-/// The setup every point shares: the region, engine and permissions; no warm-up (a round's
-/// every write counts towards the bytes written).
-fn setup(args: &PtsArgs) -> Setup {
-    Setup {
-        warmup: Dur(Duration::ZERO),
-        size: args.size.given,
-        engine: args.engine.kind,
-        safety: args.safety.into(),
-        ..Setup::default()
-    }
-}
 
 /// One cell's workload: `bs` at `mix`, random or sequential, for `time`, drawing offsets with
 /// `seed`.
@@ -282,25 +80,13 @@ fn precondition_workload(base: &Setup, oio: (u32, u32), bytes: u64) -> Workload 
     w
 }
 
-/// Refuses to purge and overwrite an existing file or device without `--destroy-data`.
-fn check_safety(args: &PtsArgs) -> crate::Result<()> {
-    if args.engine.kind == EngineKind::Null || !args.target.exists() || args.safety.destroy_data {
-        return Ok(());
-    }
-    Err(Error::refused(
-        &args.target,
-        "exists, and PTS purges and overwrites its whole region (--size); pass --allow-write \
-         --destroy-data if that is intended",
-    ))
-}
-
 /// Everything a track needs while it runs.
 struct Bench<'a> {
     runner: Session,
     base: Setup,
     oio: (u32, u32),
     engine: EngineKind,
-    args: &'a PtsArgs,
+    cmd: &'a PtsCommand,
     warnings: Vec<Warning>,
     progress: bool,
 }
@@ -314,7 +100,7 @@ impl Bench<'_> {
 
     /// Preconditioning over a region of `capacity` bytes; None after Ctrl-C.
     fn precondition(&mut self, capacity: u64) -> crate::Result<Option<Precondition>> {
-        let asked = self.args.precondition.map_or(2 * capacity, |b| b.0);
+        let asked = self.cmd.precondition.map_or(2 * capacity, |b| b.0);
         let bytes = asked.div_ceil(PRECONDITION_BS) * PRECONDITION_BS;
         if bytes < 2 * capacity {
             warn(
@@ -358,7 +144,7 @@ impl Bench<'_> {
                     t.sequential,
                     bs,
                     *mix,
-                    self.args.round,
+                    self.cmd.round,
                     seed,
                 );
                 let label = format!("round {n} {} {mix}", ByteSize(bs));
@@ -434,7 +220,7 @@ fn purged_track(b: &mut Bench<'_>, t: &TrackPlan) -> crate::Result<Track> {
         warn(
             &mut b.warnings,
             Warning::NotPurged {
-                target: b.args.target.display().to_string(),
+                target: b.cmd.target.display().to_string(),
                 purge: purge.clone(),
             },
         );
@@ -504,30 +290,28 @@ fn run_rounds(
 
 /// Runs `halfpower pts`.
 pub fn pts(args: PtsArgs, command: Vec<String>) -> anyhow::Result<u8> {
-    let exporter = Exporter::checked(&args.output)?;
-    let plan = test_plan(&args)?;
-    check_safety(&args)?;
-    let base = setup(&args);
+    let (cmd, exporter) = lower(&args)?;
+    let base = cmd.base.clone();
     let (engine, fallback) = available_engine(&Workload {
         setup: base.clone(),
         ..Workload::default()
     });
-    let oio = (plan.threads, plan.qd);
+    let oio = (cmd.plan.threads, cmd.plan.qd);
     let mut shapes: Vec<RunPlan> = vec![
         precondition_workload(&base, oio, PRECONDITION_BS)
             .plan(engine, DepthOnEngine::AsThreads)?,
     ];
-    for t in &plan.tracks {
+    for t in &cmd.plan.tracks {
         for &bs in &t.bs {
             for &mix in &t.mixes {
-                let w = cell_workload(&base, oio, t.sequential, bs, mix, args.round, 0);
+                let w = cell_workload(&base, oio, t.sequential, bs, mix, cmd.round, 0);
                 shapes.push(w.plan(engine, DepthOnEngine::AsThreads)?);
             }
         }
     }
     let mut warnings = Vec::new();
     let runner = Session::open(
-        std::slice::from_ref(&args.target),
+        std::slice::from_ref(&cmd.target),
         &shapes,
         Settings::new((engine, fallback), true),
         &mut warnings,
@@ -535,18 +319,18 @@ pub fn pts(args: PtsArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let target_info = runner.infos().remove(0);
     let capacity = runner.targets()[0].size;
     let wsat_bytes =
-        (args.test == PtsTest::Wsat).then(|| args.wsat_bytes.map_or(4 * capacity, |b| b.0));
+        (cmd.test == PtsTest::Wsat).then(|| cmd.wsat_bytes.map_or(4 * capacity, |b| b.0));
     let mut bench = Bench {
         runner,
         base,
         oio,
         engine,
-        args: &args,
+        cmd: &cmd,
         warnings,
-        progress: !args.output.quiet && std::io::stderr().is_terminal(),
+        progress: !cmd.quiet && std::io::stderr().is_terminal(),
     };
     let mut tracks = Vec::new();
-    for t in &plan.tracks {
+    for t in &cmd.plan.tracks {
         let (track, cut) = run_track(&mut bench, t, capacity, wsat_bytes)?;
         tracks.push(track);
         if cut {
@@ -559,13 +343,13 @@ pub fn pts(args: PtsArgs, command: Vec<String>) -> anyhow::Result<u8> {
     let report = PtsReport {
         header: Header::new(Kind::Pts, command, utc_now()),
         host: host::read(),
-        target: args.target.display().to_string(),
+        target: cmd.target.display().to_string(),
         target_info,
-        test: args.test,
+        test: cmd.test,
         capacity_bytes: capacity,
-        threads: plan.threads,
-        qd: plan.qd,
-        round_s: args.round.0.as_secs_f64(),
+        threads: cmd.plan.threads,
+        qd: cmd.plan.qd,
+        round_s: cmd.round.0.as_secs_f64(),
         max_rounds: wsat_bytes.is_none().then_some(MAX_ROUNDS),
         wsat_bytes,
         tracks,
