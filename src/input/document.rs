@@ -8,7 +8,6 @@ use crate::model::diagnosis::Diagnosis;
 use crate::model::log::Log;
 use crate::model::monitor::MONITOR_SCHEMA_VERSION;
 use crate::model::{Document, Input, Kind, MonitorDocument};
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::Path;
 
@@ -21,37 +20,16 @@ fn refuse(path: &str, why: impl Into<String>) -> Error {
     Error::refused(path, why.into())
 }
 
-fn typed<T: DeserializeOwned>(path: &str, kind: Kind, v: Value) -> crate::Result<Box<T>> {
-    serde_json::from_value(v)
-        .map(Box::new)
-        .map_err(|e| refuse(path, format!("not a valid {} document: {e}", kind.name())))
-}
-
 /// The document of `kind` in `v` (a JSON object with that `kind`).
 fn typed_document(path: &str, kind: Kind, v: Value) -> crate::Result<Document> {
-    Ok(match kind {
-        Kind::Run => Document::Run(typed(path, kind, v)?),
-        Kind::Quick => Document::Quick(typed(path, kind, v)?),
-        Kind::Sweep => Document::Sweep(typed(path, kind, v)?),
-        Kind::Profile => Document::Profile(typed(path, kind, v)?),
-        Kind::Scale => Document::Scale(typed(path, kind, v)?),
-        Kind::Experiment => Document::Experiment(typed(path, kind, v)?),
-        Kind::Compare => Document::Compare(typed(path, kind, v)?),
-        Kind::Replay => Document::Replay(typed(path, kind, v)?),
-        Kind::Capture => Document::Capture(typed(path, kind, v)?),
-        Kind::Verify => Document::Verify(typed(path, kind, v)?),
-        Kind::Path => Document::Path(typed(path, kind, v)?),
-        Kind::Pts => Document::Pts(typed(path, kind, v)?),
-        Kind::Selftest => Document::Selftest(typed(path, kind, v)?),
-        Kind::Doctor => Document::Doctor(typed(path, kind, v)?),
-        Kind::Diagnose => Document::Diagnose(typed(path, kind, v)?),
-        Kind::Monitor => {
-            return Err(refuse(
-                path,
-                "a monitor log is JSON lines without a kind, not a document with one",
-            ));
-        }
-    })
+    if kind == Kind::Monitor {
+        return Err(refuse(
+            path,
+            "a monitor log is JSON lines without a kind, not a document with one",
+        ));
+    }
+    Document::from_json(kind, v)
+        .map_err(|e| refuse(path, format!("not a valid {} document: {e}", kind.name())))
 }
 
 /// Parses the text of `path` as one of the kinds the report draws.

@@ -137,3 +137,13 @@ pub struct CaptureReport {
     /// What the user should know.
     pub warnings: Vec<super::Warning>,
 }
+
+impl super::Report for CaptureReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        Some("a capture's summary has no chart (replay its trace)")
+    }
+}

@@ -112,3 +112,9 @@ pub struct CompareReport {
     #[serde(default)]
     pub warnings: Vec<super::Warning>,
 }
+
+impl super::Report for CompareReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+}

@@ -172,6 +172,18 @@ pub struct Diagnosis {
     pub system: SystemSummary,
 }
 
+impl super::Report for Diagnosis {
+    const SCHEMA: Option<u32> = Some(DIAGNOSE_SCHEMA_VERSION);
+
+    fn log_warnings(&self) -> Vec<&[super::Warning]> {
+        self.inputs.iter().map(|i| &i.warnings[..]).collect()
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.devices.is_empty()).then_some("the diagnosis has no devices")
+    }
+}
+
 /// The observed workload placed on the device's measured curve (`diagnose --profile` with a
 /// sweep, or a profile's random cells): how far its busiest interval is from the knee and the
 /// peak of what the device did at the nearest mix.

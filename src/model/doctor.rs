@@ -29,6 +29,8 @@ pub struct DoctorReport {
     pub prices: Vec<Priced>,
 }
 
+impl super::Report for DoctorReport {}
+
 /// A flagged setting and what it costs the run (`doctor --price`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Priced {

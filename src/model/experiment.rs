@@ -272,6 +272,16 @@ pub struct ExperimentReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for ExperimentReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.rows.is_empty()).then_some("the experiment has no rows")
+    }
+}
+
 /// Why an experiment had nothing to compare: the rows it lacked.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]

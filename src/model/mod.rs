@@ -12,6 +12,7 @@ pub mod compare;
 pub mod device;
 pub mod diagnosis;
 pub mod doctor;
+pub mod document;
 pub mod evidence;
 pub mod experiment;
 pub mod fio;
@@ -30,12 +31,12 @@ pub mod replay;
 pub mod run;
 pub mod scale;
 pub mod selftest;
-
 pub mod sweep;
 pub mod verify;
 pub mod warning;
 
 pub use device::{ClassEvidence, DeviceClass, ServiceMethod, Serving};
+pub use document::{Document, Kind, Report};
 pub use quick::{QuickReport, QuickTest};
 pub use run::{
     ErrorSummary, Results, RunReport, SyncSummary, TargetInfo, TargetKind, TargetResult,
@@ -43,6 +44,49 @@ pub use run::{
 pub use warning::Warning;
 
 use serde::{Deserialize, Serialize};
+
+/// The table of document kinds: calls `$then!` with one row per kind, `Variant(Type) = "name",`
+/// each after its doc comment. A new kind is one row here.
+macro_rules! with_documents {
+    ($then:ident) => {
+        $then! {
+            /// `halfpower run`.
+            Run($crate::model::run::RunReport) = "run",
+            /// `halfpower quick`.
+            Quick($crate::model::quick::QuickReport) = "quick",
+            /// `halfpower sweep`.
+            Sweep($crate::model::sweep::SweepReport) = "sweep",
+            /// `halfpower profile`.
+            Profile($crate::model::profile::ProfileReport) = "profile",
+            /// `halfpower diagnose`.
+            Diagnose($crate::model::diagnosis::Diagnosis) = "diagnose",
+            /// `halfpower scale`.
+            Scale($crate::model::scale::ScaleReport) = "scale",
+            /// `halfpower experiment`.
+            Experiment($crate::model::experiment::ExperimentReport) = "experiment",
+            /// `halfpower compare`.
+            Compare($crate::model::compare::CompareReport) = "compare",
+            /// A monitor log (or iostat / perfmon log) with its diagnosis; its records carry no
+            /// kind (the name is `report`'s).
+            Monitor($crate::model::MonitorDocument) = "monitor",
+            /// `halfpower verify`.
+            Verify($crate::model::verify::VerifyReport) = "verify",
+            /// `halfpower replay`.
+            Replay($crate::model::replay::ReplayReport) = "replay",
+            /// `halfpower capture`.
+            Capture($crate::model::capture::CaptureReport) = "capture",
+            /// `halfpower path`.
+            Path($crate::model::path::PathReport) = "path",
+            /// `halfpower pts`.
+            Pts($crate::model::pts::PtsReport) = "pts",
+            /// `halfpower selftest`.
+            Selftest($crate::model::selftest::SelftestReport) = "selftest",
+            /// `halfpower doctor`.
+            Doctor($crate::model::doctor::DoctorReport) = "doctor",
+        }
+    };
+}
+pub(crate) use with_documents;
 
 /// A monitor log (or an iostat / perfmon log) as `report` draws it: the intervals as read and
 /// the diagnosis `diagnose` gives them.
@@ -54,144 +98,27 @@ pub struct MonitorDocument {
     pub diagnosis: diagnosis::Diagnosis,
 }
 
-/// Any document halfpower reads back, of a known kind.
-#[derive(Clone, Debug)]
-pub enum Document {
-    /// `run --json`.
-    Run(Box<RunReport>),
-    /// `quick --json`.
-    Quick(Box<QuickReport>),
-    /// `sweep --json`.
-    Sweep(Box<sweep::SweepReport>),
-    /// `profile --json`.
-    Profile(Box<profile::ProfileReport>),
-    /// A monitor log (or iostat / perfmon log) with its diagnosis.
-    Monitor(Box<MonitorDocument>),
-    /// `diagnose --json`.
-    Diagnose(Box<diagnosis::Diagnosis>),
-    /// `scale --json`.
-    Scale(Box<scale::ScaleReport>),
-    /// `experiment --json`.
-    Experiment(Box<experiment::ExperimentReport>),
-    /// `compare --json`.
-    Compare(Box<compare::CompareReport>),
-    /// `replay --json`.
-    Replay(Box<replay::ReplayReport>),
-    /// `capture --json`.
-    Capture(Box<capture::CaptureReport>),
-    /// `verify --json`.
-    Verify(Box<verify::VerifyReport>),
-    /// `path --json`.
-    Path(Box<path::PathReport>),
-    /// `pts --json`.
-    Pts(Box<pts::PtsReport>),
-    /// `selftest --json`.
-    Selftest(Box<selftest::SelftestReport>),
-    /// `doctor --json`.
-    Doctor(Box<doctor::DoctorReport>),
-}
+impl Report for MonitorDocument {
+    const SCHEMA: Option<u32> = None;
 
-impl Document {
-    /// Why the document holds nothing to draw, when it does not: the one rule `report` refuses
-    /// an input by and `--html` skips a report by.
-    pub fn nothing_to_draw(&self) -> Option<&'static str> {
-        match self {
-            Document::Sweep(s) if s.points.is_empty() => Some("the sweep has no points"),
-            Document::Quick(q) if q.tests.is_empty() => Some("the quick suite has no tests"),
-            Document::Profile(p) if p.cells.is_empty() => Some("the profile has no cells"),
-            Document::Scale(s) if s.steps.len() < 2 => Some("the scale has fewer than two steps"),
-            Document::Experiment(e) if e.rows.is_empty() => Some("the experiment has no rows"),
-            Document::Diagnose(d) if d.devices.is_empty() => Some("the diagnosis has no devices"),
-            Document::Capture(_) => Some("a capture's summary has no chart (replay its trace)"),
-            Document::Verify(v) if v.verification.targets.is_empty() => {
-                Some("the verification checked no target")
-            }
-            Document::Path(p) if p.targets.is_empty() => Some("the path has no targets"),
-            Document::Pts(p) if p.tracks.iter().all(|t| t.rounds.is_empty()) => {
-                Some("the PTS test has no rounds")
-            }
-            _ => None,
-        }
-    }
-
-    /// The warnings the document carries as its own (those of a monitor log or a diagnosis
-    /// are each log's: [`Document::log_warnings`]).
-    pub fn warnings(&self) -> &[Warning] {
-        match self {
-            Document::Run(r) => &r.warnings,
-            Document::Quick(q) => &q.warnings,
-            Document::Sweep(s) => &s.warnings,
-            Document::Profile(p) => &p.warnings,
-            Document::Scale(s) => &s.warnings,
-            Document::Experiment(e) => &e.warnings,
-            Document::Replay(r) => &r.warnings,
-            Document::Capture(c) => &c.warnings,
-            Document::Path(p) => &p.warnings,
-            Document::Pts(p) => &p.warnings,
-            Document::Selftest(t) => &t.warnings,
-            Document::Compare(c) => &c.warnings,
-            Document::Monitor(_)
-            | Document::Diagnose(_)
-            | Document::Verify(_)
-            | Document::Doctor(_) => &[],
-        }
-    }
-
-    /// The warnings of each log a monitor log or a diagnosis was read from (none for any other
-    /// kind), one list per log.
-    pub fn log_warnings(&self) -> Vec<&[Warning]> {
-        match self {
-            Document::Monitor(m) => vec![&m.log.warnings],
-            Document::Diagnose(d) => d.inputs.iter().map(|i| &i.warnings[..]).collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The document's kind.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Document::Run(_) => Kind::Run,
-            Document::Quick(_) => Kind::Quick,
-            Document::Sweep(_) => Kind::Sweep,
-            Document::Profile(_) => Kind::Profile,
-            Document::Monitor(_) => Kind::Monitor,
-            Document::Diagnose(_) => Kind::Diagnose,
-            Document::Scale(_) => Kind::Scale,
-            Document::Experiment(_) => Kind::Experiment,
-            Document::Compare(_) => Kind::Compare,
-            Document::Replay(_) => Kind::Replay,
-            Document::Capture(_) => Kind::Capture,
-            Document::Verify(_) => Kind::Verify,
-            Document::Path(_) => Kind::Path,
-            Document::Pts(_) => Kind::Pts,
-            Document::Selftest(_) => Kind::Selftest,
-            Document::Doctor(_) => Kind::Doctor,
-        }
+    fn log_warnings(&self) -> Vec<&[Warning]> {
+        vec![&self.log.warnings]
     }
 }
 
-/// A document writes itself as the command that made it does (`--json`); a monitor log, whose
-/// records are JSON lines of their own, writes its diagnosis.
-impl Serialize for Document {
+/// A monitor log writes its diagnosis: its records are JSON lines of their own.
+impl Serialize for MonitorDocument {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Document::Run(r) => r.serialize(s),
-            Document::Quick(q) => q.serialize(s),
-            Document::Sweep(w) => w.serialize(s),
-            Document::Profile(p) => p.serialize(s),
-            Document::Monitor(m) => m.diagnosis.serialize(s),
-            Document::Diagnose(d) => d.serialize(s),
-            Document::Scale(c) => c.serialize(s),
-            Document::Experiment(e) => e.serialize(s),
-            Document::Compare(c) => c.serialize(s),
-            Document::Replay(r) => r.serialize(s),
-            Document::Capture(c) => c.serialize(s),
-            Document::Verify(v) => v.serialize(s),
-            Document::Path(p) => p.serialize(s),
-            Document::Pts(p) => p.serialize(s),
-            Document::Selftest(t) => t.serialize(s),
-            Document::Doctor(d) => d.serialize(s),
-        }
+        self.diagnosis.serialize(s)
+    }
+}
+
+/// A monitor log is read as its lines (`input::document`), never as one JSON document.
+impl<'de> Deserialize<'de> for MonitorDocument {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        Err(serde::de::Error::custom(
+            "a monitor log is JSON lines without a kind, not a document with one",
+        ))
     }
 }
 
@@ -212,101 +139,10 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// Direction of an I/O as documents name it (`read`, `write`).
 pub type Direction = crate::engine::IoDir;
 
-/// What a document is: its `kind` field, spelled once, by [`Kind::name`] (the JSON reads and
-/// writes that name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `halfpower run`.
-    Run,
-    /// `halfpower quick`.
-    Quick,
-    /// `halfpower sweep`.
-    Sweep,
-    /// `halfpower profile`.
-    Profile,
-    /// `halfpower diagnose`.
-    Diagnose,
-    /// `halfpower scale`.
-    Scale,
-    /// `halfpower experiment`.
-    Experiment,
-    /// `halfpower compare`.
-    Compare,
-    /// A monitor log (its records carry no kind; the name is used by `report`).
-    Monitor,
-    /// `halfpower verify`.
-    Verify,
-    /// `halfpower replay`.
-    Replay,
-    /// `halfpower capture`.
-    Capture,
-    /// `halfpower path`.
-    Path,
-    /// `halfpower pts`.
-    Pts,
-    /// `halfpower selftest`.
-    Selftest,
-    /// `halfpower doctor`.
-    Doctor,
-}
-
 impl Kind {
-    /// Every kind.
-    pub const ALL: [Kind; 16] = [
-        Kind::Run,
-        Kind::Quick,
-        Kind::Sweep,
-        Kind::Profile,
-        Kind::Diagnose,
-        Kind::Scale,
-        Kind::Experiment,
-        Kind::Compare,
-        Kind::Monitor,
-        Kind::Verify,
-        Kind::Replay,
-        Kind::Capture,
-        Kind::Path,
-        Kind::Pts,
-        Kind::Selftest,
-        Kind::Doctor,
-    ];
-
     /// The kind named `name` as written in `kind`.
     pub fn named(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name)
-    }
-
-    /// The newest layout version of a document of this kind this halfpower reads and writes;
-    /// none for a monitor log (its records carry their own, and no kind).
-    pub fn schema_version(self) -> Option<u32> {
-        match self {
-            Kind::Profile => Some(profile::PROFILE_SCHEMA_VERSION),
-            Kind::Diagnose => Some(diagnosis::DIAGNOSE_SCHEMA_VERSION),
-            Kind::Monitor => None,
-            _ => Some(SCHEMA_VERSION),
-        }
-    }
-
-    /// The name as written in `kind`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Run => "run",
-            Kind::Quick => "quick",
-            Kind::Sweep => "sweep",
-            Kind::Profile => "profile",
-            Kind::Diagnose => "diagnose",
-            Kind::Scale => "scale",
-            Kind::Experiment => "experiment",
-            Kind::Compare => "compare",
-            Kind::Monitor => "monitor",
-            Kind::Verify => "verify",
-            Kind::Replay => "replay",
-            Kind::Capture => "capture",
-            Kind::Path => "path",
-            Kind::Pts => "pts",
-            Kind::Selftest => "selftest",
-            Kind::Doctor => "doctor",
-        }
+        Kind::ALL.iter().copied().find(|k| k.name() == name)
     }
 }
 

@@ -321,6 +321,16 @@ pub struct PathReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for PathReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.targets.is_empty()).then_some("the path has no targets")
+    }
+}
+
 /// Where a PAP came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -262,6 +262,18 @@ pub struct ProfileReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for ProfileReport {
+    const SCHEMA: Option<u32> = Some(PROFILE_SCHEMA_VERSION);
+
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.cells.is_empty()).then_some("the profile has no cells")
+    }
+}
+
 impl ProfileReport {
     /// 004 Table 4's cell: the QD1 service time (ms) of `rw` × `pattern` × `bs_bytes`, and
     /// whether that size fell off its column's fitted line.

@@ -277,6 +277,16 @@ pub struct PtsReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for PtsReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.tracks.iter().all(|t| t.rounds.is_empty())).then_some("the PTS test has no rounds")
+    }
+}
+
 impl crate::units::Choice for PtsTest {
     const ALL: &'static [Self] = &[
         PtsTest::Iops,

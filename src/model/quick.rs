@@ -48,6 +48,16 @@ pub struct QuickReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for QuickReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.tests.is_empty()).then_some("the quick suite has no tests")
+    }
+}
+
 /// How a measured figure stands against the typical one of its device class.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]

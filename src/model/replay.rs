@@ -182,3 +182,9 @@ pub struct ReplayReport {
     /// What the user should know (trace notes, failed I/Os).
     pub warnings: Vec<super::Warning>,
 }
+
+impl super::Report for ReplayReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+}

@@ -239,3 +239,13 @@ pub struct ScaleReport {
     /// Warnings printed on the way.
     pub warnings: Vec<super::Warning>,
 }
+
+impl super::Report for ScaleReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.steps.len() < 2).then_some("the scale has fewer than two steps")
+    }
+}

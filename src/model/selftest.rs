@@ -39,6 +39,12 @@ pub struct SelftestReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for SelftestReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+}
+
 #[cfg(test)]
 impl SelftestReport {
     /// A report of `checks` and `statement` written at 2026-11-30T08:00:00Z, the rest empty:

@@ -154,6 +154,16 @@ pub struct SweepReport {
     pub warnings: Vec<super::Warning>,
 }
 
+impl super::Report for SweepReport {
+    fn warnings(&self) -> &[super::Warning] {
+        &self.warnings
+    }
+
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.points.is_empty()).then_some("the sweep has no points")
+    }
+}
+
 /// A point on the request size × queue depth grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {

@@ -151,3 +151,9 @@ pub struct VerifyReport {
     #[serde(flatten)]
     pub verification: Verification,
 }
+
+impl super::Report for VerifyReport {
+    fn nothing_to_draw(&self) -> Option<&'static str> {
+        (self.verification.targets.is_empty()).then_some("the verification checked no target")
+    }
+}

@@ -81,7 +81,17 @@ fn variants(text: &str, name: &str) -> Vec<String> {
 /// pattern (`Enum::V =>`, `Enum::V |` or `Enum::V(..) =>`): the places the compiler sends
 /// whoever adds a variant.
 fn exhaustive_matches(enum_name: &str, variants: &[String], own: &[&str]) -> Vec<String> {
-    let pattern = |text: &str, v: &str| {
+    all_sources()
+        .into_iter()
+        .filter(|(rel, _)| !own.contains(&rel.as_str()))
+        .filter(|(_, text)| matches_every(text, enum_name, variants))
+        .map(|(rel, _)| rel)
+        .collect()
+}
+
+/// Whether `text` names every variant of `enum_name` as a pattern.
+fn matches_every(text: &str, enum_name: &str, variants: &[String]) -> bool {
+    let pattern = |v: &str| {
         let head = format!("{enum_name}::{v}");
         text.match_indices(&head).any(|(i, _)| {
             let rest = text[i + head.len()..].trim_start();
@@ -92,12 +102,7 @@ fn exhaustive_matches(enum_name: &str, variants: &[String], own: &[&str]) -> Vec
             rest.starts_with("=>") || rest.starts_with('|') || rest.starts_with("if ")
         })
     };
-    all_sources()
-        .into_iter()
-        .filter(|(rel, _)| !own.contains(&rel.as_str()))
-        .filter(|(_, text)| variants.iter().all(|v| pattern(text, v)))
-        .map(|(rel, _)| rel)
-        .collect()
+    variants.iter().all(|v| pattern(v))
 }
 
 #[test]
@@ -205,4 +210,64 @@ fn the_word_search_finds_only_whole_names() {
     assert!(!has_word("RunArgsX", "RunArgs"));
     let text = "pub enum E {\n    /// a\n    A(u8),\n    #[default]\n    B,\n}\n";
     assert_eq!(variants(text, "E"), ["A", "B"]);
+}
+
+/// The rows of the table of document kinds (`with_documents!` in model/mod.rs): each kind's
+/// variant and its type's path under `model`.
+fn document_rows() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(src().join("model/mod.rs")).unwrap();
+    let table = &text[text.find("macro_rules! with_documents").expect("the table")..];
+    let table = &table[..table.find("\n}\n").unwrap()];
+    table
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| {
+            let (variant, rest) = l.split_once("($crate::model::")?;
+            let ty = rest.split_once(')')?.0;
+            Some((variant.to_string(), ty.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_document_kind_takes_one_file_per_layer() {
+    // A kind is its type and `Report` impl in model/NAME.rs, one row in model/mod.rs's table
+    // (with its `pub mod` line), its text in render/text/NAME.rs and its HTML (`Drawn`) in
+    // render/html/NAME.rs, each with its module line: no match over every kind anywhere, as
+    // `Document`, `Kind` and the report's dispatch are expanded from the table.
+    let rows = document_rows();
+    assert!(rows.len() >= 16, "{rows:?}");
+    let kinds: Vec<String> = rows.iter().map(|(v, _)| v.clone()).collect();
+    for name in ["Document", "Kind"] {
+        let found = exhaustive_matches(name, &kinds, &[]);
+        assert!(found.is_empty(), "matches over every {name}: {found:?}");
+    }
+    let files = all_sources();
+    let implements = |dir: &str, tr: &str, ty: &str| {
+        (files.iter().filter(|(rel, _)| rel.starts_with(dir))).any(|(_, t)| {
+            t.lines().any(|l| {
+                l.starts_with("impl ")
+                    && l.contains(&format!("{tr} for "))
+                    && [" ", "::"].iter().any(|sep| {
+                        l.ends_with(&format!("{sep}{ty} {{"))
+                            || l.ends_with(&format!("{sep}{ty} {{}}"))
+                    })
+            })
+        })
+    };
+    let mut missing = Vec::new();
+    for (variant, path) in &rows {
+        let ty = path.rsplit("::").next().unwrap();
+        if !implements("model/", "Report", ty) {
+            missing.push(format!("{variant}: no Report impl for {ty} in model/"));
+        }
+        if !implements("render/html/", "Drawn", ty) {
+            missing.push(format!("{variant}: no Drawn impl for {ty} in render/html/"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    // The search finds a match over every kind, and only one over every kind.
+    let arms: Vec<String> = kinds.iter().map(|k| format!("Kind::{k} => 1,")).collect();
+    assert!(matches_every(&arms.join("\n"), "Kind", &kinds));
+    assert!(!matches_every(&arms[1..].join("\n"), "Kind", &kinds));
 }

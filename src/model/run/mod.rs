@@ -453,6 +453,12 @@ pub struct RunReport {
     pub ranks: Vec<RankRun>,
 }
 
+impl crate::model::Report for RunReport {
+    fn warnings(&self) -> &[crate::model::Warning] {
+        &self.warnings
+    }
+}
+
 /// One rank's own run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RankRun {

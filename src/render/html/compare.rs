@@ -102,3 +102,17 @@ fn chart(c: &CompareReport) -> String {
         note: String::new(),
     })
 }
+
+impl super::Drawn for crate::model::compare::CompareReport {
+    fn describe(&self, _: &str) -> String {
+        format!("{} against {}", self.b, self.a)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::header(&self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

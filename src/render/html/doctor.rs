@@ -80,3 +80,17 @@ pub fn setup_section(inputs: &[Input], labels: &[String]) -> String {
     ));
     out
 }
+
+impl super::Drawn for crate::model::doctor::DoctorReport {
+    fn describe(&self, _: &str) -> String {
+        format!("doctor on {}", self.host.hostname)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

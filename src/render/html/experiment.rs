@@ -193,3 +193,17 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     }];
     (out, defs)
 }
+
+impl super::Drawn for crate::model::experiment::ExperimentReport {
+    fn describe(&self, _: &str) -> String {
+        format!("{} on {}", self.experiment.name(), self.target.path)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

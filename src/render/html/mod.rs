@@ -69,75 +69,39 @@ pub fn labels(inputs: &[Input]) -> Vec<String> {
         .collect()
 }
 
-fn describe(i: &Input) -> String {
-    match &i.doc {
-        Document::Run(r) => {
-            let w = &r.workload;
-            let targets: Vec<&str> = r.targets.iter().map(|t| t.path.as_str()).collect();
-            let mut s = format!(
-                "{} {} {} {} T{}",
-                targets.join(", "),
-                w.rw.name(),
-                w.bs,
-                crate::render::text::run::depth(w),
-                w.threads
-            );
-            if w.setup.buffered {
-                s.push_str(" buffered");
-            }
-            if w.setup.write_through {
-                s.push_str(crate::render::text::run::write_through(w));
-            }
-            if r.results.engine != crate::plan::EngineKind::Uring {
-                let _ = write!(s, " {}", r.results.engine);
-            }
-            s
-        }
-        Document::Quick(q) => format!("{} on {}", q.target.path, q.host.hostname),
-        Document::Sweep(s) => {
-            let t: Vec<&str> = s.targets.iter().map(|t| t.path.as_str()).collect();
-            if t.is_empty() {
-                s.source.clone().unwrap_or_else(|| i.path.clone())
-            } else {
-                t.join(", ")
-            }
-        }
-        Document::Profile(p) => p.target.clone(),
-        Document::Pts(p) => format!("PTS {} on {}", p.test.name(), p.target),
-        Document::Selftest(t) => format!("self-test on {}", t.host.hostname),
-        Document::Doctor(d) => format!("doctor on {}", d.host.hostname),
-        Document::Experiment(e) => format!("{} on {}", e.experiment.name(), e.target.path),
-        Document::Compare(c) => format!("{} against {}", c.b, c.a),
-        Document::Replay(r) => format!("{} replayed on {}", r.trace.path, r.target.path),
-        Document::Capture(c) => format!("capture of {}", c.device),
-        Document::Verify(v) => {
-            let t: Vec<&str> = v
-                .verification
-                .targets
-                .iter()
-                .map(|t| t.path.as_str())
-                .collect();
-            format!("verify of {}", t.join(", "))
-        }
-        Document::Path(p) => {
-            let t: Vec<&str> = p.targets.iter().map(|t| t.target.as_str()).collect();
-            t.join(", ")
-        }
-        Document::Scale(s) => {
-            let t: Vec<&str> = s.alone.iter().map(|a| a.target.as_str()).collect();
-            t.join(", ")
-        }
-        Document::Monitor(m) => m.log.path.clone(),
-        Document::Diagnose(d) => {
-            let paths: Vec<&str> = d.inputs.iter().map(|i| i.path.as_str()).collect();
-            if paths.is_empty() {
-                i.path.clone()
-            } else {
-                paths.join(", ")
-            }
-        }
-    }
+/// What each kind of document gives the report, in the kind's own module: how the legend
+/// names an input (`path`: the file it was read from), where it came from, and the section of
+/// every input of the kind. [`crate::model::with_documents!`]'s table dispatches to it.
+trait Drawn {
+    fn describe(&self, path: &str) -> String;
+    fn origin(&self) -> Origin;
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>);
 }
+
+/// The dispatch on every kind, expanded from the table of kinds.
+macro_rules! drawn {
+    ($( $(#[$doc:meta])* $variant:ident($ty:ty) = $name:literal, )*) => {
+        fn describe(i: &Input) -> String {
+            match &i.doc {
+                $(Document::$variant(r) => Drawn::describe(&**r, &i.path),)*
+            }
+        }
+
+        fn origin(i: &Input) -> Origin {
+            match &i.doc {
+                $(Document::$variant(r) => Drawn::origin(&**r),)*
+            }
+        }
+
+        fn section(kind: Kind, inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+            match kind {
+                $(Kind::$variant => <$ty as Drawn>::section(inputs, labels),)*
+            }
+        }
+    };
+}
+
+crate::model::with_documents!(drawn);
 
 /// One row of the header: what an input is and where it came from.
 struct Origin {
@@ -148,80 +112,33 @@ struct Origin {
     date: String,
 }
 
-fn origin(i: &Input) -> Origin {
-    let none = || "-".to_string();
-    let of = |host: &crate::oscounters::host::Host, h: &crate::model::Header| Origin {
-        host: format!("{} ({} CPUs)", host.hostname, host.cpus),
-        kernel: host.kernel.clone(),
-        version: h.tool.version.clone(),
-        command: h.command.join(" "),
-        date: h.date.clone(),
-    };
-    match &i.doc {
-        Document::Run(r) => of(&r.host, &r.header),
-        Document::Quick(q) => of(&q.host, &q.header),
-        Document::Profile(p) => of(&p.host, &p.header),
-        Document::Scale(s) => of(&s.host, &s.header),
-        Document::Experiment(e) => of(&e.host, &e.header),
-        Document::Replay(r) => of(&r.host, &r.header),
-        Document::Pts(p) => of(&p.host, &p.header),
-        Document::Selftest(t) => of(&t.host, &t.header),
-        Document::Doctor(d) => of(&d.host, &d.header),
-        Document::Capture(c) => of(&c.host, &c.header),
-        Document::Path(p) => Origin {
-            host: none(),
-            kernel: none(),
-            version: p.header.tool.version.clone(),
-            command: p.header.command.join(" "),
-            date: p.header.date.clone(),
-        },
-        Document::Compare(c) => Origin {
-            host: none(),
-            kernel: none(),
-            version: c.header.tool.version.clone(),
-            command: c.header.command.join(" "),
-            date: c.header.date.clone(),
-        },
-        Document::Verify(v) => Origin {
-            host: none(),
-            kernel: none(),
-            version: v.header.tool.version.clone(),
-            command: v.header.command.join(" "),
-            date: v.header.date.clone(),
-        },
-        Document::Sweep(s) => match &s.host {
-            Some(h) => of(h, &s.header),
-            None => Origin {
-                host: none(),
-                kernel: none(),
-                version: s.header.tool.version.clone(),
-                command: s.header.command.join(" "),
-                date: s.header.date.clone(),
-            },
-        },
-        Document::Monitor(m) => {
-            let first = m
-                .log
-                .disks
-                .first()
-                .map_or(String::new(), |d| d.time.clone());
-            let last = m.log.disks.last().map_or(String::new(), |d| d.time.clone());
-            Origin {
-                host: none(),
-                kernel: none(),
-                version: none(),
-                command: format!("{} log", m.log.format),
-                date: format!("{first} … {last}"),
-            }
+impl Origin {
+    /// A measured document's: its host and its header.
+    fn of(host: &crate::oscounters::host::Host, h: &crate::model::Header) -> Origin {
+        Origin {
+            host: format!("{} ({} CPUs)", host.hostname, host.cpus),
+            kernel: host.kernel.clone(),
+            version: h.tool.version.clone(),
+            command: h.command.join(" "),
+            date: h.date.clone(),
         }
-        Document::Diagnose(_) => Origin {
+    }
+
+    /// A document that records no host: its header only.
+    fn header(h: &crate::model::Header) -> Origin {
+        Origin {
             host: none(),
             kernel: none(),
-            version: none(),
-            command: "halfpower diagnose".into(),
-            date: none(),
-        },
+            version: h.tool.version.clone(),
+            command: h.command.join(" "),
+            date: h.date.clone(),
+        }
     }
+}
+
+/// What a header cell shows where the document records nothing.
+fn none() -> String {
+    "-".to_string()
 }
 
 const CSS: &str = include_str!("report.css");
@@ -297,21 +214,7 @@ pub struct Definition {
 pub fn render(inputs: &[Input]) -> String {
     let kind = inputs.first().map_or(Kind::Run, |i| i.doc.kind());
     let labels = labels(inputs);
-    let (body, defs) = match kind {
-        Kind::Run | Kind::Quick => run::section(inputs, &labels),
-        Kind::Sweep => sweep::section(inputs, &labels),
-        Kind::Profile => profile::section(inputs, &labels),
-        Kind::Scale => scale::section(inputs, &labels),
-        Kind::Experiment => experiment::section(inputs, &labels),
-        Kind::Compare => compare::section(inputs, &labels),
-        Kind::Replay => replay::section(inputs, &labels),
-        Kind::Verify => verify::section(inputs, &labels),
-        Kind::Path => path::section(inputs, &labels),
-        Kind::Pts => pts::section(inputs, &labels),
-        Kind::Selftest => selftest::section(inputs, &labels),
-        Kind::Doctor => doctor::section(inputs, &labels),
-        Kind::Monitor | Kind::Diagnose | Kind::Capture => monitor::section(inputs, &labels),
-    };
+    let (body, defs) = section(kind, inputs, &labels);
     let mut out = String::new();
     let title = format!("halfpower {} report", kind.name());
     let _ = write!(

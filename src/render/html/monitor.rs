@@ -441,3 +441,64 @@ fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+impl super::Drawn for crate::model::MonitorDocument {
+    fn describe(&self, _: &str) -> String {
+        self.log.path.clone()
+    }
+
+    fn origin(&self) -> super::Origin {
+        let first = (self.log.disks.first()).map_or(String::new(), |d| d.time.clone());
+        let last = (self.log.disks.last()).map_or(String::new(), |d| d.time.clone());
+        super::Origin {
+            host: super::none(),
+            kernel: super::none(),
+            version: super::none(),
+            command: format!("{} log", self.log.format),
+            date: format!("{first} … {last}"),
+        }
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}
+
+impl super::Drawn for crate::model::diagnosis::Diagnosis {
+    fn describe(&self, path: &str) -> String {
+        let paths: Vec<&str> = self.inputs.iter().map(|i| i.path.as_str()).collect();
+        if paths.is_empty() {
+            path.to_string()
+        } else {
+            paths.join(", ")
+        }
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin {
+            host: super::none(),
+            kernel: super::none(),
+            version: super::none(),
+            command: "halfpower diagnose".into(),
+            date: super::none(),
+        }
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}
+
+impl super::Drawn for crate::model::capture::CaptureReport {
+    fn describe(&self, _: &str) -> String {
+        format!("capture of {}", self.device)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

@@ -256,3 +256,18 @@ fn application(out: &mut String, r: &PathReport, t: &TargetPath, pos: &[(f64, f6
         node_box(out, cpu.1, x + BOX_W + GAP_X, y, tight);
     }
 }
+
+impl super::Drawn for crate::model::path::PathReport {
+    fn describe(&self, _: &str) -> String {
+        let t: Vec<&str> = self.targets.iter().map(|t| t.target.as_str()).collect();
+        t.join(", ")
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::header(&self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

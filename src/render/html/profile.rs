@@ -256,3 +256,17 @@ fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+impl super::Drawn for crate::model::profile::ProfileReport {
+    fn describe(&self, _: &str) -> String {
+        self.target.clone()
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

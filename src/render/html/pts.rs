@@ -374,3 +374,17 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     }
     (out, definitions())
 }
+
+impl super::Drawn for crate::model::pts::PtsReport {
+    fn describe(&self, _: &str) -> String {
+        format!("PTS {} on {}", self.test.name(), self.target)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

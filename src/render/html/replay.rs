@@ -115,3 +115,17 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     }
     (out, definitions())
 }
+
+impl super::Drawn for crate::model::replay::ReplayReport {
+    fn describe(&self, _: &str) -> String {
+        format!("{} replayed on {}", self.trace.path, self.target.path)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

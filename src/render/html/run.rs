@@ -598,3 +598,51 @@ fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+impl super::Drawn for crate::model::RunReport {
+    fn describe(&self, _: &str) -> String {
+        let w = &self.workload;
+        let targets: Vec<&str> = self.targets.iter().map(|t| t.path.as_str()).collect();
+        let mut s = format!(
+            "{} {} {} {} T{}",
+            targets.join(", "),
+            w.rw.name(),
+            w.bs,
+            crate::render::text::run::depth(w),
+            w.threads
+        );
+        if w.setup.buffered {
+            s.push_str(" buffered");
+        }
+        if w.setup.write_through {
+            s.push_str(crate::render::text::run::write_through(w));
+        }
+        if self.results.engine != crate::plan::EngineKind::Uring {
+            s.push(' ');
+            s.push_str(&self.results.engine.to_string());
+        }
+        s
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}
+
+impl super::Drawn for crate::model::QuickReport {
+    fn describe(&self, _: &str) -> String {
+        format!("{} on {}", self.target.path, self.host.hostname)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

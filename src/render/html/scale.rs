@@ -219,3 +219,18 @@ fn verdict(out: &mut String, r: &ScaleReport, label: &str) {
         ));
     }
 }
+
+impl super::Drawn for crate::model::scale::ScaleReport {
+    fn describe(&self, _: &str) -> String {
+        let t: Vec<&str> = self.alone.iter().map(|a| a.target.as_str()).collect();
+        t.join(", ")
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

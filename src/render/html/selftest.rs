@@ -72,6 +72,20 @@ fn definitions() -> Vec<Definition> {
     ]
 }
 
+impl super::Drawn for crate::model::selftest::SelftestReport {
+    fn describe(&self, _: &str) -> String {
+        format!("self-test on {}", self.host.hostname)
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::of(&self.host, &self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

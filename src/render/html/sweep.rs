@@ -389,3 +389,25 @@ fn definitions() -> Vec<Definition> {
         },
     ]
 }
+
+impl super::Drawn for crate::model::sweep::SweepReport {
+    fn describe(&self, path: &str) -> String {
+        let t: Vec<&str> = self.targets.iter().map(|t| t.path.as_str()).collect();
+        if t.is_empty() {
+            self.source.clone().unwrap_or_else(|| path.to_string())
+        } else {
+            t.join(", ")
+        }
+    }
+
+    fn origin(&self) -> super::Origin {
+        match &self.host {
+            Some(h) => super::Origin::of(h, &self.header),
+            None => super::Origin::header(&self.header),
+        }
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}

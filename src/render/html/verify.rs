@@ -114,3 +114,20 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
     }
     (out, definitions())
 }
+
+impl super::Drawn for crate::model::verify::VerifyReport {
+    fn describe(&self, _: &str) -> String {
+        let t: Vec<&str> = (self.verification.targets.iter())
+            .map(|t| t.path.as_str())
+            .collect();
+        format!("verify of {}", t.join(", "))
+    }
+
+    fn origin(&self) -> super::Origin {
+        super::Origin::header(&self.header)
+    }
+
+    fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>) {
+        section(inputs, labels)
+    }
+}
