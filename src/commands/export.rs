@@ -11,6 +11,10 @@
 //! | `RankLog` | `run --io-log` | refused unless `--force` | whole, atomically, streamed; by every rank, its own |
 //! | `Textfile` | `--prom` of run, quick, sweep, selftest (a name ending in `.prom`) | replaced, as node_exporter's textfile collector expects of a batch job | whole, atomically, with the document |
 //!
+//! Result text on standard output (a command's text, fio's reports and `--parse-only` plan
+//! lines, monitor's intervals) is printed by [`print_result`] alone, by the process that speaks
+//! for the job.
+//!
 //! Every path is checked before anything runs (not a directory, in an existing directory, and
 //! the rule for an existing file), so a long run never ends in an unwritable path, and each
 //! claims its destination in the command's [`Outputs`]: two outputs naming one place (the same
@@ -143,6 +147,19 @@ pub(crate) fn speaks_for_the_job() -> bool {
     crate::cluster::rank() == 0
 }
 
+/// Prints result text on standard output: the one way a command prints its results (its text,
+/// fio's reports and plan lines, monitor's intervals), by the process that speaks for the job
+/// alone (the other ranks of an MPI job print nothing).
+pub(crate) fn print_result(text: &str) -> crate::Result<()> {
+    if !speaks_for_the_job() {
+        return Ok(());
+    }
+    let mut so = std::io::stdout().lock();
+    (so.write_all(text.as_bytes()))
+        .and_then(|()| so.flush())
+        .map_err(|e| crate::Error::io("writing to stdout", e))
+}
+
 /// Writes a whole output file (any kind but a stream) atomically: complete or not at all.
 pub(crate) fn write_whole(output: Output, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     debug_assert!(
@@ -257,7 +274,8 @@ impl<'a> Exporter<'a> {
             write_whole(Output::Textfile, path, page.as_bytes())?;
         }
         if !write_json(out, &doc)? {
-            print!("{text}{}", crate::render::text::host::lines(&doc.hosts()));
+            let hosts = crate::render::text::host::lines(&doc.hosts());
+            print_result(&format!("{text}{hosts}"))?;
         }
         let Some(path) = &out.html else {
             return Ok(());

@@ -257,26 +257,26 @@ fn report(iv: &JobInterval, json_stdout: bool, logs: &mut [Log]) -> anyhow::Resu
         .map(|d| Record::Device(Box::new(d)))
         .chain((iv.systems.iter().cloned()).map(|s| Record::System(Box::new(s))))
         .collect();
-    {
-        let mut so = std::io::stdout().lock();
-        if json_stdout {
-            for r in &records {
-                writeln!(so, "{}", serde_json::to_string(r)?).context("writing to stdout")?;
-            }
-        } else {
-            for system in &iv.systems {
-                // A host's devices: all of them for one host, else those named `host:…`.
-                let prefix = system.device.strip_suffix(SYSTEM_DEVICE).unwrap_or("");
-                let devices: Vec<DeviceRecord> = (iv.devices.iter())
-                    .filter(|d| d.device.starts_with(prefix))
-                    .cloned()
-                    .collect();
-                writeln!(so, "{}", monitor_table::interval(system, &devices))
-                    .context("writing to stdout")?;
-            }
+    // The interval's text (or JSON lines, `--json -`), printed at once.
+    let mut text = String::new();
+    if json_stdout {
+        for r in &records {
+            text.push_str(&serde_json::to_string(r)?);
+            text.push('\n');
         }
-        so.flush().context("writing to stdout")?;
+    } else {
+        for system in &iv.systems {
+            // A host's devices: all of them for one host, else those named `host:…`.
+            let prefix = system.device.strip_suffix(SYSTEM_DEVICE).unwrap_or("");
+            let devices: Vec<DeviceRecord> = (iv.devices.iter())
+                .filter(|d| d.device.starts_with(prefix))
+                .cloned()
+                .collect();
+            text.push_str(&monitor_table::interval(system, &devices));
+            text.push('\n');
+        }
     }
+    export::print_result(&text)?;
     for (w, format, path) in logs.iter_mut() {
         for r in &records {
             let line = match format {

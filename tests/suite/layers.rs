@@ -687,6 +687,44 @@ fn every_stderr_line_is_one_write() {
     );
 }
 
+/// Issue 47: results reach stdout one way, `commands::export` (`print_result`, `--json -`):
+/// no command prints by itself (fio's reports and plan lines, monitor's intervals did).
+#[test]
+fn every_result_is_printed_by_the_exporter() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (rel, all) in src_texts(&src) {
+        if rel == "commands/export.rs" || rel == "output.rs" {
+            continue;
+        }
+        let code = String::from_utf8(code_mask(&without_tests(&all))).unwrap();
+        let prints = [
+            "print!(",
+            "println!(",
+            "io::stdout().lock()",
+            "io::stdout().write",
+        ];
+        for p in prints {
+            for (i, _) in code.match_indices(p) {
+                let after_e = i > 0 && code.as_bytes()[i - 1] == b'e';
+                if !after_e {
+                    found.push(format!("{rel}:{}: {p}", line_at(&code, i)));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "printed outside the exporter:\n{}",
+        found.join("\n")
+    );
+    let export = std::fs::read_to_string(src.join("commands/export.rs")).unwrap();
+    assert!(
+        export.contains("io::stdout().lock()"),
+        "the search finds the exporter's"
+    );
+}
+
 /// CI lints with the `mpi` feature only (.ci/run): that covers every line only while no code
 /// is compiled just without the feature, which is one type alias (cluster's `Universe`) and the
 /// `allow` that goes with a parameter only MPI reads.

@@ -237,7 +237,7 @@ fn check_outputs(a: &Args, set: &fio::JobSet) -> crate::Result<()> {
 /// Runs `halfpower fio`.
 pub fn fio(raw: Vec<String>) -> anyhow::Result<u8> {
     let Some(a) = parse_args(&raw)? else {
-        print!("{HELP}");
+        export::print_result(HELP)?;
         return Ok(0);
     };
     let set = job_set(&a).map_err(crate::Error::from)?;
@@ -344,8 +344,7 @@ fn emit(doc: &FioDocument, a: &Args) -> anyhow::Result<()> {
     match &a.output {
         Some(p) => export::write_whole(Output::Fio, p, text.as_bytes())?,
         // Under MPI the report is the job's: rank 0 prints it.
-        None if export::speaks_for_the_job() => print!("{text}"),
-        None => {}
+        None => export::print_result(&text)?,
     }
     Ok(())
 }

@@ -38,8 +38,8 @@ pub(super) fn plan_all(set: &fio::JobSet, a: &Args) -> crate::Result<()> {
         for job in wave {
             stop_if_interrupted()?;
             let plan = fio::plan(job, a.allow_write, a.destroy_data)?;
-            if a.parse_only && crate::commands::export::speaks_for_the_job() {
-                print!("{}", plan_line(job, &plan));
+            if a.parse_only {
+                crate::commands::export::print_result(&plan_line(job, &plan))?;
             }
             for (i, p) in plan.paths.into_iter().enumerate() {
                 if i % 4096 == 4095 {
