@@ -168,6 +168,15 @@ pub struct ReadsOnlyArg {
     pub on: bool,
 }
 
+/// `--threshold`: one definition for the commands that judge changes between runs (`compare`,
+/// `trend`).
+#[derive(Args, Debug, Clone, Copy, PartialEq)]
+pub struct ThresholdArg {
+    /// The smallest change that counts as significant, in percent.
+    #[arg(long = "threshold", id = "threshold", value_name = "PCT", default_value_t = 2.0, value_parser = crate::units::percent)]
+    pub pct: f64,
+}
+
 /// `--force`: one definition for every command that writes files.
 #[derive(Args, Debug, Clone, Copy, Default, PartialEq)]
 pub struct ForceArg {

@@ -17,7 +17,7 @@ pub use argv::{Typed, command, optional_value, parse, parse_typed};
 pub use capture::{CaptureArgs, TraceFileFormat};
 pub use common::{
     CurveArgs, ForceArg, FromArg, JsonArg, JsonDest, LimitArg, ListenArg, MAX_REPEAT, OutputArgs,
-    OutputFileArg, PromArg, ReadsOnlyArg, RepeatArg, StateArg,
+    OutputFileArg, PromArg, ReadsOnlyArg, RepeatArg, StateArg, ThresholdArg,
 };
 pub use iolog::IoLogArg;
 pub use path::PathArgs;
@@ -532,9 +532,9 @@ pub struct CompareArgs {
     /// The one compared with it.
     #[arg(value_name = "B.json")]
     pub b: PathBuf,
-    /// The smallest change that counts as significant, in percent.
-    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = crate::units::percent)]
-    pub threshold: f64,
+    /// `--threshold`.
+    #[command(flatten)]
+    pub threshold: ThresholdArg,
     /// Output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -105,3 +105,15 @@ pub(super) fn given_limits(
     }
     Ok(limits)
 }
+
+/// `--threshold` as a share (2 % is 0.02); refuses 100 % or more.
+pub(super) fn threshold(t: &crate::cli::ThresholdArg) -> crate::Result<f64> {
+    if !(t.pct.is_finite() && (0.0..100.0).contains(&t.pct)) {
+        return Err(Error::invalid(
+            "--threshold",
+            t.pct,
+            "a percentage from 0 to below 100, e.g. 2",
+        ));
+    }
+    Ok(t.pct / 100.0)
+}

@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::model::diagnosis::Diagnosis;
 use crate::model::log::Log;
 use crate::model::monitor::MONITOR_SCHEMA_VERSION;
-use crate::model::{Document, Input, Kind, MonitorDocument};
+use crate::model::{Document, Input, Kind, MonitorDocument, Results, RunReport};
 use serde_json::Value;
 use std::path::Path;
 
@@ -30,6 +30,31 @@ fn typed_document(path: &str, kind: Kind, v: Value) -> crate::Result<Document> {
     }
     Document::from_json(kind, v)
         .map_err(|e| refuse(path, format!("not a valid {} document: {e}", kind.name())))
+}
+
+/// The run document at `path` and its runs (its repetitions, or its one run), for a command
+/// that reads runs (`compare`, `trend`); a refusal names `flag` and says it takes `what`.
+pub fn runs_of(
+    path: &Path,
+    flag: &'static str,
+    what: &str,
+) -> crate::Result<(RunReport, Vec<Results>)> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::invalid(flag, &shown, format!("a readable file ({e})")))?;
+    let none = |_: &Log| -> Diagnosis { unreachable!("a log is refused before it is diagnosed") };
+    let refuse = || Error::invalid(flag, &shown, what);
+    if !text.trim_start().starts_with('{') {
+        return Err(refuse());
+    }
+    match parse_expecting(&shown, &text, &none, what)?.doc {
+        Document::Run(r) => {
+            let runs =
+                (r.repeat.as_ref()).map_or_else(|| vec![r.results.clone()], |rep| rep.runs.clone());
+            Ok((*r, runs))
+        }
+        _ => Err(refuse()),
+    }
 }
 
 /// Parses the text of `path` as one of the kinds the report draws.
