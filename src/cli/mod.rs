@@ -88,6 +88,10 @@ pub enum Command {
     /// whether the difference is significant.
     #[command(after_help = COMPARE_HELP)]
     Compare(CompareArgs),
+    /// Follow runs of one workload over time: each run against the one before it and the last
+    /// against the first, figure by figure, each change judged as compare judges it.
+    #[command(after_help = COMPARE_HELP)]
+    Trend(TrendArgs),
     /// Draw results as one self-contained HTML file (inline SVG charts, no scripts, light and
     /// dark schemes): run, quick, sweep, profile or diagnose JSON, or monitor logs. Several
     /// files of one kind share the axes, one series each.
@@ -532,6 +536,21 @@ pub struct CompareArgs {
     /// The one compared with it.
     #[arg(value_name = "B.json")]
     pub b: PathBuf,
+    /// `--threshold`.
+    #[command(flatten)]
+    pub threshold: ThresholdArg,
+    /// Output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `halfpower trend`.
+#[derive(Args, Debug)]
+pub struct TrendArgs {
+    /// Two or more `halfpower run --json` documents of one workload, taken in time order
+    /// (each document's date; as given when equal).
+    #[arg(value_name = "RUN.json", num_args = 2.., required = true)]
+    pub runs: Vec<PathBuf>,
     /// `--threshold`.
     #[command(flatten)]
     pub threshold: ThresholdArg,

@@ -19,6 +19,7 @@ mod run;
 mod scale;
 mod selftest;
 mod sweep;
+mod trend;
 mod verify;
 
 use crate::cli::{Cli, Command, QuickArgs};
@@ -178,6 +179,7 @@ fn dispatch(cli: Cli, command: Vec<String>) -> anyhow::Result<u8> {
         Some(Command::Profile(args)) => profile::profile(args, command),
         Some(Command::Report(args)) => report::report(args),
         Some(Command::Compare(args)) => compare::compare(args, command),
+        Some(Command::Trend(args)) => trend::trend(args, command),
         Some(Command::Fio(args)) => fio::fio(args.args),
         Some(Command::Verify(args)) => verify::verify(args, command),
         Some(Command::Replay(args)) => replay::replay(args, command),

@@ -32,6 +32,7 @@ pub mod run;
 pub mod scale;
 pub mod selftest;
 pub mod sweep;
+pub mod trend;
 pub mod verify;
 pub mod warning;
 
@@ -83,6 +84,8 @@ macro_rules! with_documents {
             Selftest($crate::model::selftest::SelftestReport) = "selftest",
             /// `halfpower doctor`.
             Doctor($crate::model::doctor::DoctorReport) = "doctor",
+            /// `halfpower trend`.
+            Trend($crate::model::trend::TrendReport) = "trend",
         }
     };
 }

@@ -1,6 +1,7 @@
 //! `halfpower compare` on devices of known speed (issue 15): a loop device throttled by blkio
 //! to 2000 and then 3000 IOPS, three repetitions each, compares as 1.5× (within 5 %) and
-//! significant; two sets of runs at the same cap compare as not significant.
+//! significant; two sets of runs at the same cap compare as not significant; `trend` over the
+//! three sets finds each step's ratio.
 
 use crate::common;
 
@@ -130,6 +131,37 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
             assert_eq!(x["significant"], false, "{x}");
         }
         assert!(within(num(x, "ratio"), 1.0, 0.05), "{x} (host {lost:.3})");
+
+        // `trend` over the three, dated a, b, c by the test (they ran at once): each step is
+        // the cap's ratio, judged as compare judges it, and so is the last against the first.
+        for (k, json) in [&a, &b, &c].iter().enumerate() {
+            let mut v: Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+            v["date"] = format!("2026-0{}-01T00:00:00Z", k + 1).into();
+            std::fs::write(json, serde_json::to_vec(&v).unwrap()).unwrap();
+        }
+        let paths = [
+            c.to_str().unwrap(),
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ];
+        let t = stdout_json(&["trend", paths[0], paths[1], paths[2], "--json", "-"]);
+        let steps = t["steps"].as_array().unwrap();
+        let (ab, bc) = (iops(&steps[0]), iops(&steps[1]));
+        assert!(
+            within(num(ab, "ratio"), 1.5, 0.075),
+            "{ab} (host {lost:.3})"
+        );
+        assert_eq!(ab["significant"], true, "{ab}");
+        assert!(
+            within(num(bc, "ratio"), 2.0 / 3.0, 0.035),
+            "{bc} (host {lost:.3})"
+        );
+        assert_eq!(bc["significant"], true, "{bc}");
+        let ac = iops(&t["overall"]);
+        assert!(within(num(ac, "ratio"), 1.0, 0.05), "{ac} (host {lost:.3})");
+        if attempt.noise().quiet() {
+            assert_eq!(ac["significant"], false, "{ac}");
+        }
         true
     });
 }

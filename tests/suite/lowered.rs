@@ -21,6 +21,7 @@ const LOWERED: &[(&str, &str)] = &[
     ("commands/diagnose.rs", "diagnose"),
     ("commands/report.rs", "report"),
     ("commands/compare.rs", "compare"),
+    ("commands/trend.rs", "trend"),
     ("commands/verify.rs", "verify"),
     ("commands/capture.rs", "capture"),
     ("commands/path.rs", "path"),

@@ -44,6 +44,7 @@ mod report;
 mod scale;
 mod sweep;
 mod tables;
+mod trend;
 mod verify;
 mod vs_fio;
 mod warnings;

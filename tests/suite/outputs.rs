@@ -283,6 +283,8 @@ fn reading_rows() -> Vec<Row> {
         Row::new(&["report", "r.json"], "-o", "halfpower-report.html").given(Given::Default),
         Row::new(&["compare", RUN_A, RUN_B], "--json", "o.json"),
         Row::new(&["compare", RUN_A, RUN_B], "--html", "o.html"),
+        Row::new(&["trend", RUN_B, RUN_B], "--json", "o.json"),
+        Row::new(&["trend", RUN_B, RUN_B], "--html", "o.html"),
         Row::new(&verify, "--json", "o.json"),
         Row::new(&verify, "--html", "o.html"),
         Row::new(&["path"], "--capture", "o.tar.gz"),

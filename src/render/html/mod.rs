@@ -24,6 +24,7 @@ mod scale;
 mod selftest;
 pub mod svg;
 mod sweep;
+mod trend;
 mod verify;
 
 use crate::model::{Document, Input, Kind};

@@ -21,5 +21,6 @@ pub mod scale;
 pub mod selftest;
 pub mod sweep;
 pub mod table;
+pub mod trend;
 pub mod verify;
 pub mod warning;

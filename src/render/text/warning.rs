@@ -106,7 +106,7 @@ impl fmt::Display for Warning {
 }
 
 /// One setting two compared runs set differently: its name, A's value and B's.
-fn difference(d: &WorkloadDifference) -> String {
+pub(crate) fn difference(d: &WorkloadDifference) -> String {
     use WorkloadDifference as D;
     let yes = |b: bool| if b { "on" } else { "off" };
     let (what, a, b) = match d {
