@@ -9,6 +9,7 @@
 //! | `Stream` | `monitor --json`, `monitor --log` | refused unless `--force` | record by record, flushed every interval; `--json -` on stdout |
 //! | `Fio` | `fio --output`, fio's `write_*_log` files | replaced, as fio replaces them | whole, atomically |
 //! | `RankLog` | `run --io-log` | refused unless `--force` | whole, atomically, streamed; by every rank, its own |
+//! | `State` | `run --verify-state` | continued: read before the run, replaced after it | whole, atomically, once the run is read back; by every rank, its own |
 //! | `Textfile` | `--prom` of run, quick, sweep, selftest (a name ending in `.prom`) | replaced, as node_exporter's textfile collector expects of a batch job | whole, atomically, with the document |
 //!
 //! Result text on standard output (a command's text, fio's reports and `--parse-only` plan
@@ -46,16 +47,24 @@ pub(crate) enum Output {
     Fio,
     /// A rank's own record (`run --io-log`), written by every rank.
     RankLog,
+    /// A verified run's record of its blocks (`--verify-state`), continued when it exists:
+    /// read before the run, replaced after it; written by every rank (its own).
+    State,
     /// The result's figures for node_exporter's textfile collector (`--prom`).
     Textfile,
 }
 
 impl Output {
-    /// What happens to an existing file: fio's are replaced, as fio does; every other is
-    /// replaced only with `--force`.
+    /// Whether every rank of an MPI job checks and writes it (its own), not rank 0 alone.
+    pub(crate) fn every_rank(self) -> bool {
+        matches!(self, Output::RankLog | Output::State)
+    }
+
+    /// What happens to an existing file: fio's are replaced, as fio does, and a state file
+    /// is continued (read, then replaced); every other is replaced only with `--force`.
     pub(crate) fn existing(self, force: bool) -> Existing {
         match self {
-            Output::Fio | Output::Textfile => Existing::Replace,
+            Output::Fio | Output::Textfile | Output::State => Existing::Replace,
             Output::Document | Output::Side | Output::Report | Output::Stream | Output::RankLog => {
                 Existing::forced(force)
             }
@@ -68,7 +77,7 @@ impl Output {
 /// path may not exist on the other ranks' hosts, and rank 0's refusal ends the whole job
 /// (`commands::main` aborts it).
 fn check(output: Output, flag: &'static str, path: &Path, force: bool) -> crate::Result<()> {
-    if !speaks_for_the_job() && output != Output::RankLog {
+    if !speaks_for_the_job() && !output.every_rank() {
         return Ok(());
     }
     crate::output::check_output(flag, path, output.existing(force))
@@ -103,13 +112,6 @@ impl Outputs {
         let named = path.display().to_string();
         self.take(flag, &named, &named, Destination::of(path))?;
         check(output, flag, path, self.force)
-    }
-
-    /// Takes the destination of a file the command writes that may exist already and is
-    /// carried on (`run --verify-state`).
-    pub(crate) fn kept(&mut self, flag: &'static str, path: &Path) -> crate::Result<()> {
-        let named = path.display().to_string();
-        self.take(flag, &named, &named, Destination::of(path))
     }
 
     /// Takes standard output for `who` (`--json` given `-`, or the text).
@@ -166,7 +168,7 @@ pub(crate) fn write_whole(output: Output, path: &Path, bytes: &[u8]) -> anyhow::
         output != Output::Stream,
         "a stream is written record by record"
     );
-    if !speaks_for_the_job() {
+    if !speaks_for_the_job() && !output.every_rank() {
         return Ok(());
     }
     crate::output::write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
@@ -179,7 +181,7 @@ pub(crate) fn write_streamed(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    if !speaks_for_the_job() && output != Output::RankLog {
+    if !speaks_for_the_job() && !output.every_rank() {
         return Ok(());
     }
     crate::output::write_atomic_with(path, fill)

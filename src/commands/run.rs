@@ -124,7 +124,9 @@ fn lower(args: &RunArgs) -> anyhow::Result<(RunCommand, Exporter<'_>)> {
     let mut policy = args.verify.policy();
     if let Some(state) = policy.as_mut().and_then(|p| p.state.as_mut()) {
         *state = place(state);
-        exporter.outputs().kept("--verify-state", state)?;
+        exporter
+            .outputs()
+            .file(Output::State, "--verify-state", state)?;
     }
     let io_log = io_log_path(args, &mut exporter)?;
     verified::check_workload(policy.as_ref(), &asked, args.repeat.n)?;
@@ -205,7 +207,12 @@ pub fn run(args: RunArgs, command: Vec<String>) -> anyhow::Result<u8> {
         runs,
         infos,
         io_log: records,
+        state,
     } = measure::independent(&cmd.targets, &w, cmd.repeat, &settings, &mut warnings)?;
+    let state_file = cmd.policy.as_ref().and_then(|p| p.state.as_ref());
+    if let (Some(path), Some(bytes)) = (state_file, state) {
+        export::write_whole(Output::State, path, &bytes)?;
+    }
     if let Some(path) = &cmd.io_log {
         export::write_streamed(Output::RankLog, path, |out| {
             crate::render::iolog::write(out, &records)

@@ -166,6 +166,9 @@ pub struct Point {
     /// With [`Control::periods_ns`]: this rank's workers' counts at the period edges, in
     /// worker order.
     pub periods: Vec<crate::stats::periods::Periods>,
+    /// With a verify policy's state file: this rank's record, flushed, for the command to keep
+    /// there through its exporter (`export::Output::State`).
+    pub state: Option<Vec<u8>>,
 }
 
 /// Targets opened once and the way every point runs on them.
@@ -321,13 +324,15 @@ impl Session {
         let mut r = runner::results(&m, w, targets, fallback);
         r.setup = setup;
         crate::analysis::policy::add_given(&mut r, &self.settings.limits);
+        let mut state = None;
         if let (Some(rec), Some(p)) = (&record, policy) {
             r.verify = Some(verified::finish(p, rec, targets)?);
+            state = verified::kept(p, rec)?;
         }
         // Under MPI, the job's point: every rank's results merged, on every rank.
         let mut p = self.joined(job::join(Some(r))?, label, warnings);
         (p.marks, p.depth, p.events) = (m.marks, m.total.depth, events);
-        (p.io_log, p.periods) = (m.io_log, m.periods);
+        (p.io_log, p.periods, p.state) = (m.io_log, m.periods, state);
         Ok(Some(p))
     }
 
@@ -353,6 +358,7 @@ impl Session {
             events: ProcessEvents::default(),
             io_log: Vec::new(),
             periods: Vec::new(),
+            state: None,
         }
     }
 
@@ -410,6 +416,8 @@ pub struct Repeated {
     pub infos: Vec<TargetInfo>,
     /// With [`Control::io_log`]: the last run's per-I/O records of this rank, in worker order.
     pub io_log: Vec<IoLog>,
+    /// With a verify policy's state file: the last run's record, this rank's, to keep there.
+    pub state: Option<Vec<u8>>,
 }
 
 /// `n` independent runs of `w` on `paths` (`run --repeat`): each opens the targets afresh (a
@@ -425,6 +433,7 @@ pub fn independent(
         runs: Vec::new(),
         infos: Vec::new(),
         io_log: Vec::new(),
+        state: None,
     };
     for k in 0..n {
         if k > 0 && job::stopped()? {
@@ -444,6 +453,7 @@ pub fn independent(
         };
         done.infos = session.job_infos()?;
         done.io_log = p.io_log;
+        done.state = p.state;
         done.runs.push(p.results);
     }
     Ok(done)

@@ -215,8 +215,17 @@ fn flush(record: &Record, targets: &[Target]) -> Vec<VerifyNote> {
     notes
 }
 
-/// After a verified run: flushes the targets, saves the record (when asked) and reads every
-/// target back.
+/// The bytes `policy`'s state file keeps of `record` (none without `--verify-state`): written by
+/// the command, through its exporter, once the run is read back.
+pub fn kept(policy: &Policy, record: &Record) -> Result<Option<Vec<u8>>> {
+    match &policy.state {
+        Some(_) => record.state.to_bytes().map(Some),
+        None => Ok(None),
+    }
+}
+
+/// After a verified run: flushes the targets and reads every target back; the record, once
+/// flushed, is [`kept`] for its state file.
 pub fn finish(policy: &Policy, record: &Record, targets: &[Target]) -> Result<Verification> {
     let mut notes = flush(record, targets);
     notes.extend(
@@ -225,9 +234,6 @@ pub fn finish(policy: &Policy, record: &Record, targets: &[Target]) -> Result<Ve
             .iter()
             .map(|t| VerifyNote::ScratchRemoved { target: t.clone() }),
     );
-    if let Some(p) = &policy.state {
-        record.state.save(p)?;
-    }
     let mut checks = Vec::with_capacity(targets.len());
     for (t, &i) in targets.iter().zip(&record.tables) {
         let scope = Scope::Record {

@@ -390,8 +390,9 @@ impl State {
         })
     }
 
-    /// Writes the record to `path` atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
+    /// The record as its file holds it (`--verify-state`; the command keeps it through its
+    /// exporter).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         // Per table: its entries, and how many blocks are unflushed with their list.
         type Body = (Vec<u8>, (u64, Vec<u8>));
         let bodies: Vec<Body> = self
@@ -423,8 +424,7 @@ impl State {
             out.extend_from_slice(&b);
             out.extend_from_slice(&u);
         }
-        crate::output::write_atomic(path, &out)
-            .map_err(|e| Error::io(format!("writing {}", path.display()), e))
+        Ok(out)
     }
 
     /// The table of `path`, added (empty, `blocks` long) when the record has none; grown to
@@ -486,7 +486,7 @@ mod tests {
         let i = s.table_for("/dev/loop7", 4);
         assert!(s.tables[i].claim(0, 4096));
         s.tables[i].release(0, 4096, true);
-        s.save(&p).unwrap();
+        std::fs::write(&p, s.to_bytes().unwrap()).unwrap();
         let mut back = State::load(&p).unwrap();
         assert_eq!((back.id, back.block_size), (99, 4096));
         assert_eq!(back.tables[0].entry(0), Entry::Written(1));
@@ -526,7 +526,7 @@ mod tests {
         t.flush_done(mark);
         assert_eq!((t.durable(0), t.durable(1), t.durable(3)), (1, 1, 0));
         assert_eq!(t.unflushed(), 2);
-        s.save(&p).unwrap();
+        std::fs::write(&p, s.to_bytes().unwrap()).unwrap();
         let back = State::load(&p).unwrap();
         let b = &back.tables[0];
         assert!(b.flushes_recorded);

@@ -164,7 +164,7 @@ mod other_inputs {
             assert!(s.tables[i].claim(b * 4096, 4096));
             s.tables[i].release(b * 4096, 4096, true);
         }
-        s.save(&p).unwrap();
+        std::fs::write(&p, s.to_bytes().unwrap()).unwrap();
         std::fs::read(&p).unwrap()
     }
 

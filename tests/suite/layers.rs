@@ -688,9 +688,10 @@ fn every_stderr_line_is_one_write() {
 }
 
 /// Issue 47: results reach stdout one way, `commands::export` (`print_result`, `--json -`):
-/// no command prints by itself (fio's reports and plan lines, monitor's intervals did).
+/// no command prints by itself (fio's reports and plan lines, monitor's intervals did); and
+/// output files one way too, the exporter's atomic writes.
 #[test]
-fn every_result_is_printed_by_the_exporter() {
+fn every_result_is_printed_and_written_by_the_exporter() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
     for (rel, all) in src_texts(&src) {
@@ -717,6 +718,20 @@ fn every_result_is_printed_by_the_exporter() {
         found.is_empty(),
         "printed outside the exporter:\n{}",
         found.join("\n")
+    );
+    // And every output file is written by it: the atomic writer is called there alone (the
+    // verify state was written by the verify layer).
+    let writers: Vec<String> = (src_texts(&src).into_iter())
+        .filter(|(rel, all)| {
+            rel != "commands/export.rs"
+                && rel != "output.rs"
+                && without_tests(all).contains("write_atomic")
+        })
+        .map(|(rel, _)| rel)
+        .collect();
+    assert!(
+        writers.is_empty(),
+        "files written outside the exporter: {writers:?}"
     );
     let export = std::fs::read_to_string(src.join("commands/export.rs")).unwrap();
     assert!(
