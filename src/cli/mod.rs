@@ -613,7 +613,8 @@ mod tests {
     }
 
     /// Each default is defined once: the flags' defaults are the `Default` impls that library
-    /// callers and JSON readers get.
+    /// callers and JSON readers get (the flags' workload comes checked, its defaults filled,
+    /// as the default's does once validated).
     #[test]
     fn flag_defaults_are_the_default_impls() {
         let Command::Run(run) = command(&["halfpower", "run", "x"]) else {
@@ -621,7 +622,7 @@ mod tests {
         };
         assert_eq!(
             crate::plan::Workload::try_from(run.workload).unwrap(),
-            crate::plan::Workload::default()
+            crate::plan::Workload::default().validated().unwrap()
         );
         let Command::Sweep(sweep) = command(&["halfpower", "sweep", "x"]) else {
             panic!("not sweep");

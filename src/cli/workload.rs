@@ -430,17 +430,20 @@ pub struct AccessArgs {
 impl TryFrom<WorkloadArgs> for Workload {
     type Error = crate::Error;
 
-    /// The workload the flags ask for; refuses a list where one value is taken.
+    /// The workload the flags ask for, in one step: converted, checked and every default filled
+    /// ([`Workload::validated`]); refuses a list where one value is taken. What is left is
+    /// fitting it to the engine that runs it ([`Workload::plan`]).
     fn try_from(a: WorkloadArgs) -> crate::Result<Self> {
         let d = Workload::default();
-        Ok(Workload {
+        Workload {
             rw: one("--rw", &a.rw.given)?.unwrap_or(d.rw),
             read_pct: a.read_pct,
             bs: one("--bs", &a.bs.given)?.unwrap_or(d.bs.clone()),
             qd: one("--qd", &a.qd.given)?.unwrap_or(d.qd),
             threads: one("--threads", &a.threads.given)?.unwrap_or(d.threads),
             setup: a.setup.into(),
-        })
+        }
+        .validated()
     }
 }
 

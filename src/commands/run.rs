@@ -117,7 +117,7 @@ fn lower(args: &RunArgs) -> anyhow::Result<(RunCommand, Exporter<'_>)> {
     refuse_under_mpi(args)?;
     let place = |p: &PathBuf| crate::cluster::place(p);
     let targets: Vec<PathBuf> = args.targets.iter().map(place).collect();
-    let asked = crate::plan::Workload::try_from(args.workload.clone())?.validated()?;
+    let asked = crate::plan::Workload::try_from(args.workload.clone())?;
     let steady = super::lower::steady_rule_of(args.steady.rule, asked.setup.bytes.is_some())?;
     let mut exporter = Exporter::checked(&args.output)?;
     exporter.prom(args.prom.path.as_deref())?;
