@@ -208,38 +208,31 @@ impl<'de> Deserialize<'de> for RequestSize {
     }
 }
 
-/// How the offsets and the pace of a workload are drawn, beyond its direction and size.
+/// How a workload's offsets and pace are drawn (`cli::AccessArgs`'s flags, a fio job's), beyond
+/// its direction and size; checked with the rest of the workload ([`crate::plan::Workload::plan`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Access {
-    /// Random modes: where offsets fall, as fio's random_distribution: uniform,
-    /// zipf[:THETA[:CENTRE]], pareto[:H[:CENTRE]], normal[:DEV%[:CENTRE]],
-    /// zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/SIZE:... (docs/fio.md)
+    /// `--dist`: where random offsets fall.
     #[serde(default)]
     pub dist: Distribution,
-    /// Random modes: percent of requests at a random offset; the others continue where the
-    /// previous request ended (fio's percentage_random).
+    /// `--random-pct`: the share of requests at a random offset, %.
     #[serde(default = "hundred")]
     pub random_pct: u8,
-    /// Random modes: requests per random offset; each random request is followed by N − 1
-    /// sequential ones (fio's rw=randread:N).
+    /// `--random-run`: requests per random offset (the others sequential after it).
     #[serde(default = "one")]
     pub random_run: u32,
-    /// Sequential modes: distance from one request's start to the next (default: the request
-    /// size; larger leaves gaps, fio's rw=read:GAP).
+    /// `--stride`: a sequential mode's distance from one request's start to the next.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride: Option<ByteSize>,
     /// Cap the whole run's throughput at SIZE bytes per second (k/m/g = KiB/MiB/GiB per
     /// second: 40m is 41.9 MB/s), shared equally by all workers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<ByteSize>,
-    /// Cap the whole run at N I/Os per second, shared equally by all workers.
+    /// `--rate-iops` as given; a plan reads it from its [`crate::plan::Schedule`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
-    /// When requests are issued: closed (each thread keeps --qd in flight; --rate-iops and
-    /// --rate pace it, as fio's rate_iops) or an open loop at --rate-iops or --rate, where each
-    /// request is issued at its own due time whether or not earlier ones have completed:
-    /// poisson (random gaps, as many independent users) or uniform (even gaps). Open-loop
-    /// latency runs from the due time, as the application waiting sees it (docs/figures.md).
+    /// `--arrivals` as given: closed loop or an open loop's process; a plan reads it from its
+    /// [`crate::plan::Schedule`].
     #[serde(default, skip_serializing_if = "Arrivals::is_closed")]
     pub arrivals: Arrivals,
     /// Open loop (--arrivals): at most N requests in flight per thread; a request due while N
@@ -247,27 +240,22 @@ pub struct Access {
     /// requests over 1m].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_inflight: Option<u32>,
-    /// Pause DUR (e.g. 500us) after every --think-every requests, once those in flight have
-    /// completed (fio's thinktime).
+    /// `--think`: the pause after every `think_every` requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<Dur>,
     /// Requests issued between two pauses of --think.
     #[serde(default = "one")]
     pub think_every: u32,
-    /// After every N writes, let the requests in flight complete and fsync the target (fio's
-    /// fsync); the syncs are counted and timed apart (`results.sync`).
+    /// `--fsync`: an fsync after every N writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fsync: Option<u32>,
-    /// As --fsync with fdatasync (data only, not metadata that reads do not need).
+    /// `--fdatasync`: an fdatasync after every N writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdatasync: Option<u32>,
-    /// fsync once more when the measured phase has drained (fio's end_fsync).
+    /// `--end-fsync`: one fsync once the measured phase has drained.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub end_fsync: bool,
-    /// With --buffered: drop the target from the page cache before the first request and
-    /// after every pass over the region (each region's worth of bytes a thread issues, once
-    /// the requests in flight have completed), so every pass reads from the device (fio's
-    /// invalidate, applied before a job and each of its loops). Closed loop only.
+    /// `--invalidate`: the target dropped from the page cache every pass.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub invalidate: bool,
     /// On a file halfpower creates empty or sparse (`--create`), written by one thread: give

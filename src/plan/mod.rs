@@ -177,13 +177,13 @@ pub const MAX_SPIN: Duration = Duration::from_secs(1);
 /// Largest request size accepted.
 pub const MAX_BS: u64 = 256 << 20;
 
-/// Every option of one workload: its shape (direction, request size, queue depth, threads)
-/// and its [`Setup`]. Sizes are powers of two (4k = 4096 bytes); durations take ms, s, m or h.
+/// A workload as its options give it (the flags of `cli::WorkloadArgs`, a fio job's options,
+/// a document's record): its shape and its [`Setup`]. Runs only as a [`RunPlan`] ([`Workload::plan`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     /// Direction and pattern.
     pub rw: RwMode,
-    /// Share of reads in percent for `rw` and `randrw` [default: 50].
+    /// `--read-pct` as given; none: the mode's share ([`RunPlan::read_pct`] resolves it).
     pub read_pct: Option<u8>,
     /// Request size (k/m/g = KiB/MiB/GiB), or a mix drawn per request such as
     /// 4k/50:16k/30:64k/20 (percent of requests: they add up to 100, or blanks share what
@@ -193,18 +193,18 @@ pub struct Workload {
     pub qd: u32,
     /// Threads per target, each with its own io_uring ring.
     pub threads: u32,
-    /// How the run is timed, where it goes and what it may touch.
+    /// The rest of its options (`cli::SetupArgs`).
     #[serde(flatten)]
     pub setup: Setup,
 }
 
-/// The options of a run besides its shape: timing, region, engine, open flags and the write
-/// permissions. `run` takes them with one shape; `sweep` and `profile` with many shapes.
+/// The options of a run besides its shape (`cli::SetupArgs`'s flags): timing, region, engine,
+/// open flags, write permissions, access; shared by every point of a sweep or profile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Setup {
     /// Measured time after the warm-up [default: 10s].
     pub time: Option<Dur>,
-    /// Measure exactly this many bytes (split over all threads and targets) instead of a time.
+    /// `--bytes`: a run of this many bytes in all instead of a time.
     pub bytes: Option<ByteSize>,
     /// Warm-up before measuring; its I/Os are not counted.
     pub warmup: Dur,
@@ -213,58 +213,52 @@ pub struct Setup {
     pub size: Option<ByteSize>,
     /// Start of the region on each target.
     pub offset: ByteSize,
-    /// How I/O is issued.
+    /// `--engine`: the engine asked for (a plan's is the one that runs).
     pub engine: EngineKind,
-    /// Go through the page cache (default is direct I/O, O_DIRECT).
+    /// `--buffered`: opened without O_DIRECT.
     pub buffered: bool,
-    /// Open with O_DSYNC: each write returns once it is on stable storage.
+    /// `--write-through`: opened with O_DSYNC (O_SYNC with `sync_metadata`).
     pub write_through: bool,
     /// With `write_through`, open with O_SYNC instead: each write also waits for the file's
     /// metadata, its modification time among it (fio's `sync=1`; its `dsync` is O_DSYNC).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sync_metadata: bool,
-    /// Seed of the random offsets and data (same seed, same offsets).
+    /// `--seed`: of the offsets and the data.
     pub seed: u64,
-    /// What it may write to.
+    /// `--allow-write` and `--destroy-data`.
     #[serde(flatten)]
     pub safety: Safety,
-    /// Keep a file halfpower created instead of removing it at the end.
+    /// `--keep`: a file the run created stays.
     pub keep: bool,
-    /// How a missing file is created: filled (written with incompressible data first), sparse
-    /// (size set, blocks allocated as written), empty (every write extends it) or allocated
-    /// (fallocate(2), unwritten); all but the first only for workloads that only write.
+    /// `--create`: how a missing file is made.
     #[serde(default)]
     pub create: Create,
     /// Where worker threads run: spread (worker k on the k-th CPU this process may use, round
     /// robin), none (the scheduler places them) or a CPU list such as 0-3,8.
     #[serde(default = "unpinned")]
     pub affinity: Affinity,
-    /// io_uring: after submitting, poll for completions for up to DUR before sleeping (e.g.
-    /// 20us). Saves the wake-up on fast devices; the polling is CPU time and counts in CPU µs/IO.
+    /// `--spin`: how long a worker polls for completions before it sleeps (zero on an engine
+    /// that cannot poll, in a plan).
     #[serde(default)]
     pub spin: Dur,
-    /// When I/Os fail (EIO, ENOSPC, …): stop (one second after the first failure), continue
-    /// to the end, or continue after the failures of one direction only (continue-reads,
-    /// continue-writes). Failures are counted per target and direction either way, and exit 1.
+    /// `--on-error`: what a failed I/O does to the run.
     #[serde(default)]
     pub on_error: OnError,
     /// What the writes carry: halfpower's stamped data, or a pattern.
     #[serde(default, skip_serializing_if = "Payload::is_stamped")]
     pub payload: Payload,
-    /// Offset distribution, random share, stride, rate cap and think time.
+    /// Where offsets fall and how requests are paced (`cli::AccessArgs`).
     #[serde(flatten)]
     pub access: Access,
 }
 
-/// The write permissions, one definition for every command that writes: halfpower never
-/// writes to an existing file or device without `--allow-write`, nor to a mounted or signed
-/// device without `--destroy-data` too.
+/// The write permissions (`cli::SafetyArgs`): checked by `storage::open` before any target is
+/// opened for writing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Safety {
-    /// Allow writes to existing files and block devices.
+    /// `--allow-write`.
     pub allow_write: bool,
-    /// With --allow-write: also write to a block device that is mounted or carries a
-    /// filesystem or partition table (destroys it).
+    /// `--destroy-data`.
     pub destroy_data: bool,
 }
 

@@ -199,3 +199,46 @@ fn every_command_is_held_to_its_lowering() {
     assert!(missing.is_empty(), "not in LOWERED: {}", missing.join(", "));
     assert!(text.contains("Some(Command::Run(args)) => run::run("));
 }
+
+/// The doc lines of `b` that repeat one of `a`'s word for word (those over 30 characters: a
+/// flag's name alone may well repeat).
+fn repeated_docs(a: &str, b: &str) -> Vec<String> {
+    let docs = |t: &str| -> Vec<String> {
+        (t.lines().map(str::trim))
+            .filter(|l| l.starts_with("///") && l.len() > 30)
+            .map(String::from)
+            .collect()
+    };
+    let of_a = docs(a);
+    docs(b).into_iter().filter(|l| of_a.contains(l)).collect()
+}
+
+/// Issue 47: the workload's option types come in pairs (clap's `WorkloadArgs`, `SetupArgs`,
+/// `AccessArgs` in cli/, the plain `Workload`, `Setup`, `Access` below it, which cannot take
+/// clap), but each option's text is written once: the flag's help in cli/workload.rs, and on
+/// the plain side what the value is to the code, naming the flag. 54 lines were copies.
+#[test]
+fn the_workload_options_are_described_once() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let cli = std::fs::read_to_string(src.join("cli/workload.rs")).unwrap();
+    let mut found = Vec::new();
+    for plain in ["plan/mod.rs", "access/mod.rs"] {
+        let text = std::fs::read_to_string(src.join(plain)).unwrap();
+        found.extend(
+            repeated_docs(&cli, &text)
+                .into_iter()
+                .map(|l| format!("{plain}: {l}")),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "doc lines written twice:\n{}",
+        found.join("\n")
+    );
+    let planted = "    /// Go through the page cache (default is direct I/O, O_DIRECT).\n";
+    assert_eq!(
+        repeated_docs(&cli, planted).len(),
+        1,
+        "the search finds a copy"
+    );
+}
