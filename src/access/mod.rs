@@ -209,7 +209,7 @@ impl<'de> Deserialize<'de> for RequestSize {
 }
 
 /// How a workload's offsets and pace are drawn (`cli::AccessArgs`'s flags, a fio job's), beyond
-/// its direction and size; checked with the rest of the workload ([`crate::plan::Workload::plan`]).
+/// its direction and size; checked with the rest of the workload (`plan::Workload::plan`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Access {
     /// `--dist`: where random offsets fall.
@@ -228,11 +228,11 @@ pub struct Access {
     /// second: 40m is 41.9 MB/s), shared equally by all workers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<ByteSize>,
-    /// `--rate-iops` as given; a plan reads it from its [`crate::plan::Schedule`].
+    /// `--rate-iops` as given; a plan reads it from its `plan::Schedule`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<u64>,
     /// `--arrivals` as given: closed loop or an open loop's process; a plan reads it from its
-    /// [`crate::plan::Schedule`].
+    /// `plan::Schedule`.
     #[serde(default, skip_serializing_if = "Arrivals::is_closed")]
     pub arrivals: Arrivals,
     /// Open loop (--arrivals): at most N requests in flight per thread; a request due while N

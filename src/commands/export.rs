@@ -188,16 +188,35 @@ pub(crate) fn write_streamed(
         .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Opens a stream output (`monitor`'s `--json` and `--log` files) once it was checked; its
-/// records are written and flushed as they come.
-pub(crate) fn open_stream(
-    flag: &'static str,
-    path: &Path,
-) -> crate::Result<std::io::BufWriter<std::fs::File>> {
-    let file = std::fs::File::create(path).map_err(|e| {
-        crate::Error::invalid(flag, path.display(), format!("a writable file path ({e})"))
-    })?;
-    Ok(std::io::BufWriter::new(file))
+/// A stream output (`monitor`'s `--json` and `--log` files), opened once it was checked: its
+/// records are written and flushed as they come, a batch at a time.
+pub(crate) struct Stream {
+    out: std::io::BufWriter<std::fs::File>,
+    path: std::path::PathBuf,
+}
+
+impl Stream {
+    /// Creates the file `flag` names (checked already).
+    pub(crate) fn open(flag: &'static str, path: &Path) -> crate::Result<Stream> {
+        let file = std::fs::File::create(path).map_err(|e| {
+            crate::Error::invalid(flag, path.display(), format!("a writable file path ({e})"))
+        })?;
+        Ok(Stream {
+            out: std::io::BufWriter::new(file),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends `lines`, each ended by a newline, and flushes them to the file.
+    pub(crate) fn write_lines(&mut self, lines: &[String]) -> anyhow::Result<()> {
+        let mut write = || -> std::io::Result<()> {
+            for l in lines {
+                writeln!(self.out, "{l}")?;
+            }
+            self.out.flush()
+        };
+        write().with_context(|| format!("writing {}", self.path.display()))
+    }
 }
 
 /// A command's result document's destinations, checked before anything runs: the one way to

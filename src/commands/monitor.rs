@@ -11,9 +11,7 @@ use crate::monitor::metrics::Exposed;
 use crate::monitor::{Interval, Monitor, MonitorConfig, resolve_device};
 use crate::render::csv::{monitor_header, monitor_row};
 use crate::render::text::monitor as monitor_table;
-use anyhow::Context;
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The log's format, from its extension.
@@ -277,16 +275,14 @@ fn report(iv: &JobInterval, json_stdout: bool, logs: &mut [Log]) -> anyhow::Resu
         }
     }
     export::print_result(&text)?;
-    for (w, format, path) in logs.iter_mut() {
-        for r in &records {
-            let line = match format {
-                LogFormat::Csv => monitor_row(r),
-                LogFormat::Jsonl => serde_json::to_string(r)?,
-            };
-            writeln!(w, "{line}").with_context(|| format!("writing {}", path.display()))?;
-        }
-        w.flush()
-            .with_context(|| format!("writing {}", path.display()))?;
+    for (stream, format) in logs.iter_mut() {
+        let lines = (records.iter())
+            .map(|r| match format {
+                LogFormat::Csv => Ok(monitor_row(r)),
+                LogFormat::Jsonl => serde_json::to_string(r),
+            })
+            .collect::<Result<Vec<String>, _>>()?;
+        stream.write_lines(&lines)?;
     }
     Ok(())
 }
@@ -339,16 +335,16 @@ fn curves(args: &MonitorArgs) -> anyhow::Result<Option<(Vec<String>, Vec<Curve>)
     Ok(Some((names, profile.curves)))
 }
 
-/// A log file opened for writing: its writer, format and name.
-type Log = (std::io::BufWriter<std::fs::File>, LogFormat, PathBuf);
+/// A log file opened for writing, through the exporter, and its format.
+type Log = (export::Stream, LogFormat);
 
 /// Creates the file `flag` names (checked already) and writes the CSV header when it has one.
 fn open_log(flag: &'static str, path: &Path, format: LogFormat) -> anyhow::Result<Log> {
-    let mut w = export::open_stream(flag, path)?;
+    let mut stream = export::Stream::open(flag, path)?;
     if format == LogFormat::Csv {
-        writeln!(w, "{}", monitor_header()).context("writing the log")?;
+        stream.write_lines(&[monitor_header()])?;
     }
-    Ok((w, format, path.to_path_buf()))
+    Ok((stream, format))
 }
 
 #[cfg(test)]
