@@ -25,15 +25,19 @@ fn diskstats() -> std::collections::HashMap<String, (u64, u64)> {
 
 #[test]
 fn the_endpoint_serves_metrics_and_nothing_else() {
+    const INTERVALS: usize = 60;
     // Never beside `capture`'s test, whose tracefs instance it would find.
     let _turn = common::measuring();
     let before = diskstats();
+    // 60 intervals (12 s): the monitor must outlive every step below, whose time is the host's
+    // (flushes, promtool, two more processes); at 25 (5 s) a loaded host once saw it exit
+    // before the last request, which the kernel then reset.
     let (child, addr) = spawn_listening(&[
         "monitor",
         "--interval",
         "200ms",
         "--count",
-        "25",
+        &INTERVALS.to_string(),
         "--trace",
         "--listen",
         "0",
@@ -135,7 +139,7 @@ fn the_endpoint_serves_metrics_and_nothing_else() {
     assert!(out.status.success());
     // The monitor went on through all of it: every interval printed.
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(text.matches(" cpu usr ").count(), 25, "{text}");
+    assert_eq!(text.matches(" cpu usr ").count(), INTERVALS, "{text}");
     for bad in ["localhost:9100", "70000", "1.2.3.4"] {
         let e = common::usage_error(&["monitor", "--count", "1", "--listen", bad]);
         assert!(
