@@ -29,6 +29,13 @@ pub struct TrendStep {
     pub figures: Vec<FigureComparison>,
 }
 
+impl TrendStep {
+    /// The comparison of `figure` at this step, if both its runs have the figure.
+    pub fn figure(&self, figure: super::run::RunFigure) -> Option<&FigureComparison> {
+        self.figures.iter().find(|f| f.figure == figure)
+    }
+}
+
 /// The document `halfpower trend --json` writes.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TrendReport {

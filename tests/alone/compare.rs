@@ -146,6 +146,20 @@ fn a_fifty_percent_faster_cap_is_significant_and_the_same_cap_is_not() {
         ];
         let t = stdout_json(&["trend", paths[0], paths[1], paths[2], "--json", "-"]);
         let steps = t["steps"].as_array().unwrap();
+        // Each run is the mean of its three repetitions, the first held to its cap of 2000.
+        assert!(
+            t["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["repetitions"] == 3),
+            "{t}"
+        );
+        let first = num(iops(&t["overall"]), "a");
+        assert!(
+            first < 2100.0 && first > 2000.0 * (1.0 - lost) - 100.0,
+            "{first} (host {lost:.3})"
+        );
         let (ab, bc) = (iops(&steps[0]), iops(&steps[1]));
         assert!(
             within(num(ab, "ratio"), 1.5, 0.075),

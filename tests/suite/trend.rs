@@ -54,6 +54,22 @@ fn runs_are_taken_in_time_order_and_each_step_is_its_ratio() {
         v["overall"]
     );
     assert_eq!(figure(&steps[1], "total.iops")["significant"], false);
+    // The figures themselves: the first run's IOPS as the fixture holds it, the last's twice it.
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
+    let iops = fixture["results"]["total"]["iops"].as_f64().unwrap();
+    let overall = figure(&v["overall"], "total.iops");
+    assert_eq!(overall["a"].as_f64(), Some(iops), "{overall}");
+    assert!(
+        (overall["b"].as_f64().unwrap() - 2.0 * iops).abs() < 1e-6 * iops,
+        "{overall}"
+    );
+    assert!(
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["repetitions"] == 1)
+    );
     // A figure the test left alone is the same in every run.
     assert!(
         (figure(&v["overall"], "total.bytes_per_s")["ratio"]

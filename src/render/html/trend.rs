@@ -2,27 +2,18 @@
 //! the ratio at each step and over the series, the significant ones marked.
 
 use super::{Definition, esc, table};
-use crate::model::run::RunFigure;
-use crate::model::trend::{TrendReport, TrendStep};
+use crate::model::trend::TrendReport;
 use crate::model::{Document, Input};
 use crate::render::text::run::{figure_unit, figure_value};
+use crate::render::text::trend::at;
 use std::fmt::Write;
 
 fn definitions() -> Vec<Definition> {
     vec![Definition {
         name: "ratio",
-        text: "a later run's figure over an earlier run's, judged as compare judges B/A: significant (*) when its 95 % interval excludes 1 and the change exceeds the threshold",
+        text: "a later run's figure over an earlier run's (×), judged as compare judges B/A: significant (*) when its 95 % interval excludes 1 and the change exceeds the threshold; ? where one side has no interval",
         doc: "docs/uncertainty.md",
     }]
-}
-
-/// The ratio of `figure` at `step`, `1.502 *` when significant, `-` where a run lacks it.
-fn ratio(step: &TrendStep, figure: RunFigure) -> String {
-    match step.figures.iter().find(|f| f.figure == figure) {
-        Some(f) if f.significant => format!("{:.3} *", f.ratio),
-        Some(f) => format!("{:.3}", f.ratio),
-        None => "-".into(),
-    }
 }
 
 /// The tables of trend inputs and the definitions they use.
@@ -48,8 +39,8 @@ pub fn section(inputs: &[Input], labels: &[String]) -> (String, Vec<Definition>)
             .map(|f| {
                 let first = figure_value(f.figure, f.a);
                 let mut row = vec![format!("{} ({})", f.figure, figure_unit(f.figure)), first];
-                row.extend(t.steps.iter().map(|s| ratio(s, f.figure)));
-                row.push(ratio(&t.overall, f.figure));
+                row.extend(t.steps.iter().map(|s| at(s, f.figure)));
+                row.push(at(&t.overall, f.figure));
                 row
             })
             .collect();

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 /// A ratio's cell: `×1.502*` when significant, `×0.998` when not, `×1.020?` without an
 /// interval.
-fn cell(f: &FigureComparison) -> String {
+pub(crate) fn cell(f: &FigureComparison) -> String {
     let mark = if f.significant {
         "*"
     } else if f.method == CompareMethod::None {
@@ -21,11 +21,10 @@ fn cell(f: &FigureComparison) -> String {
     format!("×{:.3}{mark}", f.ratio)
 }
 
-/// The cell of `figure` at `step`, `-` where one of its runs lacks the figure.
-fn at(step: &TrendStep, figure: RunFigure) -> String {
-    (step.figures.iter())
-        .find(|f| f.figure == figure)
-        .map_or_else(|| "-".to_string(), cell)
+/// The cell of `figure` at `step`, `-` where one of its runs lacks the figure (the text's and
+/// the report's).
+pub(crate) fn at(step: &TrendStep, figure: RunFigure) -> String {
+    step.figure(figure).map_or_else(|| "-".to_string(), cell)
 }
 
 /// Renders a trend.
